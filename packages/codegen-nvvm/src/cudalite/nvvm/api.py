@@ -1,0 +1,102 @@
+"""``compile`` and ``compile_ptx``: the numba.cuda compile API, GPU-less.
+
+``compile_ptx(f, sig, device=False, abi="numba")`` returns ``(ptx, resty)``;
+``compile(f, sig, device=True, abi="c", output="ptx"|"ltoir")`` returns
+``(code, resty)``.  The default target is ``cc=(7, 5)`` (override with
+``cc=`` or ``CUDALITE_DEFAULT_CC``).
+"""
+
+from __future__ import annotations
+
+import os
+
+from cudalite.core.errors import CudaliteError, strip_internal_frames
+
+from ._options import CompileOptions, normalize_cc
+from .config import load_config
+from .pipeline import EntrySpec, run_pipeline
+
+__all__ = ["compile", "compile_ptx", "compile_stages", "make_options"]
+
+_PKG_DIRS = tuple(
+    os.path.dirname(os.path.dirname(os.path.abspath(m.__file__)))
+    for m in (__import__("cudalite.core", fromlist=["x"]),)
+) + (os.path.dirname(os.path.abspath(__file__)),)
+
+
+def make_options(*, cc=None, opt=None, fastmath=False, debug=False, lineinfo=False, output="ptx",
+                 forceinline=False, launch_bounds=None) -> CompileOptions:
+    if output not in ("ptx", "ltoir"):
+        raise ValueError(f"output must be 'ptx' or 'ltoir', not {output!r}")
+    if forceinline and output != "ltoir":
+        raise ValueError("forceinline=True is only supported with output='ltoir'")
+    if opt is None or opt is True:
+        opt_level = 3
+    elif opt is False:
+        opt_level = 0
+    else:
+        opt_level = int(opt)
+    if launch_bounds is not None:
+        lb = (launch_bounds,) if isinstance(launch_bounds, int) else tuple(launch_bounds)
+        if not 1 <= len(lb) <= 3 or not all(isinstance(v, int) and v >= 0 for v in lb):
+            raise ValueError("launch_bounds must be an int or a tuple of 1 to 3 non-negative ints "
+                             "(max threads per block, min blocks per SM, max blocks per cluster)")
+        launch_bounds = lb
+    return CompileOptions(
+        cc=normalize_cc(cc, load_config().default_cc), opt=opt_level, fastmath=bool(fastmath),
+        debug=bool(debug), lineinfo=bool(lineinfo), output=output, forceinline=bool(forceinline),
+        launch_bounds=launch_bounds,
+    )
+
+
+def _entry(device, abi, abi_info):
+    if abi not in ("numba", "c"):
+        raise NotImplementedError(f"unsupported ABI: {abi!r} (use 'numba' or 'c')")
+    abi_info = abi_info or {}
+    unknown = set(abi_info) - {"abi_name"}
+    if unknown:
+        raise ValueError(f"unknown abi_info keys: {sorted(unknown)}")
+    return EntrySpec(device=bool(device), abi=abi, abi_name=abi_info.get("abi_name"))
+
+
+def _compile(pyfunc, sig, entry, options, until):
+    if not callable(pyfunc) or not hasattr(pyfunc, "__code__"):
+        raise TypeError(f"expected a Python function, got {pyfunc!r}")
+    try:
+        return run_pipeline(pyfunc, sig, entry, options, until=until)
+    except CudaliteError as e:
+        if load_config().full_traceback:
+            raise
+        err = strip_internal_frames(e, _PKG_DIRS)
+    raise err.with_traceback(None) from None
+
+
+def compile(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=False, cc=None,
+            opt=None, abi="c", abi_info=None, output="ptx", forceinline=False, launch_bounds=None):
+    """Compile ``pyfunc`` for ``sig`` to PTX (str) or LTO-IR (bytes): ``(code, resty)``."""
+    entry = _entry(device, abi, abi_info)
+    options = make_options(cc=cc, opt=opt, fastmath=fastmath, debug=debug, lineinfo=lineinfo,
+                           output=output, forceinline=forceinline, launch_bounds=launch_bounds)
+    res = _compile(pyfunc, sig, entry, options, output)
+    return res.artifacts[output].data, res.return_type
+
+
+def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False, cc=None,
+                opt=None, abi="numba", abi_info=None, forceinline=False, launch_bounds=None):
+    """Compile ``pyfunc`` for ``sig`` to PTX: ``(ptx, resty)``."""
+    entry = _entry(device, abi, abi_info)
+    options = make_options(cc=cc, opt=opt, fastmath=fastmath, debug=debug, lineinfo=lineinfo,
+                           output="ptx", forceinline=False, launch_bounds=launch_bounds)
+    if forceinline:
+        raise ValueError("forceinline=True is only supported by compile(..., output='ltoir')")
+    res = _compile(pyfunc, sig, entry, options, "ptx")
+    return res.artifacts["ptx"].data, res.return_type
+
+
+def compile_stages(pyfunc, sig, *, device=True, abi="numba", abi_info=None, output="ptx", **opts):
+    """Every stage's artifact for ``pyfunc`` and ``sig``: ``{stage: Artifact}``."""
+    entry = _entry(device, abi, abi_info)
+    options = make_options(output=output, **opts)
+    res = _compile(pyfunc, sig, entry, options, "source")
+    full = _compile(pyfunc, sig, entry, options, output)
+    return {**res.artifacts, **full.artifacts}

@@ -1,0 +1,13 @@
+"""Typed IR -> NVVM IR (LLVM 7 text), one module per domain.
+
+Importing this package registers every built-in lowering."""
+
+from . import _arrays  # noqa: F401  (registers lowerings)
+from ._abi import check_c_name, emit_c_abi, emit_kernel, emit_numba_abi, mangle
+from ._module import LowerOptions, ModuleBuilder
+from ._registry import Lowerings, lowerings
+
+__all__ = [
+    "check_c_name", "emit_c_abi", "emit_kernel", "emit_numba_abi", "mangle", "LowerOptions",
+    "ModuleBuilder", "Lowerings", "lowerings",
+]

@@ -1,0 +1,245 @@
+"""Arithmetic, bitwise, unary and comparison operators on numbers, with Python
+semantics: floor division and modulo round toward negative infinity (for
+integers and floats, CPython's ``float_divmod``), integer division by zero
+gives 0 (NumPy's behaviour on GPUs: no trap), ``**`` on integers is exact."""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from cudalite.core.types import Boolean, Complex, Float, Integer
+
+from ._casts import complex_parts, make_complex
+from ._irtypes import value_type
+
+__all__ = ["binop", "unaryop", "compare", "fneg"]
+
+_FCMP = {"<": "<", "<=": "<=", ">": ">", ">=": ">=", "==": "=="}
+
+
+def fneg(b, v):
+    """``-v`` for floats (LLVM 7 has no ``fneg`` instruction)."""
+    return b.fsub(ir.Constant(v.type, -0.0), v)
+
+
+def _f32(lc, v, ty):
+    """float16 math goes through float32 libdevice functions."""
+    return lc.builder.fpext(v, ir.FloatType()) if ty.bitwidth == 16 else v
+
+
+def _back(lc, v, ty):
+    return lc.builder.fptrunc(v, ir.HalfType()) if ty.bitwidth == 16 else v
+
+
+def _libm(lc, name, ty, *args):
+    """Call libdevice ``__nv_<name>[f]`` in the float type ``ty``."""
+    args = [_f32(lc, a, ty) for a in args]
+    fname = f"__nv_{name}{'' if ty.bitwidth == 64 else 'f'}"
+    return _back(lc, lc.call_libdevice(fname, args[0].type, args), ty)
+
+
+def binop(lc, op, a, bv, ty):
+    """``a op bv`` where both operands already have type ``ty``."""
+    b = lc.builder
+    if isinstance(ty, Boolean):
+        return {"&": b.and_, "|": b.or_, "^": b.xor}[op](a, bv)
+    if isinstance(ty, Integer):
+        return _int_binop(lc, op, a, bv, ty)
+    if isinstance(ty, Float):
+        return _float_binop(lc, op, a, bv, ty)
+    if isinstance(ty, Complex):
+        return _complex_binop(lc, op, a, bv, ty)
+    raise TypeError(f"no operator {op} for {ty}")
+
+
+def _int_binop(lc, op, a, bv, ty):
+    b = lc.builder
+    simple = {"+": b.add, "-": b.sub, "*": b.mul, "&": b.and_, "|": b.or_, "^": b.xor,
+              "<<": b.shl, ">>": b.ashr if ty.signed else b.lshr}
+    if op in simple:
+        return simple[op](a, bv)
+    zero = ir.Constant(a.type, 0)
+    if op in ("//", "%"):
+        is_zero = b.icmp_unsigned("==", bv, zero)
+        safe = b.select(is_zero, ir.Constant(a.type, 1), bv)
+        if ty.signed:
+            q, r = b.sdiv(a, safe), b.srem(a, safe)
+            # Python rounds toward -inf: adjust when the remainder's sign differs from the divisor's
+            adjust = b.and_(b.icmp_signed("!=", r, zero),
+                            b.icmp_signed("<", b.xor(r, safe), zero))
+            if op == "//":
+                res = b.select(adjust, b.sub(q, ir.Constant(a.type, 1)), q)
+            else:
+                res = b.select(adjust, b.add(r, safe), r)
+        else:
+            res = b.udiv(a, safe) if op == "//" else b.urem(a, safe)
+        return b.select(is_zero, zero, res)
+    if op == "**":
+        return _ipow(lc, a, bv, ty)
+    raise TypeError(f"no integer operator {op}")
+
+
+def _ipow(lc, base, exp, ty):
+    """Exponentiation by squaring, emitted once per module as a helper function."""
+    m = lc.module
+    lty = value_type(ty)
+    name = f"cudalite.ipow.{'i' if ty.signed else 'u'}{ty.bitwidth}"
+    fn = m.ir_module.globals.get(name)
+    if fn is None:
+        fn = ir.Function(m.ir_module, ir.FunctionType(lty, [lty, lty]), name)
+        fn.linkage = "internal"
+        fn.attributes.add("alwaysinline")
+        x, n = fn.args
+        entry, loop, body, done = (fn.append_basic_block(s) for s in ("entry", "loop", "body", "done"))
+        b = ir.IRBuilder(entry)
+        one, zero = ir.Constant(lty, 1), ir.Constant(lty, 0)
+        if ty.signed:
+            neg = b.icmp_signed("<", n, zero)
+            b.cbranch(neg, done, loop)
+        else:
+            b.branch(loop)
+        b.position_at_end(loop)
+        acc = b.phi(lty)
+        cur = b.phi(lty)
+        k = b.phi(lty)
+        acc.add_incoming(one, entry)
+        cur.add_incoming(x, entry)
+        k.add_incoming(n, entry)
+        b.cbranch(b.icmp_unsigned("==", k, zero), done, body)
+        b.position_at_end(body)
+        odd = b.trunc(k, ir.IntType(1))
+        acc2 = b.select(odd, b.mul(acc, cur), acc)
+        cur2 = b.mul(cur, cur)
+        k2 = b.lshr(k, one)
+        acc.add_incoming(acc2, body)
+        cur.add_incoming(cur2, body)
+        k.add_incoming(k2, body)
+        b.branch(loop)
+        b.position_at_end(done)
+        res = b.phi(lty)
+        res.add_incoming(acc, loop)
+        if ty.signed:
+            # negative exponent: exact only for |x| == 1 (1 or (-1)**n); else 0
+            is_one = b.icmp_signed("==", x, one)
+            is_mone = b.icmp_signed("==", x, ir.Constant(lty, -1))
+            odd_n = b.trunc(n, ir.IntType(1))
+            mone_val = b.select(odd_n, ir.Constant(lty, -1), one)
+            neg_res = b.select(is_one, one, b.select(is_mone, mone_val, zero))
+            res.add_incoming(neg_res, entry)
+        b.ret(res)
+    return lc.builder.call(fn, [base, exp])
+
+
+def _float_binop(lc, op, a, bv, ty):
+    b = lc.builder
+    simple = {"+": b.fadd, "-": b.fsub, "*": b.fmul, "/": b.fdiv}
+    if op in simple:
+        return simple[op](a, bv)
+    if op == "**":
+        if isinstance(bv.type, ir.IntType):
+            n = b.trunc(bv, ir.IntType(32)) if bv.type.width > 32 else bv
+            return _libm(lc, "powi", ty, a, n) if ty.bitwidth == 64 else \
+                _back(lc, lc.call_libdevice("__nv_powif", ir.FloatType(), [_f32(lc, a, ty), n]), ty)
+        return _libm(lc, "pow", ty, a, bv)
+    if op in ("//", "%"):
+        return _float_divmod(lc, a, bv, ty)[0 if op == "//" else 1]
+    raise TypeError(f"no float operator {op}")
+
+
+def _float_divmod(lc, a, bv, ty):
+    """CPython's float_divmod: returns (floordiv, mod)."""
+    b = lc.builder
+    a32, b32 = _f32(lc, a, ty), _f32(lc, bv, ty)
+    fty = a32.type
+    zero, half, one = (ir.Constant(fty, c) for c in (0.0, 0.5, 1.0))
+    mod = b.frem(a32, b32)
+    div = b.fdiv(b.fsub(a32, mod), b32)
+    mod_nz = b.fcmp_ordered("!=", mod, zero)
+    signs_differ = b.xor(b.fcmp_ordered("<", b32, zero), b.fcmp_ordered("<", mod, zero))
+    fix = b.and_(mod_nz, signs_differ)
+    mod = b.select(fix, b.fadd(mod, b32), mod)
+    div = b.select(fix, b.fsub(div, one), div)
+    csign = "__nv_copysign" + ("" if fty == ir.DoubleType() else "f")
+    mod = b.select(mod_nz, mod, lc.call_libdevice(csign, fty, [zero, b32]))
+    floor = lc.call_libdevice("__nv_floor" + ("" if fty == ir.DoubleType() else "f"), fty, [div])
+    floor = b.select(b.fcmp_ordered(">", b.fsub(div, floor), half), b.fadd(floor, one), floor)
+    div_nz = b.fcmp_ordered("!=", div, zero)
+    floordiv = b.select(div_nz, floor, lc.call_libdevice(csign, fty, [zero, b.fdiv(a32, b32)]))
+    return _back(lc, floordiv, ty), _back(lc, mod, ty)
+
+
+def _complex_binop(lc, op, a, bv, ty):
+    b = lc.builder
+    ar, ai = complex_parts(b, a)
+    br, bi = complex_parts(b, bv)
+    if op == "+":
+        return make_complex(b, b.fadd(ar, br), b.fadd(ai, bi), ty)
+    if op == "-":
+        return make_complex(b, b.fsub(ar, br), b.fsub(ai, bi), ty)
+    if op == "*":
+        re = b.fsub(b.fmul(ar, br), b.fmul(ai, bi))
+        im = b.fadd(b.fmul(ar, bi), b.fmul(ai, br))
+        return make_complex(b, re, im, ty)
+    if op == "/":
+        return complex_div(lc, ar, ai, br, bi, ty)
+    if op == "**":
+        from ._complexmath import complex_pow
+
+        return complex_pow(lc, a, bv, ty)
+    raise TypeError(f"no complex operator {op}")
+
+
+def complex_div(lc, ar, ai, br, bi, ty):
+    """Smith's algorithm (as CPython's ``_Py_c_quot``) for well-scaled results."""
+    b = lc.builder
+    fty = ar.type
+    fabs = "__nv_fabs" + ("" if ty.underlying.bitwidth == 64 else "f")
+    abr = lc.call_libdevice(fabs, fty, [br])
+    abi = lc.call_libdevice(fabs, fty, [bi])
+    use_real = b.fcmp_ordered(">=", abr, abi)
+    # branch-free: compute both forms and select
+    ratio1 = b.fdiv(bi, br)
+    denom1 = b.fadd(br, b.fmul(bi, ratio1))
+    re1 = b.fdiv(b.fadd(ar, b.fmul(ai, ratio1)), denom1)
+    im1 = b.fdiv(b.fsub(ai, b.fmul(ar, ratio1)), denom1)
+    ratio2 = b.fdiv(br, bi)
+    denom2 = b.fadd(b.fmul(br, ratio2), bi)
+    re2 = b.fdiv(b.fadd(b.fmul(ar, ratio2), ai), denom2)
+    im2 = b.fdiv(b.fsub(b.fmul(ai, ratio2), ar), denom2)
+    return make_complex(b, b.select(use_real, re1, re2), b.select(use_real, im1, im2), ty)
+
+
+def unaryop(lc, op, v, ty):
+    b = lc.builder
+    if op == "+":
+        return v
+    if op == "-":
+        if isinstance(ty, Integer):
+            return b.sub(ir.Constant(v.type, 0), v)
+        if isinstance(ty, Float):
+            return fneg(b, v)
+        if isinstance(ty, Complex):
+            re, im = complex_parts(b, v)
+            return make_complex(b, fneg(b, re), fneg(b, im), ty)
+    if op == "~":
+        return b.xor(v, ir.Constant(v.type, -1))
+    raise TypeError(f"no unary operator {op} for {ty}")
+
+
+def compare(lc, op, a, bv, ty):
+    b = lc.builder
+    if isinstance(ty, Boolean) or (isinstance(ty, Integer) and not ty.signed):
+        return b.icmp_unsigned(op, a, bv)
+    if isinstance(ty, Integer):
+        return b.icmp_signed(op, a, bv)
+    if isinstance(ty, Float):
+        if op == "!=":
+            return b.fcmp_unordered("!=", a, bv)
+        return b.fcmp_ordered(_FCMP[op], a, bv)
+    if isinstance(ty, Complex):
+        ar, ai = complex_parts(b, a)
+        br, bi = complex_parts(b, bv)
+        if op == "==":
+            return b.and_(b.fcmp_ordered("==", ar, br), b.fcmp_ordered("==", ai, bi))
+        return b.or_(b.fcmp_unordered("!=", ar, br), b.fcmp_unordered("!=", ai, bi))
+    raise TypeError(f"cannot compare values of type {ty}")

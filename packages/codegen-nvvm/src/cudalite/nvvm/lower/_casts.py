@@ -1,0 +1,102 @@
+"""Conversions between value representations and truth testing."""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from cudalite.core.types import (
+    Array, Boolean, Complex, CPointer, Float, Integer, NoneType, Tuple,
+)
+
+from ._irtypes import I1, value_type
+
+__all__ = ["cast", "truth", "make_complex", "complex_parts", "float_const", "zero_of"]
+
+
+def float_const(ty, value):
+    return ir.Constant(value_type(ty), value)
+
+
+def zero_of(ty):
+    return ir.Constant(value_type(ty), None)
+
+
+def make_complex(b, re, im, cty: Complex):
+    v = ir.Constant(value_type(cty), ir.Undefined)
+    v = b.insert_value(v, re, 0)
+    return b.insert_value(v, im, 1)
+
+
+def complex_parts(b, v):
+    return b.extract_value(v, 0), b.extract_value(v, 1)
+
+
+def cast(b: ir.IRBuilder, v, src, dst):
+    """Convert value ``v`` of type ``src`` to ``dst`` (types already checked)."""
+    if src == dst:
+        return v
+    if isinstance(dst, Boolean):
+        return truth(b, v, src)
+    if isinstance(src, Boolean):
+        if isinstance(dst, Integer):
+            return b.zext(v, value_type(dst))
+        if isinstance(dst, Float):
+            return b.uitofp(v, value_type(dst))
+        if isinstance(dst, Complex):
+            return make_complex(b, b.uitofp(v, value_type(dst.underlying)),
+                                float_const(dst.underlying, 0.0), dst)
+    if isinstance(src, Integer):
+        if isinstance(dst, Integer):
+            if dst.bitwidth > src.bitwidth:
+                return (b.sext if src.signed else b.zext)(v, value_type(dst))
+            if dst.bitwidth < src.bitwidth:
+                return b.trunc(v, value_type(dst))
+            return v
+        if isinstance(dst, Float):
+            return (b.sitofp if src.signed else b.uitofp)(v, value_type(dst))
+        if isinstance(dst, Complex):
+            re = cast(b, v, src, dst.underlying)
+            return make_complex(b, re, float_const(dst.underlying, 0.0), dst)
+    if isinstance(src, Float):
+        if isinstance(dst, Float):
+            if dst.bitwidth > src.bitwidth:
+                return b.fpext(v, value_type(dst))
+            return b.fptrunc(v, value_type(dst))
+        if isinstance(dst, Integer):
+            return (b.fptosi if dst.signed else b.fptoui)(v, value_type(dst))
+        if isinstance(dst, Complex):
+            re = cast(b, v, src, dst.underlying)
+            return make_complex(b, re, float_const(dst.underlying, 0.0), dst)
+    if isinstance(src, Complex) and isinstance(dst, Complex):
+        re, im = complex_parts(b, v)
+        return make_complex(b, cast(b, re, src.underlying, dst.underlying),
+                            cast(b, im, src.underlying, dst.underlying), dst)
+    if isinstance(src, Tuple) and isinstance(dst, Tuple):
+        out = ir.Constant(value_type(dst), ir.Undefined)
+        for i, (s, d) in enumerate(zip(src.types, dst.types)):
+            out = b.insert_value(out, cast(b, b.extract_value(v, i), s, d), i)
+        return out
+    if isinstance(src, Array) and isinstance(dst, Array):
+        return v  # same representation; layout/readonly are static facts
+    if isinstance(src, CPointer) and isinstance(dst, CPointer):
+        return b.bitcast(v, value_type(dst))
+    if isinstance(src, NoneType) and isinstance(dst, NoneType):
+        return v
+    raise TypeError(f"no conversion from {src} to {dst}")
+
+
+def truth(b, v, ty):
+    """``bool(v)`` as an ``i1``."""
+    if isinstance(ty, Boolean):
+        return v
+    if isinstance(ty, Integer):
+        return b.icmp_unsigned("!=", v, ir.Constant(v.type, 0))
+    if isinstance(ty, Float):
+        return b.fcmp_unordered("!=", v, ir.Constant(v.type, 0.0))
+    if isinstance(ty, Complex):
+        re, im = complex_parts(b, v)
+        z = ir.Constant(re.type, 0.0)
+        return b.or_(b.fcmp_unordered("!=", re, z), b.fcmp_unordered("!=", im, z))
+    if isinstance(ty, NoneType):
+        return ir.Constant(I1, 0)
+    raise TypeError(f"no truth value for {ty}")

@@ -1,0 +1,88 @@
+"""Compile-time constants as IR values: numbers, tuples, and global NumPy arrays
+(placed in constant memory, ``addrspace(4)``, read-only)."""
+
+from __future__ import annotations
+
+import numpy as np
+from llvmlite import ir
+
+from cudalite.core.types import (
+    Array, Boolean, Complex, Float, Integer, NoneType, Tuple,
+)
+
+from ._irtypes import ADDRSPACE_CONST, I8, I64, memory_type, ptr, value_type
+
+__all__ = ["lower_constant", "constant_array_global", "array_struct"]
+
+
+def _scalar_const(value, ty):
+    lty = value_type(ty)
+    if isinstance(ty, Boolean):
+        return ir.Constant(lty, int(bool(value)))
+    if isinstance(ty, Integer):
+        v = int(value)
+        return ir.Constant(lty, v & ((1 << ty.bitwidth) - 1) if v < 0 and not ty.signed else v)
+    if isinstance(ty, Float):
+        return ir.Constant(lty, float(value))
+    if isinstance(ty, Complex):
+        c = complex(value)
+        f = value_type(ty.underlying)
+        return ir.Constant(lty, [ir.Constant(f, c.real), ir.Constant(f, c.imag)])
+    return None
+
+
+def lower_constant(lc, value, ty):
+    c = _scalar_const(value, ty)
+    if c is not None:
+        return c
+    if isinstance(ty, Tuple):
+        return ir.Constant(value_type(ty), [lower_constant(lc, v, t) for v, t in zip(value, ty.types)])
+    if isinstance(ty, Array) and isinstance(value, np.ndarray):
+        elem_ptr = constant_array_global(lc.module, value, ty)
+        data = lc.builder.addrspacecast(elem_ptr, ptr(memory_type(ty.dtype)))
+        strides = [int(s) for s in value.strides]
+        return array_struct(lc.builder, ty, data, [ir.Constant(I64, int(n)) for n in value.shape],
+                            [ir.Constant(I64, s) for s in strides])
+    if isinstance(ty, NoneType):
+        return ir.Constant(value_type(ty), None)
+    return ir.Constant(value_type(ty), None)  # compile-time objects carry no runtime value
+
+
+def constant_array_global(mb, arr: np.ndarray, ty):
+    """Pointer (``T addrspace(4)*``) to a constant-memory copy of ``arr``, emitted
+    once per array and module."""
+    key = (id(arr), ty)
+    hit = mb.const_arrays.get(key)
+    if hit is not None:
+        return hit[0]
+    elem = memory_type(ty.dtype)
+    flat = np.ascontiguousarray(arr).reshape(-1)
+    if isinstance(ty.dtype, (Integer, Float, Boolean)) and not isinstance(ty.dtype, Boolean):
+        init = ir.Constant(ir.ArrayType(elem, flat.size), [_scalar_const(v, ty.dtype) for v in flat.tolist()])
+        lty = init.type
+    else:  # records, complex, bool: raw bytes
+        raw = bytearray(np.ascontiguousarray(arr).tobytes())
+        lty = ir.ArrayType(I8, len(raw))
+        init = ir.Constant(lty, raw)
+    gv = ir.GlobalVariable(mb.ir_module, lty, mb.unique("cudalite.const"), addrspace=ADDRSPACE_CONST)
+    gv.global_constant = True
+    gv.initializer = init
+    gv.linkage = "internal"
+    gv.align = max(16, arr.dtype.alignment)
+    zero = ir.Constant(ir.IntType(32), 0)
+    first = gv.gep([zero, zero])
+    if first.type != ptr(elem, ADDRSPACE_CONST):
+        first = first.bitcast(ptr(elem, ADDRSPACE_CONST))
+    mb.const_arrays[key] = (first, arr)  # keeps arr alive so its id() stays unique
+    return first
+
+
+def array_struct(b, ty, data, shape, strides):
+    """Build the array value ``{data, shape, strides}``."""
+    v = ir.Constant(value_type(ty), ir.Undefined)
+    v = b.insert_value(v, data, 0)
+    for i, s in enumerate(shape):
+        v = b.insert_value(v, s, [1, i])
+    for i, s in enumerate(strides):
+        v = b.insert_value(v, s, [2, i])
+    return v

@@ -1,0 +1,456 @@
+"""Lowering of one typed function to an internal NVVM IR function.
+
+Locals live in ``alloca`` slots of the entry block (libNVVM's optimizer turns
+them into SSA registers); structured control flow maps to basic blocks.  Calls
+dispatch through the lowering tables; operators through ``_arith``.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from cudalite.core import ir as cir
+from cudalite.core.errors import LoweringError
+from cudalite.core.registry import registry
+from cudalite.core.types import (
+    BoundMethod, NoneType, Tuple, Void,
+)
+
+from . import _arith
+from ._casts import cast, truth
+from ._constants import lower_constant
+from ._irtypes import I1, value_type
+from ._registry import lowerings
+
+__all__ = ["FunctionLowerer"]
+
+
+class FunctionLowerer:
+    def __init__(self, module, tf):
+        self.module = module
+        self.tf = tf
+        self.fn = None
+        self.builder: ir.IRBuilder = None
+        self.slots: dict = {}
+        self.loops: list = []  # (continue_block, break_block)
+        self.subprogram = None
+
+    # -- helpers used by lowering functions ------------------------------------------------
+    def typeof(self, node):
+        return self.tf.typemap[node]
+
+    def call_libdevice(self, name, ret, args):
+        fn = self.module.libdevice(name, ret, [a.type for a in args])
+        return self.builder.call(fn, args)
+
+    def alloca(self, lty, name=""):
+        """An ``alloca`` in the entry block (so the optimizer can promote it)."""
+        b = self.builder
+        with b.goto_entry_block():  # before the entry block's terminator
+            return b.alloca(lty, name=name)
+
+    def cast(self, v, src, dst):
+        return cast(self.builder, v, src, dst)
+
+    def error(self, msg, loc):
+        return LoweringError(msg, loc)
+
+    # -- function shell --------------------------------------------------------------------
+    @property
+    def return_type(self):
+        rt = self.tf.return_type
+        return None if isinstance(rt, (Void, NoneType)) else rt
+
+    def declare(self):
+        from ._abi import mangle
+
+        fir = self.tf.fir
+        rt = self.return_type
+        ret = ir.VoidType() if rt is None else value_type(rt)
+        fnty = ir.FunctionType(ret, [value_type(t) for t in self.tf.argtypes])
+        name = mangle(fir.module, fir.qualname, self.tf.argtypes) + "$impl"
+        fn = ir.Function(self.module.ir_module, fnty, name)
+        fn.linkage = "internal"
+        if self.module.options.forceinline:
+            fn.attributes.add("alwaysinline")
+        self.fn = fn
+        return fn
+
+    def lower(self):
+        fn = self.fn
+        entry = fn.append_basic_block("entry")
+        self.builder = b = ir.IRBuilder(entry)
+        if self.module.debug is not None:
+            self.subprogram = self.module.debug.subprogram(fn, self.tf.fir)
+            self.set_loc(self.tf.fir.loc)
+        for name, t in self.tf.vartypes.items():
+            self.slots[name] = b.alloca(value_type(t), name=_slot_name(name))
+        body_start = fn.append_basic_block("body")
+        for pname, pty, arg in zip(self.tf.fir.params, self.tf.argtypes, fn.args):
+            b.store(self.cast(arg, pty, self.tf.vartypes[pname]), self.slots[pname])
+        b.branch(body_start)
+        b.position_at_end(body_start)
+        self.block(self.tf.fir.body)
+        if not b.block.is_terminated:
+            self.ret_default()
+
+    def ret_default(self):
+        rt = self.return_type
+        if rt is None:
+            self.builder.ret_void()
+        else:
+            self.builder.ret(ir.Constant(value_type(rt), None))
+
+    def set_loc(self, loc):
+        if self.module.debug is not None and loc is not None:
+            self.builder.debug_metadata = self.module.debug.location(loc, self.subprogram)
+
+    def dead_block(self):
+        """Continue emitting after a terminator into an unreachable block."""
+        self.builder.position_at_end(self.fn.append_basic_block("dead"))
+
+    # -- statements --------------------------------------------------------------------------
+    def block(self, stmts):
+        for s in stmts:
+            self.set_loc(s.loc)
+            getattr(self, "stmt_" + type(s).__name__)(s)
+
+    def stmt_Assign(self, s):
+        v = self.expr(s.value)
+        self.store_target(s.target, v, self.typeof(s.value))
+
+    def store_target(self, target, v, vty):
+        b = self.builder
+        if isinstance(target, cir.VarTarget):
+            b.store(self.cast(v, vty, self.tf.vartypes[target.name]), self.slots[target.name])
+        elif isinstance(target, cir.TupleTarget):
+            for i, sub in enumerate(target.items):
+                self.store_target(sub, b.extract_value(v, i), vty.types[i])
+        else:  # index / attribute store: a registered __setitem__ / __setattr__
+            info = self.tf.calls[target]
+            recv = self.expr(target.value)
+            if isinstance(target, cir.IndexTarget):
+                idx = self.expr(target.index)
+                idx_ty = self.typeof(target.index)
+            else:
+                idx, idx_ty = ir.Constant(value_type(info.sig.args[0]), None), info.sig.args[0]
+            args = [self.cast(idx, idx_ty, info.sig.args[0]), self.cast(v, vty, info.sig.args[1])]
+            fn = lowerings.lookup_method(info.key)
+            if fn is None:
+                raise self.error(f"no lowering for {info.key[1]} on {info.site.recv}", target.loc)
+            fn(self, target, [recv] + args, info)
+
+    def stmt_ExprStmt(self, s):
+        self.expr(s.value)
+
+    def stmt_If(self, s):
+        b = self.builder
+        cond = self.cond(s.test)
+        then_bb = self.fn.append_basic_block("if.then")
+        else_bb = self.fn.append_basic_block("if.else") if s.orelse else None
+        end_bb = self.fn.append_basic_block("if.end")
+        b.cbranch(cond, then_bb, else_bb or end_bb)
+        b.position_at_end(then_bb)
+        self.block(s.body)
+        if not b.block.is_terminated:
+            b.branch(end_bb)
+        if else_bb is not None:
+            b.position_at_end(else_bb)
+            self.block(s.orelse)
+            if not b.block.is_terminated:
+                b.branch(end_bb)
+        b.position_at_end(end_bb)
+
+    def stmt_While(self, s):
+        b = self.builder
+        cond_bb = self.fn.append_basic_block("while.cond")
+        body_bb = self.fn.append_basic_block("while.body")
+        end_bb = self.fn.append_basic_block("while.end")
+        b.branch(cond_bb)
+        b.position_at_end(cond_bb)
+        b.cbranch(self.cond(s.test), body_bb, end_bb)
+        b.position_at_end(body_bb)
+        self.loops.append((cond_bb, end_bb))
+        self.block(s.body)
+        self.loops.pop()
+        if not b.block.is_terminated:
+            b.branch(cond_bb)
+        b.position_at_end(end_bb)
+
+    def stmt_ForRange(self, s):
+        b = self.builder
+        ity = self.tf.vartypes[s.target]
+        lty = value_type(ity)
+        start, stop, step = (
+            self.cast(self.expr(e), self.typeof(e), ity) for e in (s.start, s.stop, s.step)
+        )
+        counter = self.alloca(lty, name=f"{s.target}.iter")
+        b.store(start, counter)
+        cond_bb = self.fn.append_basic_block("for.cond")
+        body_bb = self.fn.append_basic_block("for.body")
+        incr_bb = self.fn.append_basic_block("for.incr")
+        end_bb = self.fn.append_basic_block("for.end")
+        b.branch(cond_bb)
+        b.position_at_end(cond_bb)
+        cur = b.load(counter)
+        const_step = self.tf.consts.get(s.step)
+        signed = getattr(ity, "signed", True)
+        cmp = b.icmp_signed if signed else b.icmp_unsigned
+        if isinstance(const_step, int) and const_step == 0:
+            raise self.error("range() arg 3 must not be zero", s.step.loc)
+        if isinstance(const_step, int):
+            going = cmp("<" if const_step > 0 else ">", cur, stop)
+        else:
+            up = b.icmp_signed(">", step, ir.Constant(lty, 0))
+            going = b.select(up, cmp("<", cur, stop), cmp(">", cur, stop))
+        b.cbranch(going, body_bb, end_bb)
+        b.position_at_end(body_bb)
+        b.store(cur, self.slots[s.target])
+        self.loops.append((incr_bb, end_bb))
+        self.block(s.body)
+        self.loops.pop()
+        if not b.block.is_terminated:
+            b.branch(incr_bb)
+        b.position_at_end(incr_bb)
+        b.store(b.add(b.load(counter), step), counter)
+        b.branch(cond_bb)
+        b.position_at_end(end_bb)
+
+    def stmt_Break(self, s):
+        self.builder.branch(self.loops[-1][1])
+        self.dead_block()
+
+    def stmt_Continue(self, s):
+        self.builder.branch(self.loops[-1][0])
+        self.dead_block()
+
+    def stmt_Return(self, s):
+        rt = self.return_type
+        if rt is None:
+            if s.value is not None:
+                self.expr(s.value)
+            self.builder.ret_void()
+        else:
+            v = self.expr(s.value)
+            self.builder.ret(self.cast(v, self.typeof(s.value), rt))
+        self.dead_block()
+
+    def stmt_Raise(self, s):
+        hook = lowerings.lookup_value("raise")
+        if hook is not None:
+            hook(self, s, None)
+            return
+        self.ret_default()
+        self.dead_block()
+
+    def stmt_Assert(self, s):
+        hook = lowerings.lookup_value("assert")
+        if hook is not None:
+            hook(self, s, None)
+
+    # -- expressions ---------------------------------------------------------------------------
+    def expr(self, e):
+        return getattr(self, "expr_" + type(e).__name__)(e)
+
+    def cond(self, e):
+        return truth(self.builder, self.expr(e), self.typeof(e))
+
+    def expr_Const(self, e):
+        return lower_constant(self, e.value, self.typeof(e))
+
+    def expr_Var(self, e):
+        return self.builder.load(self.slots[e.name])
+
+    def expr_TupleExpr(self, e):
+        t = self.typeof(e)
+        v = ir.Constant(value_type(t), ir.Undefined)
+        for i, item in enumerate(e.items):
+            v = self.builder.insert_value(v, self.expr(item), i)
+        return v
+
+    def expr_BinOp(self, e):
+        info = self.tf.calls[e]
+        a, bv = self.expr(e.left), self.expr(e.right)
+        lt, rt = self.typeof(e.left), self.typeof(e.right)
+        if info.kind == "tuple_concat":
+            out_t = info.sig.return_type
+            out = ir.Constant(value_type(out_t), ir.Undefined)
+            for i in range(len(lt)):
+                out = self.builder.insert_value(out, self.builder.extract_value(a, i), i)
+            for j in range(len(rt)):
+                out = self.builder.insert_value(out, self.builder.extract_value(bv, j), len(lt) + j)
+            return out
+        ta, tb = info.sig.args
+        a, bv = self.cast(a, lt, ta), self.cast(bv, rt, tb)
+        return _arith.binop(self, e.op, a, bv, ta)
+
+    def expr_UnaryOp(self, e):
+        v = self.expr(e.operand)
+        t = self.typeof(e.operand)
+        if e.op == "not":
+            return self.builder.xor(truth(self.builder, v, t), ir.Constant(I1, 1))
+        info = self.tf.calls[e]
+        target = info.sig.args[0]
+        return _arith.unaryop(self, e.op, self.cast(v, t, target), target)
+
+    def expr_Compare(self, e):
+        b = self.builder
+        ops, sigs = self.tf.calls[e].key
+        vals = [self.expr(o) for o in e.operands]
+        tys = [self.typeof(o) for o in e.operands]
+        result = None
+        for i, (op, sig) in enumerate(zip(ops, sigs)):
+            if op in ("is", "is not"):
+                same = isinstance(tys[i], NoneType) and isinstance(tys[i + 1], NoneType)
+                r = ir.Constant(I1, int(same == (op == "is")))
+            elif isinstance(sig.args[0], Tuple):
+                r = self.tuple_equal(vals[i], vals[i + 1], tys[i], tys[i + 1])
+                if op == "!=":
+                    r = b.xor(r, ir.Constant(I1, 1))
+            else:
+                ct = sig.args[0]
+                r = _arith.compare(self, op, self.cast(vals[i], tys[i], ct),
+                                   self.cast(vals[i + 1], tys[i + 1], ct), ct)
+            result = r if result is None else b.and_(result, r)
+        return result
+
+    def tuple_equal(self, a, bv, ta, tb):
+        from cudalite.core.typing.rules.arithmetic import compare_signature
+
+        b = self.builder
+        if len(ta) != len(tb):
+            return ir.Constant(I1, 0)
+        acc = ir.Constant(I1, 1)
+        for i, (x, y) in enumerate(zip(ta.types, tb.types)):
+            xv, yv = b.extract_value(a, i), b.extract_value(bv, i)
+            if isinstance(x, Tuple):
+                r = self.tuple_equal(xv, yv, x, y)
+            else:
+                sig = compare_signature("==", x, y)
+                if sig is None:
+                    return ir.Constant(I1, 0)
+                ct = sig.args[0]
+                r = _arith.compare(self, "==", self.cast(xv, x, ct), self.cast(yv, y, ct), ct)
+            acc = b.and_(acc, r)
+        return acc
+
+    def expr_BoolOp(self, e):
+        b = self.builder
+        rt = self.typeof(e)
+        slot = self.alloca(value_type(rt))
+        end_bb = self.fn.append_basic_block(f"{e.op}.end")
+        for i, v in enumerate(e.values):
+            val = self.expr(v)
+            vt = self.typeof(v)
+            b.store(self.cast(val, vt, rt), slot)
+            if i == len(e.values) - 1:
+                b.branch(end_bb)
+                break
+            t = truth(b, val, vt)
+            next_bb = self.fn.append_basic_block(f"{e.op}.next")
+            if e.op == "and":
+                b.cbranch(t, next_bb, end_bb)
+            else:
+                b.cbranch(t, end_bb, next_bb)
+            b.position_at_end(next_bb)
+        b.position_at_end(end_bb)
+        return b.load(slot)
+
+    def expr_IfExp(self, e):
+        b = self.builder
+        rt = self.typeof(e)
+        cond = self.cond(e.test)
+        with b.if_else(cond) as (then, otherwise):
+            with then:
+                bv = self.cast(self.expr(e.body), self.typeof(e.body), rt)
+                then_bb = b.block
+            with otherwise:
+                ov = self.cast(self.expr(e.orelse), self.typeof(e.orelse), rt)
+                else_bb = b.block
+        phi = b.phi(value_type(rt))
+        phi.add_incoming(bv, then_bb)
+        phi.add_incoming(ov, else_bb)
+        return phi
+
+    def expr_Attr(self, e):
+        t = self.typeof(e)
+        if isinstance(t, BoundMethod):
+            return self.expr(e.value)  # the receiver; the Call lowers the method
+        info = self.tf.calls.get(e)
+        value = self.expr(e.value)
+        fn = lowerings.lookup_attr(info.key) if info else None
+        if fn is None:
+            raise self.error(f"no lowering for attribute {e.attr!r} of {self.typeof(e.value)}", e.loc)
+        return fn(self, value, info)
+
+    def expr_Index(self, e):
+        info = self.tf.calls[e]
+        recv = self.expr(e.value)
+        idx = self.cast(self.expr(e.index), self.typeof(e.index), info.sig.args[0])
+        fn = lowerings.lookup_method(info.key)
+        if fn is None:
+            raise self.error(f"no lowering for indexing {self.typeof(e.value)}", e.loc)
+        return fn(self, e, [recv, idx], info)
+
+    def call_args(self, e, info):
+        vals = [self.expr(a) for a in e.args]
+        tys = [self.typeof(a) for a in e.args]
+        if e.kwargs:
+            vals += [self.expr(v) for v in e.kwargs.values()]
+            tys += [self.typeof(v) for v in e.kwargs.values()]
+            vals, tys = self.order_kwargs(e, info, vals, tys)
+        return [self.cast(v, t, s) for v, t, s in zip(vals, tys, info.sig.args)]
+
+    def order_kwargs(self, e, info, vals, tys):
+        """Put keyword arguments in parameter order (as the typer folded them)."""
+        names = self.kwarg_params(e, info)
+        npos = len(e.args)
+        order = list(range(npos)) + [npos + list(e.kwargs).index(p) for p in names[npos:]
+                                     if p in e.kwargs]
+        return [vals[i] for i in order], [tys[i] for i in order]
+
+    def kwarg_params(self, e, info):
+        if info.kind == "function":
+            return self.module_ir_params(info.key)
+        if info.kind == "method":
+            entry, _ = registry.lookup_method(info.site.recv, info.key[1])
+        else:
+            entry = registry.lookup_call(info.key)
+        return list(entry.params)
+
+    def module_ir_params(self, pyfunc):
+        for callee in self.tf.callees:
+            if callee.fir.pyfunc is pyfunc:
+                return callee.fir.params
+        raise AssertionError("callee not typed")
+
+    def expr_Call(self, e):
+        info = self.tf.calls[e]
+        if info.kind == "function":
+            fn = self.module.function_for(info.callee)
+            res = self.builder.call(fn, self.call_args(e, info))
+            return res if self.return_is_value(info.callee) else ir.Constant(value_type(info.sig.return_type), None)
+        if info.kind == "cast":
+            (a,) = e.args
+            return self.cast(self.expr(a), self.typeof(a), info.sig.return_type)
+        if info.kind == "method":
+            recv = self.expr(e.func)
+            fn = lowerings.lookup_method(info.key)
+            if fn is None:
+                raise self.error(f"no lowering for method {info.key[1]} of {info.site.recv}", e.loc)
+            return fn(self, e, [recv] + self.call_args(e, info), info)
+        fn = lowerings.lookup_call(info.key)
+        if fn is None:
+            fn = getattr(info.key, "__cudalite_lower_call__", None)
+        if fn is None:
+            raise self.error(f"no lowering for {info.site.name if info.site else info.key}()", e.loc)
+        return fn(self, e, self.call_args(e, info), info)
+
+    @staticmethod
+    def return_is_value(tf):
+        return not isinstance(tf.return_type, (Void, NoneType))
+
+
+def _slot_name(name):
+    return name.replace("$", "tmp.")
+

@@ -1,0 +1,83 @@
+"""The NVVM IR dialect in one place: cudalite types -> llvmlite IR types.
+
+libNVVM reads LLVM 7 text with typed pointers, so pointers are built with
+``ir.PointerType(elem, addrspace)``; nothing here loads a native library.
+
+Value representations:
+
+* bool -> ``i1`` in registers, ``i8`` in memory and kernel parameters
+* intN -> ``iN``; float16/32/64 -> ``half``/``float``/``double``
+* complex -> ``{float, float}`` / ``{double, double}``
+* tuple -> a literal struct of its items
+* array -> ``{T* data, [n x i64] shape, [n x i64] strides}`` (strides in bytes)
+* record -> ``i8*`` pointing at the record (records have reference semantics)
+* CPointer(T) -> ``T*``; compile-time objects -> ``{}`` (no runtime value)
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from cudalite.core.types import (
+    Array, Boolean, Complex, CPointer, Float, Integer, NoneType, Record, Tuple,
+)
+
+__all__ = [
+    "value_type", "memory_type", "EMPTY", "I1", "I8", "I32", "I64", "ptr", "const_int",
+    "DATA_LAYOUT", "TRIPLE", "ADDRSPACE_GENERIC", "ADDRSPACE_GLOBAL", "ADDRSPACE_SHARED",
+    "ADDRSPACE_CONST", "ADDRSPACE_LOCAL",
+]
+
+TRIPLE = "nvptx64-nvidia-cuda"
+DATA_LAYOUT = (
+    "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-"
+    "f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
+)
+ADDRSPACE_GENERIC, ADDRSPACE_GLOBAL, ADDRSPACE_SHARED, ADDRSPACE_CONST, ADDRSPACE_LOCAL = 0, 1, 3, 4, 5
+
+I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
+EMPTY = ir.LiteralStructType([])
+_FLOATS = {16: ir.HalfType(), 32: ir.FloatType(), 64: ir.DoubleType()}
+
+
+def ptr(t, addrspace=0):
+    return ir.PointerType(t, addrspace)
+
+
+def const_int(value, bits=64):
+    return ir.Constant(ir.IntType(bits), value)
+
+
+def value_type(t):
+    """LLVM type of a value of cudalite type ``t`` in registers."""
+    if isinstance(t, Boolean):
+        return I1
+    if isinstance(t, Integer):
+        return ir.IntType(t.bitwidth)
+    if isinstance(t, Float):
+        return _FLOATS[t.bitwidth]
+    if isinstance(t, Complex):
+        f = _FLOATS[t.underlying.bitwidth]
+        return ir.LiteralStructType([f, f])
+    if isinstance(t, Tuple):
+        return ir.LiteralStructType([value_type(i) for i in t.types])
+    if isinstance(t, Array):
+        return ir.LiteralStructType([
+            ptr(memory_type(t.dtype)), ir.ArrayType(I64, t.ndim), ir.ArrayType(I64, t.ndim),
+        ])
+    if isinstance(t, CPointer):
+        return ptr(memory_type(t.dtype), t.addrspace)
+    if isinstance(t, Record):
+        return ptr(I8)
+    if isinstance(t, NoneType):
+        return EMPTY
+    return EMPTY
+
+
+def memory_type(t):
+    """LLVM type of ``t`` stored in memory (array elements, globals)."""
+    if isinstance(t, Boolean):
+        return I8
+    if isinstance(t, Record):
+        return ir.ArrayType(I8, t.size)
+    return value_type(t)

@@ -1,0 +1,90 @@
+"""The NVVM IR module being built: header, declarations, globals, annotations.
+
+One :class:`ModuleBuilder` per compilation.  It owns the llvmlite module, emits
+each typed function once, declares libdevice/intrinsic functions on demand and
+records whether libdevice is needed (it is linked lazily by libNVVM only then).
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from ._irtypes import DATA_LAYOUT, I32, TRIPLE
+
+__all__ = ["ModuleBuilder", "LowerOptions"]
+
+
+class LowerOptions:
+    """Backend options that change the IR (not the libNVVM flags)."""
+
+    def __init__(self, *, debug=False, lineinfo=False, fastmath=False, forceinline=False,
+                 nvvm_ir_version=(2, 0, 3, 2), cc=(7, 5)):
+        self.debug = debug
+        self.lineinfo = lineinfo
+        self.fastmath = fastmath
+        self.forceinline = forceinline
+        self.nvvm_ir_version = tuple(nvvm_ir_version)
+        self.cc = tuple(cc)
+
+
+class ModuleBuilder:
+    def __init__(self, name: str, options: LowerOptions):
+        self.options = options
+        self.ir_module = m = ir.Module(name)
+        m.triple = TRIPLE
+        m.data_layout = DATA_LAYOUT
+        self.uses_libdevice = False
+        self._functions: dict = {}  # TypedFunction -> ir.Function
+        self._counter = 0
+        self.const_arrays: dict = {}  # (id(ndarray), type) -> (pointer, ndarray)
+        self.debug = None
+        if options.debug or options.lineinfo:
+            from ._debuginfo import DebugInfo
+
+            self.debug = DebugInfo(m, full=options.debug)
+
+    def unique(self, prefix: str) -> str:
+        self._counter += 1
+        return f"{prefix}.{self._counter}"
+
+    # -- declarations ------------------------------------------------------------------
+    def declare(self, name, fnty):
+        fn = self.ir_module.globals.get(name)
+        if fn is None:
+            fn = ir.Function(self.ir_module, fnty, name)
+        return fn
+
+    def libdevice(self, name, ret, argtys):
+        self.uses_libdevice = True
+        return self.declare(name, ir.FunctionType(ret, list(argtys)))
+
+    # -- typed functions -----------------------------------------------------------------
+    def function_for(self, tf):
+        """The internal implementation function of a typed function (lowered once)."""
+        fn = self._functions.get(tf)
+        if fn is None:
+            from ._function import FunctionLowerer
+
+            lowerer = FunctionLowerer(self, tf)
+            fn = self._functions[tf] = lowerer.declare()
+            lowerer.lower()
+        return fn
+
+    # -- annotations ---------------------------------------------------------------------
+    def mark_kernel(self, fn, launch_bounds=None):
+        m = self.ir_module
+        items = [("kernel", 1)]
+        if launch_bounds:
+            names = ("maxntidx", "minctasm", "maxclusterrank")
+            items += [(n, int(v)) for n, v in zip(names, launch_bounds) if v]
+        for key, value in items:
+            md = m.add_metadata([fn, ir.MetaDataString(m, key), ir.Constant(I32, value)])
+            m.add_named_metadata("nvvm.annotations", md)
+
+    def finalize(self) -> str:
+        m = self.ir_module
+        ver = self.options.nvvm_ir_version
+        m.add_named_metadata("nvvmir.version", m.add_metadata([ir.Constant(I32, v) for v in ver]))
+        if self.debug is not None:
+            self.debug.finalize()
+        return str(m)

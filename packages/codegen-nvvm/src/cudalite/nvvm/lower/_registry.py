@@ -1,0 +1,70 @@
+"""Lowering tables, keyed exactly like :mod:`cudalite.core.registry`.
+
+A lowering is ``fn(lc, node, args, info) -> llvmlite value`` where ``lc`` is the
+:class:`~cudalite.nvvm.lower._function.FunctionLowerer`, ``args`` are already
+converted to ``info.sig.args`` (methods get the receiver first) and ``info`` is
+the :class:`~cudalite.core.typing.CallInfo` chosen by the typer.  Attribute
+lowerings are ``fn(lc, value, info)``; value lowerings ``fn(lc, node, info)``.
+Filled at import time by decorators, read-only afterwards.
+"""
+
+from __future__ import annotations
+
+from cudalite.core.registry import registry_key
+
+__all__ = ["Lowerings", "lowerings"]
+
+
+class Lowerings:
+    def __init__(self):
+        self._calls: dict = {}
+        self._values: dict = {}
+        self._attrs: dict = {}
+        self._methods: dict = {}
+
+    def call(self, *objs):
+        def deco(fn):
+            for obj in objs:
+                self._calls[registry_key(obj)] = fn
+            return fn
+
+        return deco
+
+    def value(self, *objs):
+        def deco(fn):
+            for obj in objs:
+                self._values[registry_key(obj)] = fn
+            return fn
+
+        return deco
+
+    def attr(self, type_class, *names):
+        def deco(fn):
+            for name in names:
+                self._attrs[(type_class, name)] = fn
+            return fn
+
+        return deco
+
+    def method(self, type_class, *names):
+        def deco(fn):
+            for name in names:
+                self._methods[(type_class, name)] = fn
+            return fn
+
+        return deco
+
+    def lookup_call(self, obj):
+        return self._calls.get(registry_key(obj))
+
+    def lookup_value(self, obj):
+        return self._values.get(registry_key(obj))
+
+    def lookup_attr(self, key):
+        return self._attrs.get(key)
+
+    def lookup_method(self, key):
+        return self._methods.get(key)
+
+
+lowerings = Lowerings()

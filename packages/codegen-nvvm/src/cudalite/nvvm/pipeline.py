@@ -1,0 +1,141 @@
+"""The compilation pipeline as an ordered list of named stages.
+
+    source -> ast -> typed-ir -> nvvm-ir -> ptx | ltoir
+
+Each stage's output is an immutable :class:`Artifact`; :func:`run_pipeline`
+stops after the requested stage and returns every artifact produced so far.
+"""
+
+from __future__ import annotations
+
+import ast as _ast
+from dataclasses import dataclass, field
+
+from cudalite.core.errors import CompilerError, SignatureError
+from cudalite.core.ir.printer import format_typed_function
+from cudalite.core.registry import registry
+from cudalite.core.types import NoneType, Void, parse_signature
+from cudalite.core.typing import TypedFunction, TypingContext
+
+from . import libnvvm
+from ._options import CompileOptions, nvvm_flags
+from .lower import LowerOptions, ModuleBuilder, check_c_name, emit_c_abi, emit_kernel, emit_numba_abi, mangle
+
+__all__ = ["STAGES", "Artifact", "PipelineResult", "EntrySpec", "run_pipeline"]
+
+STAGES = ("source", "ast", "typed-ir", "nvvm-ir", "ptx", "ltoir")
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """One stage's output: ``kind`` (a stage name), ``data`` (str or bytes), ``name``."""
+
+    kind: str
+    data: object
+    name: str
+
+    def __str__(self):
+        return self.data if isinstance(self.data, str) else f"<{self.kind}: {len(self.data)} bytes>"
+
+
+@dataclass(frozen=True)
+class EntrySpec:
+    """What entry point to emit: a kernel, or a device function with an ABI."""
+
+    device: bool = True
+    abi: str = "numba"  # 'numba' | 'c'
+    abi_name: str | None = None
+
+
+@dataclass
+class PipelineResult:
+    artifacts: dict = field(default_factory=dict)
+    typed: TypedFunction | None = None
+    return_type: object = None
+    entry_name: str | None = None
+
+    def __getitem__(self, stage):
+        return self.artifacts[stage]
+
+
+def _source_artifacts(pyfunc, ctx, result):
+    fir = ctx.function_ir(pyfunc)
+    from cudalite.core.frontend import capture
+
+    src = capture(pyfunc)
+    text = _ast.get_source_segment("".join(src.lines), src.node) or ""
+    result.artifacts["source"] = Artifact("source", text, fir.qualname)
+    result.artifacts["ast"] = Artifact("ast", _ast.dump(src.node, indent=2), fir.qualname)
+    return fir
+
+
+def run_pipeline(pyfunc, sig, entry: EntrySpec, options: CompileOptions, until: str = "ptx",
+                 context: TypingContext | None = None) -> PipelineResult:
+    """Compile ``pyfunc`` for ``sig`` and stop after stage ``until``."""
+    if until not in STAGES:
+        raise ValueError(f"unknown stage {until!r}; stages are {', '.join(STAGES)}")
+    stop = STAGES.index(until)
+    result = PipelineResult()
+    ctx = context or TypingContext(registry, options)
+    ret, argtypes = parse_signature(sig)
+    if not entry.device:
+        if entry.abi == "c":
+            raise SignatureError("the C ABI is for device functions only; compile kernels with abi='numba'")
+        if ret is not None and not isinstance(ret, (Void, NoneType)):
+            raise SignatureError(f"kernels must return void, but the signature declares {ret}")
+    fir = _source_artifacts(pyfunc, ctx, result) if stop <= 1 else ctx.function_ir(pyfunc)
+    if stop <= 1:
+        return result
+    tf = ctx.type_function(pyfunc, argtypes, ret)
+    if not entry.device and not isinstance(tf.return_type, (Void, NoneType)):
+        raise CompilerError(f"kernel {fir.qualname} returns a {tf.return_type} value; kernels must return None",
+                            next((loc for loc in _return_locs(fir)), fir.loc))
+    result.typed = tf
+    result.return_type = tf.return_type
+    result.artifacts["typed-ir"] = Artifact("typed-ir", format_typed_function(tf), fir.qualname)
+    if stop <= 2:
+        return result
+    lopts = LowerOptions(debug=options.debug, lineinfo=options.lineinfo, fastmath=options.fastmath,
+                         forceinline=options.forceinline, nvvm_ir_version=libnvvm.ir_version(), cc=options.cc)
+    mb = ModuleBuilder(fir.qualname, lopts)
+    if not entry.device:
+        name = mangle(fir.module, fir.qualname, argtypes)
+        emit_kernel(mb, tf, name, options.launch_bounds)
+    elif entry.abi == "c":
+        name = check_c_name(entry.abi_name or pyfunc.__name__, fir.loc)
+        fn = emit_c_abi(mb, tf, name)
+        if options.forceinline:
+            fn.attributes.add("alwaysinline")
+    else:
+        name = entry.abi_name or mangle(fir.module, fir.qualname, argtypes)
+        emit_numba_abi(mb, tf, name)
+    result.entry_name = name
+    text = mb.finalize()
+    result.artifacts["nvvm-ir"] = Artifact("nvvm-ir", text, name)
+    if stop <= 3:
+        return result
+    out_kind = "ltoir" if until == "ltoir" else options.output
+    opts = options if out_kind == options.output else _with_output(options, out_kind)
+    code = libnvvm.compile_ir(text, nvvm_flags(opts), mb.uses_libdevice)
+    data = code.decode() if out_kind == "ptx" else code
+    result.artifacts[out_kind] = Artifact(out_kind, data, name)
+    return result
+
+
+def _with_output(options, output):
+    from dataclasses import replace
+
+    return replace(options, output=output)
+
+
+def _return_locs(fir):
+    from cudalite.core import ir
+
+    def walk(stmts):
+        for s in stmts:
+            if isinstance(s, ir.Return) and s.value is not None:
+                yield s.loc
+            for attr in ("body", "orelse"):
+                yield from walk(getattr(s, attr, []) or [])
+
+    return walk(fir.body)

@@ -1,0 +1,137 @@
+"""The cudalite error family and source-location rendering.
+
+Every user-facing compile error carries a ``Loc`` and renders as::
+
+    path/to/file.py:12:8: TypingError: cannot add Tuple(int64, int64) and float64
+        y = t + 1.5
+            ^^^^^^^
+"""
+
+from __future__ import annotations
+
+import linecache
+
+__all__ = [
+    "Loc", "CudaliteError", "CompilerError", "TypingError", "UnsupportedError",
+    "SignatureError", "NvvmError", "LoweringError", "strip_internal_frames",
+]
+
+
+class Loc:
+    """A source location: file, 1-based line, 0-based column, optional end."""
+
+    __slots__ = ("filename", "line", "col", "end_line", "end_col", "source_line")
+
+    def __init__(self, filename, line, col=0, end_line=None, end_col=None, source_line=None):
+        self.filename = filename or "<unknown>"
+        self.line = line
+        self.col = col or 0
+        self.end_line = end_line
+        self.end_col = end_col
+        self.source_line = source_line
+
+    def text(self) -> str | None:
+        if self.source_line is not None:
+            return self.source_line
+        line = linecache.getline(self.filename, self.line) if self.line else ""
+        return line.rstrip("\n") or None
+
+    def __str__(self):
+        return f"{self.filename}:{self.line}:{self.col + 1}"
+
+    __repr__ = __str__
+
+    def render(self) -> str:
+        """The location, the source line and a caret under the columns."""
+        head = str(self)
+        src = self.text()
+        if not src:
+            return head
+        width = 1
+        if self.end_line == self.line and self.end_col and self.end_col > self.col:
+            width = self.end_col - self.col
+        stripped = src.lstrip()
+        indent = len(src) - len(stripped)
+        caret = " " * (4 + max(self.col - indent, 0)) + "^" * width
+        return f"{head}\n    {stripped}\n{caret}"
+
+
+class CudaliteError(Exception):
+    """Base of every error cudalite raises on purpose."""
+
+
+class CompilerError(CudaliteError):
+    """An error in user code found while compiling, with a location."""
+
+    kind = "CompilerError"
+
+    def __init__(self, msg: str, loc: Loc | None = None, notes=()):
+        self.msg = msg
+        self.loc = loc
+        self.notes = list(notes)
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        lines = [self.msg]
+        if self.loc is not None:
+            lines = [f"{self.loc.render()}\n{self.kind}: {self.msg}"]
+        lines.extend(self.notes)
+        return "\n".join(lines)
+
+    def add_note_loc(self, note: str, loc: Loc | None = None):
+        """Append context, e.g. 'while compiling call to f at file:line'."""
+        self.notes.append(note + (f"\n{loc.render()}" if loc else ""))
+        self.args = (self._render(),)
+        return self
+
+    def __str__(self):
+        return self.args[0] if self.args else self.msg
+
+
+class TypingError(CompilerError):
+    """Types that do not fit: bad operands, unknown names, wrong arity."""
+
+    kind = "TypingError"
+
+
+class UnsupportedError(CompilerError):
+    """Python syntax or a feature cudalite does not compile (try, with, yield...)."""
+
+    kind = "UnsupportedError"
+
+
+class SignatureError(CompilerError, TypeError):
+    """A malformed or inapplicable signature."""
+
+    kind = "SignatureError"
+
+
+class LoweringError(CompilerError):
+    """A typed construct that the backend cannot lower."""
+
+    kind = "LoweringError"
+
+
+class NvvmError(CudaliteError):
+    """libNVVM rejected the module; carries libNVVM's log."""
+
+    def __init__(self, msg: str, log: str = "", ir_text: str | None = None):
+        self.log = log
+        self.ir_text = ir_text
+        super().__init__(f"{msg}\n{log}".rstrip())
+
+
+def strip_internal_frames(exc: BaseException, package_prefixes) -> BaseException:
+    """Drop traceback frames whose file lives in cudalite's own packages."""
+    tb = exc.__traceback__
+    kept = []
+    while tb is not None:
+        fname = tb.tb_frame.f_code.co_filename
+        if not any(fname.startswith(p) for p in package_prefixes):
+            kept.append(tb)
+        tb = tb.tb_next
+    new_tb = None
+    for frame_tb in reversed(kept):
+        frame_tb.tb_next = new_tb
+        new_tb = frame_tb
+    return exc.with_traceback(new_tb)

@@ -1,0 +1,321 @@
+"""AST -> IR: translate a Python function's AST into cudalite IR nodes.
+
+Names that the function assigns are locals (Python's scoping rule); every other
+name is resolved once, here, to a frozen constant (closure cell, global,
+builtin).  Attribute chains on modules and registered objects
+(``cuda.threadIdx.x``, ``math.pi``) are resolved here too.  Anything the
+compiler does not support is rejected with its exact location.
+"""
+
+from __future__ import annotations
+
+import ast
+import numpy as np
+
+from .. import ir
+from ..errors import TypingError, UnsupportedError
+from ._source import SourceInfo, capture, free_values, lookup_free
+
+__all__ = ["build_ir"]
+
+_BINOPS = {
+    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
+    ast.Mod: "%", ast.Pow: "**", ast.LShift: "<<", ast.RShift: ">>", ast.BitAnd: "&",
+    ast.BitOr: "|", ast.BitXor: "^", ast.MatMult: "@",
+}
+_UNARY = {ast.USub: "-", ast.UAdd: "+", ast.Invert: "~", ast.Not: "not"}
+_CMPOPS = {
+    ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=",
+    ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in",
+}
+_UNSUPPORTED_STMTS = {
+    ast.Try: "try/except", ast.With: "'with' statements", ast.AsyncWith: "'async with'",
+    ast.ClassDef: "class definitions", ast.FunctionDef: "nested function definitions",
+    ast.AsyncFunctionDef: "nested function definitions", ast.Global: "'global' statements",
+    ast.Nonlocal: "'nonlocal' statements", ast.Delete: "'del' statements",
+    ast.Import: "import statements", ast.ImportFrom: "import statements",
+    ast.AsyncFor: "'async for'",
+}
+_FOLDABLE_SCALARS = (int, float, complex, bool, str, tuple, np.ndarray, np.generic, type(None))
+
+
+def build_ir(func) -> ir.FunctionIR:
+    """Parse ``func``'s source and build its :class:`FunctionIR`."""
+    src = capture(func)
+    return _Builder(func, src).build()
+
+
+class _Builder:
+    def __init__(self, func, src: SourceInfo):
+        self.func = func
+        self.src = src
+        self.cells, self.globs = free_values(func)
+        self.tmp = 0
+        self.locals: set[str] = set()
+
+    # -- entry -----------------------------------------------------------------
+    def build(self) -> ir.FunctionIR:
+        node = self.src.node
+        args = node.args
+        loc = self.src.loc(node)
+        if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
+            raise UnsupportedError("*args, **kwargs and keyword-only parameters are not supported", loc)
+        if args.defaults:
+            raise UnsupportedError("parameters with default values are not supported", loc)
+        params = [a.arg for a in args.args]
+        self.locals = set(params) | _assigned_names(node)
+        if isinstance(node, ast.Lambda):
+            body = [ir.Return(self.src.loc(node.body), self.expr(node.body))]
+        else:
+            body = self.stmts(node.body)
+        return ir.FunctionIR(
+            name=self.func.__name__,
+            qualname=self.func.__qualname__,
+            module=getattr(self.func, "__module__", None) or "__main__",
+            params=params,
+            body=body,
+            loc=loc,
+            pyfunc=self.func,
+            constants=_single_constants(body, set(params)),
+        )
+
+    def loc(self, node):
+        return self.src.loc(node)
+
+    # -- statements ----------------------------------------------------------------
+    def stmts(self, nodes):
+        out = []
+        for n in nodes:
+            out.extend(self.stmt(n))
+        return out
+
+    def stmt(self, n):
+        loc = self.loc(n)
+        for cls, what in _UNSUPPORTED_STMTS.items():
+            if isinstance(n, cls):
+                raise UnsupportedError(f"{what} are not supported in device code", loc)
+        if isinstance(n, ast.Assign):
+            value = self.expr(n.value)
+            if len(n.targets) == 1:
+                return [ir.Assign(loc, self.target(n.targets[0]), value)]
+            tmp = self.new_tmp()
+            out = [ir.Assign(loc, ir.VarTarget(loc, tmp), value)]
+            out += [ir.Assign(loc, self.target(t), ir.Var(loc, tmp)) for t in n.targets]
+            return out
+        if isinstance(n, ast.AnnAssign):
+            if n.value is None:
+                return []
+            return [ir.Assign(loc, self.target(n.target), self.expr(n.value))]
+        if isinstance(n, ast.AugAssign):
+            target = self.target(n.target)
+            current = self.expr(n.target)
+            op = _BINOPS[type(n.op)]
+            return [ir.Assign(loc, target, ir.BinOp(loc, op, current, self.expr(n.value)))]
+        if isinstance(n, ast.Expr):
+            if isinstance(n.value, ast.Constant) and isinstance(n.value.value, str):
+                return []  # docstring or bare string
+            return [ir.ExprStmt(loc, self.expr(n.value))]
+        if isinstance(n, ast.Pass):
+            return []
+        if isinstance(n, ast.If):
+            return [ir.If(loc, self.expr(n.test), self.stmts(n.body), self.stmts(n.orelse))]
+        if isinstance(n, ast.While):
+            if n.orelse:
+                raise UnsupportedError("'while ... else' is not supported", loc)
+            return [ir.While(loc, self.expr(n.test), self.stmts(n.body))]
+        if isinstance(n, ast.For):
+            return [self.for_stmt(n, loc)]
+        if isinstance(n, ast.Break):
+            return [ir.Break(loc)]
+        if isinstance(n, ast.Continue):
+            return [ir.Continue(loc)]
+        if isinstance(n, ast.Return):
+            return [ir.Return(loc, None if n.value is None else self.expr(n.value))]
+        if isinstance(n, ast.Raise):
+            if n.cause is not None:
+                raise UnsupportedError("'raise ... from ...' is not supported", loc)
+            return [ir.Raise(loc, None if n.exc is None else self.expr(n.exc))]
+        if isinstance(n, ast.Assert):
+            return [ir.Assert(loc, self.expr(n.test), None if n.msg is None else self.expr(n.msg))]
+        raise UnsupportedError(f"the statement '{type(n).__name__}' is not supported in device code", loc)
+
+    def for_stmt(self, n, loc):
+        if n.orelse:
+            raise UnsupportedError("'for ... else' is not supported", loc)
+        it = n.iter
+        if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
+                and it.func.id not in self.locals and self._resolve("range") is range):
+            raise UnsupportedError(
+                "only 'for ... in range(...)' loops are supported in device code", self.loc(it)
+            )
+        if it.keywords or not 1 <= len(it.args) <= 3:
+            raise TypingError("range() takes 1 to 3 positional arguments", self.loc(it))
+        if not isinstance(n.target, ast.Name):
+            raise UnsupportedError("the target of a range loop must be a single name", self.loc(n.target))
+        args = [self.expr(a) for a in it.args]
+        one = ir.Const(loc, 1)
+        if len(args) == 1:
+            start, stop, step = ir.Const(loc, 0), args[0], one
+        elif len(args) == 2:
+            (start, stop), step = args, one
+        else:
+            start, stop, step = args
+        return ir.ForRange(loc, n.target.id, start, stop, step, self.stmts(n.body))
+
+    def target(self, t):
+        loc = self.loc(t)
+        if isinstance(t, ast.Name):
+            return ir.VarTarget(loc, t.id)
+        if isinstance(t, ast.Subscript):
+            return ir.IndexTarget(loc, self.expr(t.value), self.index(t.slice))
+        if isinstance(t, ast.Attribute):
+            return ir.AttrTarget(loc, self.expr(t.value), t.attr)
+        if isinstance(t, (ast.Tuple, ast.List)):
+            if any(isinstance(e, ast.Starred) for e in t.elts):
+                raise UnsupportedError("starred assignment targets are not supported", loc)
+            return ir.TupleTarget(loc, [self.target(e) for e in t.elts])
+        raise UnsupportedError(f"cannot assign to {ast.unparse(t)!r}", loc)
+
+    def new_tmp(self):
+        self.tmp += 1
+        name = f"$tmp{self.tmp}"
+        self.locals.add(name)
+        return name
+
+    # -- expressions ---------------------------------------------------------------
+    def expr(self, n):
+        loc = self.loc(n)
+        meth = getattr(self, "expr_" + type(n).__name__, None)
+        if meth is None:
+            raise UnsupportedError(f"the expression '{_describe(n)}' is not supported in device code", loc)
+        return meth(n, loc)
+
+    def expr_Constant(self, n, loc):
+        if n.value is Ellipsis or isinstance(n.value, bytes):
+            raise UnsupportedError(f"the constant {n.value!r} is not supported", loc)
+        return ir.Const(loc, n.value)
+
+    def expr_Name(self, n, loc):
+        if n.id in self.locals:
+            return ir.Var(loc, n.id)
+        found, value = self._resolve_checked(n.id)
+        if not found:
+            raise TypingError(f"name {n.id!r} is not defined (not a local, global, closure variable or builtin)", loc)
+        return ir.Const(loc, value, n.id)
+
+    def _resolve_checked(self, name):
+        return lookup_free(name, self.cells, self.globs)
+
+    def _resolve(self, name):
+        return self._resolve_checked(name)[1]
+
+    def expr_BinOp(self, n, loc):
+        return ir.BinOp(loc, _BINOPS[type(n.op)], self.expr(n.left), self.expr(n.right))
+
+    def expr_UnaryOp(self, n, loc):
+        return ir.UnaryOp(loc, _UNARY[type(n.op)], self.expr(n.operand))
+
+    def expr_BoolOp(self, n, loc):
+        return ir.BoolOp(loc, "and" if isinstance(n.op, ast.And) else "or", [self.expr(v) for v in n.values])
+
+    def expr_Compare(self, n, loc):
+        return ir.Compare(
+            loc, [_CMPOPS[type(o)] for o in n.ops], [self.expr(n.left)] + [self.expr(c) for c in n.comparators]
+        )
+
+    def expr_IfExp(self, n, loc):
+        return ir.IfExp(loc, self.expr(n.test), self.expr(n.body), self.expr(n.orelse))
+
+    def expr_Call(self, n, loc):
+        if any(isinstance(a, ast.Starred) for a in n.args) or any(k.arg is None for k in n.keywords):
+            raise UnsupportedError("calls with *args or **kwargs are not supported in device code", loc)
+        return ir.Call(
+            loc, self.expr(n.func), [self.expr(a) for a in n.args],
+            {k.arg: self.expr(k.value) for k in n.keywords},
+        )
+
+    def expr_Attribute(self, n, loc):
+        base = self.expr(n.value)
+        if isinstance(base, ir.Const) and _foldable(base.value):
+            if not hasattr(base.value, n.attr):
+                raise TypingError(f"{base.name or base.value!r} has no attribute {n.attr!r}", loc)
+            return ir.Const(loc, getattr(base.value, n.attr), f"{base.name}.{n.attr}")
+        return ir.Attr(loc, base, n.attr)
+
+    def expr_Subscript(self, n, loc):
+        return ir.Index(loc, self.expr(n.value), self.index(n.slice))
+
+    def index(self, s):
+        if isinstance(s, ast.Slice):
+            raise UnsupportedError("slicing is not supported in device code yet; index with integers",
+                                   self.loc(s))
+        if isinstance(s, ast.Tuple) and any(isinstance(e, ast.Slice) for e in s.elts):
+            raise UnsupportedError("slicing is not supported in device code yet; index with integers",
+                                   self.loc(s))
+        return self.expr(s)
+
+    def expr_Tuple(self, n, loc):
+        if any(isinstance(e, ast.Starred) for e in n.elts):
+            raise UnsupportedError("starred expressions are not supported", loc)
+        return ir.TupleExpr(loc, [self.expr(e) for e in n.elts])
+
+
+def _describe(n):
+    names = {
+        "List": "list display", "Dict": "dict display", "Set": "set display",
+        "ListComp": "list comprehension", "SetComp": "set comprehension",
+        "DictComp": "dict comprehension", "GeneratorExp": "generator expression",
+        "Lambda": "lambda", "Yield": "yield", "YieldFrom": "yield from", "Await": "await",
+        "JoinedStr": "f-string", "Starred": "starred expression", "NamedExpr": "':=' expression",
+    }
+    return names.get(type(n).__name__, type(n).__name__)
+
+
+def _foldable(value) -> bool:
+    """Attributes of these compile-time objects are resolved by the frontend."""
+    if isinstance(value, _FOLDABLE_SCALARS):
+        return False
+    return True
+
+
+def _assigned_names(fn_node) -> set[str]:
+    names = set()
+    body = [fn_node.body] if isinstance(fn_node, ast.Lambda) else fn_node.body
+    for stmt in body:
+        for n in ast.walk(stmt):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                names.add(n.id)
+    return names
+
+
+def _single_constants(body, params) -> dict:
+    """Locals assigned exactly once, to a literal or frozen number/tuple constant."""
+    counts: dict[str, int] = {}
+    values: dict[str, object] = {}
+
+    def visit(stmts):
+        for s in stmts:
+            if isinstance(s, ir.Assign):
+                _count_targets(s.target, counts)
+                if isinstance(s.target, ir.VarTarget) and isinstance(s.value, ir.Const):
+                    values[s.target.name] = s.value.value
+            elif isinstance(s, ir.ForRange):
+                counts[s.target] = counts.get(s.target, 0) + 2
+            for attr in ("body", "orelse"):
+                if hasattr(s, attr):
+                    visit(getattr(s, attr))
+
+    visit(body)
+    return {
+        k: v for k, v in values.items()
+        if counts.get(k) == 1 and k not in params and isinstance(v, (int, float, bool, tuple, np.generic))
+    }
+
+
+def _count_targets(t, counts):
+    if isinstance(t, ir.VarTarget):
+        counts[t.name] = counts.get(t.name, 0) + 1
+    elif isinstance(t, ir.TupleTarget):
+        for i in t.items:
+            _count_targets(i, counts)
+

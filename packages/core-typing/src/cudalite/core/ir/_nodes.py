@@ -1,0 +1,214 @@
+"""IR nodes: a structured tree of statements and expressions, each with a ``loc``.
+
+The IR mirrors Python's structured control flow (the NVVM optimizer builds SSA
+from it).  Nodes are compared by identity, so typing results live in side
+tables keyed by node (see :class:`cudalite.core.typing.TypedFunction`) and one
+IR serves every signature of a function.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..errors import Loc
+
+__all__ = [
+    "Node", "Expr", "Const", "Var", "BinOp", "UnaryOp", "Compare", "BoolOp", "IfExp",
+    "Call", "Attr", "Index", "TupleExpr", "Stmt", "Assign", "If", "While", "ForRange",
+    "Break", "Continue", "Return", "ExprStmt", "Raise", "Assert", "VarTarget",
+    "IndexTarget", "AttrTarget", "TupleTarget", "FunctionIR", "NOTCONST",
+]
+
+
+class _NotConst:
+    def __repr__(self):
+        return "NOTCONST"
+
+
+NOTCONST = _NotConst()
+
+
+@dataclass(eq=False)
+class Node:
+    loc: Loc
+
+
+# -- expressions ------------------------------------------------------------
+@dataclass(eq=False)
+class Expr(Node):
+    pass
+
+
+@dataclass(eq=False)
+class Const(Expr):
+    """A literal or a frozen global / closure value (``name`` says which)."""
+
+    value: object
+    name: str | None = None
+
+
+@dataclass(eq=False)
+class Var(Expr):
+    name: str
+
+
+@dataclass(eq=False)
+class BinOp(Expr):
+    op: str  # '+', '-', '*', '/', '//', '%', '**', '<<', '>>', '&', '|', '^', '@'
+    left: Expr
+    right: Expr
+
+
+@dataclass(eq=False)
+class UnaryOp(Expr):
+    op: str  # '-', '+', '~', 'not'
+    operand: Expr
+
+
+@dataclass(eq=False)
+class Compare(Expr):
+    """``a < b <= c``: ``ops[i]`` compares ``operands[i]`` and ``operands[i+1]``."""
+
+    ops: list
+    operands: list
+
+
+@dataclass(eq=False)
+class BoolOp(Expr):
+    op: str  # 'and' | 'or'
+    values: list
+
+
+@dataclass(eq=False)
+class IfExp(Expr):
+    test: Expr
+    body: Expr
+    orelse: Expr
+
+
+@dataclass(eq=False)
+class Call(Expr):
+    func: Expr
+    args: list
+    kwargs: dict = field(default_factory=dict)
+
+
+@dataclass(eq=False)
+class Attr(Expr):
+    value: Expr
+    attr: str
+
+
+@dataclass(eq=False)
+class Index(Expr):
+    value: Expr
+    index: Expr
+
+
+@dataclass(eq=False)
+class TupleExpr(Expr):
+    items: list
+
+
+# -- assignment targets -------------------------------------------------------
+@dataclass(eq=False)
+class VarTarget(Node):
+    name: str
+
+
+@dataclass(eq=False)
+class IndexTarget(Node):
+    value: Expr
+    index: Expr
+
+
+@dataclass(eq=False)
+class AttrTarget(Node):
+    value: Expr
+    attr: str
+
+
+@dataclass(eq=False)
+class TupleTarget(Node):
+    items: list
+
+
+# -- statements ----------------------------------------------------------------
+@dataclass(eq=False)
+class Stmt(Node):
+    pass
+
+
+@dataclass(eq=False)
+class Assign(Stmt):
+    target: Node
+    value: Expr
+
+
+@dataclass(eq=False)
+class If(Stmt):
+    test: Expr
+    body: list
+    orelse: list
+
+
+@dataclass(eq=False)
+class While(Stmt):
+    test: Expr
+    body: list
+
+
+@dataclass(eq=False)
+class ForRange(Stmt):
+    """``for target in range(start, stop, step)``; ``step`` may be a Const."""
+
+    target: str
+    start: Expr
+    stop: Expr
+    step: Expr
+    body: list
+
+
+@dataclass(eq=False)
+class Break(Stmt):
+    pass
+
+
+@dataclass(eq=False)
+class Continue(Stmt):
+    pass
+
+
+@dataclass(eq=False)
+class Return(Stmt):
+    value: Expr | None
+
+
+@dataclass(eq=False)
+class ExprStmt(Stmt):
+    value: Expr
+
+
+@dataclass(eq=False)
+class Raise(Stmt):
+    exc: Expr | None
+
+
+@dataclass(eq=False)
+class Assert(Stmt):
+    test: Expr
+    msg: Expr | None
+
+
+@dataclass(eq=False)
+class FunctionIR:
+    """One Python function: its parameters, body and where it came from."""
+
+    name: str
+    qualname: str
+    module: str
+    params: list
+    body: list
+    loc: Loc
+    pyfunc: object = None
+    constants: dict = field(default_factory=dict)  # locals assigned one constant once

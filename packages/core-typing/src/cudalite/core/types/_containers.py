@@ -1,0 +1,128 @@
+"""Aggregate types: arrays, tuples, C pointers and NumPy records."""
+
+from __future__ import annotations
+
+from ._base import Type
+
+__all__ = ["Array", "Tuple", "UniTuple", "CPointer", "Record", "array_from_subscript"]
+
+MAX_NDIM = 8
+
+
+class Array(Type):
+    """An n-d array view: ``dtype``, ``ndim``, ``layout`` ('C', 'F' or 'A').
+
+    ``readonly`` arrays (constant memory) reject stores at type-check time.
+    """
+
+    __slots__ = ("dtype", "ndim", "layout", "readonly")
+
+    def __init__(self, dtype: Type, ndim: int, layout: str = "A", readonly: bool = False):
+        if not 1 <= ndim <= MAX_NDIM:
+            raise ValueError(f"arrays have 1 to {MAX_NDIM} dimensions, not {ndim}")
+        if layout not in ("C", "F", "A"):
+            raise ValueError(f"array layout must be 'C', 'F' or 'A', not {layout!r}")
+        if ndim == 1 and layout == "F":
+            layout = "C"
+        ro = "readonly " if readonly else ""
+        name = f"{ro}array({dtype}, {ndim}d, {layout})"
+        super().__init__((dtype, ndim, layout, readonly), name)
+        self.dtype, self.ndim, self.layout, self.readonly = dtype, ndim, layout, readonly
+
+    def copy(self, dtype=None, ndim=None, layout=None, readonly=None) -> "Array":
+        return Array(
+            self.dtype if dtype is None else dtype,
+            self.ndim if ndim is None else ndim,
+            self.layout if layout is None else layout,
+            self.readonly if readonly is None else readonly,
+        )
+
+
+def array_from_subscript(dtype: Type, spec) -> Array:
+    """``float32[:, ::1]`` -> a 2-d C-contiguous array of float32."""
+    items = spec if isinstance(spec, tuple) else (spec,)
+    if not items or not all(isinstance(s, slice) for s in items):
+        raise TypeError(f"array type spec must be slices such as [:] or [:, ::1], not {spec!r}")
+    for s in items:
+        if s.start is not None or s.stop is not None or s.step not in (None, 1):
+            raise TypeError(f"array type spec accepts only ':' and '::1', not {s!r}")
+    contiguous = [s.step == 1 for s in items]
+    if sum(contiguous) > 1:
+        raise TypeError("only one dimension of an array type may be marked '::1'")
+    layout = "A"
+    if contiguous[-1]:
+        layout = "C"
+    elif contiguous[0] and len(items) > 1:
+        layout = "F"
+    elif any(contiguous):
+        raise TypeError("'::1' may mark only the first (F) or last (C) dimension")
+    return Array(dtype, len(items), layout)
+
+
+class Tuple(Type):
+    """A heterogeneous (or uniform) tuple of values."""
+
+    __slots__ = ("types",)
+
+    def __init__(self, types):
+        types = tuple(types)
+        if types and all(t == types[0] for t in types) and len(types) > 1:
+            name = f"UniTuple({types[0]} x {len(types)})"
+        else:
+            name = f"Tuple({', '.join(map(str, types))})"
+        super().__init__(types, name)
+        self.types = types
+
+    def __len__(self):
+        return len(self.types)
+
+    def __iter__(self):
+        return iter(self.types)
+
+    def __getitem__(self, i):
+        return self.types[i]
+
+    @property
+    def is_uniform(self) -> bool:
+        return bool(self.types) and all(t == self.types[0] for t in self.types)
+
+
+def UniTuple(dtype: Type, count: int) -> Tuple:
+    """A tuple of ``count`` values of ``dtype``."""
+    return Tuple((dtype,) * count)
+
+
+class CPointer(Type):
+    """A raw pointer to ``dtype`` (``types.CPointer(types.float32)``)."""
+
+    __slots__ = ("dtype", "addrspace")
+
+    def __init__(self, dtype: Type, addrspace: int = 0):
+        suffix = f" addrspace({addrspace})" if addrspace else ""
+        super().__init__((dtype, addrspace), f"CPointer({dtype}){suffix}")
+        self.dtype, self.addrspace = dtype, addrspace
+
+    @property
+    def is_scalar(self) -> bool:
+        return True
+
+
+class Record(Type):
+    """A NumPy structured dtype: ordered ``(name, type, offset)`` fields and a size."""
+
+    __slots__ = ("fields", "size", "aligned")
+
+    def __init__(self, fields, size: int, aligned: bool = False):
+        fields = tuple((n, t, int(o)) for n, t, o in fields)
+        desc = ", ".join(f"{n}:{t}@{o}" for n, t, o in fields)
+        super().__init__((fields, size, aligned), f"Record({desc}; {size})")
+        self.fields, self.size, self.aligned = fields, size, aligned
+
+    def field(self, name):
+        for n, t, o in self.fields:
+            if n == name:
+                return t, o
+        return None
+
+    def __getitem__(self, spec):
+        return array_from_subscript(self, spec)

@@ -1,0 +1,84 @@
+"""Types of compile-time objects: Python functions, registered callables,
+modules, number classes (``float32`` used as a cast), ranges, dtypes, strings."""
+
+from __future__ import annotations
+
+from ._base import Type
+
+__all__ = [
+    "Opaque", "PyFunction", "Module", "NumberClass", "RangeType", "StringLiteral",
+    "BoundMethod", "DType",
+]
+
+
+class Opaque(Type):
+    """A compile-time Python object with no runtime value (a registered callable,
+    a device-API stub).  Keyed by the object's identity."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj):
+        name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or repr(obj)
+        mod = getattr(obj, "__module__", None)
+        if mod and mod != "builtins" and isinstance(name, str):
+            name = f"{mod}.{name}"
+        super().__init__(id(obj), f"<{name}>")
+        self.obj = obj
+
+
+class PyFunction(Opaque):
+    """A plain Python function that is compiled as a device function when called."""
+
+    __slots__ = ()
+
+
+class Module(Opaque):
+    """A Python module used as a namespace (``math``, ``cmath``, ``cuda``)."""
+
+    __slots__ = ()
+
+
+class NumberClass(Type):
+    """A number type used as a value: ``types.float32(x)`` or ``np.float32(x)`` casts."""
+
+    __slots__ = ("instance_type",)
+
+    def __init__(self, instance_type: Type):
+        super().__init__(instance_type, f"class({instance_type})")
+        self.instance_type = instance_type
+
+
+class DType(NumberClass):
+    """A dtype argument (``np.float32``, ``types.int32``, a record dtype)."""
+
+    __slots__ = ()
+
+
+class RangeType(Type):
+    """The value of ``range(...)`` (only iterated by ``for``)."""
+
+    __slots__ = ("dtype",)
+
+    def __init__(self, dtype: Type):
+        super().__init__(dtype, f"range({dtype})")
+        self.dtype = dtype
+
+
+class StringLiteral(Type):
+    """A compile-time string (for ``print`` and exception messages)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: str):
+        super().__init__(value, "str")
+        self.value = value
+
+
+class BoundMethod(Type):
+    """``value.method`` before the call: the receiver type plus the method name."""
+
+    __slots__ = ("recv", "method")
+
+    def __init__(self, recv: Type, method: str):
+        super().__init__((recv, method), f"method({recv}.{method})")
+        self.recv, self.method = recv, method

@@ -1,0 +1,102 @@
+"""Scalar types: booleans, integers, floats (incl. float16), complex, void and none."""
+
+from __future__ import annotations
+
+from ._base import Type
+
+__all__ = [
+    "Boolean", "Integer", "Float", "Complex", "NoneType", "Void",
+    "boolean", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+    "uint64", "float16", "float32", "float64", "complex64", "complex128", "void",
+    "none", "intp", "uintp", "integer_types", "float_types", "complex_types",
+    "number_types", "INTEGER_BY_NAME",
+]
+
+
+class _Number(Type):
+    __slots__ = ("bitwidth",)
+
+    @property
+    def is_scalar(self) -> bool:
+        return True
+
+    def __getitem__(self, spec):
+        from ._containers import array_from_subscript
+
+        return array_from_subscript(self, spec)
+
+
+class Boolean(_Number):
+    __slots__ = ()
+
+    def __init__(self):
+        super().__init__("bool", "bool")
+        self.bitwidth = 1
+
+
+class Integer(_Number):
+    __slots__ = ("signed",)
+
+    def __init__(self, bitwidth: int, signed: bool):
+        name = f"{'int' if signed else 'uint'}{bitwidth}"
+        super().__init__((bitwidth, signed), name)
+        self.bitwidth = bitwidth
+        self.signed = signed
+
+    @property
+    def minval(self) -> int:
+        return -(1 << (self.bitwidth - 1)) if self.signed else 0
+
+    @property
+    def maxval(self) -> int:
+        return (1 << (self.bitwidth - (1 if self.signed else 0))) - 1
+
+
+class Float(_Number):
+    __slots__ = ()
+
+    def __init__(self, bitwidth: int):
+        super().__init__(bitwidth, f"float{bitwidth}")
+        self.bitwidth = bitwidth
+
+
+class Complex(_Number):
+    __slots__ = ("underlying",)
+
+    def __init__(self, bitwidth: int, underlying: Float):
+        super().__init__(bitwidth, f"complex{bitwidth}")
+        self.bitwidth = bitwidth
+        self.underlying = underlying
+
+
+class NoneType(Type):
+    __slots__ = ()
+
+    def __init__(self, name="none"):
+        super().__init__(name, name)
+
+
+class Void(NoneType):
+    """The return type of kernels and procedures (``types.void``)."""
+
+    __slots__ = ()
+
+    def __init__(self):
+        super().__init__("void")
+
+
+boolean = Boolean()
+int8, int16, int32, int64 = (Integer(b, True) for b in (8, 16, 32, 64))
+uint8, uint16, uint32, uint64 = (Integer(b, False) for b in (8, 16, 32, 64))
+float16, float32, float64 = Float(16), Float(32), Float(64)
+complex64, complex128 = Complex(64, float32), Complex(128, float64)
+void = Void()
+none = NoneType()
+intp, uintp = int64, uint64
+
+integer_types = (int8, int16, int32, int64, uint8, uint16, uint32, uint64)
+float_types = (float16, float32, float64)
+complex_types = (complex64, complex128)
+number_types = integer_types + float_types + complex_types
+
+INTEGER_BY_NAME = {t.name: t for t in integer_types}

@@ -1,0 +1,113 @@
+"""Signature parsing: ``"float32(float32, float32)"``, ``"void(float32[:], int32)"``,
+type objects, ``Signature`` objects and tuples of argument types."""
+
+from __future__ import annotations
+
+import ast
+
+from ..errors import SignatureError
+from . import _scalar as S
+from ._base import Signature, Type
+from ._containers import CPointer, Tuple, UniTuple
+
+__all__ = ["as_type", "parse_signature", "parse_type", "TYPE_NAMES"]
+
+TYPE_NAMES = {
+    "bool": S.boolean, "boolean": S.boolean, "b1": S.boolean, "bool_": S.boolean,
+    "int8": S.int8, "int16": S.int16, "int32": S.int32, "int64": S.int64,
+    "uint8": S.uint8, "uint16": S.uint16, "uint32": S.uint32, "uint64": S.uint64,
+    "i1": S.int8, "i2": S.int16, "i4": S.int32, "i8": S.int64,
+    "u1": S.uint8, "u2": S.uint16, "u4": S.uint32, "u8": S.uint64,
+    "byte": S.uint8, "intp": S.intp, "uintp": S.uintp, "intc": S.int32, "uintc": S.uint32,
+    "float16": S.float16, "float32": S.float32, "float64": S.float64,
+    "f2": S.float16, "f4": S.float32, "f8": S.float64, "half": S.float16,
+    "float_": S.float32, "double": S.float64,
+    "complex64": S.complex64, "complex128": S.complex128, "c8": S.complex64, "c16": S.complex128,
+    "void": S.void, "none": S.none,
+}
+
+_CALLABLES = {"CPointer": CPointer, "UniTuple": UniTuple, "Tuple": lambda *t: Tuple(t)}
+
+
+def as_type(obj) -> Type:
+    """Accept a cudalite type, a type name string, or a NumPy dtype/scalar class."""
+    if isinstance(obj, Type):
+        return obj
+    if isinstance(obj, str):
+        return parse_type(obj)
+    from ._typeof import type_from_dtype
+
+    t = type_from_dtype(obj)
+    if t is None:
+        raise SignatureError(f"{obj!r} is not a type")
+    return t
+
+
+def parse_type(text: str) -> Type:
+    try:
+        node = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError as e:
+        raise SignatureError(f"cannot parse type {text!r}: {e.msg}") from None
+    return _eval(node, text)
+
+
+def parse_signature(sig) -> tuple[Type | None, tuple[Type, ...]]:
+    """Normalise any accepted signature form to ``(return_type or None, argtypes)``."""
+    if isinstance(sig, Signature):
+        return sig.return_type, sig.args
+    if isinstance(sig, str):
+        try:
+            node = ast.parse(sig.strip(), mode="eval").body
+        except SyntaxError as e:
+            raise SignatureError(f"cannot parse signature {sig!r}: {e.msg}") from None
+        val = _eval(node, sig)
+        if isinstance(val, Signature):
+            return val.return_type, val.args
+        if isinstance(val, tuple):
+            return None, tuple(as_type(v) for v in val)
+        raise SignatureError(
+            f"signature {sig!r} must look like 'rettype(argtypes...)', e.g. 'float32(float32, float32)'"
+        )
+    if isinstance(sig, (tuple, list)):
+        return None, tuple(as_type(a) for a in sig)
+    if isinstance(sig, Type):
+        raise SignatureError(
+            f"{sig} is a type, not a signature; write {sig}(argtypes...) or a tuple of argument types"
+        )
+    raise SignatureError(f"cannot use {sig!r} as a signature")
+
+
+def _eval(node, text):
+    if isinstance(node, ast.Name):
+        if node.id in TYPE_NAMES:
+            return TYPE_NAMES[node.id]
+        if node.id in _CALLABLES:
+            return _CALLABLES[node.id]
+        raise SignatureError(f"unknown type name {node.id!r} in {text!r}")
+    if isinstance(node, ast.Attribute):  # types.float32, np.float32, nb.types.int32
+        return _eval(ast.Name(id=node.attr), text)
+    if isinstance(node, ast.Call):
+        fn = _eval(node.func, text)
+        args = [_eval(a, text) for a in node.args]
+        if node.keywords:
+            raise SignatureError(f"keyword arguments are not allowed in signature {text!r}")
+        if isinstance(fn, Type):
+            return fn(*args)
+        return fn(*args)
+    if isinstance(node, ast.Subscript):
+        base = _eval(node.value, text)
+        return base[_eval_slice(node.slice, text)]
+    if isinstance(node, ast.Tuple):
+        return tuple(_eval(e, text) for e in node.elts)
+    if isinstance(node, ast.Constant) and isinstance(node.value, int):
+        return node.value
+    raise SignatureError(f"cannot parse {ast.unparse(node)!r} in signature {text!r}")
+
+
+def _eval_slice(node, text):
+    if isinstance(node, ast.Tuple):
+        return tuple(_eval_slice(e, text) for e in node.elts)
+    if isinstance(node, ast.Slice):
+        parts = [None if p is None else _eval(p, text) for p in (node.lower, node.upper, node.step)]
+        return slice(*parts)
+    return _eval(node, text)

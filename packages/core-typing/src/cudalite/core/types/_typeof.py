@@ -1,0 +1,100 @@
+"""Typing of Python values: frozen globals/closure constants and NumPy dtypes."""
+
+from __future__ import annotations
+
+import types as _pytypes
+
+import numpy as np
+
+from . import _scalar as S
+from ._base import Type
+from ._containers import Array, Record, Tuple
+from ._functions import DType, Module, NumberClass, Opaque, PyFunction, StringLiteral
+
+__all__ = ["typeof_constant", "type_from_dtype", "dtype_of"]
+
+_DTYPE_TO_TYPE = {
+    np.dtype(np.bool_): S.boolean,
+    np.dtype(np.int8): S.int8, np.dtype(np.int16): S.int16,
+    np.dtype(np.int32): S.int32, np.dtype(np.int64): S.int64,
+    np.dtype(np.uint8): S.uint8, np.dtype(np.uint16): S.uint16,
+    np.dtype(np.uint32): S.uint32, np.dtype(np.uint64): S.uint64,
+    np.dtype(np.float16): S.float16, np.dtype(np.float32): S.float32,
+    np.dtype(np.float64): S.float64,
+    np.dtype(np.complex64): S.complex64, np.dtype(np.complex128): S.complex128,
+}
+_TYPE_TO_DTYPE = {v: k for k, v in _DTYPE_TO_TYPE.items()}
+
+
+def type_from_dtype(obj) -> Type | None:
+    """``np.float32``, ``np.dtype('f4')``, a structured dtype -> cudalite type (or None)."""
+    if isinstance(obj, Type):
+        return obj
+    try:
+        dt = np.dtype(obj)
+    except TypeError:
+        return None
+    if obj is float or obj is int or obj is complex or obj is bool:
+        return {float: S.float64, int: S.int64, complex: S.complex128, bool: S.boolean}[obj]
+    if dt.fields:
+        fields = []
+        for name, (fdt, off, *_rest) in dt.fields.items():
+            ft = type_from_dtype(fdt)
+            if ft is None:
+                return None
+            fields.append((name, ft, off))
+        return Record(fields, dt.itemsize, dt.isalignedstruct)
+    if dt.subdtype is not None:
+        return None
+    return _DTYPE_TO_TYPE.get(dt)
+
+
+def dtype_of(t: Type) -> np.dtype:
+    """The NumPy dtype of a scalar or record type."""
+    if isinstance(t, Record):
+        return np.dtype({
+            "names": [n for n, _, _ in t.fields],
+            "formats": [dtype_of(ft) for _, ft, _ in t.fields],
+            "offsets": [o for _, _, o in t.fields],
+            "itemsize": t.size,
+        })
+    return _TYPE_TO_DTYPE[t]
+
+
+def typeof_constant(value) -> Type | None:
+    """The type of a Python value frozen into compiled code, or None if it has none."""
+    if isinstance(value, bool):
+        return S.boolean
+    if isinstance(value, int):
+        return S.int64 if -(1 << 63) <= value < (1 << 63) else (S.uint64 if value < (1 << 64) else None)
+    if isinstance(value, float):
+        return S.float64
+    if isinstance(value, complex):
+        return S.complex128
+    if isinstance(value, np.generic):
+        return type_from_dtype(value.dtype)
+    if isinstance(value, str):
+        return StringLiteral(value)
+    if value is None:
+        return S.none
+    if isinstance(value, tuple):
+        items = [typeof_constant(v) for v in value]
+        return None if any(i is None for i in items) else Tuple(items)
+    if isinstance(value, np.ndarray):
+        et = type_from_dtype(value.dtype)
+        if et is None or value.ndim == 0:
+            return None
+        layout = "C" if value.flags.c_contiguous else ("F" if value.flags.f_contiguous else "A")
+        return Array(et, value.ndim, layout, readonly=True)
+    if isinstance(value, Type):
+        return NumberClass(value) if value.is_scalar or isinstance(value, Record) else Opaque(value)
+    if isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):
+        t = type_from_dtype(value)
+        return DType(t) if t is not None else None
+    if value in (float, int, bool, complex):
+        return NumberClass(type_from_dtype(value))
+    if isinstance(value, _pytypes.ModuleType):
+        return Module(value)
+    if isinstance(value, _pytypes.FunctionType):
+        return PyFunction(value)
+    return Opaque(value)

@@ -1,0 +1,494 @@
+"""Type inference: a fixpoint over the structured IR.
+
+Each local variable has one type, the unification of everything assigned to it
+(numba's behaviour for the common cases: ``x = 0`` then ``x += a[i]`` with a
+float32 array makes ``x`` float64).  Passes repeat until no variable's type
+changes; a variable read before any assignment has reached it is "unknown" in
+early passes and an error in the final, strict pass.  Results go to side tables
+in :class:`TypedFunction`, keyed by IR node.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .. import ir
+from .._compat import is_number
+from ..errors import CompilerError, TypingError
+from ..registry import CallSite, Registry
+from ..types import (
+    BoundMethod, NoneType, NumberClass, Opaque, PyFunction, RangeType, Signature,
+    StringLiteral, Tuple, Type, boolean, typeof_constant, void,
+)
+from .rules.arithmetic import binop_signature, compare_signature, int_result, unary_signature
+from .rules.casts import can_convert, unify
+
+__all__ = ["TypingContext", "TypedFunction", "CallInfo", "infer"]
+
+_MAX_PASSES = 50
+
+
+class _Unknown(Exception):
+    """Raised in non-strict passes when an operand's type is not known yet."""
+
+
+@dataclass
+class CallInfo:
+    """How a call (or operator, attribute, index) was resolved."""
+
+    kind: str  # 'registry' | 'method' | 'function' | 'cast' | 'value' | 'attr'
+    key: object
+    sig: Signature
+    site: CallSite | None = None
+    callee: "TypedFunction | None" = None
+
+
+@dataclass(eq=False)
+class TypedFunction:
+    """A function's IR plus the results of inference for one signature."""
+
+    fir: ir.FunctionIR
+    argtypes: tuple
+    return_type: Type = None
+    vartypes: dict = field(default_factory=dict)
+    typemap: dict = field(default_factory=dict)  # Expr -> Type
+    calls: dict = field(default_factory=dict)  # node -> CallInfo
+    consts: dict = field(default_factory=dict)  # Expr -> compile-time value
+
+    @property
+    def callees(self):
+        seen = []
+        for info in self.calls.values():
+            if info.callee is not None and info.callee not in seen:
+                seen.append(info.callee)
+        return seen
+
+
+class TypingContext:
+    """One compilation: the registry, options and the functions typed so far."""
+
+    def __init__(self, registry: Registry, options=None):
+        self.registry = registry
+        self.options = options
+        self._irs: dict = {}
+        self._typed: dict = {}
+        self._stack: list = []
+
+    def function_ir(self, pyfunc) -> ir.FunctionIR:
+        fir = self._irs.get(pyfunc)
+        if fir is None:
+            from ..frontend import build_ir
+
+            fir = self._irs[pyfunc] = build_ir(pyfunc)
+        return fir
+
+    def type_function(self, pyfunc, argtypes, return_type=None, loc=None) -> TypedFunction:
+        key = (pyfunc, tuple(argtypes), return_type)
+        done = self._typed.get(key)
+        if done is not None:
+            return done
+        if any(k[0] is pyfunc for k in self._stack):
+            chain = " -> ".join(k[0].__qualname__ for k in self._stack) + f" -> {pyfunc.__qualname__}"
+            raise TypingError(f"recursion is not supported in device code ({chain})", loc)
+        fir = self.function_ir(pyfunc)
+        if len(fir.params) != len(argtypes):
+            raise TypingError(
+                f"{fir.qualname}() takes {len(fir.params)} argument(s) but {len(argtypes)} were given", loc
+            )
+        self._stack.append(key)
+        try:
+            tf = _Inference(self, fir, tuple(argtypes), return_type).run()
+        except CompilerError as e:
+            if loc is not None and self._stack[:-1]:
+                e.add_note_loc(f"while typing the call to {fir.qualname}{tuple(argtypes)}", loc)
+            raise
+        finally:
+            self._stack.pop()
+        self._typed[key] = tf
+        return tf
+
+
+def infer(context: TypingContext, pyfunc, argtypes, return_type=None) -> TypedFunction:
+    return context.type_function(pyfunc, argtypes, return_type)
+
+
+class _Inference:
+    def __init__(self, ctx: TypingContext, fir: ir.FunctionIR, argtypes, return_type):
+        self.ctx = ctx
+        self.reg = ctx.registry
+        self.fir = fir
+        self.declared_return = return_type
+        self.tf = TypedFunction(fir, argtypes)
+        self.vars = dict(zip(fir.params, argtypes))
+        self.strict = False
+        self.changed = False
+        self.returns: list = []
+
+    # -- driver ------------------------------------------------------------------------
+    def run(self) -> TypedFunction:
+        for _ in range(_MAX_PASSES):
+            self.changed = False
+            self.returns = []
+            self.block(self.fir.body)
+            if not self.changed:
+                break
+        else:
+            raise TypingError(f"type inference of {self.fir.qualname} did not converge", self.fir.loc)
+        self.strict = True
+        self.returns = []
+        self.tf.typemap.clear()
+        self.tf.calls.clear()
+        self.block(self.fir.body)
+        self.tf.vartypes = dict(self.vars)
+        self.tf.return_type = self.return_type()
+        return self.tf
+
+    def return_type(self):
+        values = [(r, t) for r, t in self.returns if t is not None]
+        bare = [r for r, t in self.returns if t is None]
+        if self.declared_return is not None:
+            rt = self.declared_return
+            for r, t in values:
+                if isinstance(rt, NoneType) and not isinstance(t, NoneType):
+                    raise TypingError(f"a function declared to return {rt} returns a {t} value", r.loc)
+                if not isinstance(rt, NoneType) and not can_convert(t, rt):
+                    raise TypingError(f"cannot convert the returned {t} to the declared return type {rt}",
+                                      r.loc)
+            if bare and not isinstance(rt, NoneType):
+                raise TypingError(f"a function declared to return {rt} has a bare 'return'", bare[0].loc)
+            return rt
+        if not values:
+            return void
+        if bare:
+            raise TypingError("the function returns a value on some paths and nothing on others "
+                              "(optional return types are not supported)", bare[0].loc)
+        rt = values[0][1]
+        for r, t in values[1:]:
+            u = unify(rt, t)
+            if u is None:
+                raise TypingError(f"cannot unify return types {rt} and {t}", r.loc)
+            rt = u
+        return rt
+
+    # -- statements ----------------------------------------------------------------------
+    def block(self, stmts):
+        for s in stmts:
+            try:
+                getattr(self, "stmt_" + type(s).__name__)(s)
+            except _Unknown:
+                pass
+
+    def stmt_Assign(self, s):
+        t = self.expr(s.value)
+        self.assign(s.target, t, s.value)
+
+    def assign(self, target, t, value_node=None):
+        if isinstance(target, ir.VarTarget):
+            self.set_var(target.name, t, target.loc)
+        elif isinstance(target, ir.TupleTarget):
+            if not isinstance(t, Tuple) or len(t) != len(target.items):
+                n = len(target.items)
+                raise TypingError(f"cannot unpack {t} into {n} target(s)", target.loc)
+            for sub, st in zip(target.items, t.types):
+                self.assign(sub, st)
+        elif isinstance(target, ir.IndexTarget):
+            ct = self.expr(target.value)
+            it = self.expr(target.index)
+            sig = self.method_call(target, ct, "__setitem__", (it, t),
+                                   (self.const_of(target.index), None), target.loc, op="store")
+            self.record_call(target, sig)
+        elif isinstance(target, ir.AttrTarget):
+            ct = self.expr(target.value)
+            site_consts = (target.attr, None)
+            sig = self.method_call(target, ct, "__setattr__", (StringLiteral(target.attr), t),
+                                   site_consts, target.loc, op="attribute store")
+            self.record_call(target, sig)
+
+    def set_var(self, name, t, loc):
+        if isinstance(t, (RangeType,)):
+            raise TypingError("range objects can only be used directly in a 'for' loop", loc)
+        old = self.vars.get(name)
+        if old is None:
+            self.vars[name] = t
+            self.changed = True
+            return
+        if old == t:
+            return
+        new = unify(old, t)
+        if new is None:
+            raise TypingError(f"variable {name!r} is assigned both {old} and {t}; they do not unify", loc)
+        if new != old:
+            self.vars[name] = new
+            self.changed = True
+
+    def stmt_If(self, s):
+        self.truth(s.test)
+        self.block(s.body)
+        self.block(s.orelse)
+
+    def stmt_While(self, s):
+        self.truth(s.test)
+        self.block(s.body)
+
+    def stmt_ForRange(self, s):
+        ts = [self.expr(e) for e in (s.start, s.stop, s.step)]
+        for e, t in zip((s.start, s.stop, s.step), ts):
+            if not is_number(t) or t.name.startswith(("float", "complex")):
+                raise TypingError(f"range() arguments must be integers, not {t}", e.loc)
+        it = ts[0]
+        for t in ts[1:]:
+            it = unify(it, t)
+        if it == boolean:
+            it = int_result(it)
+        self.set_var(s.target, it, s.loc)
+        self.block(s.body)
+
+    def stmt_Break(self, s):
+        pass
+
+    stmt_Continue = stmt_Break
+
+    def stmt_Return(self, s):
+        t = None if s.value is None else self.expr(s.value)
+        if isinstance(t, NoneType):
+            t = None
+        self.returns.append((s, t))
+
+    def stmt_ExprStmt(self, s):
+        self.expr(s.value)
+
+    def stmt_Raise(self, s):
+        if s.exc is not None:
+            self.expr(s.exc)
+
+    def stmt_Assert(self, s):
+        self.truth(s.test)
+        if s.msg is not None:
+            self.expr(s.msg)
+
+    def truth(self, e):
+        t = self.expr(e)
+        if not (is_number(t) or isinstance(t, NoneType)):
+            raise TypingError(f"cannot use a value of type {t} as a condition", e.loc)
+        return t
+
+    # -- expressions -------------------------------------------------------------------------
+    def expr(self, e) -> Type:
+        t = getattr(self, "expr_" + type(e).__name__)(e)
+        self.tf.typemap[e] = t
+        c = self.const_of(e)
+        if c is not ir.NOTCONST:
+            self.tf.consts[e] = c
+        return t
+
+    def const_of(self, e):
+        if isinstance(e, ir.Const):
+            return e.value
+        if isinstance(e, ir.Var) and e.name in self.fir.constants:
+            return self.fir.constants[e.name]
+        if isinstance(e, ir.TupleExpr):
+            items = [self.const_of(i) for i in e.items]
+            return ir.NOTCONST if any(i is ir.NOTCONST for i in items) else tuple(items)
+        if isinstance(e, ir.UnaryOp) and e.op == "-":
+            v = self.const_of(e.operand)
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                return -v
+        return ir.NOTCONST
+
+    def expr_Const(self, e):
+        t = typeof_constant(e.value)
+        if t is None:
+            raise TypingError(f"the value {e.value!r} ({type(e.value).__name__}) cannot be used in device code",
+                              e.loc)
+        return t
+
+    def expr_Var(self, e):
+        t = self.vars.get(e.name)
+        if t is None:
+            if self.strict:
+                raise TypingError(f"local variable {e.name!r} is used before it is assigned", e.loc)
+            raise _Unknown()
+        return t
+
+    def expr_BinOp(self, e):
+        a, b = self.expr(e.left), self.expr(e.right)
+        if e.op == "+" and isinstance(a, Tuple) and isinstance(b, Tuple):
+            t = Tuple(a.types + b.types)
+            self.record_call(e, CallInfo("tuple_concat", None, Signature(t, (a, b))))
+            return t
+        sig = binop_signature(e.op, a, b)
+        if sig is None:
+            raise TypingError(f"unsupported operand types for {e.op}: {a} and {b}", e.loc)
+        self.record_call(e, CallInfo("binop", e.op, sig))
+        return sig.return_type
+
+    def expr_UnaryOp(self, e):
+        a = self.expr(e.operand)
+        sig = unary_signature(e.op, a)
+        if sig is None:
+            raise TypingError(f"bad operand type for unary {e.op}: {a}", e.loc)
+        if e.op == "not":
+            self.truth(e.operand)
+        self.record_call(e, CallInfo("unary", e.op, sig))
+        return sig.return_type
+
+    def expr_Compare(self, e):
+        ts = [self.expr(o) for o in e.operands]
+        sigs = []
+        for op, a, b, node in zip(e.ops, ts, ts[1:], e.operands[1:]):
+            if op in ("is", "is not"):
+                if not (isinstance(a, NoneType) or isinstance(b, NoneType)):
+                    raise TypingError(f"'{op}' is supported only to compare with None, not {a} and {b}",
+                                      e.loc)
+                sigs.append(Signature(boolean, (a, b)))
+                continue
+            if op in ("in", "not in"):
+                raise TypingError(f"the '{op}' operator is not supported for {a} and {b}", e.loc)
+            sig = compare_signature(op, a, b)
+            if sig is None and isinstance(a, Tuple) and isinstance(b, Tuple) and op in ("==", "!="):
+                sig = Signature(boolean, (a, b))
+            if sig is None:
+                raise TypingError(f"cannot compare {a} {op} {b}", e.loc)
+            sigs.append(sig)
+        self.record_call(e, CallInfo("compare", (tuple(e.ops), tuple(sigs)), Signature(boolean, tuple(ts))))
+        return boolean
+
+    def expr_BoolOp(self, e):
+        ts = [self.truth(v) for v in e.values]
+        t = ts[0]
+        for other, v in zip(ts[1:], e.values[1:]):
+            u = unify(t, other)
+            if u is None:
+                raise TypingError(f"the operands of '{e.op}' have types {t} and {other} that do not unify",
+                                  v.loc)
+            t = u
+        return t
+
+    def expr_IfExp(self, e):
+        self.truth(e.test)
+        a, b = self.expr(e.body), self.expr(e.orelse)
+        t = unify(a, b)
+        if t is None:
+            raise TypingError(f"the branches of the conditional expression have types {a} and {b} "
+                              "that do not unify", e.loc)
+        return t
+
+    def expr_TupleExpr(self, e):
+        return Tuple([self.expr(i) for i in e.items])
+
+    def expr_Attr(self, e):
+        t = self.expr(e.value)
+        typer, cls = self.reg.lookup_attr(t, e.attr)
+        if typer is not None:
+            rt = typer(t)
+            if rt is not None:
+                self.record_call(e, CallInfo("attr", (cls, e.attr), Signature(rt, (t,))))
+                return rt
+        if self.reg.has_method(t, e.attr):
+            return BoundMethod(t, e.attr)
+        typer, cls = self.reg.lookup_attr(t, "*")
+        if typer is not None:
+            rt = typer(t, e.attr)
+            if rt is not None:
+                self.record_call(e, CallInfo("attr", (cls, "*"), Signature(rt, (t,)),
+                                             CallSite(e.attr, (t,), (e.attr,), e.loc)))
+                return rt
+        raise TypingError(f"{t} has no attribute {e.attr!r}", e.loc)
+
+    def expr_Index(self, e):
+        ct = self.expr(e.value)
+        it = self.expr(e.index)
+        sig = self.method_call(e, ct, "__getitem__", (it,), (self.const_of(e.index),), e.loc, op="index")
+        self.record_call(e, sig)
+        return sig.sig.return_type
+
+    def expr_Call(self, e):
+        ft = self.expr(e.func)
+        args = [self.expr(a) for a in e.args]
+        consts = [self.const_of(a) for a in e.args]
+        kw = {k: (self.expr(v), self.const_of(v)) for k, v in e.kwargs.items()}
+        if isinstance(ft, BoundMethod):
+            info = self.method_call(e, ft.recv, ft.method, args, consts, e.loc, kwargs=kw)
+            self.record_call(e, info)
+            return info.sig.return_type
+        if isinstance(ft, NumberClass):
+            return self.cast_call(e, ft.instance_type, args, kw)
+        if isinstance(ft, PyFunction):
+            if kw:
+                args, consts = self.fold_kwargs(e, self.ctx.function_ir(ft.obj).params, args, consts, kw)
+            callee = self.ctx.type_function(ft.obj, args, loc=e.loc)
+            sig = Signature(callee.return_type, tuple(args))
+            self.record_call(e, CallInfo("function", ft.obj, sig, callee=callee))
+            return callee.return_type
+        if isinstance(ft, Opaque):
+            entry = self.reg.lookup_call(ft.obj)
+            if entry is None:
+                hook = getattr(ft.obj, "__cudalite_type_call__", None)
+                if hook is None:
+                    raise TypingError(f"{ft} is not supported in device code", e.func.loc)
+                return self.record_hooked(e, ft.obj, hook, args, consts)
+            if kw:
+                args, consts = self.fold_kwargs(e, entry.params, args, consts, kw, entry.name)
+            site = CallSite(entry.name, tuple(args), tuple(consts), e.loc, self.ctx)
+            sig = entry.typer(site)
+            if sig is None:
+                raise TypingError(f"no implementation of {entry.name}() for argument types "
+                                  f"({', '.join(map(str, args))})", e.loc)
+            self.record_call(e, CallInfo("registry", ft.obj, sig, site))
+            return sig.return_type
+        raise TypingError(f"a value of type {ft} is not callable", e.func.loc)
+
+    def record_hooked(self, e, obj, hook, args, consts):
+        site = CallSite(getattr(obj, "__name__", repr(obj)), tuple(args), tuple(consts), e.loc, self.ctx)
+        sig = hook(site)
+        if sig is None:
+            raise TypingError(f"no implementation of {site.name}() for argument types "
+                              f"({', '.join(map(str, args))})", e.loc)
+        self.record_call(e, CallInfo("registry", obj, sig, site))
+        return sig.return_type
+
+    def cast_call(self, e, target, args, kw):
+        if kw or len(args) != 1:
+            raise TypingError(f"{target}() takes exactly one positional argument", e.loc)
+        (a,) = args
+        if not can_convert(a, target) and not (is_number(a) and is_number(target)):
+            raise TypingError(f"cannot convert {a} to {target}", e.loc)
+        sig = Signature(target, (a,))
+        self.record_call(e, CallInfo("cast", target, sig))
+        return target
+
+    def fold_kwargs(self, e, params, args, consts, kw, name=None):
+        name = name or "function"
+        if params is None:
+            raise TypingError(f"{name}() does not take keyword arguments", e.loc)
+        args, consts = list(args), list(consts)
+        for i, p in enumerate(params):
+            if p in kw:
+                if i < len(args):
+                    raise TypingError(f"{name}() got multiple values for argument {p!r}", e.loc)
+                if len(args) < i:
+                    raise TypingError(f"{name}() is missing argument {params[len(args)]!r}", e.loc)
+                t, c = kw.pop(p)
+                args.append(t)
+                consts.append(c)
+        if kw:
+            raise TypingError(f"{name}() got an unexpected keyword argument {next(iter(kw))!r}", e.loc)
+        return args, consts
+
+    def method_call(self, node, recv, name, args, consts, loc, op=None, kwargs=None):
+        entry, cls = self.reg.lookup_method(recv, name)
+        what = op or f"method {name}()"
+        if entry is None:
+            raise TypingError(f"{recv} does not support {what}", loc)
+        args, consts = list(args), list(consts)
+        if kwargs:
+            args, consts = self.fold_kwargs(node, entry.params, args, consts, kwargs, name)
+        site = CallSite(name, tuple(args), tuple(consts), loc, self.ctx, recv=recv)
+        sig = entry.typer(site)
+        if sig is None:
+            raise TypingError(f"{recv} does not support {what} with ({', '.join(map(str, args))})", loc)
+        return CallInfo("method", (cls, name), sig, site)
+
+    def record_call(self, node, info):
+        self.tf.calls[node] = info
+

@@ -1,0 +1,7 @@
+"""Typing rules, one module per domain; each is a table of small pure functions.
+
+Importing this package registers every built-in rule in the core registry.
+"""
+
+from . import arithmetic, builtins, casts  # noqa: F401
+from . import arrays, mathfuncs  # noqa: F401

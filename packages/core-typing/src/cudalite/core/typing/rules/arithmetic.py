@@ -1,0 +1,129 @@
+"""Numba's scalar arithmetic typing, as pure functions of types.
+
+Rules (numba's, with ``intp`` = int64):
+
+* ``int op int`` for ``+ - * // % ** << >> & | ^``: an integer of
+  ``max(64, bitwidths)`` bits, signed if either operand is signed
+  (``int32 + int32 -> int64``, ``uint8 + uint8 -> uint64``,
+  ``int64 + uint64 -> int64``); booleans count as int8 (``True + True -> int64``).
+* ``/`` on two integers gives float64.
+* mixed kinds follow NumPy promotion (``int16 + float32 -> float32``,
+  ``int64 + float32 -> float64``, ``float32 + complex64 -> complex64``); an
+  integer literal is int64, so ``float32 * 2 -> float64`` as in numba.
+* ``float16 op float16 -> float16``.
+* ``& | ^`` on two booleans give a boolean; comparisons give a boolean.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..._compat import numeric_kind
+from ...types import (
+    Boolean, Complex, Float, Integer, Signature, boolean, dtype_of, float64, int64,
+    type_from_dtype,
+)
+
+__all__ = [
+    "promote", "int_result", "binop_signature", "unary_signature", "compare_signature",
+    "ARITH_OPS", "COMPARE_OPS",
+]
+
+ARITH_OPS = ("+", "-", "*", "/", "//", "%", "**", "<<", ">>", "&", "|", "^")
+COMPARE_OPS = ("<", "<=", ">", ">=", "==", "!=")
+
+
+def int_result(a, b=None) -> Integer:
+    """numba's ``choose_result_int``: at least 64 bits, signed if any is signed."""
+    ops = [a] if b is None else [a, b]
+    ints = [Integer(8, True) if isinstance(t, Boolean) else t for t in ops]
+    bits = max([64] + [t.bitwidth for t in ints])
+    return Integer(bits, any(t.signed for t in ints))
+
+
+def promote(a, b):
+    """NumPy promotion of two number types (the unifier of mixed kinds)."""
+    if a == b:
+        return a
+    return type_from_dtype(np.promote_types(dtype_of(a), dtype_of(b)))
+
+
+def _is_num(t):
+    return isinstance(t, (Boolean, Integer, Float, Complex))
+
+
+def binop_signature(op: str, a, b) -> Signature | None:
+    """Operand and result types of ``a op b`` for numbers, or None."""
+    if not (_is_num(a) and _is_num(b)):
+        return None
+    ka, kb = numeric_kind(a), numeric_kind(b)
+    both_int = ka in "bi" and kb in "bi"
+    if op in ("&", "|", "^"):
+        if ka == "b" and kb == "b":
+            return Signature(boolean, (boolean, boolean))
+        if not both_int:
+            return None
+        r = int_result(a, b)
+        return Signature(r, (r, r))
+    if op in ("<<", ">>"):
+        if not both_int:
+            return None
+        r = int_result(a, b)
+        return Signature(r, (r, r))
+    if op == "/":
+        if both_int:
+            return Signature(float64, (float64, float64))
+        r = promote(a, b)
+        return Signature(r, (r, r))
+    if op == "**":
+        if both_int:
+            r = int_result(a, b)
+            return Signature(r, (r, r))
+        if kb in "bi" and ka == "f":
+            return Signature(a, (a, int64))
+        r = promote(a, b) if not both_int else None
+        if numeric_kind(r) in "bi":
+            r = float64
+        return Signature(r, (r, r))
+    if op in ("+", "-", "*", "//", "%"):
+        if both_int:
+            r = int_result(a, b)
+            return Signature(r, (r, r))
+        r = promote(a, b)
+        if op in ("//", "%") and isinstance(r, Complex):
+            return None
+        return Signature(r, (r, r))
+    return None
+
+
+def unary_signature(op: str, a) -> Signature | None:
+    if op == "not":
+        return Signature(boolean, (a,))
+    if not _is_num(a):
+        return None
+    k = numeric_kind(a)
+    if op == "~":
+        if k not in "bi":
+            return None
+        r = int_result(a)
+        return Signature(r, (r,))
+    if op in ("-", "+"):
+        r = int_result(a) if k in "bi" else a
+        return Signature(r, (r,))
+    return None
+
+
+def compare_signature(op: str, a, b) -> Signature | None:
+    """Comparison of two numbers: both converted to a common type; result boolean."""
+    if not (_is_num(a) and _is_num(b)):
+        return None
+    ka, kb = numeric_kind(a), numeric_kind(b)
+    if ka == "b" and kb == "b":
+        common = boolean
+    elif ka in "bi" and kb in "bi":
+        common = int_result(a, b)
+    else:
+        common = promote(a, b)
+    if isinstance(common, Complex) and op not in ("==", "!="):
+        return None
+    return Signature(boolean, (common, common))

@@ -1,0 +1,52 @@
+"""Conversions and unification: which implicit conversions exist, and the common
+type of two values (numba's ``unify``)."""
+
+from __future__ import annotations
+
+from ..._compat import is_number, numeric_kind
+from ...types import Array, CPointer, NoneType, Tuple
+from .arithmetic import promote
+
+__all__ = ["unify", "can_convert", "needs_cast"]
+
+
+def unify(a, b):
+    """The common type of ``a`` and ``b`` (variables assigned twice), or None."""
+    if a == b:
+        return a
+    if is_number(a) and is_number(b):
+        ka, kb = numeric_kind(a), numeric_kind(b)
+        if {ka, kb} == {"b", "i"}:
+            return b if ka == "b" else a
+        return promote(a, b)
+    if isinstance(a, Tuple) and isinstance(b, Tuple) and len(a) == len(b):
+        items = [unify(x, y) for x, y in zip(a, b)]
+        return None if None in items else Tuple(items)
+    if isinstance(a, Array) and isinstance(b, Array):
+        if a.dtype == b.dtype and a.ndim == b.ndim:
+            return a.copy(layout="A" if a.layout != b.layout else a.layout,
+                          readonly=a.readonly or b.readonly)
+    return None
+
+
+def can_convert(src, dst) -> bool:
+    """Implicit conversion for assignments, stores, arguments and returns."""
+    if src == dst:
+        return True
+    if is_number(src) and is_number(dst):
+        return not (numeric_kind(src) == "c" and numeric_kind(dst) != "c")
+    if isinstance(src, Tuple) and isinstance(dst, Tuple):
+        return len(src) == len(dst) and all(can_convert(x, y) for x, y in zip(src, dst))
+    if isinstance(src, Array) and isinstance(dst, Array):
+        return (src.dtype == dst.dtype and src.ndim == dst.ndim
+                and (dst.layout == "A" or src.layout == dst.layout)
+                and (dst.readonly or not src.readonly))
+    if isinstance(src, CPointer) and isinstance(dst, CPointer):
+        return src.dtype == dst.dtype
+    if isinstance(src, NoneType) and isinstance(dst, NoneType):
+        return True
+    return False
+
+
+def needs_cast(src, dst) -> bool:
+    return src != dst
