@@ -94,8 +94,12 @@ def _ipow(lc, base, exp, ty):
         b = ir.IRBuilder(entry)
         one, zero = ir.Constant(lty, 1), ir.Constant(lty, 0)
         if ty.signed:
-            neg = b.icmp_signed("<", n, zero)
-            b.cbranch(neg, done, loop)
+            # negative exponent: exact only for |x| == 1 (1 or (-1)**n); else 0
+            is_one = b.icmp_signed("==", x, one)
+            is_mone = b.icmp_signed("==", x, ir.Constant(lty, -1))
+            mone_val = b.select(b.trunc(n, ir.IntType(1)), ir.Constant(lty, -1), one)
+            neg_res = b.select(is_one, one, b.select(is_mone, mone_val, zero))
+            b.cbranch(b.icmp_signed("<", n, zero), done, loop)
         else:
             b.branch(loop)
         b.position_at_end(loop)
@@ -119,12 +123,6 @@ def _ipow(lc, base, exp, ty):
         res = b.phi(lty)
         res.add_incoming(acc, loop)
         if ty.signed:
-            # negative exponent: exact only for |x| == 1 (1 or (-1)**n); else 0
-            is_one = b.icmp_signed("==", x, one)
-            is_mone = b.icmp_signed("==", x, ir.Constant(lty, -1))
-            odd_n = b.trunc(n, ir.IntType(1))
-            mone_val = b.select(odd_n, ir.Constant(lty, -1), one)
-            neg_res = b.select(is_one, one, b.select(is_mone, mone_val, zero))
             res.add_incoming(neg_res, entry)
         b.ret(res)
     return lc.builder.call(fn, [base, exp])
