@@ -154,10 +154,14 @@ def contiguous_strides(b, t: Array, shape):
     return strides
 
 
-def _wrapper(mb, name, ret, argtypes, extra_first=()):
+def _wrapper(mb, tf, name, ret, extra_first=()):
+    argtypes = tf.argtypes
     params = list(extra_first) + [p for t in argtypes for p in flat_params(t)]
     fn = ir.Function(mb.ir_module, ir.FunctionType(ret, params), name)
     b = ir.IRBuilder(fn.append_basic_block("entry"))
+    if mb.debug is not None:  # callers need debug info too, or inlined line info is dropped
+        sp = mb.debug.subprogram(fn, tf.fir)
+        b.debug_metadata = mb.debug.location(tf.fir.loc, sp)
     it = iter(fn.args[len(extra_first):])
     args = [_rebuild(b, it, t) for t in argtypes]
     return fn, b, args
@@ -169,7 +173,7 @@ def _is_void(t):
 
 def emit_kernel(mb, tf, name, launch_bounds=None):
     impl = mb.function_for(tf)
-    fn, b, args = _wrapper(mb, name, ir.VoidType(), tf.argtypes)
+    fn, b, args = _wrapper(mb, tf, name, ir.VoidType())
     b.call(impl, args)
     b.ret_void()
     mb.mark_kernel(fn, launch_bounds)
@@ -180,7 +184,7 @@ def emit_numba_abi(mb, tf, name):
     impl = mb.function_for(tf)
     rt = tf.return_type
     ret_slot = ptr(I8) if _is_void(rt) else ptr(value_type(rt))
-    fn, b, args = _wrapper(mb, name, I32, tf.argtypes, extra_first=(ret_slot,))
+    fn, b, args = _wrapper(mb, tf, name, I32, extra_first=(ret_slot,))
     res = b.call(impl, args)
     if not _is_void(rt):
         b.store(res, fn.args[0])
@@ -194,7 +198,7 @@ def emit_c_abi(mb, tf, name):
     ret = ir.VoidType() if _is_void(rt) else value_type(rt)
     if isinstance(rt, Boolean):
         ret = I8
-    fn, b, args = _wrapper(mb, name, ret, tf.argtypes)
+    fn, b, args = _wrapper(mb, tf, name, ret)
     res = b.call(impl, args)
     if _is_void(rt):
         b.ret_void()
