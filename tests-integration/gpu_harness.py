@@ -91,20 +91,24 @@ class Gpu:
         b = _dim3(block)
         _check(self.drv.cuLaunchKernel(fn, *g, *b, shared, 0, ctypes.addressof(arr), 0))
         _check(self.drv.cuCtxSynchronize())
-        for host, dptr in copies:
-            _check(self.drv.cuMemcpyDtoH(host.ctypes.data, dptr, host.nbytes))
-        for dptr in [d for _, d in copies]:
+        for haddr, span, dptr in copies:
+            if span:
+                _check(self.drv.cuMemcpyDtoH(haddr, dptr, span))
             self.drv.cuMemFree(dptr)
         return ptx
 
     def _flatten(self, a, t, params, keep, copies):
         if isinstance(t, Array):
             host = a
-            dptr = _check(self.drv.cuMemAlloc(max(host.nbytes, 1)))
-            if host.nbytes:
-                _check(self.drv.cuMemcpyHtoD(dptr, host.ctypes.data, host.nbytes))
-            copies.append((host, dptr))
-            params.append(ctypes.c_uint64(int(dptr)))
+            # the byte span the view touches (strided views are copied with their gaps)
+            lo = sum(min(0, (n - 1) * s) for n, s in zip(host.shape, host.strides)) if host.size else 0
+            hi = sum(max(0, (n - 1) * s) for n, s in zip(host.shape, host.strides)) + host.itemsize
+            span = hi - lo if host.size else 0
+            dbase = _check(self.drv.cuMemAlloc(max(span, 1)))
+            if span:
+                _check(self.drv.cuMemcpyHtoD(dbase, host.ctypes.data + lo, span))
+            copies.append((host.ctypes.data + lo, span, dbase))
+            params.append(ctypes.c_uint64(int(dbase) - lo))
             params.extend(ctypes.c_int64(n) for n in host.shape)
             if t.layout == "A":
                 params.extend(ctypes.c_int64(s) for s in host.strides)
