@@ -20,6 +20,7 @@ Entry points:
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 from llvmlite import ir
@@ -61,11 +62,25 @@ def _source_name(part: str) -> str:
     return f"{len(s)}{s}"
 
 
+def _tag(t) -> str:
+    """A compact, injective spelling of a non-scalar type for mangled names."""
+    if isinstance(t, Array):
+        ro = "ro" if t.readonly else ""
+        return f"Array{t.ndim}{t.layout}{ro}_{_tag(t.dtype)}"
+    if isinstance(t, Tuple):
+        return f"Tuple{len(t.types)}_" + "_".join(_tag(i) for i in t.types) + "_E"
+    if isinstance(t, CPointer):
+        return f"Ptr{t.addrspace}_{_tag(t.dtype)}"
+    if isinstance(t, Record):
+        return "Record" + hashlib.sha1(str(t).encode()).hexdigest()[:12]
+    return str(t)
+
+
 def mangle_type(t) -> str:
     code = _SCALAR_CODES.get(getattr(t, "name", ""))
     if code is not None and isinstance(t, (Boolean, Integer, Float, Complex)):
         return code
-    return _source_name(str(t))
+    return _source_name(_tag(t))
 
 
 def mangle(module: str, qualname: str, argtypes) -> str:
