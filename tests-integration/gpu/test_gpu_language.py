@@ -339,3 +339,12 @@ def test_lambda_device_function(gpu):
     out = np.zeros(10, np.float32)
     gpu.run(k, [a, out])
     np.testing.assert_array_equal(out, a * a + 1)
+
+
+def test_print_through_vprintf(gpu, capfd):
+    def k(a, n):
+        print("value", n, a[0], n > 2, "100%")
+
+    gpu.run(k, [np.array([2.5], np.float32), np.int32(7)])
+    out = capfd.readouterr().out
+    assert "value 7 2.500000 True 100%" in out

@@ -177,3 +177,11 @@ def test_cc_default_documented():
     assert ".target sm_75" in ptx
     ptx, _ = compile_ptx(add, "int32(int32, int32)", device=True, cc=(9, 0))
     assert ".target sm_90" in ptx
+
+
+def test_print_compiles_to_vprintf(compile_and_assemble):
+    def k(a, n):
+        print("n is", n, a[0], n > 2)
+
+    ptx, _ = compile_and_assemble(k, "void(float32[:], int32)")
+    assert "vprintf" in ptx

@@ -1,0 +1,89 @@
+"""``print()`` in device code through CUDA's ``vprintf``.
+
+The format string is built at compile time (string constants are inlined with
+``%`` escaped); numbers are passed in a local argument buffer with C varargs
+promotions: integers as 64-bit, floats as double, booleans as ``True``/``False``
+text chosen at run time."""
+
+from __future__ import annotations
+
+import builtins
+
+from llvmlite import ir
+
+from cudalite.core.types import Boolean, Complex, Float, Integer, StringLiteral
+
+from ._irtypes import ADDRSPACE_CONST, I8, I32, ptr
+from ._registry import lowerings
+
+__all__ = ["emit_printf", "global_string"]
+
+_DOUBLE = ir.DoubleType()
+_I64 = ir.IntType(64)
+
+
+def global_string(mb, text: str):
+    """A generic ``i8*`` to a NUL-terminated constant string (deduplicated per module)."""
+    key = ("str", text)
+    hit = mb.const_arrays.get(key)
+    if hit is not None:
+        return hit[0]
+    data = bytearray(text.encode()) + b"\0"
+    ty = ir.ArrayType(I8, len(data))
+    gv = ir.GlobalVariable(mb.ir_module, ty, mb.unique("cudalite.str"), addrspace=ADDRSPACE_CONST)
+    gv.global_constant = True
+    gv.linkage = "internal"
+    gv.initializer = ir.Constant(ty, data)
+    zero = ir.Constant(I32, 0)
+    p = gv.gep([zero, zero])  # i8 addrspace(4)*; callers cast to generic
+    mb.const_arrays[key] = (p, None)
+    return p
+
+
+def emit_printf(lc, fmt: str, values):
+    """Call ``vprintf(fmt, &args)`` with already-promoted values (i64 / double / i8*)."""
+    b = lc.builder
+    mb = lc.module
+    vprintf = mb.declare("vprintf", ir.FunctionType(I32, [ptr(I8), ptr(I8)]))
+    fmt_ptr = _generic(b, global_string(mb, fmt))
+    if values:
+        buf_ty = ir.LiteralStructType([v.type for v in values])
+        buf = lc.alloca(buf_ty)
+        for i, v in enumerate(values):
+            b.store(v, b.gep(buf, [ir.Constant(I32, 0), ir.Constant(I32, i)]))
+        argp = b.bitcast(buf, ptr(I8))
+    else:
+        argp = ir.Constant(ptr(I8), None)
+    b.call(vprintf, [fmt_ptr, argp])
+
+
+def _generic(b, p):
+    if p.type.addrspace != 0:
+        return b.addrspacecast(p, ptr(I8))
+    return p
+
+
+@lowerings.call(builtins.print)
+def _print(lc, node, args, info):
+    b = lc.builder
+    parts, values = [], []
+    for v, t in zip(args, info.sig.args):
+        if isinstance(t, StringLiteral):
+            parts.append(t.value.replace("%", "%%"))
+        elif isinstance(t, Boolean):
+            parts.append("%s")
+            values.append(b.select(v, _generic(b, global_string(lc.module, "True")),
+                                   _generic(b, global_string(lc.module, "False"))))
+        elif isinstance(t, Integer):
+            parts.append("%lld" if t.signed else "%llu")
+            values.append(lc.cast(v, t, Integer(64, t.signed)))
+        elif isinstance(t, Float):
+            parts.append("%f")
+            values.append(b.fpext(v, _DOUBLE) if t.bitwidth < 64 else v)
+        elif isinstance(t, Complex):
+            parts.append("(%f+%fj)")
+            for k in range(2):
+                part = b.extract_value(v, k)
+                values.append(b.fpext(part, _DOUBLE) if t.underlying.bitwidth < 64 else part)
+    emit_printf(lc, " ".join(parts) + "\n", values)
+    return ir.Constant(ir.LiteralStructType([]), None)
