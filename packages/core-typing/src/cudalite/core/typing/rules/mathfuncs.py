@@ -14,7 +14,7 @@ import math
 from ..._compat import numeric_kind
 from ...registry import registry
 from ...types import (
-    Complex, Float, Signature, Tuple, boolean, complex128, float64, int32, int64,
+    Complex, Float, Signature, Tuple, boolean, complex128, float64, int32, int64, uint64,
 )
 from .arithmetic import int_result, promote
 
@@ -35,7 +35,7 @@ CMATH_UNARY = ("sqrt", "exp", "log10", "sin", "cos", "tan", "sinh", "cosh", "tan
 def float_of(t):
     """The float type a math function computes in for argument type ``t``."""
     k = numeric_kind(t)
-    if k in "bi":
+    if k in ("b", "i"):
         return float64
     if k == "f":
         return t
@@ -84,8 +84,8 @@ def _to_int(site):
         raise site.error("takes exactly one argument")
     (a,) = site.args
     k = numeric_kind(a)
-    if k in "bi":
-        r = int_result(a) if k == "b" else a
+    if k in ("b", "i"):  # numba: (intp)->intp, (uint64)->uint64
+        r = a if a == uint64 else int64
         return Signature(r, (r,))
     if k == "f":
         return Signature(int64, (a,))
@@ -97,7 +97,7 @@ def _predicate(site):
         raise site.error("takes exactly one argument")
     (a,) = site.args
     k = numeric_kind(a)
-    if k in "bif":
+    if k in ("b", "i", "f"):
         return Signature(boolean, (a,))
     return None
 
@@ -110,9 +110,11 @@ for _n in MATH_PREDICATES:
 
 @_reg("ldexp", ("x", "i"))
 def _ldexp(site):
+    if len(site.args) != 2:
+        raise site.error(f"takes exactly two arguments ({len(site.args)} given)")
     x, i = site.args
     f = float_of(x)
-    if f is None or numeric_kind(i) not in "bi":
+    if f is None or numeric_kind(i) not in ("b", "i"):
         return None
     return Signature(f, (f, int32))
 
@@ -131,7 +133,7 @@ def _modf(site):
 
 @_reg("gcd", None)
 def _gcd(site):
-    if not site.args or any(numeric_kind(a) not in "bi" for a in site.args):
+    if not site.args or any(numeric_kind(a) not in ("b", "i") for a in site.args):
         return None
     r = int_result(*site.args[:2]) if len(site.args) >= 2 else int_result(site.args[0])
     return Signature(r, (r,) * len(site.args))
@@ -142,7 +144,7 @@ def _complex_of(t):
     k = numeric_kind(t)
     if k == "c":
         return t
-    if k in "bif":
+    if k in ("b", "i", "f"):
         return Complex(64, t) if t == Float(32) else complex128
     return None
 
