@@ -12,8 +12,17 @@ from cudalite.core.errors import (  # noqa: F401
 from . import lower as _lower  # noqa: F401  (registers lowerings)
 from .api import compile, compile_ptx, compile_stages
 from .pipeline import STAGES, Artifact
+from cudalite.core.device_api import (  # noqa: E402,F401  (the device-side API)
+    activemask, all_sync, any_sync, atomic, ballot_sync, blockDim, blockIdx, brev, cbrt, clz, const,
+    eq_sync, ffs, fma, fp16, grid, gridDim, gridsize, laneid, lanemask_lt, local, match_all_sync,
+    match_any_sync, popc, selp, shared, shfl_down_sync, shfl_sync, shfl_up_sync, shfl_xor_sync,
+    syncthreads, syncthreads_and, syncthreads_count, syncthreads_or, syncwarp, threadfence,
+    threadfence_block, threadfence_system, threadIdx, warpsize,
+)
+from cudalite.core.device_api import DEVICE_API_NAMES as _DEVICE_API_NAMES
 
 __all__ = [
     "compile", "compile_ptx", "compile_stages", "STAGES", "Artifact", "types",
     "CompilerError", "CudaliteError", "NvvmError", "SignatureError", "TypingError", "UnsupportedError",
+    *_DEVICE_API_NAMES,
 ]

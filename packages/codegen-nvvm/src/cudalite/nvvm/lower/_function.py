@@ -256,6 +256,9 @@ class FunctionLowerer:
         return truth(self.builder, self.expr(e), self.typeof(e))
 
     def expr_Const(self, e):
+        info = self.tf.calls.get(e)
+        if info is not None and info.kind == "value":  # a device value (cuda.threadIdx.x)
+            return lowerings.lookup_value(info.key)(self, e, info)
         return lower_constant(self, e.value, self.typeof(e))
 
     def expr_Var(self, e):

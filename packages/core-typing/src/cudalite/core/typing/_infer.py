@@ -296,6 +296,11 @@ class _Inference:
         return ir.NOTCONST
 
     def expr_Const(self, e):
+        typer = self.reg.lookup_value(e.value)
+        if typer is not None:  # a device value such as cuda.threadIdx.x
+            t = typer(CallSite(getattr(e, "name", None) or repr(e.value), (), (), e.loc, self.ctx))
+            self.record_call(e, CallInfo("value", e.value, Signature(t, ())))
+            return t
         t = typeof_constant(e.value)
         if t is None:
             raise TypingError(f"the value {e.value!r} ({type(e.value).__name__}) cannot be used in device code",

@@ -1,0 +1,210 @@
+"""Lowering of the device intrinsics: special registers (``threadIdx.x``,
+``laneid``, ``warpsize``), ``grid``/``gridsize``, barriers and fences, bit
+intrinsics, ``fma``/``cbrt``/``selp`` and the ``cuda.fp16`` functions.
+
+NVVM intrinsics are declared on demand (``llvm.nvvm.read.ptx.sreg.*``,
+``llvm.nvvm.barrier0*``, ``llvm.nvvm.membar.*``, ``llvm.ctpop.*``); a few PTX
+instructions with no LLVM 7 intrinsic are emitted as inline assembly.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from cudalite.core import device_api as api
+from cudalite.core.typing.rules.intrinsics import SREG_VALUES
+
+from ._arith import fneg
+from ._irtypes import I1, I32, I64
+from ._registry import lowerings
+
+__all__ = ["call_intrinsic", "inline_asm", "read_sreg"]
+
+_HALF = ir.HalfType()
+_I16 = ir.IntType(16)
+
+
+def call_intrinsic(lc, name, ret, args):
+    """Call (declaring on first use) the intrinsic ``name`` returning ``ret``."""
+    fn = lc.module.declare(name, ir.FunctionType(ret, [a.type for a in args]))
+    return lc.builder.call(fn, args)
+
+
+def inline_asm(lc, ret, asm, constraint, args=(), side_effect=True):
+    fnty = ir.FunctionType(ret, [a.type for a in args])
+    return lc.builder.asm(fnty, asm, constraint, list(args), side_effect)
+
+
+def read_sreg(lc, reg):
+    """An i32 special register such as ``tid.x`` or ``laneid``."""
+    return call_intrinsic(lc, f"llvm.nvvm.read.ptx.sreg.{reg}", I32, [])
+
+
+@lowerings.value(*SREG_VALUES)
+def _sreg(lc, node, info):
+    return read_sreg(lc, SREG_VALUES[info.key])
+
+
+# -- grid / gridsize -----------------------------------------------------------------------------
+@lowerings.call(api.grid)
+def _grid(lc, node, args, info):
+    b = lc.builder
+
+    def axis(a):
+        tid = b.sext(read_sreg(lc, f"tid.{a}"), I64)
+        ctaid = b.sext(read_sreg(lc, f"ctaid.{a}"), I64)
+        ntid = b.sext(read_sreg(lc, f"ntid.{a}"), I64)
+        return b.add(tid, b.mul(ctaid, ntid))
+
+    return _pack(lc, [axis(a) for a in "xyz"[: info.site.data["ndim"]]])
+
+
+@lowerings.call(api.gridsize)
+def _gridsize(lc, node, args, info):
+    b = lc.builder
+
+    def axis(a):
+        return b.mul(b.sext(read_sreg(lc, f"ntid.{a}"), I64), b.sext(read_sreg(lc, f"nctaid.{a}"), I64))
+
+    return _pack(lc, [axis(a) for a in "xyz"[: info.site.data["ndim"]]])
+
+
+def _pack(lc, values):
+    if len(values) == 1:
+        return values[0]
+    out = ir.Constant(ir.LiteralStructType([I64] * len(values)), ir.Undefined)
+    for i, v in enumerate(values):
+        out = lc.builder.insert_value(out, v, i)
+    return out
+
+
+# -- barriers and fences ----------------------------------------------------------------------------
+_VOID = ir.VoidType()
+
+
+@lowerings.call(api.syncthreads)
+def _syncthreads(lc, node, args, info):
+    call_intrinsic(lc, "llvm.nvvm.barrier0", _VOID, [])
+
+
+def _barrier_reduce(suffix):
+    def lower(lc, node, args, info):
+        pred = lc.builder.zext(args[0], I32)
+        return call_intrinsic(lc, f"llvm.nvvm.barrier0.{suffix}", I32, [pred])
+
+    return lower
+
+
+lowerings.call(api.syncthreads_count)(_barrier_reduce("popc"))
+lowerings.call(api.syncthreads_and)(_barrier_reduce("and"))
+lowerings.call(api.syncthreads_or)(_barrier_reduce("or"))
+
+
+@lowerings.call(api.syncwarp)
+def _syncwarp(lc, node, args, info):
+    mask = args[0] if args else ir.Constant(I32, 0xFFFFFFFF)
+    call_intrinsic(lc, "llvm.nvvm.bar.warp.sync", _VOID, [mask])
+
+
+def _fence(level):
+    def lower(lc, node, args, info):
+        call_intrinsic(lc, f"llvm.nvvm.membar.{level}", _VOID, [])
+
+    return lower
+
+
+lowerings.call(api.threadfence)(_fence("gl"))
+lowerings.call(api.threadfence_block)(_fence("cta"))
+lowerings.call(api.threadfence_system)(_fence("sys"))
+
+
+# -- bit intrinsics -----------------------------------------------------------------------------------
+@lowerings.call(api.popc)
+def _popc(lc, node, args, info):
+    (x,) = args
+    return call_intrinsic(lc, f"llvm.ctpop.i{x.type.width}", x.type, [x])
+
+
+@lowerings.call(api.brev)
+def _brev(lc, node, args, info):
+    (x,) = args
+    name = "__nv_brev" if x.type.width == 32 else "__nv_brevll"
+    return lc.call_libdevice(name, x.type, [x])
+
+
+@lowerings.call(api.clz)
+def _clz(lc, node, args, info):
+    (x,) = args
+    return call_intrinsic(lc, f"llvm.ctlz.i{x.type.width}", x.type, [x, ir.Constant(I1, 0)])
+
+
+@lowerings.call(api.ffs)
+def _ffs(lc, node, args, info):
+    (x,) = args
+    name = "__nv_ffs" if x.type.width == 32 else "__nv_ffsll"
+    return lc.call_libdevice(name, I32, [x])
+
+
+@lowerings.call(api.fma)
+def _fma(lc, node, args, info):
+    name = "__nv_fmaf" if args[0].type == ir.FloatType() else "__nv_fma"
+    return lc.call_libdevice(name, args[0].type, args)
+
+
+@lowerings.call(api.cbrt)
+def _cbrt(lc, node, args, info):
+    name = "__nv_cbrtf" if args[0].type == ir.FloatType() else "__nv_cbrt"
+    return lc.call_libdevice(name, args[0].type, args)
+
+
+@lowerings.call(api.selp)
+def _selp(lc, node, args, info):
+    return lc.builder.select(*args)
+
+
+# -- half precision -----------------------------------------------------------------------------------
+def _habs(lc, a):
+    b = lc.builder
+    bits = b.and_(b.bitcast(a, _I16), ir.Constant(_I16, 0x7FFF))
+    return b.bitcast(bits, _HALF)
+
+
+def _hfma(lc, a, bv, c):
+    b = lc.builder  # libNVVM's inline asm takes no 'half' operands: pass the bits as i16
+    ops = [b.bitcast(v, _I16) for v in (a, bv, c)]
+    r = inline_asm(lc, _I16, "fma.rn.f16 $0, $1, $2, $3;", "=h,h,h,h", ops, side_effect=False)
+    return b.bitcast(r, _HALF)
+
+
+def _hminmax(pred):
+    def lower(lc, a, bv):
+        b = lc.builder
+        # NaN is treated as missing data (like fmaxf/fminf): the other operand wins
+        pick_a = b.or_(b.fcmp_ordered(pred, a, bv), b.fcmp_unordered("uno", bv, bv))
+        return b.select(pick_a, a, bv)
+
+    return lower
+
+
+_FP16_LOWER = {
+    "hadd": lambda lc, a, b: lc.builder.fadd(a, b),
+    "hsub": lambda lc, a, b: lc.builder.fsub(a, b),
+    "hmul": lambda lc, a, b: lc.builder.fmul(a, b),
+    "hdiv": lambda lc, a, b: lc.builder.fdiv(a, b),
+    "hneg": lambda lc, a: fneg(lc.builder, a),
+    "habs": _habs,
+    "hfma": _hfma,
+    "hmax": _hminmax(">"),
+    "hmin": _hminmax("<"),
+    "heq": lambda lc, a, b: lc.builder.fcmp_ordered("==", a, b),
+    "hne": lambda lc, a, b: lc.builder.fcmp_unordered("!=", a, b),
+    "hgt": lambda lc, a, b: lc.builder.fcmp_ordered(">", a, b),
+    "hge": lambda lc, a, b: lc.builder.fcmp_ordered(">=", a, b),
+    "hlt": lambda lc, a, b: lc.builder.fcmp_ordered("<", a, b),
+    "hle": lambda lc, a, b: lc.builder.fcmp_ordered("<=", a, b),
+}
+
+
+@lowerings.call(*(getattr(api.fp16, n) for n in api.FP16_OPS))
+def _fp16(lc, node, args, info):
+    return _FP16_LOWER[info.site.data["op"]](lc, *args)
