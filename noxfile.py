@@ -1,0 +1,92 @@
+"""Test, lint and benchmark sessions for the cudalite monorepo.
+
+    nox -s tests          # everything GPU-less in one venv: what CI (.ci/run) runs
+    nox -s core | nvvm | integration | gpu | bench | lint
+
+Sessions use the Python that runs nox and install the packages from this
+checkout (not editable), so they test what ``pip install`` produces.
+"""
+
+from __future__ import annotations
+
+import nox
+from nox.command import CommandFailed
+
+nox.options.sessions = ["lint", "tests"]
+nox.options.reuse_existing_virtualenvs = True
+
+CORE = "./packages/core-typing"
+NVVM = "./packages/codegen-nvvm"
+CORE_TESTS = "packages/core-typing/tests"
+NVVM_TESTS = "packages/codegen-nvvm/tests"
+INTEGRATION_TESTS = "tests-integration"
+LINT_PATHS = ["packages/", "tests-integration/", "benchmarks/", "examples/", "noxfile.py"]
+
+
+def _install_all(session: nox.Session) -> None:
+    # One pip command, so the sibling pin cudalite-core==0.1.0 resolves to the checkout.
+    session.install(f"{CORE}[test]", f"{NVVM}[test]")
+
+
+def _pytest(session: nox.Session, *args: str) -> None:
+    session.run("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", *args, *session.posargs)
+
+
+@nox.session
+def core(session: nox.Session) -> None:
+    """cudalite-core's unit tests (numpy only, no CUDA wheels)."""
+    session.install(f"{CORE}[test]")
+    _pytest(session, CORE_TESTS)
+
+
+@nox.session
+def nvvm(session: nox.Session) -> None:
+    """cudalite-nvvm's unit tests (PTX assembled into cubins with nvJitLink)."""
+    _install_all(session)
+    _pytest(session, NVVM_TESTS)
+
+
+@nox.session
+def integration(session: nox.Session) -> None:
+    """Cross-package tests: import rules, no-libcuda, README, examples (GPU tests skip)."""
+    _install_all(session)
+    _pytest(session, INTEGRATION_TESTS)
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """core + nvvm + integration in one venv, GPU-less: the CI entry point."""
+    _install_all(session)
+    # Separate runs (each test tree has its own conftest.py and test-module names);
+    # all three run even if one fails, and the session fails at the end.
+    failed = []
+    for tree in (CORE_TESTS, NVVM_TESTS, INTEGRATION_TESTS):
+        try:
+            _pytest(session, tree)
+        except CommandFailed:
+            failed.append(tree)
+    if failed:
+        session.error(f"tests failed in: {', '.join(failed)}")
+
+
+@nox.session
+def gpu(session: nox.Session) -> None:
+    """The GPU suite (needs a CUDA GPU and driver; tests skip without one)."""
+    _install_all(session)
+    _pytest(session, "-m", "gpu", "-rs", INTEGRATION_TESTS)
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """Compile-speed benchmark; ``nox -s bench -- --peers`` also installs numba-cuda to compare."""
+    session.install(CORE, NVVM)
+    if "--peers" in session.posargs:
+        session.install("numba-cuda[cu13]")
+    session.run("python", "benchmarks/compile_speed.py")
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """ruff over the packages, tests, benchmarks and this file (config: ruff.toml)."""
+    session.install("ruff")
+    session.run("ruff", "check", *LINT_PATHS)
