@@ -20,9 +20,11 @@ c8, c16 = complex64, complex128
 byte = uint8
 intc, uintc = int32, uint32
 half = float16
+float_ = float32  # numba's alias (not NumPy's float_)
 double = float64
 
-__all__ = sorted(set(_NAMES) | {
+# ``bool`` is a signature-string name only: exporting it would shadow the builtin
+__all__ = sorted((set(_NAMES) | {
     "Array", "CPointer", "Record", "Signature", "Tuple", "Type", "UniTuple",
     "bool_", "b1", "half", "double",
-} - {"bool"})
+}) - {"bool"})

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-from cudalite.core.errors import CudaliteError, strip_internal_frames
+from cudalite.core.errors import CompilerError, CudaliteError, Loc, strip_internal_frames
 
 from ._options import CompileOptions, normalize_cc
 from .config import load_config
@@ -60,15 +60,26 @@ def _entry(device, abi, abi_info):
 
 
 def _compile(pyfunc, sig, entry, options, until):
+    """Run the pipeline: ``(result, None)``, or ``(None, error)`` for a compile error.
+
+    The public function raises the error itself, so its traceback holds the
+    user's frames and that one ``api.py`` frame (Python always records the frame
+    that executes ``raise``; no frame of the compiler's internals remains).
+    ``CUDALITE_FULL_TRACEBACK=1`` raises here with every internal frame instead.
+    """
     if not callable(pyfunc) or not hasattr(pyfunc, "__code__"):
         raise TypeError(f"expected a Python function, got {pyfunc!r}")
     try:
-        return run_pipeline(pyfunc, sig, entry, options, until=until)
+        return run_pipeline(pyfunc, sig, entry, options, until=until), None
     except CudaliteError as e:
         if load_config().full_traceback:
             raise
-        err = strip_internal_frames(e, _PKG_DIRS)
-    raise err.with_traceback(None) from None
+        err = strip_internal_frames(e, _PKG_DIRS).with_traceback(None)
+    if isinstance(err, CompilerError):  # e.g. a bad signature: point at the function compiled
+        code = pyfunc.__code__
+        err.with_default_loc(Loc(code.co_filename, code.co_firstlineno))
+    err.__cause__, err.__suppress_context__ = None, True  # as 'raise ... from None'
+    return None, err
 
 
 def compile(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=False, cc=None,
@@ -77,7 +88,9 @@ def compile(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=Fals
     entry = _entry(device, abi, abi_info)
     options = make_options(cc=cc, opt=opt, fastmath=fastmath, debug=debug, lineinfo=lineinfo,
                            output=output, forceinline=forceinline, launch_bounds=launch_bounds)
-    res = _compile(pyfunc, sig, entry, options, output)
+    res, err = _compile(pyfunc, sig, entry, options, output)
+    if err is not None:
+        raise err
     return res.artifacts[output].data, res.return_type
 
 
@@ -89,7 +102,9 @@ def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath
                            output="ptx", forceinline=False, launch_bounds=launch_bounds)
     if forceinline:
         raise ValueError("forceinline=True is only supported by compile(..., output='ltoir')")
-    res = _compile(pyfunc, sig, entry, options, "ptx")
+    res, err = _compile(pyfunc, sig, entry, options, "ptx")
+    if err is not None:
+        raise err
     return res.artifacts["ptx"].data, res.return_type
 
 
@@ -97,6 +112,10 @@ def compile_stages(pyfunc, sig, *, device=True, abi="numba", abi_info=None, outp
     """Every stage's artifact for ``pyfunc`` and ``sig``: ``{stage: Artifact}``."""
     entry = _entry(device, abi, abi_info)
     options = make_options(output=output, **opts)
-    res = _compile(pyfunc, sig, entry, options, "source")
-    full = _compile(pyfunc, sig, entry, options, output)
+    res, err = _compile(pyfunc, sig, entry, options, "source")
+    if err is not None:
+        raise err
+    full, err = _compile(pyfunc, sig, entry, options, output)
+    if err is not None:
+        raise err
     return {**res.artifacts, **full.artifacts}

@@ -84,6 +84,14 @@ class CompilerError(CudaliteError):
         self.args = (self._render(),)
         return self
 
+    def with_default_loc(self, loc: Loc | None):
+        """Give an error found without a source position (a bad signature, a kernel
+        declared to return a value) the location of the function being compiled."""
+        if self.loc is None and loc is not None:
+            self.loc = loc
+            self.args = (self._render(),)
+        return self
+
     def __str__(self):
         return self.args[0] if self.args else self.msg
 

@@ -297,8 +297,10 @@ def _single_constants(body, params) -> dict:
         for s in stmts:
             if isinstance(s, ir.Assign):
                 _count_targets(s.target, counts)
-                if isinstance(s.target, ir.VarTarget) and isinstance(s.value, ir.Const):
-                    values[s.target.name] = s.value.value
+                if isinstance(s.target, ir.VarTarget):
+                    value = _literal(s.value)
+                    if value is not ir.NOTCONST:
+                        values[s.target.name] = value
             elif isinstance(s, ir.ForRange):
                 counts[s.target] = counts.get(s.target, 0) + 2
             for attr in ("body", "orelse"):
@@ -310,6 +312,16 @@ def _single_constants(body, params) -> dict:
         k: v for k, v in values.items()
         if counts.get(k) == 1 and k not in params and isinstance(v, (int, float, bool, tuple, np.generic))
     }
+
+
+def _literal(e):
+    """The value of a constant or a tuple display of constants, else NOTCONST."""
+    if isinstance(e, ir.Const):
+        return e.value
+    if isinstance(e, ir.TupleExpr):
+        items = [_literal(i) for i in e.items]
+        return ir.NOTCONST if any(i is ir.NOTCONST for i in items) else tuple(items)
+    return ir.NOTCONST
 
 
 def _count_targets(t, counts):

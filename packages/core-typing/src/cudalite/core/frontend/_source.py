@@ -72,7 +72,7 @@ def capture(func) -> SourceInfo:
     dedented = textwrap.dedent(src)
     shift = _indent(src) - _indent(dedented)
     tree = ast.parse(dedented, filename)
-    node = _find(tree, func, first_line=1) or next(
+    node = _find(tree, func, first_line=1, col_shift=shift) or next(
         (n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.Lambda))), None
     )
     return SourceInfo(node, filename, dedented.splitlines(True), code.co_firstlineno - 1, shift)
@@ -83,11 +83,11 @@ def _indent(text):
     return len(first) - len(first.lstrip())
 
 
-def _find(tree, func, first_line=None):
+def _find(tree, func, first_line=None, col_shift=0):
     code = func.__code__
     first = code.co_firstlineno if first_line is None else first_line
     if func.__name__ == "<lambda>":
-        return _find_lambda(tree, code, first)
+        return _find_lambda(tree, code, first, code.co_firstlineno - first, col_shift)
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == func.__name__:
             starts = [node.lineno] + [d.lineno for d in node.decorator_list]
@@ -96,15 +96,23 @@ def _find(tree, func, first_line=None):
     return None
 
 
-def _find_lambda(tree, code, first):
+def _find_lambda(tree, code, first, line_offset=0, col_shift=0):
+    """The Lambda node of ``code``: the smallest lambda whose span holds every
+    instruction's source span (``co_positions``, Python 3.11+), so two lambdas on
+    one line are told apart.  ``line_offset``/``col_shift`` map file positions to
+    those of ``tree`` (parsed from a dedented snippet)."""
     lambdas = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)]
     positions = []
-    if hasattr(code, "co_positions") and first == code.co_firstlineno:
-        positions = [(ln, col) for ln, _, col, _ in code.co_positions() if ln is not None and col is not None]
+    if hasattr(code, "co_positions"):
+        for ln, eln, col, ecol in code.co_positions():
+            if None in (ln, eln, col, ecol) or (eln, ecol) <= (ln, col):
+                continue  # no position, or an empty span (RESUME and implicit returns: col 0..0)
+            positions.append(((ln - line_offset, col - col_shift), (eln - line_offset, ecol - col_shift)))
     if positions:
         inside = [
             n for n in lambdas
-            if all((n.lineno, n.col_offset) <= p <= (n.end_lineno, n.end_col_offset) for p in positions)
+            if all((n.lineno, n.col_offset) <= start and end <= (n.end_lineno, n.end_col_offset)
+                   for start, end in positions)
         ]
         if inside:
             return min(inside, key=lambda n: (n.end_lineno - n.lineno, n.end_col_offset - n.col_offset))

@@ -26,7 +26,14 @@ TYPE_NAMES = {
     "void": S.void, "none": S.none,
 }
 
-_CALLABLES = {"CPointer": CPointer, "UniTuple": UniTuple, "Tuple": lambda *t: Tuple(t)}
+def _tuple_type(*items):
+    """``Tuple((int32, float32))`` (numba's spelling) or ``Tuple(int32, float32)``."""
+    if len(items) == 1 and isinstance(items[0], tuple):
+        items = items[0]
+    return Tuple(as_type(t) for t in items)
+
+
+_CALLABLES = {"CPointer": CPointer, "UniTuple": UniTuple, "Tuple": _tuple_type}
 
 
 def as_type(obj) -> Type:
@@ -48,7 +55,21 @@ def parse_type(text: str) -> Type:
         node = ast.parse(text.strip(), mode="eval").body
     except SyntaxError as e:
         raise SignatureError(f"cannot parse type {text!r}: {e.msg}") from None
-    return _eval(node, text)
+    t = _eval_checked(node, text)
+    if not isinstance(t, Type):
+        raise SignatureError(f"{text!r} is not a type")
+    return t
+
+
+def _eval_checked(node, text):
+    """``_eval`` with the type constructors' own errors (a bad array spec such as
+    ``float32[::2]``, 9 dimensions, calling a non-type) turned into SignatureError."""
+    try:
+        return _eval(node, text)
+    except SignatureError:
+        raise
+    except (TypeError, ValueError) as e:
+        raise SignatureError(f"invalid type in signature {text!r}: {e}") from None
 
 
 def parse_signature(sig) -> tuple[Type | None, tuple[Type, ...]]:
@@ -60,7 +81,7 @@ def parse_signature(sig) -> tuple[Type | None, tuple[Type, ...]]:
             node = ast.parse(sig.strip(), mode="eval").body
         except SyntaxError as e:
             raise SignatureError(f"cannot parse signature {sig!r}: {e.msg}") from None
-        val = _eval(node, sig)
+        val = _eval_checked(node, sig)
         if isinstance(val, Signature):
             return val.return_type, val.args
         if isinstance(val, tuple):

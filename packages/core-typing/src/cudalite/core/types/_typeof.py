@@ -86,6 +86,8 @@ def typeof_constant(value) -> Type | None:
             return None
         layout = "C" if value.flags.c_contiguous else ("F" if value.flags.f_contiguous else "A")
         return Array(et, value.ndim, layout, readonly=True)
+    if isinstance(value, (list, dict, set, frozenset, bytes, bytearray)):
+        return None  # mutable/host containers have no device representation
     if isinstance(value, Type):
         return NumberClass(value) if value.is_scalar or isinstance(value, Record) else Opaque(value)
     if isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):

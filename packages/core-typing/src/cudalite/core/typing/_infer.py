@@ -17,8 +17,8 @@ from .._compat import is_number
 from ..errors import CompilerError, TypingError
 from ..registry import CallSite, Registry
 from ..types import (
-    BoundMethod, NoneType, NumberClass, Opaque, PyFunction, RangeType, Signature,
-    StringLiteral, Tuple, Type, boolean, typeof_constant, void,
+    BoundMethod, Integer, NoneType, NumberClass, Opaque, PyFunction, RangeType, Signature,
+    StringLiteral, Tuple, Type, boolean, int64, typeof_constant, void,
 )
 from .rules.arithmetic import binop_signature, compare_signature, int_result, unary_signature
 from .rules.casts import can_convert, unify
@@ -100,7 +100,7 @@ class TypingContext:
             tf = _Inference(self, fir, tuple(argtypes), return_type).run()
         except CompilerError as e:
             if loc is not None and self._stack[:-1]:
-                e.add_note_loc(f"while typing the call to {fir.qualname}{tuple(argtypes)}", loc)
+                e.add_note_loc(f"while typing the call to {fir.qualname}({', '.join(map(str, argtypes))})", loc)
             raise
         finally:
             self._stack.pop()
@@ -110,6 +110,42 @@ class TypingContext:
 
 def infer(context: TypingContext, pyfunc, argtypes, return_type=None) -> TypedFunction:
     return context.type_function(pyfunc, argtypes, return_type)
+
+
+def falls_through(stmts) -> bool:
+    """Whether control can reach the end of ``stmts`` (conservatively: every
+    ``if`` branch is assumed reachable; ``while True`` without ``break`` never ends)."""
+    for s in stmts:
+        if isinstance(s, (ir.Return, ir.Raise)):
+            return False
+        if isinstance(s, ir.If) and not falls_through(s.body) and not falls_through(s.orelse):
+            return False
+        if (isinstance(s, ir.While) and isinstance(s.test, ir.Const) and s.test.value is not None
+                and _truthy_const(s.test.value) and not _breaks(s.body)):
+            return False
+    return True
+
+
+def _is_exception_class(e) -> bool:
+    return (isinstance(e, ir.Const) and isinstance(e.value, type)
+            and issubclass(e.value, BaseException))
+
+
+def _truthy_const(v) -> bool:
+    try:
+        return bool(v)
+    except Exception:  # an object without a truth value
+        return False
+
+
+def _breaks(stmts) -> bool:
+    """Whether ``stmts`` hold a ``break`` of the enclosing loop (not of a nested one)."""
+    for s in stmts:
+        if isinstance(s, ir.Break):
+            return True
+        if isinstance(s, ir.If) and (_breaks(s.body) or _breaks(s.orelse)):
+            return True
+    return False
 
 
 class _Inference:
@@ -156,12 +192,19 @@ class _Inference:
                                       r.loc)
             if bare and not isinstance(rt, NoneType):
                 raise TypingError(f"a function declared to return {rt} has a bare 'return'", bare[0].loc)
+            if not isinstance(rt, NoneType) and falls_through(self.fir.body):
+                raise TypingError(f"a function declared to return {rt} can reach its end without "
+                                  "returning a value (add a final 'return')", self._end_loc())
             return rt
         if not values:
             return void
         if bare:
             raise TypingError("the function returns a value on some paths and nothing on others "
                               "(optional return types are not supported)", bare[0].loc)
+        if falls_through(self.fir.body):
+            raise TypingError(f"the function returns {values[0][1]} on some paths but can reach its end "
+                              "without returning a value (optional return types are not supported; "
+                              "add a final 'return')", self._end_loc())
         rt = values[0][1]
         for r, t in values[1:]:
             u = unify(rt, t)
@@ -169,6 +212,9 @@ class _Inference:
                 raise TypingError(f"cannot unify return types {rt} and {t}", r.loc)
             rt = u
         return rt
+
+    def _end_loc(self):
+        return self.fir.body[-1].loc if self.fir.body else self.fir.loc
 
     # -- statements ----------------------------------------------------------------------
     def block(self, stmts):
@@ -235,13 +281,22 @@ class _Inference:
         for e, t in zip((s.start, s.stop, s.step), ts):
             if not is_number(t) or t.name.startswith(("float", "complex")):
                 raise TypingError(f"range() arguments must be integers, not {t}", e.loc)
-        it = ts[0]
-        for t in ts[1:]:
-            it = unify(it, t)
-        if it == boolean:
-            it = int_result(it)
-        self.set_var(s.target, it, s.loc)
+        self.set_var(s.target, self.range_type(s, ts), s.loc)
+        if not isinstance(self.vars[s.target], Integer):
+            raise TypingError(f"the loop variable {s.target!r} is also assigned values that make it "
+                              f"{self.vars[s.target]}; a range loop variable must stay an integer", s.loc)
         self.block(s.body)
+
+    def range_type(self, s, ts):
+        """The loop variable's type: a 64-bit integer (so ``i + step`` cannot wrap
+        before reaching ``stop``), unsigned when every non-constant argument is
+        unsigned and every constant (the implicit ``0`` and ``1``, literals) is
+        non-negative: ``range(n)`` over a uint64 ``n`` counts in uint64."""
+        consts = [self.const_of(e) for e in (s.start, s.stop, s.step)]
+        var_ts = [t for t, c in zip(ts, consts) if not isinstance(c, int)]
+        unsigned = (bool(var_ts) and all(isinstance(t, Integer) and not t.signed for t in var_ts)
+                    and all(c >= 0 for c in consts if isinstance(c, int)))
+        return int_result(var_ts[0]) if unsigned else int64
 
     def stmt_Break(self, s):
         pass
@@ -258,8 +313,12 @@ class _Inference:
         self.expr(s.value)
 
     def stmt_Raise(self, s):
-        if s.exc is not None:
-            self.expr(s.exc)
+        exc = s.exc
+        if isinstance(exc, ir.Call) and _is_exception_class(exc.func) and not exc.kwargs:
+            for a in exc.args:  # raise ValueError("msg", x): the arguments are only checked
+                self.expr(a)
+        elif exc is not None and not _is_exception_class(exc):
+            self.expr(exc)
 
     def stmt_Assert(self, s):
         self.truth(s.test)
@@ -289,6 +348,10 @@ class _Inference:
         if isinstance(e, ir.TupleExpr):
             items = [self.const_of(i) for i in e.items]
             return ir.NOTCONST if any(i is ir.NOTCONST for i in items) else tuple(items)
+        if isinstance(e, ir.Index):  # SHAPE[0] of a constant tuple
+            base, i = self.const_of(e.value), self.const_of(e.index)
+            if isinstance(base, tuple) and isinstance(i, int) and -len(base) <= i < len(base):
+                return base[i]
         if isinstance(e, ir.UnaryOp) and e.op == "-":
             v = self.const_of(e.operand)
             if isinstance(v, (int, float)) and not isinstance(v, bool):
@@ -303,8 +366,10 @@ class _Inference:
             return t
         t = typeof_constant(e.value)
         if t is None:
-            raise TypingError(f"the value {e.value!r} ({type(e.value).__name__}) cannot be used in device code",
-                              e.loc)
+            what = f"{e.name!r} = " if e.name else ""
+            raise TypingError(f"the value {what}{e.value!r} ({type(e.value).__name__}) cannot be used in device "
+                              "code; globals and closure variables must be numbers, tuples, NumPy scalars "
+                              "or arrays", e.loc)
         return t
 
     def expr_Var(self, e):

@@ -12,6 +12,10 @@ Rules (numba's, with ``intp`` = int64):
   integer literal is int64, so ``float32 * 2 -> float64`` as in numba.
 * ``float16 op float16 -> float16``.
 * ``& | ^`` on two booleans give a boolean; comparisons give a boolean.
+* ``<< >>``: the result (and the shift's signedness) follows the left operand
+  only: ``uint32 >> int64 -> uint64``.
+* unary ``- +`` on integers give ``max(64, bits)`` bits; ``~bool -> bool`` (NumPy's
+  ``invert``, as in numba), ``~`` on other integers as ``-``.
 """
 
 from __future__ import annotations
@@ -68,7 +72,9 @@ def binop_signature(op: str, a, b) -> Signature | None:
     if op in ("<<", ">>"):
         if not both_int:
             return None
-        r = int_result(a, b)
+        # only the left operand's signedness matters (numba): uint32 >> 1 is a
+        # logical shift giving uint64, although the literal 1 is int64
+        r = int_result(a)
         return Signature(r, (r, r))
     if op == "/":
         if both_int:
@@ -105,6 +111,8 @@ def unary_signature(op: str, a) -> Signature | None:
     if op == "~":
         if k not in "bi":
             return None
+        if k == "b":  # numba follows NumPy: ~True is False (np.invert), not -2
+            return Signature(boolean, (boolean,))
         r = int_result(a)
         return Signature(r, (r,))
     if op in ("-", "+"):
