@@ -296,3 +296,21 @@ def test_builtin_typing_errors(make):
     with pytest.raises(TypingError) as ei:
         _nvvm_ir(make("min(a0, a1)", 2), "(complex128, complex128)")
     assert "complex128" in str(ei.value) and "return min(a0, a1)" in str(ei.value)
+
+
+@pytest.mark.xfail(strict=True, reason="complex is typed as a NumberClass cast, which takes one "
+                   "argument (core/typing/_infer.py cast_call); the lowering of "
+                   "complex(re, im) in _builtins.py is ready once it routes to the registry")
+def test_complex_of_two_numbers(make, compile_and_assemble):
+    _, resty = compile_and_assemble(make("complex(a0, a1)", 2), "(float32, int32)", device=True)
+    assert str(resty) == "complex128"
+
+
+@pytest.mark.parametrize("expr,nargs,sig", [
+    ("math.sin(a0)", 1, "(float32,)"), ("math.sqrt(a0)", 1, "(float64,)"),
+    ("math.floor(a0)", 1, "(float32,)"), ("cmath.sqrt(a0)", 1, "(complex64,)"),
+    ("cmath.atanh(a0)", 1, "(complex128,)"), ("round(a0, 3)", 1, "(float32,)"),
+    ("a0 ** a1", 2, "(complex64, complex64)"),
+])
+def test_fastmath(make, compile_and_assemble, expr, nargs, sig):
+    compile_and_assemble(make(expr, nargs), sig, device=True, fastmath=True)
