@@ -348,3 +348,15 @@ def test_print_through_vprintf(gpu, capfd):
     gpu.run(k, [np.array([2.5], np.float32), np.int32(7)])
     out = capfd.readouterr().out
     assert "value 7 2.500000 True 100%" in out
+
+
+def test_complex_constructor_two_args(gpu):
+    def k(re, im, out):
+        for i in range(re.shape[0]):
+            out[i] = complex(re[i], im[i]) * 1j
+
+    re = RNG.normal(size=8).astype(np.float32)
+    im = RNG.normal(size=8).astype(np.float32)
+    out = np.zeros(8, np.complex128)
+    gpu.run(k, [re, im, out])
+    np.testing.assert_allclose(out, (re.astype(np.float64) + 1j * im.astype(np.float64)) * 1j, rtol=1e-12)

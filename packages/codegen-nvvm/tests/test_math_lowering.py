@@ -298,9 +298,6 @@ def test_builtin_typing_errors(make):
     assert "complex128" in str(ei.value) and "return min(a0, a1)" in str(ei.value)
 
 
-@pytest.mark.xfail(strict=True, reason="complex is typed as a NumberClass cast, which takes one "
-                   "argument (core/typing/_infer.py cast_call); the lowering of "
-                   "complex(re, im) in _builtins.py is ready once it routes to the registry")
 def test_complex_of_two_numbers(make, compile_and_assemble):
     _, resty = compile_and_assemble(make("complex(a0, a1)", 2), "(float32, int32)", device=True)
     assert str(resty) == "complex128"

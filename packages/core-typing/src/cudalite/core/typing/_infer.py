@@ -17,7 +17,7 @@ from .._compat import is_number
 from ..errors import CompilerError, TypingError
 from ..registry import CallSite, Registry
 from ..types import (
-    BoundMethod, Integer, NoneType, NumberClass, Opaque, PyFunction, RangeType, Signature,
+    BoundMethod, Complex, Integer, NoneType, NumberClass, Opaque, PyFunction, RangeType, Signature,
     StringLiteral, Tuple, Type, boolean, int64, typeof_constant, void,
 )
 from .rules.arithmetic import binop_signature, compare_signature, int_result, unary_signature
@@ -518,6 +518,15 @@ class _Inference:
         return sig.return_type
 
     def cast_call(self, e, target, args, kw):
+        if isinstance(target, Complex) and len(args) == 2 and not kw:  # complex(re, im)
+            entry = self.reg.lookup_call(complex)
+            site = CallSite(entry.name, tuple(args), tuple(self.const_of(a) for a in e.args), e.loc, self.ctx)
+            sig = entry.typer(site)
+            if sig is None:
+                raise TypingError(f"no implementation of complex() for argument types "
+                                  f"({', '.join(map(str, args))})", e.loc)
+            self.record_call(e, CallInfo("registry", complex, sig, site))
+            return sig.return_type
         if kw or len(args) != 1:
             raise TypingError(f"{target}() takes exactly one positional argument", e.loc)
         (a,) = args
