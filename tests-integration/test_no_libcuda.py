@@ -88,6 +88,8 @@ def test_compiles_without_libcuda(tmp_path):
         (broken / name).write_bytes(b"not an ELF file: libcuda is unavailable here\n")
     env = {k: v for k, v in os.environ.items() if k not in ("CUDA_HOME", "CUDA_PATH")}
     env["LD_LIBRARY_PATH"] = os.pathsep.join(filter(None, [str(broken), env.get("LD_LIBRARY_PATH")]))
+    if env.get("PYTHONPATH"):  # the child runs elsewhere: keep source-tree paths valid
+        env["PYTHONPATH"] = os.pathsep.join(os.path.abspath(p) for p in env["PYTHONPATH"].split(os.pathsep) if p)
     r = subprocess.run([sys.executable, "-c", CHILD, str(tmp_path)], capture_output=True, text=True,
                        env=env, cwd=tmp_path, timeout=300)
     assert r.returncode == 0, r.stderr

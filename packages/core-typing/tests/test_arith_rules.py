@@ -303,3 +303,16 @@ def test_can_convert_pointers():
 def test_needs_cast():
     assert not needs_cast(T.int32, T.int32)
     assert needs_cast(T.int32, T.int64)
+
+
+def test_promote_matches_numpy_for_every_pair():
+    import numpy as np
+
+    from cudalite.core.types import dtype_of, number_types, type_from_dtype
+    from cudalite.core.typing.rules.arithmetic import promote
+
+    alltypes = (T.boolean,) + tuple(number_types)
+    for a in alltypes:
+        for b in alltypes:
+            expected = type_from_dtype(np.promote_types(dtype_of(a), dtype_of(b)))
+            assert promote(a, b) == expected, (a, b)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import cmath
 import math
+import sys
 
-import numpy as np
 from llvmlite import ir
 
 from ._arith import complex_div, fneg
@@ -23,6 +23,7 @@ __all__ = ["complex_pow", "CMath"]
 
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
+_FLOAT32_MAX = 3.4028234663852886e38
 
 
 class CMath:
@@ -32,7 +33,7 @@ class CMath:
         self.lc, self.b, self.cty = lc, lc.builder, cty
         self.fty = cty.underlying
         self.lty = ir.DoubleType() if self.fty.bitwidth == 64 else ir.FloatType()
-        fmax = float(np.finfo(np.float64 if self.fty.bitwidth == 64 else np.float32).max)
+        fmax = sys.float_info.max if self.fty.bitwidth == 64 else _FLOAT32_MAX
         self.large = fmax / 4.0
         self.sqrt_large = math.sqrt(self.large)
         self.log_large = math.log(self.large)

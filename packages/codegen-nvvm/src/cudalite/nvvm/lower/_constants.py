@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-import numpy as np
 from llvmlite import ir
 
+from cudalite.core._numpy import is_ndarray, numpy
 from cudalite.core.types import (
     Array, Boolean, Complex, Float, Integer, NoneType, Tuple,
 )
@@ -37,7 +37,7 @@ def lower_constant(lc, value, ty):
         return c
     if isinstance(ty, Tuple):
         return ir.Constant(value_type(ty), [lower_constant(lc, v, t) for v, t in zip(value, ty.types)])
-    if isinstance(ty, Array) and isinstance(value, np.ndarray):
+    if isinstance(ty, Array) and is_ndarray(value):
         elem_ptr = constant_array_global(lc.module, value, ty)
         data = lc.builder.addrspacecast(elem_ptr, ptr(memory_type(ty.dtype)))
         strides = [int(s) for s in value.strides]
@@ -48,7 +48,7 @@ def lower_constant(lc, value, ty):
     return ir.Constant(value_type(ty), None)  # compile-time objects carry no runtime value
 
 
-def constant_array_global(mb, arr: np.ndarray, ty):
+def constant_array_global(mb, arr, ty):
     """Pointer (``T addrspace(4)*``) to a constant-memory copy of ``arr``, emitted
     once per array and module."""
     key = (id(arr), ty)
@@ -56,6 +56,7 @@ def constant_array_global(mb, arr: np.ndarray, ty):
     if hit is not None:
         return hit[0]
     elem = memory_type(ty.dtype)
+    np = numpy()
     flat = np.ascontiguousarray(arr).reshape(-1)
     if isinstance(ty.dtype, (Integer, Float, Boolean)) and not isinstance(ty.dtype, Boolean):
         init = ir.Constant(ir.ArrayType(elem, flat.size), [_scalar_const(v, ty.dtype) for v in flat.tolist()])

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from llvmlite import ir
 
 from cudalite.core import device_api as api
+from cudalite.core._numpy import numpy
 
 from ._abi import itemsize
 from ._constants import array_struct, constant_array_global
@@ -91,7 +91,7 @@ def _local_array(lc, node, args, info):
 @lowerings.call(api.const.array_like)
 def _const_array_like(lc, node, args, info):
     aty = info.sig.return_type
-    value = np.ascontiguousarray(info.site.data["array"])
+    value = numpy().ascontiguousarray(info.site.data["array"])
     first = constant_array_global(lc.module, info.site.data["array"], aty)
     data = lc.builder.addrspacecast(first, ptr(memory_type(aty.dtype)))
     return _static_array(lc, aty, data, value.shape)

@@ -10,9 +10,9 @@ compiler does not support is rejected with its exact location.
 from __future__ import annotations
 
 import ast
-import numpy as np
 
 from .. import ir
+from .._numpy import is_ndarray, is_numpy_scalar
 from ..errors import TypingError, UnsupportedError
 from ._source import SourceInfo, capture, free_values, lookup_free
 
@@ -36,7 +36,7 @@ _UNSUPPORTED_STMTS = {
     ast.Import: "import statements", ast.ImportFrom: "import statements",
     ast.AsyncFor: "'async for'",
 }
-_FOLDABLE_SCALARS = (int, float, complex, bool, str, tuple, np.ndarray, np.generic, type(None))
+_VALUE_TYPES = (int, float, complex, bool, str, tuple, type(None))
 
 
 def build_ir(func) -> ir.FunctionIR:
@@ -273,9 +273,7 @@ def _describe(n):
 
 def _foldable(value) -> bool:
     """Attributes of these compile-time objects are resolved by the frontend."""
-    if isinstance(value, _FOLDABLE_SCALARS):
-        return False
-    return True
+    return not (isinstance(value, _VALUE_TYPES) or is_ndarray(value) or is_numpy_scalar(value))
 
 
 def _assigned_names(fn_node) -> set[str]:
@@ -310,7 +308,7 @@ def _single_constants(body, params) -> dict:
     visit(body)
     return {
         k: v for k, v in values.items()
-        if counts.get(k) == 1 and k not in params and isinstance(v, (int, float, bool, tuple, np.generic))
+        if counts.get(k) == 1 and k not in params and (isinstance(v, (int, float, bool, tuple)) or is_numpy_scalar(v))
     }
 
 

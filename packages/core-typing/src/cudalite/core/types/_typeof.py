@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import types as _pytypes
 
-import numpy as np
-
+from .._numpy import is_ndarray, is_numpy_scalar, loaded, numpy
 from . import _scalar as S
 from ._base import Type
 from ._containers import Array, Record, Tuple
@@ -13,29 +12,27 @@ from ._functions import DType, Module, NumberClass, Opaque, PyFunction, StringLi
 
 __all__ = ["typeof_constant", "type_from_dtype", "dtype_of"]
 
-_DTYPE_TO_TYPE = {
-    np.dtype(np.bool_): S.boolean,
-    np.dtype(np.int8): S.int8, np.dtype(np.int16): S.int16,
-    np.dtype(np.int32): S.int32, np.dtype(np.int64): S.int64,
-    np.dtype(np.uint8): S.uint8, np.dtype(np.uint16): S.uint16,
-    np.dtype(np.uint32): S.uint32, np.dtype(np.uint64): S.uint64,
-    np.dtype(np.float16): S.float16, np.dtype(np.float32): S.float32,
-    np.dtype(np.float64): S.float64,
-    np.dtype(np.complex64): S.complex64, np.dtype(np.complex128): S.complex128,
+_BY_KIND_SIZE = {
+    ("b", 1): S.boolean,
+    ("i", 1): S.int8, ("i", 2): S.int16, ("i", 4): S.int32, ("i", 8): S.int64,
+    ("u", 1): S.uint8, ("u", 2): S.uint16, ("u", 4): S.uint32, ("u", 8): S.uint64,
+    ("f", 2): S.float16, ("f", 4): S.float32, ("f", 8): S.float64,
+    ("c", 8): S.complex64, ("c", 16): S.complex128,
 }
-_TYPE_TO_DTYPE = {v: k for k, v in _DTYPE_TO_TYPE.items()}
+_PY_TYPES = {float: S.float64, int: S.int64, complex: S.complex128, bool: S.boolean}
 
 
 def type_from_dtype(obj) -> Type | None:
     """``np.float32``, ``np.dtype('f4')``, a structured dtype -> cudalite type (or None)."""
     if isinstance(obj, Type):
         return obj
+    if isinstance(obj, type) and obj in _PY_TYPES:
+        return _PY_TYPES[obj]
+    np = numpy()
     try:
         dt = np.dtype(obj)
     except TypeError:
         return None
-    if obj is float or obj is int or obj is complex or obj is bool:
-        return {float: S.float64, int: S.int64, complex: S.complex128, bool: S.boolean}[obj]
     if dt.fields:
         fields = []
         for name, (fdt, off, *_rest) in dt.fields.items():
@@ -44,13 +41,14 @@ def type_from_dtype(obj) -> Type | None:
                 return None
             fields.append((name, ft, off))
         return Record(fields, dt.itemsize, dt.isalignedstruct)
-    if dt.subdtype is not None:
+    if dt.subdtype is not None or not dt.isnative:
         return None
-    return _DTYPE_TO_TYPE.get(dt)
+    return _BY_KIND_SIZE.get((dt.kind, dt.itemsize))
 
 
-def dtype_of(t: Type) -> np.dtype:
+def dtype_of(t: Type):
     """The NumPy dtype of a scalar or record type."""
+    np = numpy()
     if isinstance(t, Record):
         return np.dtype({
             "names": [n for n, _, _ in t.fields],
@@ -58,7 +56,7 @@ def dtype_of(t: Type) -> np.dtype:
             "offsets": [o for _, _, o in t.fields],
             "itemsize": t.size,
         })
-    return _TYPE_TO_DTYPE[t]
+    return np.dtype(t.name)
 
 
 def typeof_constant(value) -> Type | None:
@@ -71,7 +69,7 @@ def typeof_constant(value) -> Type | None:
         return S.float64
     if isinstance(value, complex):
         return S.complex128
-    if isinstance(value, np.generic):
+    if is_numpy_scalar(value):
         return type_from_dtype(value.dtype)
     if isinstance(value, str):
         return StringLiteral(value)
@@ -80,7 +78,7 @@ def typeof_constant(value) -> Type | None:
     if isinstance(value, tuple):
         items = [typeof_constant(v) for v in value]
         return None if any(i is None for i in items) else Tuple(items)
-    if isinstance(value, np.ndarray):
+    if is_ndarray(value):
         et = type_from_dtype(value.dtype)
         if et is None or value.ndim == 0:
             return None
@@ -90,7 +88,9 @@ def typeof_constant(value) -> Type | None:
         return None  # mutable/host containers have no device representation
     if isinstance(value, Type):
         return NumberClass(value) if value.is_scalar or isinstance(value, Record) else Opaque(value)
-    if isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):
+    np = loaded()
+    if np is not None and (isinstance(value, np.dtype)
+                           or (isinstance(value, type) and issubclass(value, np.generic))):
         t = type_from_dtype(value)
         return DType(t) if t is not None else None
     if value in (float, int, bool, complex):

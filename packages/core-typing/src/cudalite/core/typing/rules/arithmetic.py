@@ -20,12 +20,9 @@ Rules (numba's, with ``intp`` = int64):
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..._compat import numeric_kind
 from ...types import (
-    Boolean, Complex, Float, Integer, Signature, boolean, dtype_of, float64, int64,
-    type_from_dtype,
+    Boolean, Complex, Float, Integer, Signature, boolean, complex64, complex128, float64, int64,
 )
 
 __all__ = [
@@ -45,11 +42,46 @@ def int_result(a, b=None) -> Integer:
     return Integer(bits, any(t.signed for t in ints))
 
 
+def _float_bits_for_int(t) -> int:
+    """Bits of the smallest float that holds every value of integer ``t`` (NumPy's rule)."""
+    return {8: 16, 16: 32}.get(t.bitwidth, 64)
+
+
+def _promote_ints(a, b):
+    if a.signed == b.signed:
+        return a if a.bitwidth >= b.bitwidth else b
+    s, u = (a, b) if a.signed else (b, a)
+    if s.bitwidth > u.bitwidth:
+        return s
+    if u.bitwidth < 64:
+        return Integer(2 * u.bitwidth, True)
+    return float64  # int64 with uint64: no integer holds both
+
+
 def promote(a, b):
-    """NumPy promotion of two number types (the unifier of mixed kinds)."""
+    """NumPy's ``promote_types`` for two number types, without importing NumPy
+    (checked against NumPy for every pair in the tests)."""
     if a == b:
         return a
-    return type_from_dtype(np.promote_types(dtype_of(a), dtype_of(b)))
+    ka, kb = numeric_kind(a), numeric_kind(b)
+    if ka == "b":
+        return b
+    if kb == "b":
+        return a
+    if ka == "i" and kb == "i":
+        return _promote_ints(a, b)
+
+    def float_bits(t, k):
+        if k == "i":
+            return _float_bits_for_int(t)
+        if k == "f":
+            return t.bitwidth
+        return t.underlying.bitwidth
+
+    bits = max(float_bits(a, ka), float_bits(b, kb))
+    if "c" in (ka, kb):
+        return complex64 if bits <= 32 else complex128
+    return Float(bits)
 
 
 def _is_num(t):

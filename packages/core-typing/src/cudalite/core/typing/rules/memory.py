@@ -10,7 +10,7 @@ array ``a`` into constant memory (a read-only array).
 
 from __future__ import annotations
 
-import numpy as np
+from ..._numpy import is_ndarray, is_numpy_integer
 
 from ... import device_api as api
 from ...registry import registry
@@ -28,7 +28,7 @@ def const_shape(site, allow_zero=False):
                          f"not a runtime {site.args[0]}")
     shape = site.consts[0]
     items = shape if isinstance(shape, tuple) else (shape,)
-    if not items or not all(isinstance(n, (int, np.integer)) and not isinstance(n, bool) for n in items):
+    if not items or not all((isinstance(n, int) or is_numpy_integer(n)) and not isinstance(n, bool) for n in items):
         raise site.error(f"the shape must be an int or a tuple of ints, not {shape!r}")
     items = tuple(int(n) for n in items)
     if allow_zero and items == (0,):
@@ -75,7 +75,7 @@ registry.call(api.local.array, params=("shape", "dtype"), name="cuda.local.array
 def _array_like(site):
     check_arity(site, 1)
     value = site.consts[0] if site.is_const(0) else None
-    if not isinstance(value, np.ndarray):
+    if not is_ndarray(value):
         raise site.error("the argument must be a global NumPy array (a compile-time constant), "
                          f"not {site.args[0]}")
     dtype = type_from_dtype(value.dtype)
