@@ -263,12 +263,18 @@ def k_ballot(mask_out, count_out, votes):
     b = cuda.ballot_sync(0xFFFFFFFF, lane % 3 == 0)
     mask_out[t] = b
     count_out[t] = cuda.popc(b)
+    # every lane named in the mask must take part in a vote: vote first, then store from lane 0
+    v0 = cuda.all_sync(0xFFFFFFFF, lane < 32)
+    v1 = cuda.any_sync(0xFFFFFFFF, lane == 31)
+    v2 = cuda.all_sync(0xFFFFFFFF, lane < 31)
+    v3 = cuda.activemask()
+    v4 = cuda.lanemask_lt()
     if t == 0:
-        votes[0] = cuda.all_sync(0xFFFFFFFF, lane < 32)
-        votes[1] = cuda.any_sync(0xFFFFFFFF, lane == 31)
-        votes[2] = cuda.all_sync(0xFFFFFFFF, lane < 31)
-        votes[3] = cuda.activemask()
-        votes[4] = cuda.lanemask_lt()
+        votes[0] = v0
+        votes[1] = v1
+        votes[2] = v2
+        votes[3] = v3
+        votes[4] = v4
 
 
 def test_ballot_popc_votes(gpu):
