@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast as _ast
 from dataclasses import dataclass, field
 
-from cudalite.core.errors import CompilerError, SignatureError
+from cudalite.core.errors import SignatureError, TypingError
 from cudalite.core.ir.printer import format_typed_function
 from cudalite.core.registry import registry
 from cudalite.core.types import NoneType, Void, parse_signature
@@ -88,7 +88,7 @@ def run_pipeline(pyfunc, sig, entry: EntrySpec, options: CompileOptions, until: 
         return result
     tf = ctx.type_function(pyfunc, argtypes, ret)
     if not entry.device and not isinstance(tf.return_type, (Void, NoneType)):
-        raise CompilerError(f"kernel {fir.qualname} returns a {tf.return_type} value; kernels must return None",
+        raise TypingError(f"kernel {fir.qualname} returns a {tf.return_type} value; kernels must return None",
                             next((loc for loc in _return_locs(fir)), fir.loc))
     result.typed = tf
     result.return_type = tf.return_type

@@ -201,7 +201,8 @@ class FunctionLowerer:
         if isinstance(const_step, int):
             going = cmp("<" if const_step > 0 else ">", cur, stop)
         else:
-            up = b.icmp_signed(">", step, ir.Constant(lty, 0))
+            # the step's own sign decides the direction (a uint64 step is never negative)
+            up = (b.icmp_signed if signed else b.icmp_unsigned)(">", step, ir.Constant(lty, 0))
             going = b.select(up, cmp("<", cur, stop), cmp(">", cur, stop))
         b.cbranch(going, body_bb, end_bb)
         b.position_at_end(body_bb)
