@@ -9,6 +9,7 @@ read here once: they become compile-time constants.
 from __future__ import annotations
 
 import ast
+import functools
 import builtins
 import inspect
 import linecache
@@ -48,6 +49,13 @@ class SourceInfo:
         )
 
 
+@functools.lru_cache(maxsize=16)
+def _parse_file(text: str, filename: str):
+    """Parse a whole source file once per content (a module with many kernels is
+    parsed once, not once per kernel).  The trees are never mutated."""
+    return ast.parse(text, filename)
+
+
 def capture(func) -> SourceInfo:
     """Locate the ``ast.FunctionDef``/``ast.Lambda`` of ``func`` in its source."""
     code = func.__code__
@@ -55,7 +63,7 @@ def capture(func) -> SourceInfo:
     lines = linecache.getlines(filename, func.__globals__)
     if lines:
         try:
-            tree = ast.parse("".join(lines), filename)
+            tree = _parse_file("".join(lines), filename)
         except SyntaxError:
             tree = None
         if tree is not None:
