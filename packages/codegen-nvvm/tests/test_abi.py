@@ -185,3 +185,14 @@ def test_print_compiles_to_vprintf(compile_and_assemble):
 
     ptx, _ = compile_and_assemble(k, "void(float32[:], int32)")
     assert "vprintf" in ptx
+
+
+def test_libnvvm_failure_carries_the_log():
+    from cudalite.nvvm import NvvmError, libnvvm
+
+    bad = 'target triple = "nvptx64-nvidia-cuda"\ndefine void @k() {\n  ret i32 0\n}\n'
+    with pytest.raises(NvvmError) as ei:
+        libnvvm.compile_ir(bad, ["-arch=compute_90"], False)
+    assert ei.value.log, "libNVVM's log must be attached"
+    assert ei.value.log in str(ei.value)
+    assert ei.value.ir_text == bad
