@@ -11,7 +11,6 @@ from llvmlite import ir
 
 from cudalite.core import ir as cir
 from cudalite.core.errors import LoweringError
-from cudalite.core.registry import registry
 from cudalite.core.types import (
     BoundMethod, NoneType, Tuple, Void,
 )
@@ -397,36 +396,10 @@ class FunctionLowerer:
         return fn(self, e, [recv, idx], info)
 
     def call_args(self, e, info):
-        vals = [self.expr(a) for a in e.args]
-        tys = [self.typeof(a) for a in e.args]
-        if e.kwargs:
-            vals += [self.expr(v) for v in e.kwargs.values()]
-            tys += [self.typeof(v) for v in e.kwargs.values()]
-            vals, tys = self.order_kwargs(e, info, vals, tys)
-        return [self.cast(v, t, s) for v, t, s in zip(vals, tys, info.sig.args)]
-
-    def order_kwargs(self, e, info, vals, tys):
-        """Put keyword arguments in parameter order (as the typer folded them)."""
-        names = self.kwarg_params(e, info)
-        npos = len(e.args)
-        order = list(range(npos)) + [npos + list(e.kwargs).index(p) for p in names[npos:]
-                                     if p in e.kwargs]
-        return [vals[i] for i in order], [tys[i] for i in order]
-
-    def kwarg_params(self, e, info):
-        if info.kind == "function":
-            return self.module_ir_params(info.key)
-        if info.kind == "method":
-            entry, _ = registry.lookup_method(info.site.recv, info.key[1])
-        else:
-            entry = registry.lookup_call(info.key)
-        return list(entry.params)
-
-    def module_ir_params(self, pyfunc):
-        for callee in self.tf.callees:
-            if callee.fir.pyfunc is pyfunc:
-                return callee.fir.params
-        raise AssertionError("callee not typed")
+        """Argument values in parameter order (the typer folded keywords), converted
+        to the chosen signature's types."""
+        nodes = info.arg_nodes or e.args
+        return [self.cast(self.expr(n), self.typeof(n), t) for n, t in zip(nodes, info.sig.args)]
 
     def expr_Call(self, e):
         info = self.tf.calls[e]

@@ -41,6 +41,7 @@ class CallInfo:
     sig: Signature
     site: CallSite | None = None
     callee: "TypedFunction | None" = None
+    arg_nodes: tuple | None = None  # argument expressions in parameter order (keywords folded)
 
 
 @dataclass(eq=False)
@@ -476,7 +477,8 @@ class _Inference:
         ft = self.expr(e.func)
         args = [self.expr(a) for a in e.args]
         consts = [self.const_of(a) for a in e.args]
-        kw = {k: (self.expr(v), self.const_of(v)) for k, v in e.kwargs.items()}
+        kw = {k: (self.expr(v), self.const_of(v), v) for k, v in e.kwargs.items()}
+        nodes = None
         if isinstance(ft, BoundMethod):
             info = self.method_call(e, ft.recv, ft.method, args, consts, e.loc, kwargs=kw)
             self.record_call(e, info)
@@ -485,10 +487,10 @@ class _Inference:
             return self.cast_call(e, ft.instance_type, args, kw)
         if isinstance(ft, PyFunction):
             if kw:
-                args, consts = self.fold_kwargs(e, self.ctx.function_ir(ft.obj).params, args, consts, kw)
+                args, consts, nodes = self.fold_kwargs(e, self.ctx.function_ir(ft.obj).params, args, consts, kw)
             callee = self.ctx.type_function(ft.obj, args, loc=e.loc)
             sig = Signature(callee.return_type, tuple(args))
-            self.record_call(e, CallInfo("function", ft.obj, sig, callee=callee))
+            self.record_call(e, CallInfo("function", ft.obj, sig, callee=callee, arg_nodes=nodes))
             return callee.return_type
         if isinstance(ft, Opaque):
             entry = self.reg.lookup_call(ft.obj)
@@ -498,13 +500,13 @@ class _Inference:
                     raise TypingError(f"{ft} is not supported in device code", e.func.loc)
                 return self.record_hooked(e, ft.obj, hook, args, consts)
             if kw:
-                args, consts = self.fold_kwargs(e, entry.params, args, consts, kw, entry.name)
+                args, consts, nodes = self.fold_kwargs(e, entry.params, args, consts, kw, entry.name)
             site = CallSite(entry.name, tuple(args), tuple(consts), e.loc, self.ctx)
             sig = entry.typer(site)
             if sig is None:
                 raise TypingError(f"no implementation of {entry.name}() for argument types "
                                   f"({', '.join(map(str, args))})", e.loc)
-            self.record_call(e, CallInfo("registry", ft.obj, sig, site))
+            self.record_call(e, CallInfo("registry", ft.obj, sig, site, arg_nodes=nodes))
             return sig.return_type
         raise TypingError(f"a value of type {ft} is not callable", e.func.loc)
 
@@ -537,36 +539,38 @@ class _Inference:
         return target
 
     def fold_kwargs(self, e, params, args, consts, kw, name=None):
+        """Fold keyword arguments into positional order: (types, consts, arg nodes)."""
         name = name or "function"
         if params is None:
             raise TypingError(f"{name}() does not take keyword arguments", e.loc)
-        args, consts = list(args), list(consts)
+        args, consts, nodes = list(args), list(consts), list(e.args)
         for i, p in enumerate(params):
             if p in kw:
                 if i < len(args):
                     raise TypingError(f"{name}() got multiple values for argument {p!r}", e.loc)
                 if len(args) < i:
                     raise TypingError(f"{name}() is missing argument {params[len(args)]!r}", e.loc)
-                t, c = kw.pop(p)
+                t, c, node = kw.pop(p)
                 args.append(t)
                 consts.append(c)
+                nodes.append(node)
         if kw:
             raise TypingError(f"{name}() got an unexpected keyword argument {next(iter(kw))!r}", e.loc)
-        return args, consts
+        return args, consts, tuple(nodes)
 
     def method_call(self, node, recv, name, args, consts, loc, op=None, kwargs=None):
         entry, cls = self.reg.lookup_method(recv, name)
         what = op or f"method {name}()"
         if entry is None:
             raise TypingError(f"{recv} does not support {what}", loc)
-        args, consts = list(args), list(consts)
+        args, consts, nodes = list(args), list(consts), None
         if kwargs:
-            args, consts = self.fold_kwargs(node, entry.params, args, consts, kwargs, name)
+            args, consts, nodes = self.fold_kwargs(node, entry.params, args, consts, kwargs, name)
         site = CallSite(name, tuple(args), tuple(consts), loc, self.ctx, recv=recv)
         sig = entry.typer(site)
         if sig is None:
             raise TypingError(f"{recv} does not support {what} with ({', '.join(map(str, args))})", loc)
-        return CallInfo("method", (cls, name), sig, site)
+        return CallInfo("method", (cls, name), sig, site, arg_nodes=nodes)
 
     def record_call(self, node, info):
         self.tf.calls[node] = info
