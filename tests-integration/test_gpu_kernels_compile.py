@@ -51,8 +51,10 @@ def _cases():
                 continue
             variants = [{}]
             for mark in getattr(fn, "pytestmark", []):
-                if mark.name == "parametrize" and "," not in mark.args[0]:
-                    variants = [{mark.args[0]: v} for v in mark.args[1]]
+                if mark.name == "parametrize":
+                    names = [n.strip() for n in mark.args[0].split(",")]
+                    values = [v if len(names) > 1 else (v,) for v in mark.args[1]]
+                    variants = [dict(zip(names, v)) for v in values]
             for kw in variants:
                 yield pytest.param(fn, kw, id=f"{fname[:-3]}::{name}{list(kw.values()) or ''}")
 

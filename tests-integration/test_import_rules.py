@@ -30,6 +30,17 @@ RULES = {
          "cuda.pathfinder"),
         NEVER_BELOW_JIT + ("cudalite.linker", "cudalite.driver"),
     ),
+    # linker and driver stand alone: another frontend can reuse them
+    "linker": (
+        ("cudalite.linker", "cuda.bindings.nvjitlink", "cuda.bindings.nvrtc", "cuda.bindings.nvfatbin",
+         "cuda.pathfinder"),
+        NEVER_BELOW_JIT + ("cudalite.core", "cudalite.types", "cudalite.nvvm", "cudalite.driver", "llvmlite"),
+    ),
+    "driver": (
+        ("cudalite.driver", "cuda.bindings.driver", "numpy", "cffi"),
+        ("cuda.bindings.runtime", "cuda.core", "cudalite.cuda", "cudalite.core", "cudalite.types",
+         "cudalite.nvvm", "cudalite.linker", "llvmlite"),
+    ),
 }
 MAX_LINES = 800
 

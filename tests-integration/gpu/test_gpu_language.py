@@ -360,3 +360,61 @@ def test_complex_constructor_two_args(gpu):
     out = np.zeros(8, np.complex128)
     gpu.run(k, [re, im, out])
     np.testing.assert_allclose(out, (re.astype(np.float64) + 1j * im.astype(np.float64)) * 1j, rtol=1e-12)
+
+
+@pytest.mark.parametrize("lo,hi,step", [(None, None, None), (2, 9, None), (-5, None, None), (None, None, 3),
+                                        (8, 1, -2), (None, None, -1), (1, 100, 4), (7, 2, None)])
+def test_slicing_1d_matches_python(gpu, lo, hi, step):
+    src = {
+        (False, False, False): "a[:]", (True, True, False): "a[lo:hi]", (True, False, False): "a[lo:]",
+        (False, False, True): "a[::step]", (True, True, True): "a[lo:hi:step]",
+    }[(lo is not None, hi is not None, step is not None)]
+    a = np.arange(10, dtype=np.int64) * 10
+    out = np.full(16, -1, np.int64)
+    gpu.run(_from_source(src), [a, out, np.int64(lo or 0), np.int64(hi or 0), np.int64(step or 1)])
+    ref = a[lo:hi:step]
+    assert out[0] == len(ref)
+    assert out[1:1 + len(ref)].tolist() == ref.tolist()
+
+
+_SLICE_KERNELS = {}
+
+
+def _from_source(expr):
+    """A kernel ``v = <expr>`` defined from real source lines (compiled code needs source)."""
+    import linecache
+
+    fn = _SLICE_KERNELS.get(expr)
+    if fn is None:
+        name = f"<slice-kernel {expr}>"
+        text = (f"def k(a, out, lo, hi, step):\n    v = {expr}\n    out[0] = len(v)\n"
+                "    for i in range(v.shape[0]):\n        out[i + 1] = v[i]\n")
+        linecache.cache[name] = (len(text), None, text.splitlines(True), name)
+        ns = {}
+        exec(compile(text, name, "exec"), ns)
+        fn = _SLICE_KERNELS[expr] = ns["k"]
+    return fn
+
+
+def test_slicing_2d_rows_columns_and_views(gpu):
+    def k(m, out):
+        row = m[2, :]
+        col = m[:, 3]
+        sub = m[1:4, ::2]
+        out[0] = row.shape[0] + col.shape[0] * 100 + sub.shape[0] * 10000 + sub.shape[1] * 1000000
+        acc = 0.0
+        for i in range(sub.shape[0]):
+            for j in range(sub.shape[1]):
+                acc += sub[i, j]
+        out[1] = acc
+        out[2] = row[-1] + col[-1]
+        rev = m[::-1, 0]
+        out[3] = rev[0] - rev[rev.shape[0] - 1]
+
+    m = np.arange(30, dtype=np.float64).reshape(5, 6)
+    out = np.zeros(4)
+    gpu.run(k, [m, out])
+    assert out[0] == 6 + 5 * 100 + 3 * 10000 + 3 * 1000000
+    assert out[1] == m[1:4, ::2].sum()
+    assert out[2] == m[2, -1] + m[-1, 3]
+    assert out[3] == m[::-1, 0][0] - m[::-1, 0][-1]

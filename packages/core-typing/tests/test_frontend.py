@@ -319,7 +319,6 @@ def test_attribute_of_missing_module_member():
     ("def f(x):\n    for i in x:\n        pass\n", "only 'for ... in range(...)'"),
     ("def f(x):\n    while x:\n        pass\n    else:\n        pass\n", "'while ... else'"),
     ("def f(x):\n    for i in range(x):\n        pass\n    else:\n        pass\n", "'for ... else'"),
-    ("def f(x):\n    return x[1:2]\n", "slicing"),
     ("def f(x):\n    a, *b = x\n", "starred assignment"),
     ("def f(x):\n    global K\n", "'global' statements"),
     ("def f(x):\n    import math\n", "import statements"),
@@ -338,3 +337,18 @@ def test_unsupported_syntax(src, what):
     assert what in err.msg
     assert err.loc is not None and err.loc.line >= 1
     assert str(err).startswith(f"{err.loc.filename}:{err.loc.line}:{err.loc.col + 1}")
+
+
+def test_slices_become_slice_expressions():
+    from cudalite.core.frontend import build_ir
+
+    def f(a, i):
+        return a[1:i:2, i, ::-1]
+
+    ret = build_ir(f).body[0]
+    index = ret.value.index
+    assert isinstance(index, ir.TupleExpr)
+    first, second, third = index.items
+    assert isinstance(first, ir.SliceExpr) and first.lower.value == 1 and first.step.value == 2
+    assert isinstance(second, ir.Var)
+    assert isinstance(third, ir.SliceExpr) and third.lower is None and third.upper is None

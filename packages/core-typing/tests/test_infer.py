@@ -667,3 +667,32 @@ def test_raise_of_an_exception_instance_is_typed():
         return x
 
     assert rtype(f, T.int32) == T.int32
+
+
+@pytest.mark.parametrize("expr,ndim,layout", [
+    ("a[:]", 2, "C"), ("a[1]", 1, "C"), ("a[1, :]", 1, "C"), ("a[:, 1]", 1, "A"),
+    ("a[1:3]", 2, "A"), ("a[::2, :]", 2, "A"), ("a[i]", 1, "C"),
+])
+def test_slicing_gives_views_with_numba_layouts(expr, ndim, layout):
+    import linecache
+
+    name = f"<slice-typing {expr}>"
+    text = f"def f(a, i):\n    return {expr}\n"
+    linecache.cache[name] = (len(text), None, text.splitlines(True), name)
+    ns = {}
+    exec(compile(text, name, "exec"), ns)
+    tf = typed(ns["f"], T.float32[:, ::1], T.int64)
+    assert tf.return_type == Array(T.float32, ndim, layout)
+
+
+def test_slice_store_and_float_slice_bounds_are_errors():
+    def store(a):
+        a[1:3] = 0
+
+    def floaty(a, x):
+        return a[x:]
+
+    with pytest.raises(TypingError, match="slice"):
+        typed(store, T.float32[::1])
+    with pytest.raises(TypingError, match="slice indices must be integers, not float64"):
+        typed(floaty, T.float32[::1], T.float64)

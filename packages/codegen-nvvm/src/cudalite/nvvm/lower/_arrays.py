@@ -6,13 +6,14 @@ from __future__ import annotations
 from llvmlite import ir
 
 from cudalite.core.types import (
-    Array, Boolean, CPointer, Record, Tuple,
+    Array, Boolean, CPointer, Record, SliceType, Tuple,
 )
 
 from ._abi import itemsize
 from ._constants import array_struct
 from ._irtypes import I8, I64, memory_type, ptr, value_type
 from ._registry import lowerings
+from ._slices import slice_view
 
 __all__ = ["element_pointer", "load_mem", "store_mem", "wrap_index"]
 
@@ -86,8 +87,10 @@ def _array_getitem(lc, node, args, info):
     aty = info.site.recv
     ity = info.sig.args[0]
     items = _index_items(b, idx, ity)
-    p = element_pointer(b, aty, arr, items)
     rt = info.sig.return_type
+    if any(isinstance(t, SliceType) for _, t in items):
+        return slice_view(b, aty, arr, items, rt)
+    p = element_pointer(b, aty, arr, items)
     if isinstance(rt, Array):
         k = len(items)
         shape = [b.extract_value(arr, [1, j]) for j in range(k, aty.ndim)]

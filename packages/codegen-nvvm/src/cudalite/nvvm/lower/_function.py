@@ -20,6 +20,7 @@ from ._casts import cast, truth
 from ._constants import lower_constant
 from ._irtypes import I1, value_type
 from ._registry import lowerings
+from ._slices import lower_slice
 
 __all__ = ["FunctionLowerer"]
 
@@ -270,6 +271,9 @@ class FunctionLowerer:
         for i, item in enumerate(e.items):
             v = self.builder.insert_value(v, self.expr(item), i)
         return v
+
+    def expr_SliceExpr(self, e):
+        return lower_slice(self, e)
 
     def expr_BinOp(self, e):
         info = self.tf.calls[e]

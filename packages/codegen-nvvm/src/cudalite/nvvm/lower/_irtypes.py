@@ -19,7 +19,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from cudalite.core.types import (
-    Array, Boolean, Complex, CPointer, Float, Integer, NoneType, Record, Tuple,
+    Array, Boolean, Complex, CPointer, Float, Integer, NoneType, Record, SliceType, Tuple,
 )
 
 __all__ = [
@@ -69,6 +69,8 @@ def value_type(t):
         return ptr(memory_type(t.dtype), t.addrspace)
     if isinstance(t, Record):
         return ptr(I8)
+    if isinstance(t, SliceType):
+        return ir.LiteralStructType([I64, I64, I64])
     if isinstance(t, NoneType):
         return EMPTY
     return EMPTY

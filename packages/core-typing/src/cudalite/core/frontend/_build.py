@@ -247,12 +247,15 @@ class _Builder:
 
     def index(self, s):
         if isinstance(s, ast.Slice):
-            raise UnsupportedError("slicing is not supported in device code yet; index with integers",
-                                   self.loc(s))
+            return self.slice(s)
         if isinstance(s, ast.Tuple) and any(isinstance(e, ast.Slice) for e in s.elts):
-            raise UnsupportedError("slicing is not supported in device code yet; index with integers",
-                                   self.loc(s))
+            items = [self.slice(e) if isinstance(e, ast.Slice) else self.expr(e) for e in s.elts]
+            return ir.TupleExpr(self.loc(s), items)
         return self.expr(s)
+
+    def slice(self, s):
+        parts = [None if p is None else self.expr(p) for p in (s.lower, s.upper, s.step)]
+        return ir.SliceExpr(self.loc(s), *parts)
 
     def expr_Tuple(self, n, loc):
         if any(isinstance(e, ast.Starred) for e in n.elts):

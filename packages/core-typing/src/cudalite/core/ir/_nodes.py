@@ -14,7 +14,7 @@ from ..errors import Loc
 
 __all__ = [
     "Node", "Expr", "Const", "Var", "BinOp", "UnaryOp", "Compare", "BoolOp", "IfExp",
-    "Call", "Attr", "Index", "TupleExpr", "Stmt", "Assign", "If", "While", "ForRange",
+    "Call", "Attr", "Index", "TupleExpr", "SliceExpr", "Stmt", "Assign", "If", "While", "ForRange",
     "Break", "Continue", "Return", "ExprStmt", "Raise", "Assert", "VarTarget",
     "IndexTarget", "AttrTarget", "TupleTarget", "FunctionIR", "NOTCONST",
 ]
@@ -108,6 +108,15 @@ class Index(Expr):
 @dataclass(eq=False)
 class TupleExpr(Expr):
     items: list
+
+
+@dataclass(eq=False)
+class SliceExpr(Expr):
+    """``lower:upper:step`` inside a subscript; absent parts are None."""
+
+    lower: Expr | None
+    upper: Expr | None
+    step: Expr | None
 
 
 # -- assignment targets -------------------------------------------------------

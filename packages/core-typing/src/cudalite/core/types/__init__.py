@@ -3,7 +3,7 @@
 from ._base import Signature, Type
 from ._containers import Array, CPointer, Record, Tuple, UniTuple, array_from_subscript
 from ._functions import (
-    BoundMethod, DType, Module, NumberClass, Opaque, PyFunction, RangeType, StringLiteral,
+    BoundMethod, DType, Module, NumberClass, Opaque, PyFunction, RangeType, SliceType, StringLiteral,
 )
 from ._scalar import *  # noqa: F401,F403
 from ._scalar import __all__ as _scalar_all
@@ -13,7 +13,7 @@ from ._typeof import dtype_of, type_from_dtype, typeof_constant
 __all__ = [
     "Signature", "Type", "Array", "CPointer", "Record", "Tuple", "UniTuple",
     "array_from_subscript", "BoundMethod", "DType", "Module", "NumberClass", "Opaque",
-    "PyFunction", "RangeType", "StringLiteral", "TYPE_NAMES", "as_type",
+    "PyFunction", "RangeType", "SliceType", "StringLiteral", "TYPE_NAMES", "as_type",
     "parse_signature", "parse_type", "dtype_of", "type_from_dtype", "typeof_constant",
     *_scalar_all,
 ]

@@ -7,7 +7,7 @@ from ._base import Type
 
 __all__ = [
     "Opaque", "PyFunction", "Module", "NumberClass", "RangeType", "StringLiteral",
-    "BoundMethod", "DType",
+    "BoundMethod", "DType", "SliceType",
 ]
 
 
@@ -52,6 +52,23 @@ class DType(NumberClass):
     """A dtype argument (``np.float32``, ``types.int32``, a record dtype)."""
 
     __slots__ = ()
+
+
+class SliceType(Type):
+    """A ``start:stop:step`` slice; ``present`` says which parts were written
+    (absent parts take Python's defaults, which depend on the step's sign)."""
+
+    __slots__ = ("present",)
+
+    def __init__(self, present):
+        present = tuple(bool(p) for p in present)
+        spelled = ":".join("x" if p else "" for p in present)
+        super().__init__(present, f"slice({spelled})")
+        self.present = present
+
+    @property
+    def is_full(self) -> bool:
+        return not any(self.present)
 
 
 class RangeType(Type):

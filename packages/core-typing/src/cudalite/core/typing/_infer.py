@@ -17,7 +17,7 @@ from .._compat import is_number
 from ..errors import CompilerError, TypingError
 from ..registry import CallSite, Registry
 from ..types import (
-    BoundMethod, Complex, Integer, NoneType, NumberClass, Opaque, PyFunction, RangeType, Signature,
+    Boolean, BoundMethod, Complex, Integer, NoneType, NumberClass, Opaque, PyFunction, RangeType, Signature, SliceType,
     StringLiteral, Tuple, Type, boolean, int64, typeof_constant, void,
 )
 from .rules.arithmetic import binop_signature, compare_signature, int_result, unary_signature
@@ -446,6 +446,14 @@ class _Inference:
 
     def expr_TupleExpr(self, e):
         return Tuple([self.expr(i) for i in e.items])
+
+    def expr_SliceExpr(self, e):
+        for part in (e.lower, e.upper, e.step):
+            if part is not None:
+                t = self.expr(part)
+                if not isinstance(t, (Integer, Boolean)):
+                    raise TypingError(f"slice indices must be integers, not {t}", part.loc)
+        return SliceType((e.lower is not None, e.upper is not None, e.step is not None))
 
     def expr_Attr(self, e):
         t = self.expr(e.value)

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from ...registry import registry
 from ...types import (
-    Array, Boolean, CPointer, Integer, Record, Signature, StringLiteral, Tuple, UniTuple, int64,
-    none,
+    Array, Boolean, CPointer, Integer, Record, Signature, SliceType, StringLiteral, Tuple, UniTuple,
+    int64, none,
 )
 from .casts import can_convert
 
@@ -32,17 +32,22 @@ def _is_index(t):
 
 
 def array_index_result(arr: Array, index):
-    """Result type of ``arr[index]`` and the normalised index types, or an error text."""
+    """Result type of ``arr[index]`` (an element, or a view for partial indexing and
+    slices) and an error text or None."""
     items = index.types if isinstance(index, Tuple) else (index,)
-    if not all(_is_index(i) for i in items):
-        bad = next(i for i in items if not _is_index(i))
-        return None, f"array index must be an integer or a tuple of integers, not {bad}"
+    bad = [i for i in items if not (_is_index(i) or isinstance(i, SliceType))]
+    if bad:
+        return None, f"array index must be integers, slices or a tuple of them, not {bad[0]}"
     if len(items) > arr.ndim:
         return None, f"too many indices ({len(items)}) for a {arr.ndim}-d array"
-    if len(items) == arr.ndim:
+    n_ints = sum(1 for i in items if _is_index(i))
+    if n_ints == arr.ndim:
         return arr.dtype, None
-    layout = "C" if arr.layout == "C" else "A"
-    return arr.copy(ndim=arr.ndim - len(items), layout=layout), None
+    # a view stays C-contiguous when integers lead and every slice is a full ':'
+    slices = [i for i in items if isinstance(i, SliceType)]
+    leading_ints = all(_is_index(i) for i in items[:n_ints])
+    contiguous = arr.layout == "C" and leading_ints and all(s.is_full for s in slices)
+    return arr.copy(ndim=arr.ndim - n_ints, layout="C" if contiguous else "A"), None
 
 
 @registry.method(Array, "__getitem__")
@@ -64,7 +69,7 @@ def _array_setitem(site):
     if rt is None:
         raise site.error(err)
     if isinstance(rt, Array):
-        raise site.error("storing into an array slice (partial index) is not supported; index every dimension")
+        raise site.error("storing into an array slice or partial index is not supported; index every dimension")
     if not can_convert(value, rt):
         raise site.error(f"cannot store a {value} into an array of {rt}")
     return Signature(none, (index, rt))
