@@ -53,6 +53,9 @@ class PipelineResult:
     typed: TypedFunction | None = None
     return_type: object = None
     entry_name: str | None = None
+    exceptions: tuple = ()  # debug mode: what each recorded exception index raises on the host
+    exc_symbol: str | None = None  # the device global holding the status (None: nothing can raise)
+    uses_grid_sync: bool = False  # needs a cooperative launch
 
     def __getitem__(self, stage):
         return self.artifacts[stage]
@@ -100,15 +103,21 @@ def run_pipeline(pyfunc, sig, entry: EntrySpec, options: CompileOptions, until: 
     mb = ModuleBuilder(fir.qualname, lopts)
     if not entry.device:
         name = mangle(fir.module, fir.qualname, argtypes)
-        emit_kernel(mb, tf, name, options.launch_bounds)
     elif entry.abi == "c":
         name = check_c_name(entry.abi_name or pyfunc.__name__, fir.loc)
+    else:
+        name = entry.abi_name or mangle(fir.module, fir.qualname, argtypes)
+    mb.exc_symbol = f"{name}__cudalite_exc"
+    if not entry.device:
+        emit_kernel(mb, tf, name, options.launch_bounds)
+    elif entry.abi == "c":
         fn = emit_c_abi(mb, tf, name)
         if options.forceinline:
             fn.attributes.add("alwaysinline")
     else:
-        name = entry.abi_name or mangle(fir.module, fir.qualname, argtypes)
         emit_numba_abi(mb, tf, name)
+    result.exceptions = tuple(mb.exceptions)
+    result.exc_symbol = mb.exc_symbol if mb.exceptions else None
     result.entry_name = name
     text = mb.finalize()
     result.artifacts["nvvm-ir"] = Artifact("nvvm-ir", text, name)

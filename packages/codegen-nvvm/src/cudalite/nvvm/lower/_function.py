@@ -19,6 +19,7 @@ from . import _arith
 from ._casts import cast, truth
 from ._constants import lower_constant
 from ._irtypes import I1, value_type
+from ._exceptions import check_status_after_call
 from ._registry import lowerings
 from ._slices import lower_slice
 
@@ -410,6 +411,8 @@ class FunctionLowerer:
         if info.kind == "function":
             fn = self.module.function_for(info.callee)
             res = self.builder.call(fn, self.call_args(e, info))
+            if self.module.options.debug:
+                check_status_after_call(self)
             return res if self.return_is_value(info.callee) else ir.Constant(value_type(info.sig.return_type), None)
         if info.kind == "cast":
             (a,) = e.args

@@ -37,6 +37,8 @@ class ModuleBuilder:
         self._functions: dict = {}  # TypedFunction -> ir.Function
         self._counter = 0
         self.const_arrays: dict = {}  # (id(ndarray), type) -> (pointer, ndarray)
+        self.exceptions: list = []  # debug mode: ExceptionInfo per raise site (index + 1 is stored)
+        self.exc_symbol = "cudalite_exc"  # the pipeline names it after the entry point
         self.debug = None
         if options.debug or options.lineinfo:
             from ._debuginfo import DebugInfo

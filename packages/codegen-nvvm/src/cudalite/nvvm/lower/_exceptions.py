@@ -1,0 +1,128 @@
+"""Exceptions in device code.
+
+Without ``debug`` (numba's default), ``raise`` returns from the function and
+``assert`` is not evaluated: they cost nothing.  With ``debug=True``, raising
+records the exception in a per-module global that the host reads after the
+launch::
+
+    @<entry>__cudalite_exc = addrspace(1) global [7 x i32]
+        ; [0] 1-based index into PipelineResult.exceptions (first raise wins, by CAS)
+        ; [1..3] threadIdx.xyz, [4..6] blockIdx.xyz of the raising thread
+
+then returns; device-function callers test the status after each call and
+return too, so the exception propagates to the kernel's exit.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+from llvmlite import ir
+
+from cudalite.core import ir as cir
+
+from ._irtypes import ADDRSPACE_GLOBAL, I32
+from ._registry import lowerings
+
+__all__ = ["ExceptionInfo", "check_status_after_call"]
+
+_SREGS = ("tid.x", "tid.y", "tid.z", "ctaid.x", "ctaid.y", "ctaid.z")
+
+
+class ExceptionInfo:
+    """What the host raises for a recorded index: class, constant args, location."""
+
+    __slots__ = ("exc_class", "args", "loc")
+
+    def __init__(self, exc_class, args, loc):
+        self.exc_class, self.args, self.loc = exc_class, tuple(args), loc
+
+    def __repr__(self):
+        return f"ExceptionInfo({self.exc_class.__name__}{self.args!r} at {self.loc})"
+
+
+def _status_global(mb):
+    gv = mb.ir_module.globals.get(mb.exc_symbol)
+    if gv is None:
+        ty = ir.ArrayType(I32, 1 + len(_SREGS))
+        gv = ir.GlobalVariable(mb.ir_module, ty, mb.exc_symbol, addrspace=ADDRSPACE_GLOBAL)
+        gv.initializer = ir.Constant(ty, None)
+        gv.align = 4
+    return gv
+
+
+def _slot(b, gv, i):
+    return b.gep(gv, [ir.Constant(I32, 0), ir.Constant(I32, i)])
+
+
+def _record(lc, exc_class, args, loc):
+    b = lc.builder
+    mb = lc.module
+    mb.exceptions.append(ExceptionInfo(exc_class, args, loc))
+    index = len(mb.exceptions)
+    gv = _status_global(mb)
+    res = b.cmpxchg(_slot(b, gv, 0), ir.Constant(I32, 0), ir.Constant(I32, index), "monotonic", "monotonic")
+    won = b.extract_value(res, 1)
+    with b.if_then(won):
+        for i, reg in enumerate(_SREGS, start=1):
+            fn = mb.declare(f"llvm.nvvm.read.ptx.sreg.{reg}", ir.FunctionType(I32, []))
+            b.store(b.call(fn, []), _slot(b, gv, i))
+    lc.ret_default()
+    lc.dead_block()
+
+
+def _exception_of(lc, exc):
+    """(class, constant args) of ``raise X``, ``raise X(...)`` or a raised instance."""
+    if exc is None:
+        return RuntimeError, ("re-raise in device code",)
+    if isinstance(exc, cir.Call) and isinstance(exc.func, cir.Const):
+        args = tuple(lc.tf.consts.get(a, "<runtime value>") for a in exc.args)
+        return exc.func.value, args
+    if isinstance(exc, cir.Const):
+        value = exc.value
+        if isinstance(value, type) and issubclass(value, BaseException):
+            return value, ()
+        if isinstance(value, BaseException):
+            return type(value), value.args
+    return RuntimeError, ("exception raised in device code",)
+
+
+@lowerings.value("raise")
+def _raise(lc, stmt, _info):
+    if not lc.module.options.debug:
+        lc.ret_default()
+        lc.dead_block()
+        return
+    cls, args = _exception_of(lc, stmt.exc)
+    _record(lc, cls, args, stmt.loc)
+
+
+@lowerings.value("assert")
+def _assert(lc, stmt, _info):
+    if not lc.module.options.debug:
+        return
+    b = lc.builder
+    ok = lc.cond(stmt.test)
+    fail_bb = lc.fn.append_basic_block("assert.fail")
+    end_bb = lc.fn.append_basic_block("assert.ok")
+    b.cbranch(ok, end_bb, fail_bb)
+    b.position_at_end(fail_bb)
+    msg = () if stmt.msg is None else (lc.tf.consts.get(stmt.msg, "<runtime value>"),)
+    _record(lc, builtins.AssertionError, msg, stmt.loc)
+    b.branch(end_bb)
+    b.position_at_end(end_bb)
+
+
+def check_status_after_call(lc):
+    """Debug mode: return early when a called device function raised."""
+    b = lc.builder
+    gv = _status_global(lc.module)
+    status = b.load(_slot(b, gv, 0))
+    raised = b.icmp_unsigned("!=", status, ir.Constant(I32, 0))
+    cont = lc.fn.append_basic_block("call.ok")
+    fail = lc.fn.append_basic_block("call.raised")
+    b.cbranch(raised, fail, cont)
+    b.position_at_end(fail)
+    lc.ret_default()
+    b.position_at_end(cont)
+
