@@ -75,7 +75,7 @@ class Gpu:
         return fn, ptx
 
     # -- running --------------------------------------------------------------------------
-    def run(self, pyfunc, args, grid=1, block=1, sig=None, shared=0, **opts):
+    def run(self, pyfunc, args, grid=1, block=1, sig=None, shared=0, cooperative=False, **opts):
         """Launch ``pyfunc`` on ``args`` (NumPy arrays are copied in and back)."""
         argtypes = [typeof_arg(a) for a in args] if sig is None else None
         fn, ptx = self.load(pyfunc, tuple(argtypes) if sig is None else sig, **opts)
@@ -89,7 +89,10 @@ class Gpu:
         arr = (ctypes.c_void_p * len(params))(*[ctypes.addressof(p) for p in params])
         g = _dim3(grid)
         b = _dim3(block)
-        _check(self.drv.cuLaunchKernel(fn, *g, *b, shared, 0, ctypes.addressof(arr), 0))
+        if cooperative:
+            _check(self.drv.cuLaunchCooperativeKernel(fn, *g, *b, shared, 0, ctypes.addressof(arr)))
+        else:
+            _check(self.drv.cuLaunchKernel(fn, *g, *b, shared, 0, ctypes.addressof(arr), 0))
         _check(self.drv.cuCtxSynchronize())
         for haddr, span, dptr in copies:
             if span:

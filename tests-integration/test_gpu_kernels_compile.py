@@ -26,7 +26,7 @@ class CompileOnlyGpu(Gpu):
     def __init__(self):  # no driver
         self.cc = (9, 0)
 
-    def run(self, pyfunc, args, grid=1, block=1, sig=None, shared=0, **opts):
+    def run(self, pyfunc, args, grid=1, block=1, sig=None, shared=0, cooperative=False, **opts):
         from cudalite.nvvm import compile_ptx
 
         if sig is None:

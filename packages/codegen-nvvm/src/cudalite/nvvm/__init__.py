@@ -13,7 +13,7 @@ from . import lower as _lower  # noqa: F401  (registers lowerings)
 from .api import compile, compile_ptx, compile_stages
 from .pipeline import STAGES, Artifact
 from cudalite.core.device_api import (  # noqa: E402,F401  (the device-side API)
-    activemask, all_sync, any_sync, atomic, ballot_sync, blockDim, blockIdx, brev, cbrt, clz, const,
+    activemask, all_sync, any_sync, atomic, ballot_sync, blockDim, blockIdx, brev, cbrt, cg, clz, const,
     eq_sync, ffs, fma, fp16, grid, gridDim, gridsize, laneid, lanemask_lt, local, match_all_sync,
     match_any_sync, popc, selp, shared, shfl_down_sync, shfl_sync, shfl_up_sync, shfl_xor_sync,
     syncthreads, syncthreads_and, syncthreads_count, syncthreads_or, syncwarp, threadfence,

@@ -117,6 +117,7 @@ def run_pipeline(pyfunc, sig, entry: EntrySpec, options: CompileOptions, until: 
     else:
         emit_numba_abi(mb, tf, name)
     result.exceptions = tuple(mb.exceptions)
+    result.uses_grid_sync = mb.uses_grid_sync
     result.exc_symbol = mb.exc_symbol if mb.exceptions else None
     result.entry_name = name
     text = mb.finalize()

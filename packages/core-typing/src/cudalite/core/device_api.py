@@ -17,7 +17,7 @@ __all__ = [
     "shared", "local", "const", "atomic", "fp16", "shfl_sync", "shfl_up_sync", "shfl_down_sync",
     "shfl_xor_sync", "all_sync", "any_sync", "eq_sync", "ballot_sync", "match_any_sync",
     "match_all_sync", "activemask", "lanemask_lt", "popc", "brev", "clz", "ffs", "fma", "cbrt",
-    "selp", "DEVICE_API_NAMES",
+    "selp", "cg", "DEVICE_API_NAMES",
 ]
 
 
@@ -85,6 +85,9 @@ def _namespace(name, members, attr_names=None):
         m: DeviceFunction(f"cuda.{name}.{attr_names.get(m, m)}") for m in members
     })
 
+
+# -- cooperative groups --------------------------------------------------------------------
+cg = _namespace("cg", ("this_grid",))
 
 # -- thread indexing ---------------------------------------------------------------------
 threadIdx = _dim3("threadIdx")

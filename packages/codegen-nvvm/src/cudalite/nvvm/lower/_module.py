@@ -39,6 +39,7 @@ class ModuleBuilder:
         self.const_arrays: dict = {}  # (id(ndarray), type) -> (pointer, ndarray)
         self.exceptions: list = []  # debug mode: ExceptionInfo per raise site (index + 1 is stored)
         self.exc_symbol = "cudalite_exc"  # the pipeline names it after the entry point
+        self.uses_grid_sync = False  # set by cg grid sync: the kernel needs a cooperative launch
         self.debug = None
         if options.debug or options.lineinfo:
             from ._debuginfo import DebugInfo
