@@ -1,0 +1,63 @@
+"""The error family of cudalite.linker.
+
+Every failure of this package is a :class:`LinkerError`.  Errors that come from
+a tool carry that tool's log: ``LinkerError.error_log``/``info_log`` hold
+nvJitLink's logs, :class:`NvrtcError` holds NVRTC's log and the first
+``file(line)`` NVRTC reported.
+"""
+
+from __future__ import annotations
+
+__all__ = ["LinkerError", "NvrtcError", "MissingFileError", "UnknownFileTypeError"]
+
+
+class LinkerError(Exception):
+    """A linkable-code, NVRTC or nvJitLink failure.
+
+    ``error_log`` and ``info_log`` are the tool's logs ('' when there are none);
+    ``str(err)`` ends with the error log so it is seen without digging.
+    """
+
+    def __init__(self, message: str, error_log: str = "", info_log: str = ""):
+        self.message = message
+        self.error_log = error_log or ""
+        self.info_log = info_log or ""
+        super().__init__(message)
+
+    @property
+    def log(self) -> str:
+        """The error log followed by the info log."""
+        return "\n".join(part for part in (self.error_log, self.info_log) if part)
+
+    def __str__(self) -> str:
+        if self.error_log and self.error_log.strip() not in self.message:
+            return f"{self.message}\n{self.error_log.rstrip()}"
+        return self.message
+
+
+class MissingFileError(LinkerError, FileNotFoundError):
+    """A linkable file does not exist (also a ``FileNotFoundError``)."""
+
+    def __init__(self, path: str):
+        self.filename = str(path)
+        LinkerError.__init__(self, f"linkable file not found: {path}")
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class UnknownFileTypeError(LinkerError, ValueError):
+    """A path whose extension names no kind of linkable code."""
+
+
+class NvrtcError(LinkerError):
+    """NVRTC failed to compile a CUDA C++ source.
+
+    ``file`` and ``line`` are the location of the first error NVRTC reported
+    (``None`` when the log names none); ``log`` is NVRTC's whole log.
+    """
+
+    def __init__(self, message: str, log: str = "", file: str | None = None, line: int | None = None):
+        self.file = file
+        self.line = line
+        super().__init__(message, error_log=log)

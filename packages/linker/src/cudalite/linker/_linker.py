@@ -1,0 +1,181 @@
+"""``Linker``: any mix of linkable code -> one cubin (or PTX) for an explicit sm_XY.
+
+Inputs are collected by :meth:`Linker.add` and linked by :meth:`Linker.link`
+with nvJitLink; no GPU or driver is involved.  The link is LTO when any input
+is LTO-IR (or ``LinkerOptions(lto=True)``); CUDA sources are compiled with
+NVRTC at link time, to LTO-IR for an LTO link and to PTX otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from ._code import LTOIR, Cubin, CUSource, LinkableCode, PTXSource
+from ._elf import elf_sm
+from ._errors import LinkerError
+from ._nvjitlink import LinkFailure, run_link
+from ._nvrtc import compile_cuda
+from ._options import LinkerOptions, linker_flags, normalize_arch
+from ._symbols import duplicate_definitions
+
+__all__ = ["Linker", "link"]
+
+
+class _CallbackChain:
+    """Calls several module callbacks in order (teardowns: reverse order)."""
+
+    __slots__ = ("callbacks",)
+
+    def __init__(self, callbacks):
+        self.callbacks = tuple(callbacks)
+
+    def __call__(self, *args, **kwargs):
+        for cb in self.callbacks:
+            cb(*args, **kwargs)
+
+    def __repr__(self):
+        return f"_CallbackChain({self.callbacks!r})"
+
+
+def _chain(callbacks):
+    callbacks = [cb for cb in callbacks if cb is not None]
+    if not callbacks:
+        return None
+    return callbacks[0] if len(callbacks) == 1 else _CallbackChain(callbacks)
+
+
+def _sm_number(arch: str) -> int:
+    return int(re.match(r"sm_(\d+)", arch).group(1))
+
+
+class Linker:
+    """Links PTX, CUDA sources, cubins, fatbins, objects, archives and LTO-IR.
+
+    ``Linker(arch="sm_90", *, options=LinkerOptions(), include_dirs=(),
+    nvrtc_options=(), cuda_include_path=None, name="linked")``: ``arch`` is an
+    ``"sm_XY"`` or ``(major, minor)``; ``include_dirs``, ``nvrtc_options`` and
+    ``cuda_include_path`` are passed to NVRTC for :class:`CUSource` inputs.
+    """
+
+    def __init__(self, arch="sm_90", *, options: LinkerOptions | None = None, include_dirs=(),
+                 nvrtc_options=(), cuda_include_path=None, name="linked"):
+        self._arch = normalize_arch(arch)
+        self._options = options if options is not None else LinkerOptions()
+        if not isinstance(self._options, LinkerOptions):
+            raise TypeError(f"options must be a LinkerOptions, not {type(self._options).__name__}")
+        self._include_dirs = tuple(os.fspath(d) for d in include_dirs)
+        self._nvrtc_options = tuple(nvrtc_options)
+        self._cuda_include_path = cuda_include_path
+        self._name = name
+        self._inputs = []
+        self._compiled = {}  # (content_hash, lto) -> PTXSource | LTOIR of a CUSource
+        self.info_log = ""   # nvJitLink's info log of the last successful link
+
+    @property
+    def arch(self) -> str:
+        return self._arch
+
+    @property
+    def options(self) -> LinkerOptions:
+        return self._options
+
+    @property
+    def inputs(self) -> tuple:
+        return tuple(self._inputs)
+
+    @property
+    def lto(self) -> bool:
+        """Whether :meth:`link` runs an LTO link."""
+        return self._options.lto or any(isinstance(c, LTOIR) for c in self._inputs)
+
+    @property
+    def setup_callbacks(self) -> tuple:
+        return tuple(c.setup_callback for c in self._inputs if c.setup_callback is not None)
+
+    @property
+    def teardown_callbacks(self) -> tuple:
+        return tuple(c.teardown_callback for c in self._inputs if c.teardown_callback is not None)
+
+    def add(self, *codes) -> "Linker":
+        """Add linkable code objects (or paths, read with ``LinkableCode.from_path``)."""
+        for code in codes:
+            if isinstance(code, (str, os.PathLike)):
+                code = LinkableCode.from_path(code)
+            if not isinstance(code, LinkableCode):
+                raise TypeError(f"Linker.add takes LinkableCode objects or paths, not {type(code).__name__}")
+            self._inputs.append(code)
+        return self
+
+    def add_file(self, path) -> "Linker":
+        """Add a file; its kind follows its extension."""
+        return self.add(LinkableCode.from_path(path))
+
+    def _compile(self, source: CUSource, lto: bool):
+        key = (source.content_hash, source.name, lto)
+        if key not in self._compiled:
+            self._compiled[key] = compile_cuda(
+                source, arch=self._arch, lto=lto, include_dirs=self._include_dirs,
+                options=self._nvrtc_options, cuda_include_path=self._cuda_include_path)
+        return self._compiled[key]
+
+    def _prepared(self, lto: bool) -> list:
+        if not self._inputs:
+            raise LinkerError("nothing to link: add inputs with Linker.add()")
+        prepared = []
+        for code in self._inputs:
+            if isinstance(code, CUSource):
+                code = self._compile(code, lto)
+            prepared.append(code)
+        return prepared
+
+    def _arch_mismatches(self, inputs) -> list:
+        target = _sm_number(self._arch)
+        found = []
+        for code in inputs:
+            if isinstance(code, Cubin):
+                sm = elf_sm(code.data)
+                if sm is not None and sm != target:
+                    found.append(f"{code.name} is a cubin for sm_{sm}")
+        return found
+
+    def _run(self, output: str):
+        ptx = output == "ptx"
+        lto = self.lto or ptx
+        inputs = self._prepared(lto)
+        flags = linker_flags(self._options, self._arch, lto=lto, ptx=ptx)
+        duplicates = duplicate_definitions(inputs)
+        if duplicates:
+            raise LinkFailure(f"duplicate symbol definitions; not linked for {self._arch}",
+                              "\n".join(duplicates), status="duplicate symbol", stage="check")
+        triples = [(code.input_type, code.data, code.name) for code in inputs]
+        try:
+            data, info_log = run_link(flags, triples, output=output)
+        except LinkFailure as e:
+            mismatches = self._arch_mismatches(inputs)
+            if mismatches:
+                e.message = (f"architecture mismatch: {'; '.join(mismatches)}, but the link targets "
+                             f"{self._arch}. " + e.message)
+                e.args = (e.message,)
+            raise
+        self.info_log = info_log
+        return data
+
+    def link(self) -> Cubin:
+        """Link all inputs into a cubin for ``arch``; the cubin carries the inputs'
+        setup/teardown callbacks (chained in order, teardowns reversed)."""
+        data = self._run("cubin")
+        return Cubin(data, name=f"{self._name}.cubin", setup_callback=_chain(self.setup_callbacks),
+                     teardown_callback=_chain(reversed(self.teardown_callbacks)))
+
+    def link_ptx(self) -> PTXSource:
+        """Link LTO-IR inputs (CUDA sources become LTO-IR) into PTX (nvJitLink ``-lto -ptx``).
+        Inputs that are not LTO-IR make nvJitLink fail with a ``LinkerError``."""
+        data = self._run("ptx")
+        return PTXSource(data, name=f"{self._name}.ptx", setup_callback=_chain(self.setup_callbacks),
+                         teardown_callback=_chain(reversed(self.teardown_callbacks)))
+
+
+def link(*codes, arch="sm_90", options: LinkerOptions | None = None, **kwargs) -> Cubin:
+    """One-call form: ``link(ptx, cubin, ..., arch="sm_90")`` -> Cubin."""
+    return Linker(arch, options=options, **kwargs).add(*codes).link()

@@ -1,0 +1,142 @@
+"""The only module that talks to nvJitLink: flags + inputs -> cubin or PTX bytes.
+
+nvJitLink reports most failures through its error log.  Some (a symbol defined
+twice in non-LTO inputs, as of nvJitLink 13.x) it only prints to the process's
+stderr, marked ``@E@``, and still reports success; so file descriptor 2 is
+captured while a link runs, ``@E@`` lines become errors and everything else is
+written back to stderr unchanged.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import tempfile
+import threading
+
+from ._errors import LinkerError
+
+__all__ = ["run_link", "nvjitlink_version", "LinkFailure"]
+
+# Serialises the stderr redirection of concurrent links (fd 2 is process-wide).
+_FD2_LOCK = threading.Lock()
+
+
+class LinkFailure(LinkerError):
+    """nvJitLink failed; ``status`` is its result name (e.g. ``ERROR_INTERNAL``), ``stage``
+    what failed (``create``, ``add <name>``, ``complete``)."""
+
+    def __init__(self, message, error_log="", info_log="", status=None, stage=None, input_name=None):
+        self.status = status
+        self.stage = stage
+        self.input_name = input_name
+        super().__init__(message, error_log, info_log)
+
+
+def _nvjitlink():
+    from cuda.bindings import nvjitlink
+    return nvjitlink
+
+
+def nvjitlink_version() -> tuple:
+    return tuple(_nvjitlink().version())
+
+
+def _read(size_fn, get_fn, handle) -> bytes:
+    size = size_fn(handle)
+    if size <= 0:
+        return b""
+    buf = bytearray(size)
+    get_fn(handle, buf)
+    return bytes(buf)
+
+
+def _text(data: bytes) -> str:
+    return data.rstrip(b"\0").decode(errors="replace")
+
+
+@contextlib.contextmanager
+def _captured_stderr(sink: list):
+    """Redirect fd 2 into a temporary file; append what was written to ``sink``."""
+    with _FD2_LOCK:
+        try:
+            sys.stderr.flush()
+            saved = os.dup(2)
+        except (OSError, ValueError, AttributeError):
+            yield  # no usable fd 2: link without capturing
+            return
+        try:
+            with tempfile.TemporaryFile() as tmp:
+                os.dup2(tmp.fileno(), 2)
+                try:
+                    yield
+                finally:
+                    os.dup2(saved, 2)
+                    tmp.seek(0)
+                    sink.append(tmp.read())
+        finally:
+            os.close(saved)
+
+
+def _split_stderr(raw: bytes) -> tuple:
+    """(error lines, info lines, passthrough bytes) of captured stderr output."""
+    errors, infos, passthrough = [], [], []
+    for line in raw.splitlines(keepends=True):
+        text = line.decode(errors="replace").rstrip("\r\n")
+        if text.startswith("@E@"):
+            errors.append(text[3:])
+        elif text.startswith(("@W@", "@I@")):
+            infos.append(text[3:])
+        else:
+            passthrough.append(line)
+    return errors, infos, b"".join(passthrough)
+
+
+def _status(exc) -> str:
+    return str(exc).split(" (")[0] or type(exc).__name__
+
+
+def run_link(flags, inputs, *, output="cubin") -> tuple:
+    """Link ``inputs`` — ``(input_type_name, data, name)`` triples, the type a
+    member of ``nvjitlink.InputType`` — with ``flags``.  Returns
+    ``(output_bytes, info_log)``; ``output`` is ``"cubin"`` or ``"ptx"``."""
+    nvjitlink = _nvjitlink()
+    flags = list(flags)
+    try:
+        handle = nvjitlink.create(len(flags), flags)
+    except nvjitlink.nvJitLinkError as e:
+        raise LinkFailure(f"nvJitLink rejected the options {' '.join(flags)} ({e})",
+                          status=_status(e), stage="create") from None
+    captured = []
+    stage, current = "complete", None
+    error = None
+    try:
+        with _captured_stderr(captured):
+            try:
+                for type_name, data, name in inputs:
+                    stage, current = f"add {name}", name
+                    nvjitlink.add_data(handle, getattr(nvjitlink.InputType, type_name), data, len(data), name)
+                stage, current = "complete", None
+                nvjitlink.complete(handle)
+            except nvjitlink.nvJitLinkError as e:
+                error = e
+        err_lines, info_lines, passthrough = _split_stderr(b"".join(captured))
+        if passthrough:
+            os.write(2, passthrough)
+        error_log = _text(_read(nvjitlink.get_error_log_size, nvjitlink.get_error_log, handle))
+        info_log = _text(_read(nvjitlink.get_info_log_size, nvjitlink.get_info_log, handle))
+        error_log = "\n".join([*err_lines, error_log] if error_log else err_lines)
+        info_log = "\n".join([*info_lines, info_log] if info_log else info_lines)
+        if error is not None or err_lines:
+            status = _status(error) if error is not None else "error reported on stderr"
+            where = f" while adding {current}" if error is not None and current else ""
+            raise LinkFailure(f"nvJitLink failed{where} ({status}) with flags {' '.join(flags)}",
+                              error_log, info_log, status=status, stage=stage, input_name=current)
+        if output == "ptx":
+            out = _read(nvjitlink.get_linked_ptx_size, nvjitlink.get_linked_ptx, handle).rstrip(b"\0")
+        else:
+            out = _read(nvjitlink.get_linked_cubin_size, nvjitlink.get_linked_cubin, handle)
+        return out, info_log
+    finally:
+        nvjitlink.destroy(handle)

@@ -1,0 +1,60 @@
+"""LinkerOptions -> nvJitLink flags (a pure function), arch normalisation, config."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from cudalite.linker import LinkerOptions, linker_flags, normalize_arch
+from cudalite.linker.config import load_config
+
+
+def test_defaults_give_only_arch():
+    assert linker_flags(LinkerOptions(), "sm_90") == ["-arch=sm_90"]
+
+
+def test_every_option_maps_to_its_flag():
+    opts = LinkerOptions(max_registers=32, lineinfo=True, debug=True, ftz=True, prec_div=False,
+                         prec_sqrt=False, fma=True, optimization_level=2, verbose=True,
+                         extra=("-time",))
+    flags = linker_flags(opts, (8, 6))
+    assert flags == ["-arch=sm_86", "-maxrregcount=32", "-O2", "-g", "-lineinfo", "-ftz=true",
+                     "-prec-div=false", "-prec-sqrt=false", "-fma=true", "-verbose", "-time"]
+
+
+def test_lto_and_ptx_modes():
+    assert linker_flags(LinkerOptions(), "sm_90", lto=True) == ["-arch=sm_90", "-lto"]
+    assert linker_flags(LinkerOptions(), "sm_90", ptx=True) == ["-arch=sm_90", "-lto", "-ptx"]
+    assert linker_flags(LinkerOptions(lto=True), "sm_90") == ["-arch=sm_90", "-lto"]
+
+
+def test_options_frozen_and_validated():
+    opts = LinkerOptions()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        opts.debug = True
+    with pytest.raises(ValueError, match="max_registers"):
+        LinkerOptions(max_registers=0)
+    with pytest.raises(ValueError, match="optimization_level"):
+        LinkerOptions(optimization_level=7)
+    assert LinkerOptions(extra="-time").extra == ("-time",)
+    assert LinkerOptions(extra=["-a", "-b"]).extra == ("-a", "-b")
+
+
+@pytest.mark.parametrize("given, expected", [
+    ("sm_90", "sm_90"), ((9, 0), "sm_90"), ((12, 0), "sm_120"), (80, "sm_80"), ("86", "sm_86"),
+    ("sm_90a", "sm_90a"), ("SM_75", "sm_75"),
+])
+def test_normalize_arch(given, expected):
+    assert normalize_arch(given) == expected
+
+
+@pytest.mark.parametrize("bad", ["compute_90", "sm90", "", None, (9,), True])
+def test_normalize_arch_rejects(bad):
+    with pytest.raises(ValueError, match="bad target"):
+        normalize_arch(bad)
+
+
+def test_config_reads_only_the_given_environment():
+    assert load_config({}).cuda_include_path is None
+    assert load_config({"CUDALITE_CUDA_INCLUDE_PATH": "/opt/x"}).cuda_include_path == "/opt/x"
