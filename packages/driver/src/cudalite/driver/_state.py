@@ -1,0 +1,162 @@
+"""The one lazily created driver singleton: cuInit, primary contexts, current device.
+
+:func:`get_driver` creates the :class:`Driver` on first use under a lock (this is the
+only module-level mutable state of cudalite.driver).  The driver retains each device's
+primary context once, tracks a per-thread current device (``threading.local``), makes
+the right context current with ``cuCtxSetCurrent`` when needed, and releases the
+primary contexts at interpreter exit.  It also owns the lazily opened cffi/ctypes
+handles of libcuda used by the fast launch path.
+"""
+
+from __future__ import annotations
+
+import atexit
+import threading
+
+from . import config as _config
+from ._cu import call, cu
+from .errors import CudaDriverError
+
+__all__ = ["Driver", "get_driver", "peek_driver"]
+
+_LAUNCH_CDEF = """
+int cuLaunchKernel(uintptr_t f, unsigned int gx, unsigned int gy, unsigned int gz,
+                   unsigned int bx, unsigned int by, unsigned int bz,
+                   unsigned int smem, uintptr_t stream, uintptr_t params, uintptr_t extra);
+int cuLaunchCooperativeKernel(uintptr_t f, unsigned int gx, unsigned int gy, unsigned int gz,
+                   unsigned int bx, unsigned int by, unsigned int bz,
+                   unsigned int smem, uintptr_t stream, uintptr_t params);
+"""
+
+
+class Driver:
+    """Process-wide driver state. Obtain it with :func:`get_driver`, never construct."""
+
+    def __init__(self, cfg=None):
+        self.config = cfg or _config.load_config()
+        try:
+            call("cuInit", 0)
+        except CudaDriverError:
+            raise
+        except Exception as exc:  # libcuda not found (GPU-less machine)
+            raise CudaDriverError(3, "CUDA_ERROR_NOT_INITIALIZED", f"libcuda could not be loaded: {exc}", "cuInit") from None
+        self.device_count = call("cuDeviceGetCount")
+        self.alive = True
+        self._lock = threading.RLock()
+        self._tls = threading.local()
+        self._handles = {}  # device id -> CUdevice
+        self._contexts = {}  # device id -> CUcontext (primary, retained once)
+        self._native = {}  # backend name -> library handle
+        atexit.register(self.shutdown)
+
+    # -- devices and contexts -------------------------------------------------
+    def device_handle(self, i):
+        """The CUdevice of ordinal ``i`` (validated)."""
+        h = self._handles.get(i)
+        if h is None:
+            if not isinstance(i, int) or not 0 <= i < self.device_count:
+                raise CudaDriverError(101, "CUDA_ERROR_INVALID_DEVICE", f"no device {i!r} ({self.device_count} present)", "cuDeviceGet")
+            h = self._handles[i] = call("cuDeviceGet", i)
+        return h
+
+    def context(self, i):
+        """The primary context of device ``i``, retained on first use."""
+        ctx = self._contexts.get(i)
+        if ctx is None:
+            with self._lock:
+                ctx = self._contexts.get(i)
+                if ctx is None:
+                    ctx = self._contexts[i] = call("cuDevicePrimaryCtxRetain", self.device_handle(i))
+        return ctx
+
+    def set_current(self, i):
+        """Make device ``i`` current for the calling thread (cuCtxSetCurrent)."""
+        ctx = self.context(i)
+        call("cuCtxSetCurrent", ctx)
+        self._tls.device = i
+        return i
+
+    def current(self):
+        """The calling thread's device id; makes its primary context current if
+        another (or no) context is current in this thread.  Default: device 0."""
+        i = getattr(self._tls, "device", None)
+        if i is None:
+            return self.set_current(0)
+        cur = call("cuCtxGetCurrent")
+        if int(cur) != int(self._contexts[i]):
+            call("cuCtxSetCurrent", self._contexts[i])
+        return i
+
+    def push(self, i):
+        """Push device ``i``'s primary context (for finalizers running on any thread)."""
+        call("cuCtxPushCurrent", self.context(i))
+
+    def pop(self):
+        call("cuCtxPopCurrent")
+
+    # -- native libcuda for the launch path -----------------------------------
+    def native(self, backend):
+        """The libcuda handle for launch backend ``cffi`` or ``ctypes`` (opened once)."""
+        lib = self._native.get(backend)
+        if lib is None:
+            with self._lock:
+                lib = self._native.get(backend)
+                if lib is None:
+                    lib = self._native[backend] = _open_native(backend, self.config.libcuda)
+        return lib
+
+    def shutdown(self):
+        """Release the primary contexts (atexit). Errors are ignored: the driver may
+        already be tearing down."""
+        if not self.alive:
+            return
+        self.alive = False
+        driver = cu()
+        for i, _ctx in list(self._contexts.items()):
+            try:
+                driver.cuDevicePrimaryCtxRelease(self._handles[i])
+            except Exception:
+                pass
+        self._contexts.clear()
+
+
+def _open_native(backend, path):
+    if backend == "cffi":
+        import cffi
+
+        ffi = cffi.FFI()
+        ffi.cdef(_LAUNCH_CDEF)
+        return ffi.dlopen(path)
+    if backend == "ctypes":
+        import ctypes
+
+        lib = ctypes.CDLL(path)
+        u, p = ctypes.c_uint, ctypes.c_size_t
+        for name, n_extra in (("cuLaunchKernel", 1), ("cuLaunchCooperativeKernel", 0)):
+            fn = getattr(lib, name)
+            fn.argtypes = [p, u, u, u, u, u, u, u, p, p] + [p] * n_extra
+            fn.restype = ctypes.c_int
+        return lib
+    raise ValueError(f"no native library for launch backend {backend!r}")
+
+
+_DRIVER = None
+_DRIVER_LOCK = threading.Lock()
+
+
+def get_driver() -> Driver:
+    """The process-wide :class:`Driver`, created (cuInit) on first call."""
+    global _DRIVER
+    d = _DRIVER
+    if d is None:
+        with _DRIVER_LOCK:
+            if _DRIVER is None:
+                _DRIVER = Driver()
+            d = _DRIVER
+    return d
+
+
+def peek_driver():
+    """The driver if it exists and is alive, else None (never initializes)."""
+    d = _DRIVER
+    return d if d is not None and d.alive else None

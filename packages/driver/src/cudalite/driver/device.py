@@ -1,0 +1,132 @@
+"""Devices: enumeration, attributes, and the per-thread current device.
+
+``device_count()``, ``get_device(i)``, ``set_current_device(i)``, ``current_device()``.
+A :class:`Device` is a light value (equal by ordinal); its attributes are queried from
+the driver when read.  The first call initializes the driver (cuInit).
+"""
+
+from __future__ import annotations
+
+from ._cu import call, cu
+from ._state import get_driver
+
+__all__ = ["Device", "device_count", "get_device", "set_current_device", "current_device", "memory_info"]
+
+
+class Device:
+    """CUDA device ``id``; obtain with :func:`get_device`."""
+
+    __slots__ = ("id",)
+
+    def __init__(self, ordinal):
+        get_driver().device_handle(ordinal)  # validates
+        self.id = ordinal
+
+    def __repr__(self):
+        return f"<cudalite.driver.Device {self.id}: {self.name}>"
+
+    def __eq__(self, other):
+        return isinstance(other, Device) and other.id == self.id
+
+    def __hash__(self):
+        return hash(("cudalite.driver.Device", self.id))
+
+    @property
+    def handle(self):
+        """The cuda.bindings ``CUdevice``."""
+        return get_driver().device_handle(self.id)
+
+    @property
+    def name(self) -> str:
+        return call("cuDeviceGetName", 256, self.handle).split(b"\0", 1)[0].decode()
+
+    def attribute(self, name):
+        """A ``CUdevice_attribute`` by name suffix, e.g. ``"MAX_THREADS_PER_BLOCK"``."""
+        key = name.upper()
+        if not key.startswith("CU_DEVICE_ATTRIBUTE_"):
+            key = "CU_DEVICE_ATTRIBUTE_" + key
+        try:
+            attr = getattr(cu().CUdevice_attribute, key)
+        except AttributeError:
+            raise ValueError(f"unknown device attribute {name!r}") from None
+        return call("cuDeviceGetAttribute", attr, self.handle)
+
+    @property
+    def compute_capability(self) -> tuple:
+        return (self.attribute("COMPUTE_CAPABILITY_MAJOR"), self.attribute("COMPUTE_CAPABILITY_MINOR"))
+
+    @property
+    def arch(self) -> str:
+        """``"sm_XY"`` for linking cubins for this device."""
+        major, minor = self.compute_capability
+        return f"sm_{major}{minor}"
+
+    @property
+    def multiprocessor_count(self) -> int:
+        return self.attribute("MULTIPROCESSOR_COUNT")
+
+    @property
+    def total_memory(self) -> int:
+        return call("cuDeviceTotalMem", self.handle)
+
+    @property
+    def pci_bus_id(self) -> str:
+        return call("cuDeviceGetPCIBusId", 64, self.handle).split(b"\0", 1)[0].decode()
+
+    @property
+    def uuid(self) -> bytes:
+        return bytes(call("cuDeviceGetUuid", self.handle).bytes)
+
+    @property
+    def context(self):
+        """The primary ``CUcontext`` (retained once per process)."""
+        return get_driver().context(self.id)
+
+    def make_current(self):
+        """Make this device current for the calling thread."""
+        get_driver().set_current(self.id)
+        return self
+
+    def memory_info(self):
+        """(free, total) bytes of this device."""
+        d = get_driver()
+        d.push(self.id)
+        try:
+            return call("cuMemGetInfo")
+        finally:
+            d.pop()
+
+    def set_mempool_release_threshold(self, nbytes):
+        """Keep up to ``nbytes`` of freed stream-ordered memory in the device's default
+        pool instead of returning it to the OS at each synchronization."""
+        driver = cu()
+        pool = call("cuDeviceGetDefaultMemPool", self.handle)
+        attr = driver.CUmemPool_attribute.CU_MEMPOOL_ATTR_RELEASE_THRESHOLD
+        call("cuMemPoolSetAttribute", pool, attr, driver.cuuint64_t(nbytes))
+
+
+def device_count() -> int:
+    """Number of CUDA devices (initializes the driver)."""
+    return get_driver().device_count
+
+
+def get_device(i=None) -> Device:
+    """Device ``i`` (default: the calling thread's current device)."""
+    return current_device() if i is None else Device(i)
+
+
+def set_current_device(i) -> Device:
+    """Make device ``i`` current for the calling thread."""
+    get_driver().set_current(i)
+    return Device(i)
+
+
+def current_device() -> Device:
+    """The calling thread's current device (device 0 if never set)."""
+    return Device(get_driver().current())
+
+
+def memory_info():
+    """(free, total) bytes of the current device."""
+    get_driver().current()
+    return call("cuMemGetInfo")

@@ -1,0 +1,101 @@
+"""CUresult -> CudaDriverError translation.
+
+Every failing driver call (through cuda.bindings or the cffi launch path) ends here:
+``raise_for(code, call)`` builds a :class:`CudaDriverError` carrying the numeric code,
+the symbolic name (``cuGetErrorName``, e.g. ``CUDA_ERROR_INVALID_VALUE``), the
+driver's message (``cuGetErrorString``) and the API that failed.  Without libcuda (a
+GPU-less machine) the name comes from the ``CUresult`` enum of cuda.bindings and the
+message says that the driver could not be asked.
+
+Sticky errors: after a kernel faults (``CUDA_ERROR_ILLEGAL_ADDRESS``,
+``CUDA_ERROR_LAUNCH_FAILED``, ...) the CUDA context is corrupted; every later call in
+that process returns the same error.  :attr:`CudaDriverError.sticky` says so; the only
+recovery is a new process.
+"""
+
+from __future__ import annotations
+
+__all__ = ["CudaDriverError", "error_from_code", "raise_for", "STICKY_ERRORS"]
+
+# Codes after which the context cannot be used any more (CUDA driver API docs).
+STICKY_ERRORS = frozenset(
+    {
+        700,  # CUDA_ERROR_ILLEGAL_ADDRESS
+        702,  # CUDA_ERROR_LAUNCH_TIMEOUT
+        714,  # CUDA_ERROR_HARDWARE_STACK_ERROR
+        715,  # CUDA_ERROR_ILLEGAL_INSTRUCTION
+        716,  # CUDA_ERROR_MISALIGNED_ADDRESS
+        717,  # CUDA_ERROR_INVALID_ADDRESS_SPACE
+        718,  # CUDA_ERROR_INVALID_PC
+        719,  # CUDA_ERROR_LAUNCH_FAILED
+    }
+)
+
+
+class CudaDriverError(RuntimeError):
+    """A CUDA driver API call failed.
+
+    Attributes: ``code`` (int CUresult), ``name`` (``CUDA_ERROR_...``), ``message``
+    (the driver's description) and ``call`` (the API function, e.g. ``cuMemAlloc``).
+    """
+
+    def __init__(self, code, name, message, call):
+        self.code = int(code)
+        self.name = name
+        self.message = message
+        self.call = call
+        text = f"{call} failed: {name} ({self.code}): {message}"
+        if self.sticky:
+            text += " [sticky error: the CUDA context is unusable; restart the process]"
+        super().__init__(text)
+
+    @property
+    def sticky(self) -> bool:
+        """True when the error corrupted the context (every later call fails too)."""
+        return self.code in STICKY_ERRORS
+
+    def __reduce__(self):
+        return (type(self), (self.code, self.name, self.message, self.call))
+
+
+def _enum_name(code):
+    try:
+        from cuda.bindings.driver import CUresult
+
+        return CUresult(code).name
+    except Exception:  # unknown value or no cuda.bindings
+        return f"CUDA_ERROR_UNKNOWN_CODE_{int(code)}"
+
+
+def _ask_driver(code):
+    """(name, message) from cuGetErrorName/cuGetErrorString, or None without libcuda."""
+    try:
+        from cuda.bindings import driver as cu
+
+        res = cu.CUresult(code)
+        err, name = cu.cuGetErrorName(res)
+        if int(err) != 0:
+            return None
+        err, msg = cu.cuGetErrorString(res)
+        if int(err) != 0:
+            msg = b"(no description)"
+        return name.decode(), msg.decode()
+    except Exception:  # no libcuda, unknown code, ...
+        return None
+
+
+def error_from_code(code, call, *, query_driver=True) -> CudaDriverError:
+    """Build (do not raise) the error for CUresult ``code`` returned by ``call``."""
+    code = int(code)
+    found = _ask_driver(code) if query_driver else None
+    if found is None:
+        name = _enum_name(code)
+        message = "the CUDA driver could not describe this error (libcuda unavailable)"
+    else:
+        name, message = found
+    return CudaDriverError(code, name, message, call)
+
+
+def raise_for(code, call):
+    """Raise :class:`CudaDriverError` for a nonzero CUresult ``code``."""
+    raise error_from_code(code, call) from None

@@ -1,0 +1,195 @@
+"""The kernel launch path, built for speed.
+
+``Function.launcher(param_format)`` -> :class:`Launcher`.  Its ``launch(grid, block,
+shared_mem, stream_handle, *values)`` does, per call: one ``threading.local`` lookup
+for the calling thread's pre-built argument buffer and ``void*`` array, one
+``struct.pack_into`` of the values, and one call of ``cuLaunchKernel`` through
+``cuda.bindings`` (Cython) with cached function/stream objects.  The buffers are per
+thread, so threads may launch the same kernel concurrently.  ``grid``/``block`` are
+3-tuples of ints, ``stream_handle`` an int (0: legacy default stream), pointer
+values ints.
+
+Backends (``backend=`` or ``CUDALITE_LAUNCH_BACKEND``): ``bindings`` (default: the
+fastest measured by benchmarks/launch.py; an ABI-mode cffi call marshals 11 arguments
+through libffi, ~0.7 µs, more than the whole Cython binding), ``cffi`` (libcuda's
+``cuLaunchKernel`` via ``cffi.dlopen``, handles as ints) and ``ctypes``.  A nonzero CUresult raises :class:`CudaDriverError` (invalid
+configurations are rejected by the driver itself, at no cost on the happy path); a
+thread with no current context gets the function's context made current and the
+launch retried once.
+
+``launch(fn, grid, block, args=[(value, code), ...])`` is the generic, slower path.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+
+from ._cu import cu
+from ._state import get_driver
+from .errors import raise_for
+from .params import param_layout
+from .stream import stream_handle
+
+__all__ = ["Launcher", "launch", "launch_cooperative"]
+
+_INVALID_CONTEXT = 201
+
+
+def _buffers_factory(tls, layout):
+    """A function creating the calling thread's (memoryview, void** address, ...)."""
+    size, offsets = max(layout.size, 1), layout.offsets
+
+    def buffers():
+        storage = (ctypes.c_char * size)()
+        base = ctypes.addressof(storage)
+        array = (ctypes.c_void_p * max(len(offsets), 1))(*[base + off for off in offsets])
+        entry = (memoryview(storage).cast("B"), ctypes.addressof(array), storage, array)
+        tls.b = entry
+        return entry
+
+    return buffers
+
+
+def _retry_factory(device_id, bindings):
+    def retry(rc, name, fn, args):
+        rc = int(rc)
+        if rc == _INVALID_CONTEXT:  # no (or another device's) context current here
+            get_driver().set_current(device_id)
+            rc = int(fn(*args)[0]) if bindings else fn(*args)
+            if not rc:
+                return
+        raise_for(rc, name)
+
+    return retry
+
+
+# The per-call code, generated once per parameter count so that the values are
+# plain positional parameters (measured ~2x less Python overhead than *values and
+# indexing grid[0], grid[1], ...).
+_TEMPLATE = """
+def {fname}(grid, block, shared_mem, stream_handle{params}):
+    try:
+        b = tls.b
+    except AttributeError:
+        b = buffers()
+    pack_into(b[0], 0{params})
+{stream}
+    gx, gy, gz = grid
+    bx, by, bz = block
+    err = {raw}(f, gx, gy, gz, bx, by, bz, shared_mem, s, b[1]{extra}){index}
+    if err:
+        retry(err, "{call}", {raw}, (f, gx, gy, gz, bx, by, bz, shared_mem, s, b[1]{extra}))
+"""
+
+_STREAM_BINDINGS = """    s = streams.get(stream_handle)
+    if s is None:
+        s = stream_obj(stream_handle)"""
+_STREAM_NATIVE = "    s = stream_handle"
+
+
+def _generate(namespace, count, bindings):
+    """Compile launch/launch_cooperative for ``count`` parameters over ``namespace``
+    (which provides raw, raw_coop, f, tls, buffers, pack_into, retry, streams...)."""
+    params = "".join(f", a{i}" for i in range(count))
+    stream = _STREAM_BINDINGS if bindings else _STREAM_NATIVE
+    index = "[0]" if bindings else ""
+    src = _TEMPLATE.format(fname="launch", params=params, stream=stream, raw="raw", extra=", 0",
+                           index=index, call="cuLaunchKernel")
+    src += _TEMPLATE.format(fname="launch_cooperative", params=params, stream=stream, raw="raw_coop",
+                            extra="", index=index, call="cuLaunchCooperativeKernel")
+    exec(compile(src, f"<cudalite.driver launcher/{count}>", "exec"), namespace)
+    return namespace["launch"], namespace["launch_cooperative"]
+
+
+def _bindings_launchers(function, layout):
+    """launch/launch_cooperative calling cuda.bindings directly (Cython; the
+    fastest measured: no libffi marshalling of 11 arguments)."""
+    driver = cu()
+    CUstream = driver.CUstream
+    tls = threading.local()
+    streams = {}  # int handle -> CUstream (a value cache, bounded)
+
+    def stream_obj(handle):
+        if len(streams) > 256:
+            streams.clear()
+        s = streams[handle] = CUstream(handle)
+        return s
+
+    ns = dict(raw=driver.cuLaunchKernel, raw_coop=driver.cuLaunchCooperativeKernel, f=function._cu,
+              tls=tls, buffers=_buffers_factory(tls, layout), pack_into=layout.struct.pack_into,
+              retry=_retry_factory(function.device_id, True), streams=streams, stream_obj=stream_obj)
+    return _generate(ns, layout.count, bindings=True)
+
+
+def _native_launchers(function, layout, backend):
+    """launch/launch_cooperative calling libcuda through cffi (ABI mode) or ctypes,
+    every handle an int."""
+    lib = get_driver().native(backend)
+    tls = threading.local()
+    ns = dict(raw=lib.cuLaunchKernel, raw_coop=lib.cuLaunchCooperativeKernel, f=function.handle,
+              tls=tls, buffers=_buffers_factory(tls, layout), pack_into=layout.struct.pack_into,
+              retry=_retry_factory(function.device_id, False))
+    return _generate(ns, layout.count, bindings=False)
+
+
+class Launcher:
+    """Prepared launches of one :class:`~cudalite.driver.Function` with one
+    parameter format.  Use ``launch``/``launch_cooperative`` (instance attributes
+    that are plain closures: no bound-method or attribute work per call)."""
+
+    def __init__(self, function, param_format, backend=None):
+        driver = get_driver()
+        self.function = function
+        self.layout = layout = param_layout(param_format)
+        self.backend = backend = backend or driver.config.launch_backend
+        if backend == "bindings":
+            self.launch, self.launch_cooperative = _bindings_launchers(function, layout)
+        elif backend in ("cffi", "ctypes"):
+            self.launch, self.launch_cooperative = _native_launchers(function, layout, backend)
+        else:
+            raise ValueError(f"unknown launch backend {backend!r}")
+
+    @property
+    def param_format(self) -> str:
+        return self.layout.format
+
+    def __repr__(self):
+        return f"<cudalite.driver.Launcher {self.function.name!r} {self.layout.format!r} via {self.backend}>"
+
+
+def _dim3(d):
+    if isinstance(d, int):
+        return (d, 1, 1)
+    d = tuple(int(x) for x in d)
+    if not 1 <= len(d) <= 3:
+        raise ValueError(f"launch dimensions must have 1 to 3 entries, got {d!r}")
+    return d + (1,) * (3 - len(d))
+
+
+def _value(value, code):
+    if code in "QqPNn" and not isinstance(value, int):
+        ptr = getattr(value, "ptr", None)
+        if isinstance(ptr, int):
+            return ptr
+        cai = getattr(value, "__cuda_array_interface__", None)
+        if cai is not None:
+            return cai["data"][0]
+    return value
+
+
+def launch(fn, grid, block, args=(), shared_mem=0, stream=None, cooperative=False):
+    """Generic launch: ``args`` is a sequence of ``(value, code)`` with struct codes
+    (``"Q"`` pointers -- ints, DeviceMemory or CUDA-array-interface objects --,
+    ``"f"``, ``"i"``, ...); grid/block ints or 1-3 tuples; stream a Stream/int/None."""
+    args = list(args)
+    fmt = "".join(code for _, code in args)
+    values = [_value(v, c) for v, c in args]
+    lau = fn.launcher(fmt)
+    call = lau.launch_cooperative if cooperative else lau.launch
+    call(_dim3(grid), _dim3(block), int(shared_mem), stream_handle(stream), *values)
+
+
+def launch_cooperative(fn, grid, block, args=(), shared_mem=0, stream=None):
+    """Generic cooperative launch (cuLaunchCooperativeKernel; grid.sync() capable)."""
+    launch(fn, grid, block, args, shared_mem, stream, cooperative=True)

@@ -1,0 +1,262 @@
+"""Device memory, pinned host memory, memset and copies.
+
+``alloc(nbytes)`` uses cuMemAlloc; ``alloc(nbytes, stream=s)`` uses the stream-ordered
+allocator (cuMemAllocAsync from the device's default memory pool) and frees with
+cuMemFreeAsync on the same stream.  Memory is freed by ``.free()``, or by a
+``weakref.finalize`` when the object dies, or at interpreter exit; a free that finds the
+context gone is ignored.  ``alloc_host(nbytes)`` returns page-locked host memory that
+exposes ``__array_interface__`` (``numpy.asarray(h)``) and, on Python >= 3.12, the
+buffer protocol.
+
+Copies take device pointers as :class:`DeviceMemory` or ints, and host memory as
+NumPy arrays, any contiguous buffer-protocol object, :class:`HostMemory` or int
+addresses (then ``nbytes`` is required).  Async copies from pageable host memory are
+staged by the driver; keep the host object alive until the stream is synchronized.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+from ._cu import call, cu
+from ._state import get_driver, peek_driver
+from .stream import as_custream
+
+__all__ = [
+    "DeviceMemory",
+    "HostMemory",
+    "alloc",
+    "alloc_host",
+    "memset",
+    "memset_d32",
+    "copy_host_to_device",
+    "copy_device_to_host",
+    "copy_device_to_device",
+    "device_pointer",
+]
+
+
+def _release(kind, args, device_id, keepalive=None):
+    d = peek_driver()
+    if d is None:  # the contexts are already released: their memory went with them
+        return
+    try:
+        d.push(device_id)
+        try:
+            getattr(cu(), kind)(*args)
+        finally:
+            d.pop()
+    except Exception:  # context destroyed or sticky error: nothing left to free
+        pass
+
+
+class DeviceMemory:
+    """An owned device allocation: ``.ptr`` (int), ``.size``, ``.device_id``."""
+
+    __slots__ = ("ptr", "size", "device_id", "stream", "_finalizer", "__weakref__")
+
+    def __init__(self, ptr, size, device_id, stream=None):
+        self.ptr = int(ptr)
+        self.size = size
+        self.device_id = device_id
+        self.stream = stream
+        if self.ptr == 0:
+            self._finalizer = None
+        elif stream is None:
+            self._finalizer = weakref.finalize(self, _release, "cuMemFree", (ptr,), device_id)
+        else:
+            self._finalizer = weakref.finalize(self, _release, "cuMemFreeAsync", (ptr, as_custream(stream)), device_id, stream)
+
+    def free(self):
+        """Free now (idempotent). Stream-ordered memory is freed on its stream."""
+        if self._finalizer is not None:
+            self._finalizer()
+
+    @property
+    def freed(self) -> bool:
+        return self._finalizer is not None and not self._finalizer.alive
+
+    def __int__(self):
+        return self.ptr
+
+    def __repr__(self):
+        return f"<cudalite.driver.DeviceMemory {self.ptr:#x} size={self.size} device={self.device_id}>"
+
+
+def alloc(nbytes, stream=None) -> DeviceMemory:
+    """Allocate ``nbytes`` on the current device; stream-ordered when ``stream`` is
+    given (a :class:`~cudalite.driver.Stream`, handle int, ...). ``nbytes == 0`` gives
+    a null pointer."""
+    nbytes = int(nbytes)
+    if nbytes < 0:
+        raise ValueError(f"alloc: negative size {nbytes}")
+    dev = get_driver().current()
+    if nbytes == 0:
+        return DeviceMemory(0, 0, dev)
+    if stream is None:
+        ptr = call("cuMemAlloc", nbytes)
+    else:
+        ptr = call("cuMemAllocAsync", nbytes, as_custream(stream))
+    return DeviceMemory(ptr, nbytes, dev, stream)
+
+
+class HostMemory:
+    """Page-locked host memory from cuMemHostAlloc: ``.ptr``, ``.size``,
+    ``numpy.asarray(h)`` (uint8 view), ``h.as_array(dtype, shape)``, freed on death."""
+
+    __slots__ = ("ptr", "size", "device_id", "_finalizer", "__weakref__")
+
+    def __init__(self, ptr, size, device_id):
+        self.ptr = int(ptr)
+        self.size = size
+        self.device_id = device_id
+        self._finalizer = weakref.finalize(self, _release, "cuMemFreeHost", (self.ptr,), device_id)
+
+    @property
+    def __array_interface__(self):
+        if not self._finalizer.alive:
+            raise ValueError("HostMemory was freed")
+        return {"shape": (self.size,), "typestr": "|u1", "data": (self.ptr, False), "version": 3}
+
+    def as_array(self, dtype="u1", shape=None):
+        """A NumPy view (keeps this object alive) with ``dtype`` and ``shape``."""
+        import numpy as np
+
+        raw = np.asarray(self)
+        arr = raw.view(dtype)
+        return arr if shape is None else arr.reshape(shape)
+
+    def __buffer__(self, flags):  # PEP 688 (Python >= 3.12)
+        import numpy as np
+
+        return memoryview(np.asarray(self))
+
+    def memoryview(self):
+        """A writable ``memoryview`` of the bytes (any Python version)."""
+        import numpy as np
+
+        return memoryview(np.asarray(self))
+
+    def free(self):
+        self._finalizer()
+
+    def __len__(self):
+        return self.size
+
+    def __repr__(self):
+        return f"<cudalite.driver.HostMemory {self.ptr:#x} size={self.size}>"
+
+
+def alloc_host(nbytes, *, portable=False, mapped=False, write_combined=False) -> HostMemory:
+    """Allocate ``nbytes`` of pinned host memory (cuMemHostAlloc)."""
+    dev = get_driver().current()
+    flags = (1 if portable else 0) | (2 if mapped else 0) | (4 if write_combined else 0)
+    ptr = call("cuMemHostAlloc", max(int(nbytes), 1), flags)
+    return HostMemory(ptr, int(nbytes), dev)
+
+
+def device_pointer(obj) -> int:
+    """The int device address of a :class:`DeviceMemory`, int, or an object with
+    ``__cuda_array_interface__``."""
+    if isinstance(obj, int):
+        return obj
+    ptr = getattr(obj, "ptr", None)
+    if isinstance(ptr, int):
+        return ptr
+    cai = getattr(obj, "__cuda_array_interface__", None)
+    if cai is not None:
+        return cai["data"][0]
+    return int(obj)
+
+
+def _host(obj, writable, nbytes):
+    """(address, nbytes, keepalive) of host memory ``obj``."""
+    if isinstance(obj, int):
+        if nbytes is None:
+            raise ValueError("nbytes is required when host memory is given as an int address")
+        return obj, nbytes, None
+    if isinstance(obj, HostMemory):
+        return obj.ptr, obj.size if nbytes is None else nbytes, obj
+    import numpy as np
+
+    if isinstance(obj, np.ndarray):
+        arr = obj
+        if not (arr.flags.c_contiguous or arr.flags.f_contiguous):
+            raise ValueError("host array must be contiguous")
+    else:
+        mv = memoryview(obj)
+        if not mv.contiguous:
+            raise ValueError("host buffer must be contiguous")
+        arr = np.frombuffer(mv.cast("B") if mv.ndim != 1 or mv.itemsize != 1 else mv, dtype=np.uint8)
+    if writable and not arr.flags.writeable:
+        raise ValueError("destination host buffer is read-only")
+    size = arr.nbytes if nbytes is None else nbytes
+    if size > arr.nbytes:
+        raise ValueError(f"copy of {size} bytes exceeds the host buffer ({arr.nbytes} bytes)")
+    return arr.__array_interface__["data"][0], size, arr
+
+
+def _dev_size(obj, nbytes):
+    if nbytes is not None:
+        return nbytes
+    size = getattr(obj, "size", None)
+    if isinstance(obj, DeviceMemory):
+        return size
+    raise ValueError("nbytes is required for a raw device pointer")
+
+
+def copy_host_to_device(dst, src, nbytes=None, stream=None):
+    """Copy host ``src`` to device ``dst`` (async on ``stream`` when given)."""
+    get_driver().current()
+    addr, n, _keep = _host(src, False, nbytes)
+    if isinstance(dst, DeviceMemory) and n > dst.size:
+        raise ValueError(f"copy of {n} bytes exceeds the device allocation ({dst.size} bytes)")
+    if stream is None:
+        call("cuMemcpyHtoD", device_pointer(dst), addr, n)
+    else:
+        call("cuMemcpyHtoDAsync", device_pointer(dst), addr, n, as_custream(stream))
+
+
+def copy_device_to_host(dst, src, nbytes=None, stream=None):
+    """Copy device ``src`` to host ``dst`` (async on ``stream`` when given); returns ``dst``."""
+    get_driver().current()
+    if nbytes is None and isinstance(src, DeviceMemory) and isinstance(dst, int):
+        nbytes = src.size
+    addr, n, _keep = _host(dst, True, nbytes)
+    if isinstance(src, DeviceMemory) and n > src.size:
+        raise ValueError(f"copy of {n} bytes exceeds the device allocation ({src.size} bytes)")
+    if stream is None:
+        call("cuMemcpyDtoH", addr, device_pointer(src), n)
+    else:
+        call("cuMemcpyDtoHAsync", addr, device_pointer(src), n, as_custream(stream))
+    return dst
+
+
+def copy_device_to_device(dst, src, nbytes=None, stream=None):
+    """Copy ``nbytes`` (default: the size of ``src``) between device buffers."""
+    get_driver().current()
+    n = _dev_size(src, nbytes)
+    if stream is None:
+        call("cuMemcpyDtoD", device_pointer(dst), device_pointer(src), n)
+    else:
+        call("cuMemcpyDtoDAsync", device_pointer(dst), device_pointer(src), n, as_custream(stream))
+
+
+def memset(dst, value, nbytes=None, stream=None):
+    """Set ``nbytes`` bytes (default: the whole allocation) to the byte ``value`` (D8)."""
+    get_driver().current()
+    n = _dev_size(dst, nbytes)
+    if stream is None:
+        call("cuMemsetD8", device_pointer(dst), value & 0xFF, n)
+    else:
+        call("cuMemsetD8Async", device_pointer(dst), value & 0xFF, n, as_custream(stream))
+
+
+def memset_d32(dst, value, count=None, stream=None):
+    """Set ``count`` 32-bit words (default: the whole allocation) to ``value`` (D32)."""
+    get_driver().current()
+    n = _dev_size(dst, None if count is None else count * 4) // 4
+    if stream is None:
+        call("cuMemsetD32", device_pointer(dst), value & 0xFFFFFFFF, n)
+    else:
+        call("cuMemsetD32Async", device_pointer(dst), value & 0xFFFFFFFF, n, as_custream(stream))

@@ -1,0 +1,107 @@
+"""Kernel parameter formats: layout and packing, GPU-less.
+
+A parameter format is a :mod:`struct` format string of a kernel's flattened
+parameters, one code per parameter: ``"QQQf"`` is three pointers and a float32.
+Codes: ``b B h H i I l L q Q n N e f d ? P`` (native sizes) and ``Ns`` for an
+N-byte blob (alignment 1).  A repeat count on any other code means that many
+parameters (``"3Q"`` == ``"QQQ"``).  Byte order and size prefixes are not allowed:
+the layout is always native with natural alignment (``@``), so each parameter sits
+aligned in its own slot and ``pack_params(fmt, *v) == struct.pack(fmt, *v)``.
+
+:func:`param_layout` gives the ``struct.Struct``, the total size and each slot's
+offset: the launcher points its ``void*`` array at those offsets once and then only
+re-packs the values on each launch.
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+from dataclasses import dataclass
+
+__all__ = ["ParamLayout", "param_layout", "pack_params", "format_from_ctypes"]
+
+_TOKEN = re.compile(r"(\d*)([bBhHiIlLqQnNefd?Ps])")
+_VALID = set("bBhHiIlLqQnNefd?Ps")
+
+
+@dataclass(frozen=True)
+class ParamLayout:
+    """The packed layout of one parameter format."""
+
+    format: str  # normalized: one code per parameter (blobs as "Ns")
+    struct: struct.Struct
+    offsets: tuple  # byte offset of each parameter
+    sizes: tuple  # byte size of each parameter
+
+    @property
+    def size(self) -> int:
+        return self.struct.size
+
+    @property
+    def count(self) -> int:
+        return len(self.offsets)
+
+
+def _tokens(fmt):
+    if fmt and fmt[0] in "@=<>!":
+        raise ValueError(f"parameter format {fmt!r}: byte-order/size prefixes are not allowed (always native)")
+    pos = 0
+    text = fmt.replace(" ", "")
+    out = []
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if m is None:
+            raise ValueError(f"parameter format {fmt!r}: bad code at {text[pos:]!r}")
+        count, code = m.groups()
+        if code == "s":
+            out.append(f"{count or 1}s")
+        else:
+            out.extend([code] * int(count or 1))
+        pos = m.end()
+    return out
+
+
+def param_layout(fmt: str) -> ParamLayout:
+    """Layout of ``fmt``: struct, per-parameter offsets and sizes."""
+    tokens = _tokens(fmt)
+    offsets, sizes = [], []
+    prefix = "@"
+    for tok in tokens:
+        size = struct.calcsize("@" + tok)
+        end = struct.calcsize(prefix + tok)
+        offsets.append(end - size)
+        sizes.append(size)
+        prefix += tok
+    norm = "".join(tokens)
+    return ParamLayout(norm, struct.Struct("@" + norm), tuple(offsets), tuple(sizes))
+
+
+def pack_params(fmt: str, *values) -> bytes:
+    """The argument buffer a launcher builds for ``values`` (for tests/inspection)."""
+    layout = param_layout(fmt)
+    buf = bytearray(layout.size)
+    layout.struct.pack_into(buf, 0, *values)
+    return bytes(buf)
+
+
+_CTYPE_CODES = {
+    "int8": "b", "uint8": "B", "int16": "h", "uint16": "H", "int32": "i", "uint32": "I",
+    "int64": "q", "uint64": "Q", "float16": "e", "float32": "f", "float64": "d",
+    "bool": "?", "pointer": "Q", "void*": "Q",
+}
+
+
+def format_from_ctypes(names) -> str:
+    """Parameter format from type names (``["pointer", "float32"]`` -> ``"Qf"``);
+    single struct codes pass through unchanged."""
+    out = []
+    for name in names:
+        if name in _VALID:
+            out.append(name)
+            continue
+        try:
+            out.append(_CTYPE_CODES[name])
+        except KeyError:
+            raise ValueError(f"unknown parameter type {name!r}") from None
+    return "".join(out)

@@ -1,0 +1,151 @@
+"""Streams and events.
+
+``Stream()`` creates an owned non-blocking stream on the current device, destroyed
+when the object dies.  ``Stream.legacy_default()`` (``CU_STREAM_LEGACY``, handle 1),
+``Stream.per_thread_default()`` (``CU_STREAM_PER_THREAD``, handle 2) and
+``Stream.external(handle)`` wrap streams that are not owned and never destroyed.
+Anywhere a stream is taken, ``None`` or ``0`` means the legacy default stream.
+``Event(timing=True)`` records into a stream; ``elapsed_time(start, end)`` is in ms.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+from ._cu import call, call_status, cu
+from ._state import get_driver, peek_driver
+
+__all__ = ["Stream", "Event", "elapsed_time", "stream_handle", "as_custream"]
+
+CU_STREAM_LEGACY = 1
+CU_STREAM_PER_THREAD = 2
+
+
+def stream_handle(stream) -> int:
+    """The raw handle of a :class:`Stream`, an int, a cuda.bindings CUstream or None (0)."""
+    if stream is None:
+        return 0
+    if isinstance(stream, Stream):
+        return stream.handle
+    return int(stream)
+
+
+def as_custream(stream):
+    """A cuda.bindings ``CUstream`` for ``stream`` (see :func:`stream_handle`)."""
+    if isinstance(stream, Stream):
+        return stream._cu
+    return cu().CUstream(stream_handle(stream))
+
+
+def _destroy(kind, handle, device_id):
+    d = peek_driver()
+    if d is None:  # interpreter exit after the contexts were released
+        return
+    try:
+        d.push(device_id)
+        try:
+            getattr(cu(), kind)(handle)
+        finally:
+            d.pop()
+    except Exception:
+        pass
+
+
+class Stream:
+    """A CUDA stream. ``Stream()`` creates an owned non-blocking stream."""
+
+    __slots__ = ("handle", "device_id", "owned", "_cu", "_finalizer", "__weakref__")
+
+    def __init__(self, *, nonblocking=True, priority=0):
+        dev = get_driver().current()
+        flags = int(cu().CUstream_flags.CU_STREAM_NON_BLOCKING) if nonblocking else 0
+        obj = call("cuStreamCreateWithPriority", flags, priority)
+        self._init(obj, dev, True)
+        self._finalizer = weakref.finalize(self, _destroy, "cuStreamDestroy", obj, dev)
+
+    def _init(self, obj, device_id, owned):
+        self._cu = obj
+        self.handle = int(obj)
+        self.device_id = device_id
+        self.owned = owned
+
+    @classmethod
+    def _wrap(cls, handle):
+        self = cls.__new__(cls)
+        self._init(cu().CUstream(handle), None, False)
+        self._finalizer = None
+        return self
+
+    @classmethod
+    def legacy_default(cls):
+        """The legacy default stream (synchronizes with all blocking streams)."""
+        return cls._wrap(CU_STREAM_LEGACY)
+
+    @classmethod
+    def per_thread_default(cls):
+        """The calling thread's per-thread default stream."""
+        return cls._wrap(CU_STREAM_PER_THREAD)
+
+    @classmethod
+    def external(cls, handle):
+        """Wrap a stream created elsewhere (CuPy, torch, ...); never destroyed here."""
+        return cls._wrap(int(handle))
+
+    def __int__(self):
+        return self.handle
+
+    def __repr__(self):
+        kind = "owned" if self.owned else "borrowed"
+        return f"<cudalite.driver.Stream {self.handle:#x} ({kind})>"
+
+    def synchronize(self):
+        """Wait until all work queued on the stream has finished."""
+        call("cuStreamSynchronize", self._cu)
+
+    def query(self) -> bool:
+        """True when all queued work has finished."""
+        return call_status("cuStreamQuery", self._cu) == 0
+
+    def wait_event(self, event):
+        """Make future work on this stream wait for ``event``."""
+        call("cuStreamWaitEvent", self._cu, event._cu, 0)
+
+    def close(self):
+        """Destroy an owned stream now (no-op for borrowed ones)."""
+        if self._finalizer is not None:
+            self._finalizer()
+
+
+class Event:
+    """A CUDA event on the current device (``timing=False`` makes it cheaper)."""
+
+    __slots__ = ("_cu", "timing", "_finalizer", "__weakref__")
+
+    def __init__(self, timing=True):
+        dev = get_driver().current()
+        driver = cu()
+        flags = 0 if timing else int(driver.CUevent_flags.CU_EVENT_DISABLE_TIMING)
+        self._cu = call("cuEventCreate", flags)
+        self.timing = timing
+        self._finalizer = weakref.finalize(self, _destroy, "cuEventDestroy", self._cu, dev)
+
+    @property
+    def handle(self) -> int:
+        return int(self._cu)
+
+    def record(self, stream=None):
+        """Record the event in ``stream`` (default: legacy default stream)."""
+        call("cuEventRecord", self._cu, as_custream(stream))
+        return self
+
+    def synchronize(self):
+        call("cuEventSynchronize", self._cu)
+
+    def query(self) -> bool:
+        """True when the recorded work has completed."""
+        return call_status("cuEventQuery", self._cu) == 0
+
+
+def elapsed_time(start, end) -> float:
+    """Milliseconds between two recorded, completed timing events."""
+    return call("cuEventElapsedTime", start._cu, end._cu)

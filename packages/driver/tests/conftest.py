@@ -1,0 +1,73 @@
+"""Fixtures for cudalite-driver tests.
+
+GPU tests are marked ``@pytest.mark.gpu``; whether a device is usable is probed
+lazily in ``pytest_runtest_setup`` (never at collection/import), and they skip
+cleanly when cuInit fails or there is no device.  ``cubin`` links the hand-written
+PTX kernels of ``driver_kernels.py`` for the device's exact sm with nvJitLink (a test-only
+dependency: the driver package itself never uses nvJitLink).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "gpu: needs a CUDA device (skipped cleanly without one)")
+
+
+@functools.lru_cache(maxsize=None)
+def _gpu_unavailable():
+    try:
+        from cudalite.driver import device_count
+
+        if device_count() < 1:
+            return "no CUDA device"
+    except Exception as exc:  # no libcuda, cuInit failure, ...
+        return f"no usable CUDA driver: {exc}"
+    return None
+
+
+def pytest_runtest_setup(item):
+    if item.get_closest_marker("gpu") is not None:
+        reason = _gpu_unavailable()
+        if reason:
+            pytest.skip(reason)
+
+
+def link_ptx(ptx, arch):
+    from cuda.bindings import nvjitlink
+
+    data = ptx.encode()
+    handle = nvjitlink.create(1, [f"-arch={arch}"])
+    try:
+        try:
+            nvjitlink.add_data(handle, nvjitlink.InputType.PTX, data, len(data), "kernels.ptx")
+            nvjitlink.complete(handle)
+        except nvjitlink.nvJitLinkError:
+            log = bytearray(nvjitlink.get_error_log_size(handle))
+            nvjitlink.get_error_log(handle, log)
+            raise AssertionError("nvJitLink rejected the PTX:\n" + log.decode(errors="replace")) from None
+        cubin = bytearray(nvjitlink.get_linked_cubin_size(handle))
+        nvjitlink.get_linked_cubin(handle, cubin)
+        return bytes(cubin)
+    finally:
+        nvjitlink.destroy(handle)
+
+
+@pytest.fixture(scope="session")
+def cubin():
+    from cudalite.driver import current_device
+
+    from driver_kernels import PTX
+
+    return link_ptx(PTX, current_device().arch)
+
+
+@pytest.fixture(scope="session")
+def module(cubin):
+    from cudalite.driver import load_module
+
+    return load_module(cubin)

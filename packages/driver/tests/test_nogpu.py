@@ -1,0 +1,234 @@
+"""GPU-less tests: import hygiene, error translation, parameter packing, config."""
+
+from __future__ import annotations
+
+import ast
+import pickle
+import struct
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from cudalite.driver import CudaDriverError, pack_params, param_layout
+from cudalite.driver.config import Config, load_config
+from cudalite.driver.errors import STICKY_ERRORS, error_from_code
+from cudalite.driver.params import format_from_ctypes
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "cudalite" / "driver"
+
+
+def _run(code):
+    env_path = str(SRC.parents[1])
+    proc = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True, text=True, env={"PYTHONPATH": env_path + ":" + ":".join(sys.path), "PATH": ""},
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def test_import_touches_nothing():
+    out = _run(
+        """
+        import sys
+        import cudalite.driver
+        from cudalite.driver import errors, config, params, launch, memory, module, stream, device
+        bad = [m for m in ("cuda.bindings.driver", "cuda.bindings", "numpy", "cffi") if m in sys.modules]
+        print("LOADED", bad)
+        """
+    )
+    assert "LOADED []" in out
+
+
+def test_module_rules():
+    """Only stdlib, cuda.bindings.driver, numpy, cffi; os.environ only in config;
+    small modules with a docstring and __all__; no cudalite/__init__.py."""
+    allowed_third_party = {"cuda", "numpy", "cffi"}
+    stdlib = set(sys.stdlib_module_names)
+    assert not (SRC.parent / "__init__.py").exists()
+    for path in SRC.glob("*.py"):
+        text = path.read_text()
+        tree = ast.parse(text)
+        assert ast.get_docstring(tree), path.name
+        assert len(text.splitlines()) < 400, path.name
+        if path.name != "__init__.py":
+            assert "__all__" in text, path.name
+        if path.name != "config.py":
+            assert "os.environ" not in text and "getenv" not in text, path.name
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                names = [node.module]
+            else:
+                continue
+            for name in names:
+                top = name.split(".")[0]
+                assert top in stdlib or top in allowed_third_party, (path.name, name)
+                if top == "cuda":
+                    assert name in ("cuda.bindings", "cuda.bindings.driver"), (path.name, name)
+                assert not name.startswith(("cudalite.core", "cudalite.nvvm", "cudalite.linker", "llvmlite")), name
+
+
+def test_error_translation_without_driver():
+    err = error_from_code(1, "cuMemAlloc", query_driver=False)
+    assert isinstance(err, CudaDriverError) and isinstance(err, RuntimeError)
+    assert (err.code, err.name, err.call) == (1, "CUDA_ERROR_INVALID_VALUE", "cuMemAlloc")
+    assert "cuMemAlloc" in str(err) and "CUDA_ERROR_INVALID_VALUE" in str(err)
+    assert not err.sticky
+    assert error_from_code(2, "cuMemAlloc", query_driver=False).name == "CUDA_ERROR_OUT_OF_MEMORY"
+
+
+def test_error_translation_queries_or_falls_back():
+    # With or without libcuda the name is symbolic and the call is named.
+    err = error_from_code(700, "cuCtxSynchronize")
+    assert err.name == "CUDA_ERROR_ILLEGAL_ADDRESS" and err.sticky and err.message
+    assert "sticky" in str(err)
+    assert 700 in STICKY_ERRORS
+
+
+def test_unknown_code():
+    err = error_from_code(123456, "cuFoo", query_driver=False)
+    assert err.code == 123456 and "123456" in err.name and "cuFoo" in str(err)
+
+
+def test_error_pickles():
+    err = error_from_code(201, "cuLaunchKernel", query_driver=False)
+    back = pickle.loads(pickle.dumps(err))
+    assert (back.code, back.name, back.call, str(back)) == (err.code, err.name, err.call, str(err))
+
+
+def test_raise_for():
+    from cudalite.driver.errors import raise_for
+
+    with pytest.raises(CudaDriverError) as info:
+        raise_for(98, "cuModuleGetFunction")
+    assert info.value.name == "CUDA_ERROR_INVALID_IMAGE" or info.value.code == 98
+
+
+@pytest.mark.parametrize(
+    "fmt, values",
+    [
+        ("QQQf", (1, 2, 3, 1.5)),
+        ("q", (-5,)),
+        ("i", (7,)),
+        ("d", (2.25,)),
+        ("B", (255,)),
+        ("fQ", (1.0, 0xDEADBEEF)),
+        ("BQiHd", (1, 2**63, -3, 4, 5.5)),
+        ("?bhIlLnNe", (True, -1, -2, 3, -4, 5, -6, 7, 0.5)),
+        ("P", (0x1000,)),
+        ("", ()),
+    ],
+)
+def test_pack_equals_struct(fmt, values):
+    assert pack_params(fmt, *values) == struct.pack(fmt, *values)
+
+
+def test_layout_offsets_are_natural():
+    lay = param_layout("BQif3d")
+    assert lay.format == "BQifddd"
+    assert lay.offsets == (0, 8, 16, 20, 24, 32, 40)
+    assert lay.sizes == (1, 8, 4, 4, 8, 8, 8)
+    assert lay.size == 48 and lay.count == 7
+    for off, size in zip(lay.offsets, lay.sizes):
+        assert off % size == 0
+    assert param_layout("8sQ").offsets == (0, 8)
+
+
+@pytest.mark.parametrize("bad", ["<QQ", "QZ", "Q x", "=i", "!d"])
+def test_bad_formats(bad):
+    with pytest.raises(ValueError):
+        param_layout(bad)
+
+
+def test_pack_errors_from_struct():
+    with pytest.raises(struct.error):
+        pack_params("QQ", 1)
+    with pytest.raises(struct.error):
+        pack_params("B", 300)
+
+
+def test_format_from_ctypes():
+    assert format_from_ctypes(["pointer", "pointer", "pointer", "float32"]) == "QQQf"
+    assert format_from_ctypes(["int32", "d", "uint8"]) == "idB"
+    with pytest.raises(ValueError):
+        format_from_ctypes(["complex"])
+
+
+def test_config_defaults_and_parsing():
+    assert load_config({}) == Config()
+    assert load_config({}).launch_backend == "bindings"
+    assert load_config({"CUDALITE_LAUNCH_BACKEND": " CFFI "}).launch_backend == "cffi"
+    assert load_config({"CUDALITE_LAUNCH_BACKEND": "ctypes"}).launch_backend == "ctypes"
+    assert load_config({"CUDALITE_LIBCUDA": "/opt/libcuda.so"}).libcuda == "/opt/libcuda.so"
+    with pytest.raises(ValueError, match="CUDALITE_LAUNCH_BACKEND"):
+        load_config({"CUDALITE_LAUNCH_BACKEND": "magic"})
+
+
+def test_no_gpu_error_is_a_driver_error():
+    """Without libcuda the first use raises CudaDriverError, never something else;
+    on a GPU host this just counts devices."""
+    from cudalite.driver import device_count
+
+    try:
+        assert device_count() >= 0
+    except CudaDriverError as err:
+        assert err.call == "cuInit"
+
+
+def _fake_launchers(fmt, result=0):
+    import importlib
+    import threading
+
+    L = importlib.import_module("cudalite.driver.launch")
+    calls = []
+
+    def raw(*a):
+        calls.append(a)
+        return (result,)
+
+    lay = param_layout(fmt)
+    tls = threading.local()
+    ns = dict(raw=raw, raw_coop=raw, f="F", tls=tls, buffers=L._buffers_factory(tls, lay),
+              pack_into=lay.struct.pack_into, retry=L._retry_factory(0, True), streams={},
+              stream_obj=lambda h: f"S{h}")
+    return L._generate(ns, lay.count, True), tls, calls
+
+
+def test_generated_launcher_packs_and_calls():
+    (launch, coop), tls, calls = _fake_launchers("QQQf")
+    launch((2, 1, 1), (32, 1, 1), 0, 7, 1, 2, 3, 1.5)
+    assert bytes(tls.b[0]) == struct.pack("QQQf", 1, 2, 3, 1.5)
+    assert calls[0][:9] == ("F", 2, 1, 1, 32, 1, 1, 0, "S7") and calls[0][10] == 0
+    coop([4, 1, 1], (8, 1, 1), 16, 0, 4, 5, 6, 2.0)
+    assert len(calls[1]) == 10 and calls[1][1] == 4 and calls[1][7] == 16
+    with pytest.raises(TypeError):
+        launch((1, 1, 1), (1, 1, 1), 0, 0, 1, 2)  # wrong number of values
+
+
+def test_generated_launcher_raises_driver_error():
+    (launch, _), _tls, _calls = _fake_launchers("i", result=1)
+    with pytest.raises(CudaDriverError) as info:
+        launch((1, 1, 1), (1, 1, 1), 0, 0, 5)
+    assert info.value.call == "cuLaunchKernel" and info.value.name == "CUDA_ERROR_INVALID_VALUE"
+
+
+def test_buffers_are_per_thread():
+    import threading
+
+    (launch, _), tls, _calls = _fake_launchers("q")
+    launch((1, 1, 1), (1, 1, 1), 0, 0, 1)
+    seen = []
+
+    def worker():
+        launch((1, 1, 1), (1, 1, 1), 0, 0, 2)
+        seen.append(tls.b[1])
+
+    t = threading.Thread(target=worker)
+    t.start()
+    t.join()
+    assert seen and seen[0] != tls.b[1] and bytes(tls.b[0]) == struct.pack("q", 1)
