@@ -1,7 +1,7 @@
 """Test, lint and benchmark sessions for the cudalite monorepo.
 
     nox -s tests          # everything GPU-less in one venv: what CI (.ci/run) runs
-    nox -s core | nvvm | integration | gpu | bench | lint
+    nox -s core | nvvm | linker | driver | integration | gpu | bench | lint
 
 Sessions use the Python that runs nox and install the packages from this
 checkout (not editable), so they test what ``pip install`` produces.
@@ -17,15 +17,19 @@ nox.options.reuse_existing_virtualenvs = True
 
 CORE = "./packages/core-typing"
 NVVM = "./packages/codegen-nvvm"
+LINKER = "./packages/linker"
+DRIVER = "./packages/driver"
 CORE_TESTS = "packages/core-typing/tests"
 NVVM_TESTS = "packages/codegen-nvvm/tests"
+LINKER_TESTS = "packages/linker/tests"
+DRIVER_TESTS = "packages/driver/tests"
 INTEGRATION_TESTS = "tests-integration"
 LINT_PATHS = ["packages/", "tests-integration/", "benchmarks/", "examples/", "noxfile.py"]
 
 
 def _install_all(session: nox.Session) -> None:
     # One pip command, so the sibling pin cudalite-core==0.1.0 resolves to the checkout.
-    session.install(f"{CORE}[test]", f"{NVVM}[test]")
+    session.install(f"{CORE}[test]", f"{NVVM}[test]", f"{LINKER}[test]", f"{DRIVER}[test]")
 
 
 def _pytest(session: nox.Session, *args: str) -> None:
@@ -47,6 +51,20 @@ def nvvm(session: nox.Session) -> None:
 
 
 @nox.session
+def linker(session: nox.Session) -> None:
+    """cudalite-linker's unit tests (NVRTC and nvJitLink run without a GPU)."""
+    session.install(f"{LINKER}[test]")
+    _pytest(session, LINKER_TESTS)
+
+
+@nox.session
+def driver(session: nox.Session) -> None:
+    """cudalite-driver's unit tests (GPU tests skip without a device)."""
+    session.install(f"{DRIVER}[test]")
+    _pytest(session, DRIVER_TESTS)
+
+
+@nox.session
 def integration(session: nox.Session) -> None:
     """Cross-package tests: import rules, no-libcuda, README, examples (GPU tests skip)."""
     _install_all(session)
@@ -60,7 +78,7 @@ def tests(session: nox.Session) -> None:
     # Separate runs (each test tree has its own conftest.py and test-module names);
     # all three run even if one fails, and the session fails at the end.
     failed = []
-    for tree in (CORE_TESTS, NVVM_TESTS, INTEGRATION_TESTS):
+    for tree in (CORE_TESTS, NVVM_TESTS, LINKER_TESTS, DRIVER_TESTS, INTEGRATION_TESTS):
         try:
             _pytest(session, tree)
         except CommandFailed:
@@ -73,16 +91,18 @@ def tests(session: nox.Session) -> None:
 def gpu(session: nox.Session) -> None:
     """The GPU suite (needs a CUDA GPU and driver; tests skip without one)."""
     _install_all(session)
-    _pytest(session, "-m", "gpu", "-rs", INTEGRATION_TESTS)
+    for tree in (DRIVER_TESTS, INTEGRATION_TESTS):
+        _pytest(session, "-m", "gpu", "-rs", tree)
 
 
 @nox.session
 def bench(session: nox.Session) -> None:
     """Compile-speed benchmark; ``nox -s bench -- --peers`` also installs numba-cuda to compare."""
-    session.install(CORE, NVVM)
+    session.install(CORE, NVVM, LINKER, DRIVER)
     if "--peers" in session.posargs:
         session.install("numba-cuda[cu13]")
     session.run("python", "benchmarks/compile_speed.py")
+    session.run("python", "benchmarks/launch.py")  # needs a GPU: prints why it cannot run otherwise
 
 
 @nox.session

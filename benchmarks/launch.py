@@ -170,7 +170,11 @@ def peers(cubin, cubin_path):
 def main():
     import cudalite.driver as drv
 
-    dev = drv.current_device()
+    try:
+        dev = drv.current_device()
+    except drv.CudaDriverError as e:
+        print(f"launch benchmark skipped: no usable GPU ({e.name})")
+        return
     cubin = link(dev.arch)
     with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as tmp:
         tmp.write(cubin)
