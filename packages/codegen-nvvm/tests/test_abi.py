@@ -196,3 +196,22 @@ def test_libnvvm_failure_carries_the_log():
     assert ei.value.log, "libNVVM's log must be attached"
     assert ei.value.log in str(ei.value)
     assert ei.value.ir_text == bad
+
+
+def test_param_format_matches_flattened_parameters():
+    from llvmlite import ir
+
+    from cudalite.nvvm.lower import param_format
+    from cudalite.nvvm.lower._abi import flat_params
+
+    sig = (types.float32[::1], types.float64[:, :], types.float32, types.complex64,
+           types.UniTuple(types.int32, 2), types.boolean, types.uint16)
+    fmt = param_format(sig)
+    assert fmt == "Qq" + "Qqqqq" + "f" + "ff" + "ii" + "B" + "H"
+    flat = [p for t in sig for p in flat_params(t)]
+    assert len(flat) == len(fmt)
+    sizes = {"Q": 8, "q": 8, "f": 4, "i": 4, "B": 1, "H": 2}
+    for lty, code in zip(flat, fmt):
+        width = 64 if isinstance(lty, ir.PointerType) else (lty.width if isinstance(lty, ir.IntType)
+                                                             else {"float": 32, "double": 64}[str(lty)])
+        assert width == sizes[code] * 8

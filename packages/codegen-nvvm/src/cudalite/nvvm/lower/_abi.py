@@ -34,8 +34,8 @@ from ._casts import make_complex
 from ._constants import array_struct
 from ._irtypes import I8, I32, I64, memory_type, ptr, value_type
 
-__all__ = ["mangle", "mangle_type", "flat_params", "emit_kernel", "emit_numba_abi", "emit_c_abi",
-           "check_c_name"]
+__all__ = ["mangle", "mangle_type", "flat_params", "param_format", "emit_kernel", "emit_numba_abi",
+           "emit_c_abi", "check_c_name"]
 
 _SCALAR_CODES = {
     "bool": "b", "int8": "a", "uint8": "h", "int16": "s", "uint16": "t", "int32": "i",
@@ -120,6 +120,37 @@ def flat_params(t) -> list:
     if isinstance(t, Record):
         return [ptr(I8)]
     raise CompilerError(f"a value of type {t} cannot be passed as an argument of an entry point")
+
+
+_STRUCT_CODES = {
+    "bool": "B", "int8": "b", "uint8": "B", "int16": "h", "uint16": "H", "int32": "i", "uint32": "I",
+    "int64": "q", "uint64": "Q", "float16": "e", "float32": "f", "float64": "d",
+}
+
+
+def param_format(argtypes) -> str:
+    """The kernel's flattened parameters as a ``struct`` format (one code per
+    parameter, in order): what a launcher packs.  Mirrors :func:`flat_params`."""
+    out = []
+
+    def one(t):
+        if isinstance(t, Complex):
+            out.append(_STRUCT_CODES[t.underlying.name] * 2)
+        elif isinstance(t, (Boolean, Integer, Float)):
+            out.append(_STRUCT_CODES[t.name])
+        elif isinstance(t, (CPointer, Record)):
+            out.append("Q")
+        elif isinstance(t, Array):
+            out.append("Q" + "q" * (t.ndim * (2 if t.layout == "A" else 1)))
+        elif isinstance(t, Tuple):
+            for item in t.types:
+                one(item)
+        else:
+            raise CompilerError(f"a value of type {t} cannot be passed to a kernel")
+
+    for t in argtypes:
+        one(t)
+    return "".join(out)
 
 
 def _rebuild(b, params, t):
