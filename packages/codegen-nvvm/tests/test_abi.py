@@ -215,3 +215,13 @@ def test_param_format_matches_flattened_parameters():
         width = 64 if isinstance(lty, ir.PointerType) else (lty.width if isinstance(lty, ir.IntType)
                                                              else {"float": 32, "double": 64}[str(lty)])
         assert width == sizes[code] * 8
+
+
+def test_pipeline_reports_per_stage_timings():
+    from cudalite.nvvm.api import make_options
+    from cudalite.nvvm.pipeline import EntrySpec, run_pipeline
+
+    res = run_pipeline(add, "int32(int32, int32)", EntrySpec(), make_options())
+    assert set(res.timings) == {"parse", "infer", "lower", "nvvm"}
+    assert all(v >= 0 for v in res.timings.values())
+    assert res.timings["nvvm"] > 0

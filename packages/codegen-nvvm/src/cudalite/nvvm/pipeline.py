@@ -9,6 +9,7 @@ stops after the requested stage and returns every artifact produced so far.
 from __future__ import annotations
 
 import ast as _ast
+from time import perf_counter
 from dataclasses import dataclass, field
 
 from cudalite.core.errors import SignatureError, TypingError
@@ -56,6 +57,7 @@ class PipelineResult:
     exceptions: tuple = ()  # debug mode: what each recorded exception index raises on the host
     exc_symbol: str | None = None  # the device global holding the status (None: nothing can raise)
     uses_grid_sync: bool = False  # needs a cooperative launch
+    timings: dict = field(default_factory=dict)  # stage -> seconds (parse, infer, lower, nvvm)
 
     def __getitem__(self, stage):
         return self.artifacts[stage]
@@ -86,10 +88,14 @@ def run_pipeline(pyfunc, sig, entry: EntrySpec, options: CompileOptions, until: 
             raise SignatureError("the C ABI is for device functions only; compile kernels with abi='numba'")
         if ret is not None and not isinstance(ret, (Void, NoneType)):
             raise SignatureError(f"kernels must return void, but the signature declares {ret}")
+    t0 = perf_counter()
     fir = _source_artifacts(pyfunc, ctx, result) if stop <= 1 else ctx.function_ir(pyfunc)
+    t1 = perf_counter()
+    result.timings["parse"] = t1 - t0
     if stop <= 1:
         return result
     tf = ctx.type_function(pyfunc, argtypes, ret)
+    result.timings["infer"] = perf_counter() - t1
     if not entry.device and not isinstance(tf.return_type, (Void, NoneType)):
         raise TypingError(f"kernel {fir.qualname} returns a {tf.return_type} value; kernels must return None",
                             next((loc for loc in _return_locs(fir)), fir.loc))
@@ -98,6 +104,7 @@ def run_pipeline(pyfunc, sig, entry: EntrySpec, options: CompileOptions, until: 
     result.artifacts["typed-ir"] = Artifact("typed-ir", format_typed_function(tf), fir.qualname)
     if stop <= 2:
         return result
+    t2 = perf_counter()
     lopts = LowerOptions(debug=options.debug, lineinfo=options.lineinfo, fastmath=options.fastmath,
                          forceinline=options.forceinline, nvvm_ir_version=libnvvm.ir_version(), cc=options.cc)
     mb = ModuleBuilder(fir.qualname, lopts)
@@ -122,6 +129,8 @@ def run_pipeline(pyfunc, sig, entry: EntrySpec, options: CompileOptions, until: 
     result.entry_name = name
     text = mb.finalize()
     result.artifacts["nvvm-ir"] = Artifact("nvvm-ir", text, name)
+    t3 = perf_counter()
+    result.timings["lower"] = t3 - t2
     if stop <= 3:
         return result
     out_kind = "ltoir" if until == "ltoir" else options.output
@@ -129,6 +138,7 @@ def run_pipeline(pyfunc, sig, entry: EntrySpec, options: CompileOptions, until: 
     code = libnvvm.compile_ir(text, nvvm_flags(opts), mb.uses_libdevice)
     data = code.decode() if out_kind == "ptx" else code
     result.artifacts[out_kind] = Artifact(out_kind, data, name)
+    result.timings["nvvm"] = perf_counter() - t3
     return result
 
 
