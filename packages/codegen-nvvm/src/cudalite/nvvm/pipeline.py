@@ -58,6 +58,7 @@ class PipelineResult:
     exc_symbol: str | None = None  # the device global holding the status (None: nothing can raise)
     uses_grid_sync: bool = False  # needs a cooperative launch
     timings: dict = field(default_factory=dict)  # stage -> seconds (parse, infer, lower, nvvm)
+    link_items: tuple = ()  # code the module's foreign calls need (paths or cudalite.linker objects)
 
     def __getitem__(self, stage):
         return self.artifacts[stage]
@@ -125,6 +126,7 @@ def run_pipeline(pyfunc, sig, entry: EntrySpec, options: CompileOptions, until: 
         emit_numba_abi(mb, tf, name)
     result.exceptions = tuple(mb.exceptions)
     result.uses_grid_sync = mb.uses_grid_sync
+    result.link_items = tuple(mb.link_items)
     result.exc_symbol = mb.exc_symbol if mb.exceptions else None
     result.entry_name = name
     text = mb.finalize()

@@ -47,6 +47,7 @@ class CallSite:
     loc: Loc | None = None
     context: object = None
     recv: object = None  # receiver type for methods
+    callee: object = None  # the called Python object (for typers registered per class)
     data: dict = field(default_factory=dict)  # typer -> lowering payload
 
     def const(self, i, what="argument"):
@@ -74,6 +75,7 @@ class Registry:
 
     def __init__(self):
         self._calls: dict = {}
+        self._class_calls: dict = {}
         self._values: dict = {}
         self._attrs: dict = {}
         self._methods: dict = {}
@@ -86,6 +88,16 @@ class Registry:
         def deco(fn):
             self._calls[registry_key(obj)] = _Entry(fn, tuple(params) if params else None,
                                                     name or _name(obj))
+            return fn
+
+        return deco
+
+    def call_class(self, cls, params=None, name=None):
+        """Register the typer for calling any instance of ``cls`` (``site.callee`` is
+        the instance): how declared foreign functions and extension objects type."""
+
+        def deco(fn):
+            self._class_calls[cls] = _Entry(fn, tuple(params) if params else None, name or cls.__name__)
             return fn
 
         return deco
@@ -120,7 +132,13 @@ class Registry:
 
     # -- lookup --------------------------------------------------------------------
     def lookup_call(self, obj):
-        return self._calls.get(registry_key(obj))
+        entry = self._calls.get(registry_key(obj))
+        if entry is None and self._class_calls:
+            for cls in type(obj).__mro__:
+                entry = self._class_calls.get(cls)
+                if entry is not None:
+                    break
+        return entry
 
     def lookup_value(self, obj):
         return self._values.get(registry_key(obj))

@@ -40,6 +40,8 @@ class ModuleBuilder:
         self.exceptions: list = []  # debug mode: ExceptionInfo per raise site (index + 1 is stored)
         self.exc_symbol = "cudalite_exc"  # the pipeline names it after the entry point
         self.uses_grid_sync = False  # set by cg grid sync: the kernel needs a cooperative launch
+        self.link_items: list = []  # code foreign calls need, deduplicated by content
+        self._link_keys: set = set()
         self.debug = None
         if options.debug or options.lineinfo:
             from ._debuginfo import DebugInfo
@@ -72,6 +74,14 @@ class ModuleBuilder:
             fn = self._functions[tf] = lowerer.declare()
             lowerer.lower()
         return fn
+
+    def add_links(self, items):
+        """Record code to link (paths or linkable objects), once per content."""
+        for item in items:
+            key = getattr(item, "content_hash", None) or (item if isinstance(item, (str, bytes)) else id(item))
+            if key not in self._link_keys:
+                self._link_keys.add(key)
+                self.link_items.append(item)
 
     # -- annotations ---------------------------------------------------------------------
     def mark_kernel(self, fn, launch_bounds=None):

@@ -18,6 +18,7 @@ __all__ = ["Lowerings", "lowerings"]
 class Lowerings:
     def __init__(self):
         self._calls: dict = {}
+        self._class_calls: dict = {}
         self._values: dict = {}
         self._attrs: dict = {}
         self._methods: dict = {}
@@ -26,6 +27,16 @@ class Lowerings:
         def deco(fn):
             for obj in objs:
                 self._calls[registry_key(obj)] = fn
+            return fn
+
+        return deco
+
+    def call_class(self, *classes):
+        """The lowering of calls to any instance of these classes (``info.key`` is it)."""
+
+        def deco(fn):
+            for cls in classes:
+                self._class_calls[cls] = fn
             return fn
 
         return deco
@@ -55,7 +66,13 @@ class Lowerings:
         return deco
 
     def lookup_call(self, obj):
-        return self._calls.get(registry_key(obj))
+        fn = self._calls.get(registry_key(obj))
+        if fn is None and self._class_calls:
+            for cls in type(obj).__mro__:
+                fn = self._class_calls.get(cls)
+                if fn is not None:
+                    break
+        return fn
 
     def lookup_value(self, obj):
         return self._values.get(registry_key(obj))

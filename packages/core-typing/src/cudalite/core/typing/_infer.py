@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from .. import ir
 from .._compat import is_number
 from ..errors import CompilerError, TypingError
+from ..ffi import ForeignFunction, resolve_extension
 from ..registry import CallSite, Registry
 from ..types import (
     Boolean, BoundMethod, Complex, Integer, NoneType, NumberClass, Opaque, PyFunction, RangeType, Signature, SliceType,
@@ -501,20 +502,26 @@ class _Inference:
             self.record_call(e, CallInfo("function", ft.obj, sig, callee=callee, arg_nodes=nodes))
             return callee.return_type
         if isinstance(ft, Opaque):
-            entry = self.reg.lookup_call(ft.obj)
+            obj = ft.obj
+            entry = self.reg.lookup_call(obj)
             if entry is None:
-                hook = getattr(ft.obj, "__cudalite_type_call__", None)
+                decl = resolve_extension(obj, tuple(args))  # library objects: the extension protocol
+                if decl is not None:
+                    obj, entry = decl, self.reg.lookup_call(decl)
+            if entry is None:
+                hook = getattr(obj, "__cudalite_type_call__", None)
                 if hook is None:
                     raise TypingError(f"{ft} is not supported in device code", e.func.loc)
-                return self.record_hooked(e, ft.obj, hook, args, consts)
+                return self.record_hooked(e, obj, hook, args, consts)
             if kw:
                 args, consts, nodes = self.fold_kwargs(e, entry.params, args, consts, kw, entry.name)
-            site = CallSite(entry.name, tuple(args), tuple(consts), e.loc, self.ctx)
+            name = getattr(obj, "name", None) if isinstance(obj, ForeignFunction) else entry.name
+            site = CallSite(name or entry.name, tuple(args), tuple(consts), e.loc, self.ctx, callee=obj)
             sig = entry.typer(site)
             if sig is None:
-                raise TypingError(f"no implementation of {entry.name}() for argument types "
+                raise TypingError(f"no implementation of {site.name}() for argument types "
                                   f"({', '.join(map(str, args))})", e.loc)
-            self.record_call(e, CallInfo("registry", ft.obj, sig, site, arg_nodes=nodes))
+            self.record_call(e, CallInfo("registry", obj, sig, site, arg_nodes=nodes))
             return sig.return_type
         raise TypingError(f"a value of type {ft} is not callable", e.func.loc)
 

@@ -1,0 +1,82 @@
+"""Calls to foreign device functions and ``ffi.from_buffer``.
+
+A call to a :class:`~cudalite.core.ffi.ForeignFunction` declares the external
+symbol with the ABI it names (arguments flattened as in docs/abi.md) and records
+its link items on the module, so every kernel that reaches the call -- through
+any depth of device functions -- links the code that defines it.
+"""
+
+from __future__ import annotations
+
+import types as _pytypes
+
+from llvmlite import ir
+
+from cudalite.core.errors import LoweringError
+from cudalite.core.ffi import ForeignFunction
+from cudalite.core.types import Array, Boolean, Complex, Tuple
+
+from ._abi import flat_params
+from ._irtypes import I8, I32, ptr, value_type
+from ._registry import lowerings
+
+__all__ = []
+
+
+def _flatten_value(b, v, t):
+    """Split a value into the ABI's scalar parameters (bool as i8)."""
+    if isinstance(t, Boolean):
+        return [b.zext(v, I8)]
+    if isinstance(t, Array):
+        raise TypeError("arrays are passed to foreign functions as pointers: use ffi.from_buffer(array)")
+    if isinstance(t, Tuple):
+        return [p for i, sub in enumerate(t.types) for p in _flatten_value(b, b.extract_value(v, i), sub)]
+    if isinstance(t, Complex):
+        return [b.extract_value(v, 0), b.extract_value(v, 1)]
+    return [v]
+
+
+@lowerings.call_class(ForeignFunction)
+def _call_foreign(lc, node, args, info):
+    decl = info.key
+    b = lc.builder
+    mb = lc.module
+    mb.add_links(decl.link)
+    try:
+        params = [p for t in decl.argtypes for p in flat_params(t)]
+        values = [p for v, t in zip(args, decl.argtypes) for p in _flatten_value(b, v, t)]
+    except TypeError as e:
+        raise LoweringError(str(e), node.loc) from None
+    rt = decl.return_type
+    ret_lty = I8 if isinstance(rt, Boolean) else value_type(rt)
+    if decl.abi == "c":
+        fnty = ir.FunctionType(ir.VoidType() if not decl.returns_value else ret_lty, params)
+    else:
+        fnty = ir.FunctionType(I32, [ptr(ret_lty if decl.returns_value else I8)] + params)
+    fn = mb.ir_module.globals.get(decl.name)
+    if fn is None:
+        fn = ir.Function(mb.ir_module, fnty, decl.name)
+    elif fn.function_type != fnty:
+        raise LoweringError(f"the device function {decl.name!r} is declared twice with different signatures "
+                            f"({fn.function_type} and {fnty})", node.loc)
+    if decl.abi == "c":
+        res = b.call(fn, values)
+        if not decl.returns_value:
+            return ir.Constant(value_type(rt), None)
+    else:
+        slot = lc.alloca(ret_lty if decl.returns_value else I8)
+        b.call(fn, [slot] + values)
+        if not decl.returns_value:
+            return ir.Constant(value_type(rt), None)
+        res = b.load(slot)
+    if isinstance(rt, Boolean):
+        res = b.icmp_unsigned("!=", res, ir.Constant(I8, 0))
+    return res
+
+
+@lowerings.call_class(_pytypes.MethodType, _pytypes.BuiltinMethodType)
+def _from_buffer(lc, node, args, info):
+    """``ffi.from_buffer(array)``: the array's data pointer, typed from its dtype."""
+    arr = args[-1]
+    data = lc.builder.extract_value(arr, 0)
+    return lc.builder.bitcast(data, value_type(info.sig.return_type))
