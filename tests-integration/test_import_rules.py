@@ -36,6 +36,11 @@ RULES = {
          "cuda.pathfinder"),
         NEVER_BELOW_JIT + ("cudalite.core", "cudalite.types", "cudalite.nvvm", "cudalite.driver", "llvmlite"),
     ),
+    # the runtime sits on top: it may use every package below it
+    "jit": (
+        ("cudalite", "cuda.bindings", "cuda.pathfinder", "numpy", "cffi", "llvmlite"),
+        ("cuda.core",),
+    ),
     "driver": (
         ("cudalite.driver", "cuda.bindings.driver", "numpy", "cffi"),
         ("cuda.bindings.runtime", "cuda.core", "cudalite.cuda", "cudalite.core", "cudalite.types",
