@@ -17,3 +17,4 @@ from cudalite.core.device_api import (  # noqa: F401  (the device-side API)
     threadfence_block, threadfence_system, threadIdx, warpsize,
 )
 from cudalite.nvvm import compile, compile_ptx  # noqa: F401
+from cudalite.core.ffi import declare_device  # noqa: F401  (foreign device functions)
