@@ -17,4 +17,15 @@ from cudalite.core.device_api import (  # noqa: F401  (the device-side API)
     threadfence_block, threadfence_system, threadIdx, warpsize,
 )
 from cudalite.nvvm import compile, compile_ptx  # noqa: F401
+from . import devicearray  # noqa: F401  (numba's cuda.devicearray module)
+from ._memory_api import (  # noqa: F401  (device, pinned, mapped, managed arrays; interop)
+    as_cuda_array, device_array, device_array_like, from_cuda_array_interface, is_cuda_array, managed_array,
+    mapped, mapped_array, pinned, pinned_array, pinned_array_like, to_device,
+)
+from ._runtime import (  # noqa: F401  (devices, streams, events)
+    Event, Stream, close, default_stream, detect, event, event_elapsed_time, external_stream,
+    get_current_device, gpus, is_available, legacy_default_stream, list_devices, per_thread_default_stream,
+    select_device, stream, synchronize,
+)
+from .devicearray import DeviceNDArray  # noqa: F401
 from cudalite.core.ffi import declare_device  # noqa: F401  (foreign device functions)

@@ -1,0 +1,122 @@
+"""DLPack export of device arrays: ``__dlpack__`` / ``__dlpack_device__``.
+
+:func:`to_dlpack` writes a ``DLManagedTensor`` (DLPack 0.x ABI) with ctypes and
+wraps it in a ``"dltensor"`` PyCapsule.  The tensor keeps the exporting array alive
+until the consumer calls the deleter (or, when never consumed, until the capsule
+dies).  Strides are exported in elements, as DLPack requires.
+"""
+
+from __future__ import annotations
+
+import ctypes
+
+__all__ = ["KDLCPU", "KDLCUDA", "KDLCUDAHOST", "KDLCUDAMANAGED", "dlpack_dtype", "to_dlpack"]
+
+KDLCPU, KDLCUDA, KDLCUDAHOST, KDLCUDAMANAGED = 1, 2, 3, 13
+_CAPSULE_NAME = b"dltensor"
+_USED_NAME = b"used_dltensor"
+
+
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("device", _DLDevice),
+        ("ndim", ctypes.c_int32),
+        ("dtype", _DLDataType),
+        ("shape", ctypes.POINTER(ctypes.c_int64)),
+        ("strides", ctypes.POINTER(ctypes.c_int64)),
+        ("byte_offset", ctypes.c_uint64),
+    ]
+
+
+class _DLManagedTensor(ctypes.Structure):
+    pass
+
+
+_DELETER = ctypes.CFUNCTYPE(None, ctypes.POINTER(_DLManagedTensor))
+_DLManagedTensor._fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p), ("deleter", _DELETER)]
+_CAPSULE_DESTRUCTOR = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+
+
+def _pyapi(name, restype, *argtypes):
+    # private prototypes: attributes of ctypes.pythonapi are shared with other libraries
+    return ctypes.PYFUNCTYPE(restype, *argtypes)((name, ctypes.pythonapi))
+
+
+_capsule_new = _pyapi("PyCapsule_New", ctypes.py_object, ctypes.c_void_p, ctypes.c_char_p, _CAPSULE_DESTRUCTOR)
+_capsule_is_valid = _pyapi("PyCapsule_IsValid", ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p)
+_capsule_get_pointer = _pyapi("PyCapsule_GetPointer", ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)
+_incref = _pyapi("Py_IncRef", None, ctypes.py_object)
+_decref = _pyapi("Py_DecRef", None, ctypes.py_object)
+
+
+class _Holder:
+    """Owns the ctypes struct, the shape/strides arrays and the exported array."""
+
+    __slots__ = ("managed", "shape", "strides", "array", "__weakref__")
+
+
+def _delete(managed_ptr):
+    # The consumer is done: drop the reference taken in to_dlpack.
+    ctx = managed_ptr.contents.manager_ctx
+    if ctx:
+        holder = ctypes.cast(ctx, ctypes.py_object).value
+        managed_ptr.contents.manager_ctx = None
+        _decref(holder)
+
+
+def _capsule_destructor(capsule):
+    # Called when the capsule dies; the tensor was never consumed iff the name is unchanged.
+    if _capsule_is_valid(capsule, _CAPSULE_NAME):
+        ptr = _capsule_get_pointer(capsule, _CAPSULE_NAME)
+        _delete(ctypes.cast(ptr, ctypes.POINTER(_DLManagedTensor)))
+
+
+# ctypes callbacks must outlive every capsule: module-level constants, never mutated.
+_DELETER_FN = _DELETER(_delete)
+_DESTRUCTOR_FN = _CAPSULE_DESTRUCTOR(_capsule_destructor)
+
+
+def dlpack_dtype(dtype):
+    """``(code, bits, lanes)`` of a NumPy dtype; ``BufferError`` when DLPack has none."""
+    kind = dtype.kind
+    codes = {"i": 0, "u": 1, "f": 2, "c": 5, "b": 6}
+    if kind not in codes or dtype.fields is not None or dtype.subdtype is not None:
+        raise BufferError(f"DLPack cannot export dtype {dtype}")
+    return codes[kind], dtype.itemsize * 8, 1
+
+
+def to_dlpack(array, device_type, device_id):
+    """A ``"dltensor"`` PyCapsule over ``array`` (anything with ``_ptr``, ``shape``,
+    ``strides`` in bytes and ``dtype``)."""
+    code, bits, lanes = dlpack_dtype(array.dtype)
+    itemsize = array.dtype.itemsize
+    if any(s % itemsize for s in array.strides):
+        raise BufferError("DLPack needs strides that are multiples of the item size")
+    ndim = len(array.shape)
+    holder = _Holder()
+    holder.array = array
+    holder.shape = (ctypes.c_int64 * max(ndim, 1))(*array.shape)
+    holder.strides = (ctypes.c_int64 * max(ndim, 1))(*(s // itemsize for s in array.strides))
+    m = holder.managed = _DLManagedTensor()
+    t = m.dl_tensor
+    t.data = array._ptr or None
+    t.device = _DLDevice(device_type, device_id)
+    t.ndim = ndim
+    t.dtype = _DLDataType(code, bits, lanes)
+    t.shape = ctypes.cast(holder.shape, ctypes.POINTER(ctypes.c_int64))
+    t.strides = ctypes.cast(holder.strides, ctypes.POINTER(ctypes.c_int64))
+    t.byte_offset = 0
+    _incref(holder)  # released by the deleter
+    m.manager_ctx = id(holder)
+    m.deleter = _DELETER_FN
+    return _capsule_new(ctypes.addressof(m), _CAPSULE_NAME, _DESTRUCTOR_FN)

@@ -1,0 +1,366 @@
+"""The numba.cuda runtime API: devices, streams, events, synchronization.
+
+Thin wrappers over :mod:`cudalite.driver` objects with numba.cuda's names and
+behaviour: ``cuda.stream()`` creates a *blocking* stream (it synchronizes with the
+legacy default stream, as numba's does), ``default_stream()`` is handle 0 (legacy),
+``Device`` attributes read the driver attribute of the same name
+(``dev.MULTIPROCESSOR_COUNT``).  Nothing touches the GPU at import.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import cudalite.driver as _drv
+
+__all__ = [
+    "Device", "Stream", "Event", "gpus", "select_device", "get_current_device", "list_devices",
+    "detect", "is_available", "close", "synchronize", "stream", "default_stream",
+    "legacy_default_stream", "per_thread_default_stream", "external_stream", "event",
+    "event_elapsed_time", "driver_stream", "cu_call",
+]
+
+
+def cu_call(name, *args):
+    """``cuda.bindings.driver.<name>(*args)``, raising :class:`CudaDriverError` on error."""
+    from cuda.bindings import driver
+
+    from cudalite.driver.errors import raise_for
+
+    res = getattr(driver, name)(*args)
+    if res[0] != 0:
+        raise_for(res[0], name)
+    return res[1] if len(res) == 2 else (None if len(res) == 1 else res[1:])
+
+
+# -- streams and events -----------------------------------------------------------------
+class Stream:
+    """A CUDA stream (numba's ``Stream``): ``.handle``, ``int(s)``, ``.synchronize()``,
+    ``.query()``, ``.auto_synchronize()``, ``.wait_event(e)``."""
+
+    __slots__ = ("_drv", "_handle", "__weakref__")
+
+    def __init__(self, drv_stream):
+        self._drv = drv_stream
+        self._handle = drv_stream.handle  # int, for the launch path
+
+    @property
+    def handle(self):
+        """The cuda.bindings ``CUstream`` (``int(s.handle)`` is the raw handle)."""
+        return self._drv._cu
+
+    @property
+    def device_id(self):
+        return self._drv.device_id
+
+    def __int__(self):
+        return self._handle
+
+    def __index__(self):
+        return self._handle
+
+    def __eq__(self, other):
+        if isinstance(other, Stream):
+            return other._handle == self._handle
+        return NotImplemented
+
+    def __hash__(self):
+        return hash(("cudalite.cuda.Stream", self._handle))
+
+    def __repr__(self):
+        names = {0: "default", 1: "legacy default", 2: "per-thread default"}
+        kind = names.get(self._handle, "owned" if self._drv.owned else "external")
+        return f"<CUDA stream {self._handle:#x} ({kind})>"
+
+    def synchronize(self):
+        """Wait for all work queued on this stream."""
+        self._drv.synchronize()
+
+    def query(self):
+        """True when all queued work has completed."""
+        return self._drv.query()
+
+    def wait_event(self, event):
+        self._drv.wait_event(event._drv)
+
+    @contextlib.contextmanager
+    def auto_synchronize(self):
+        """``with s.auto_synchronize():`` synchronizes the stream on exit."""
+        yield self
+        self.synchronize()
+
+    def __cuda_stream__(self):
+        return (0, self._handle)
+
+
+def driver_stream(stream):
+    """``None`` for ``0``/``None`` (synchronous operations), else a stream object or
+    handle that :mod:`cudalite.driver` accepts."""
+    if stream is None:
+        return None
+    if isinstance(stream, Stream):
+        return stream._drv
+    if isinstance(stream, _drv.Stream):
+        return stream
+    if isinstance(stream, int):
+        return stream or None
+    proto = getattr(stream, "__cuda_stream__", None)
+    if proto is not None:
+        return int(proto()[1])
+    return int(stream)
+
+
+def stream():
+    """A new stream on the current device (blocking with respect to the legacy default
+    stream, as numba's ``cuda.stream()``)."""
+    return Stream(_drv.Stream(nonblocking=False))
+
+
+def default_stream():
+    """The default stream (handle 0: the legacy default stream)."""
+    return Stream(_drv.Stream.external(0))
+
+
+def legacy_default_stream():
+    return Stream(_drv.Stream.legacy_default())
+
+
+def per_thread_default_stream():
+    return Stream(_drv.Stream.per_thread_default())
+
+
+def external_stream(ptr):
+    """Wrap a stream created elsewhere (``ptr`` is its int handle); never destroyed here."""
+    if not isinstance(ptr, int):
+        raise TypeError("ptr for external stream must be an int")
+    return Stream(_drv.Stream.external(ptr))
+
+
+class Event:
+    """A CUDA event (numba's ``Event``)."""
+
+    __slots__ = ("_drv", "__weakref__")
+
+    def __init__(self, timing=True):
+        self._drv = _drv.Event(timing=timing)
+
+    @property
+    def handle(self):
+        return self._drv._cu
+
+    def record(self, stream=0):
+        """Record in ``stream`` (default: the default stream)."""
+        self._drv.record(driver_stream(stream))
+        return self
+
+    def synchronize(self):
+        self._drv.synchronize()
+
+    def query(self):
+        return self._drv.query()
+
+    def wait(self, stream=0):
+        """Make ``stream`` wait for this event."""
+        s = driver_stream(stream)
+        if not isinstance(s, _drv.Stream):
+            s = _drv.Stream.external(s or 0)
+        s.wait_event(self._drv)
+
+    def elapsed_time(self, evtend):
+        """Milliseconds from this event to ``evtend``."""
+        return _drv.elapsed_time(self._drv, evtend._drv)
+
+
+def event(timing=True):
+    return Event(timing=timing)
+
+
+def event_elapsed_time(evtstart, evtend):
+    """Milliseconds between two recorded, completed events."""
+    return evtstart.elapsed_time(evtend)
+
+
+def synchronize():
+    """Wait for all work on the current device (cuCtxSynchronize)."""
+    _drv.get_device()
+    cu_call("cuCtxSynchronize")
+
+
+# -- devices ------------------------------------------------------------------------------
+class Device:
+    """A CUDA device with numba's attributes: ``.id``, ``.name`` (str, as in current
+    numba-cuda), ``.compute_capability``, ``.uuid`` (``"GPU-..."``) and every driver
+    attribute by name (``dev.MAX_THREADS_PER_BLOCK``)."""
+
+    def __init__(self, devnum):
+        self._dev = _drv.get_device(devnum)
+        self.id = devnum
+
+    @property
+    def name(self):
+        return self._dev.name
+
+    @property
+    def compute_capability(self):
+        return self._dev.compute_capability
+
+    @property
+    def uuid(self):
+        u = self._dev.uuid.hex()
+        return f"GPU-{u[:8]}-{u[8:12]}-{u[12:16]}-{u[16:20]}-{u[20:]}"
+
+    @property
+    def supports_float16(self):
+        return self.compute_capability >= (5, 3)
+
+    @property
+    def supports_bfloat16(self):
+        return self.compute_capability >= (8, 0)
+
+    @property
+    def supports_fp8(self):
+        return self.compute_capability >= (8, 9)
+
+    def __getattr__(self, attr):
+        if not attr.isupper():
+            raise AttributeError(attr)
+        try:
+            value = self._dev.attribute(attr)
+        except ValueError:
+            raise AttributeError(f"unknown device attribute {attr!r}") from None
+        setattr(self, attr, value)
+        return value
+
+    def __eq__(self, other):
+        return isinstance(other, Device) and other.id == self.id
+
+    def __hash__(self):
+        return hash(self.id)
+
+    def __repr__(self):
+        return f"<CUDA device {self.id:d} '{self.name}'>"
+
+    def reset(self):
+        """Synchronize the device (the primary context is kept)."""
+        self.synchronize()
+
+    def synchronize(self):
+        with _DeviceContext(self.id):
+            synchronize()
+
+
+class _DeviceContext:
+    """``with cuda.gpus[i]:`` makes device ``i`` current and restores the previous one."""
+
+    def __init__(self, devnum):
+        self._id = devnum
+        self._prev = []
+
+    @property
+    def device(self):
+        return Device(self._id)
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.device, name)
+
+    def __enter__(self):
+        self._prev.append(_drv.current_device().id)
+        _drv.set_current_device(self._id)
+        return self
+
+    def __exit__(self, *exc):
+        _drv.set_current_device(self._prev.pop())
+
+    def __repr__(self):
+        return f"<Managed Device {self._id}>"
+
+
+class _DeviceList:
+    """``cuda.gpus``: indexable, iterable, ``len()``; ``.current`` is the current device."""
+
+    def __getitem__(self, i):
+        n = len(self)
+        if not -n <= i < n:
+            raise IndexError(f"device index {i} out of range ({n} devices)")
+        return _DeviceContext(i % n)
+
+    def __len__(self):
+        return _drv.device_count()
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    @property
+    def current(self):
+        return get_current_device()
+
+    def __repr__(self):
+        return "<cudalite.cuda.gpus>"
+
+
+gpus = _DeviceList()  # stateless: every access asks the driver
+
+
+def select_device(device_id):
+    """Make ``device_id`` current for the calling thread; returns the device."""
+    _drv.set_current_device(device_id)
+    return Device(device_id)
+
+
+def get_current_device():
+    return Device(_drv.current_device().id)
+
+
+def list_devices():
+    return list(gpus)
+
+
+def is_available():
+    """True when a CUDA driver and at least one device can be used (never raises)."""
+    try:
+        from .config import load_config
+
+        if load_config().disable_cuda:
+            return False
+        return _drv.device_count() > 0
+    except Exception:
+        return False
+
+
+def close():
+    """Synchronize every device (numba destroys its contexts; cudalite keeps the
+    retained primary contexts, so device arrays stay valid)."""
+    for i in range(_drv.device_count()):
+        Device(i).synchronize()
+
+
+def detect():
+    """Print a summary of the CUDA devices; True when a supported one was found."""
+    if not is_available():
+        print("Found 0 CUDA devices")
+        return False
+    devs = [Device(i) for i in range(_drv.device_count())]
+    print(f"Found {len(devs)} CUDA devices")
+    supported = 0
+    for dev in devs:
+        cc = dev.compute_capability
+        ok = cc >= (7, 5)
+        supported += ok
+        print("id %d    %20s %40s" % (dev.id, dev.name, "[SUPPORTED]" if ok else "[NOT SUPPORTED: CC < 7.5]"))
+        attrs = [
+            ("Compute Capability", "%d.%d" % cc),
+            ("PCI Device ID", dev.PCI_DEVICE_ID),
+            ("PCI Bus ID", dev.PCI_BUS_ID),
+            ("UUID", dev.uuid),
+            ("Watchdog", "Enabled" if dev.KERNEL_EXEC_TIMEOUT else "Disabled"),
+            ("FP32/FP64 Performance Ratio", dev.SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO),
+            ("FP16 Support", "Yes" if dev.supports_float16 else "No"),
+            ("BF16 Support", "Yes" if dev.supports_bfloat16 else "No"),
+        ]
+        for key, val in attrs:
+            print("%40s: %s" % (key, val))
+    print("Summary:")
+    print(f"\t{supported}/{len(devs)} devices are supported")
+    return supported > 0

@@ -1,0 +1,61 @@
+"""The one place cudalite.cuda reads the environment.
+
+:func:`load_config` returns a frozen :class:`Config` read from ``os.environ`` (or a
+mapping given for tests).  Nothing is cached here: callers read it where it is
+needed, outside hot paths.
+
+* ``CUDALITE_DISABLE_CUDA`` -- ``1`` makes :func:`cudalite.cuda.is_available` return
+  False (numba's ``NUMBA_DISABLE_CUDA``).
+* ``CUDALITE_CUDA_ARRAY_INTERFACE_SYNC`` -- ``0`` stops :func:`cudalite.cuda.as_cuda_array`
+  and :func:`~cudalite.cuda.from_cuda_array_interface` from synchronizing the stream
+  an imported ``__cuda_array_interface__`` names (default ``1``, numba's
+  ``NUMBA_CUDA_ARRAY_INTERFACE_SYNC``).
+* ``CUDALITE_CUDA_WARN_ON_IMPLICIT_COPY`` -- ``0`` silences the performance warning for
+  NumPy arrays copied to and from the device around a launch (default ``1``).
+* ``CUDALITE_DISABLE_PERFORMANCE_WARNINGS`` -- ``1`` silences all performance warnings.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+__all__ = ["Config", "load_config", "parse_bool"]
+
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off")
+
+
+@dataclass(frozen=True)
+class Config:
+    disable_cuda: bool = False
+    cuda_array_interface_sync: bool = True
+    warn_on_implicit_copy: bool = True
+    disable_performance_warnings: bool = False
+
+
+def parse_bool(name, text, default):
+    """``text`` of environment variable ``name`` as a bool (empty/None: ``default``)."""
+    value = (text or "").strip().lower()
+    if not value:
+        return default
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise ValueError(f"{name}={text!r}: expected 0 or 1")
+
+
+def load_config(environ=None) -> Config:
+    """Read the configuration from ``environ`` (default ``os.environ``)."""
+    env = os.environ if environ is None else environ
+
+    def flag(name, default):
+        return parse_bool(name, env.get(name), default)
+
+    return Config(
+        disable_cuda=flag("CUDALITE_DISABLE_CUDA", False),
+        cuda_array_interface_sync=flag("CUDALITE_CUDA_ARRAY_INTERFACE_SYNC", True),
+        warn_on_implicit_copy=flag("CUDALITE_CUDA_WARN_ON_IMPLICIT_COPY", True),
+        disable_performance_warnings=flag("CUDALITE_DISABLE_PERFORMANCE_WARNINGS", False),
+    )

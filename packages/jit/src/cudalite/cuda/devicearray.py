@@ -1,0 +1,400 @@
+"""``DeviceNDArray``: an n-d array in device memory (numba.cuda's device array).
+
+A device array is a pointer to element ``[0, ..., 0]``, a shape, byte strides and a
+dtype, plus an *owner* that keeps the memory alive (a :class:`cudalite.driver.DeviceMemory`
+for allocations, the exporting object for arrays imported through
+``__cuda_array_interface__``).  Views (slicing, ``reshape``, ``T``, ``view``) share the
+owner.  The shape/stride rules live in :mod:`._array_layout`.
+
+Fast launch contract: every instance has the plain attributes ``_ptr``,
+``_kernel_params`` (docs/abi.md), ``_layout`` ('C', 'F' or 'A') and ``_type_key``
+(``(dtype, ndim, layout)``), set once in ``__init__``.
+"""
+
+from __future__ import annotations
+
+import copy as _copy
+import ctypes
+
+import numpy as np
+
+import cudalite.driver as _drv
+
+from . import _array_layout as L
+from ._runtime import cu_call, driver_stream, external_stream
+
+__all__ = ["DeviceNDArray", "is_device_array", "from_cuda_array_interface", "require_device_array"]
+
+
+def is_device_array(obj):
+    """True for :class:`DeviceNDArray` and the host-mapped/managed NumPy arrays
+    (numba's ``__cuda_ndarray__`` marker)."""
+    return type(obj) is DeviceNDArray or bool(getattr(obj, "__cuda_ndarray__", False))
+
+
+def require_device_array(obj):
+    if not is_device_array(obj):
+        raise TypeError(f"expected a device array, got {type(obj).__name__}")
+    return obj
+
+
+class DeviceNDArray:
+    """An array in device memory: ``DeviceNDArray(shape, strides, dtype, stream=0,
+    gpu_data=None)`` allocates when ``gpu_data`` is None; ``ptr=``/``owner=`` wrap
+    existing memory (``ptr`` is the address of element ``[0, ..., 0]``)."""
+
+    __cuda_ndarray__ = True
+    __slots__ = ("shape", "strides", "dtype", "ndim", "size", "stream", "gpu_data", "_ptr", "_kernel_params",
+                 "_layout", "_type_key", "__weakref__")
+
+    def __init__(self, shape, strides, dtype, stream=0, gpu_data=None, *, ptr=None, owner=None):
+        shape = L.normalize_shape(shape)
+        dtype = np.dtype(dtype)
+        strides = L.c_strides(shape, dtype.itemsize) if strides is None else tuple(int(s) for s in strides)
+        if len(strides) != len(shape):
+            raise ValueError(f"strides {strides} do not match shape {shape}")
+        if ptr is None:
+            lo, hi = L.extent(shape, strides, dtype.itemsize)
+            if gpu_data is None:
+                gpu_data = _drv.alloc(hi - lo)
+            ptr = (_drv.device_pointer(gpu_data) - lo) if hi > lo else _drv.device_pointer(gpu_data)
+        else:
+            gpu_data = owner if owner is not None else gpu_data
+        size = 1
+        for n in shape:
+            size *= n
+        self.shape, self.strides, self.dtype, self.ndim, self.size = shape, strides, dtype, len(shape), size
+        self.stream = stream
+        self.gpu_data = gpu_data
+        self._ptr = int(ptr)
+        layout = self._layout = L.layout_of(shape, strides, dtype.itemsize)
+        self._kernel_params = L.kernel_params(self._ptr, shape, strides, layout)
+        self._type_key = (dtype, len(shape), layout)
+
+    def _view(self, offset, shape, strides, dtype=None):
+        return DeviceNDArray(shape, strides, self.dtype if dtype is None else dtype, self.stream,
+                             ptr=self._ptr + offset, owner=self.gpu_data)
+
+    # -- properties ------------------------------------------------------------------------
+    @property
+    def itemsize(self):
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return self.size * self.dtype.itemsize
+
+    @property
+    def alloc_size(self):
+        """Bytes spanned by the elements of this (possibly strided) array."""
+        lo, hi = L.extent(self.shape, self.strides, self.dtype.itemsize)
+        return hi - lo
+
+    @property
+    def device_ctypes_pointer(self):
+        return ctypes.c_void_p(self._ptr or None)
+
+    @property
+    def __cuda_array_interface__(self):
+        handle = int(self.stream or 0)
+        desc = {
+            "shape": self.shape,
+            "strides": None if self._layout == "C" else self.strides,
+            "data": (self._ptr, False),
+            "typestr": self.dtype.str,
+            "stream": handle or None,
+            "version": 3,
+        }
+        if self.dtype.fields is not None:
+            desc["descr"] = self.dtype.descr
+        return desc
+
+    @property
+    def flags(self):
+        c, f = self.is_c_contiguous(), self.is_f_contiguous()
+        return {"C_CONTIGUOUS": c, "F_CONTIGUOUS": f, "CONTIGUOUS": c, "FORTRAN": f, "WRITEABLE": True,
+                "ALIGNED": True, "OWNDATA": False}
+
+    def is_c_contiguous(self):
+        return L.is_c_contiguous(self.shape, self.strides, self.dtype.itemsize)
+
+    def is_f_contiguous(self):
+        return L.is_f_contiguous(self.shape, self.strides, self.dtype.itemsize)
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __repr__(self):
+        return (f"<cudalite.cuda.DeviceNDArray shape={self.shape} dtype={self.dtype} "
+                f"strides={self.strides} ptr={self._ptr:#x}>")
+
+    def bind(self, stream=0):
+        """A copy of this array object bound to ``stream`` (same memory)."""
+        clone = _copy.copy(self)
+        clone.stream = stream
+        return clone
+
+    def _default_stream(self, stream):
+        return driver_stream(stream if stream else self.stream)
+
+    # -- views -----------------------------------------------------------------------------
+    @property
+    def T(self):
+        return self.transpose()
+
+    def transpose(self, axes=None):
+        """A strided view with the axes permuted (NumPy semantics; numba copies)."""
+        shape, strides = L.transpose_view(self.shape, self.strides, axes)
+        return self._view(0, shape, strides)
+
+    def reshape(self, *newshape, order="C"):
+        """A view with a new shape; ``NotImplementedError`` when that needs a copy."""
+        if len(newshape) == 1 and isinstance(newshape[0], (tuple, list)):
+            newshape = newshape[0]
+        shape, strides = L.reshape_strides(self.shape, self.strides, self.dtype.itemsize, newshape, order)
+        return self._view(0, shape, strides)
+
+    def ravel(self, order="C", stream=0):
+        """A 1-d view of a contiguous array (``NotImplementedError`` otherwise)."""
+        out = self.reshape(self.size, order=order)
+        out.stream = stream or self.stream
+        return out
+
+    def squeeze(self, axis=None, stream=0):
+        axes = range(self.ndim) if axis is None else [a % self.ndim for a in np.atleast_1d(axis)]
+        for a in axes:
+            if axis is not None and self.shape[a] != 1:
+                raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
+        keep = [i for i in range(self.ndim) if not (i in axes and self.shape[i] == 1)]
+        out = self._view(0, tuple(self.shape[i] for i in keep), tuple(self.strides[i] for i in keep))
+        out.stream = stream or self.stream
+        return out
+
+    def view(self, dtype):
+        """The same memory seen as ``dtype`` (NumPy's rule for the last axis)."""
+        dtype = np.dtype(dtype)
+        shape, strides = L.dtype_view(self.shape, self.strides, self.dtype.itemsize, dtype.itemsize)
+        return self._view(0, shape, strides, dtype)
+
+    def split(self, section, stream=0):
+        """Split a 1-d contiguous array into views of ``section`` elements."""
+        if self.ndim != 1 or self._layout != "C":
+            raise ValueError("only 1-d contiguous arrays can be split")
+        out = []
+        for start in range(0, self.size, section):
+            v = self[start:start + section]
+            v.stream = stream or self.stream
+            out.append(v)
+        return out
+
+    def __getitem__(self, item):
+        return self.getitem(item)
+
+    def getitem(self, item, stream=0):
+        """``self[item]``: a view, or a host scalar when every axis gets an integer."""
+        offset, shape, strides, scalar = L.index_view(self.shape, self.strides, item)
+        if not scalar:
+            out = self._view(offset, shape, strides)
+            if stream:
+                out.stream = stream
+            return out
+        host = np.empty(1, dtype=self.dtype)
+        s = self._default_stream(stream)
+        _drv.copy_device_to_host(host, self._ptr + offset, self.dtype.itemsize, stream=s)
+        if s is not None:
+            _sync(s)
+        return host[0]
+
+    def __setitem__(self, key, value):
+        self.setitem(key, value)
+
+    def setitem(self, key, value, stream=0):
+        """Copy a host scalar/array (broadcast) or a device array into ``self[key]``."""
+        offset, shape, strides, _ = L.index_view(self.shape, self.strides, key)
+        target = self._view(offset, shape, strides)
+        s = self._default_stream(stream)
+        if _is_cuda_array(value):
+            src = _as_device(value)
+            if src.shape == target.shape and src.dtype == target.dtype and src._layout == target._layout != "A":
+                if target.size:
+                    _drv.copy_device_to_device(target._ptr, src._ptr, target.nbytes, stream=s)
+                return
+            value = src.copy_to_host(stream=stream)
+            if s is not None:
+                _sync(s)
+        host = np.broadcast_to(np.asarray(value, dtype=self.dtype), target.shape)
+        target._write_host(host, s)
+
+    # -- copies ----------------------------------------------------------------------------
+    def _write_host(self, host, s):
+        """Copy NumPy ``host`` (same shape) into this view; ``s``: driver stream or None."""
+        if not self.size:
+            return
+        if self._layout != "A":
+            host = np.require(host, dtype=self.dtype, requirements=self._layout)
+            _drv.copy_host_to_device(self._ptr, host, self.nbytes, stream=s)
+            return
+        # strided target: read the spanned bytes, write the elements on the host, write back
+        lo, hi = L.extent(self.shape, self.strides, self.dtype.itemsize)
+        buf = np.empty(hi - lo, dtype=np.uint8)
+        _drv.copy_device_to_host(buf, self._ptr + lo, hi - lo, stream=s)
+        if s is not None:
+            _sync(s)
+        np.ndarray(self.shape, self.dtype, buffer=buf, offset=-lo, strides=self.strides)[...] = host
+        _drv.copy_host_to_device(self._ptr + lo, buf, hi - lo, stream=s)
+        if s is not None:
+            _sync(s)
+
+    def copy_to_device(self, ary, stream=0):
+        """Copy host ``ary`` (or a device array) into this array."""
+        s = self._default_stream(stream)
+        if _is_cuda_array(ary):
+            src = _as_device(ary)
+            if src.size == 0 and self.size == 0:
+                return
+            _check_compatible(self, src)
+            if src._layout == self._layout != "A":
+                _drv.copy_device_to_device(self._ptr, src._ptr, self.nbytes, stream=s)
+                return
+            ary = src.copy_to_host(stream=stream)
+            if s is not None:
+                _sync(s)
+        host = np.asarray(ary)
+        if host.size == 0 and self.size == 0:
+            return
+        _check_compatible(self, host)
+        self._write_host(host, s)
+
+    def copy_to_host(self, ary=None, stream=0):
+        """Copy to ``ary`` or a new NumPy array (same strides as this array); async
+        when a stream is given (use pinned ``ary`` for a truly asynchronous copy)."""
+        s = self._default_stream(stream)
+        if ary is not None:
+            _check_compatible(self, ary)
+        if self.size == 0:
+            return ary if ary is not None else np.ndarray(self.shape, self.dtype, strides=self.strides)
+        direct = ary is not None and self._layout != "A" and ary.flags[self._layout + "_CONTIGUOUS"]
+        if direct:
+            _drv.copy_device_to_host(ary, self._ptr, self.nbytes, stream=s)
+            return ary
+        lo, hi = L.extent(self.shape, self.strides, self.dtype.itemsize)
+        buf = np.empty(hi - lo, dtype=np.uint8)
+        _drv.copy_device_to_host(buf, self._ptr + lo, hi - lo, stream=s)
+        host = np.ndarray(self.shape, self.dtype, buffer=buf, offset=-lo, strides=self.strides)
+        if ary is None:
+            return host
+        if s is not None:
+            _sync(s)
+        ary[...] = host
+        return ary
+
+    def __array__(self, dtype=None, copy=None):
+        if copy is False:
+            raise ValueError("`copy=False` is not supported: a device array always copies to the host")
+        host = self.copy_to_host()
+        return host if dtype is None else host.astype(dtype)
+
+    # -- interchange -----------------------------------------------------------------------
+    def _device_id(self):
+        dev = getattr(self.gpu_data, "device_id", None)
+        if isinstance(dev, int):
+            return dev
+        if not self._ptr:
+            return _drv.current_device().id
+        from cuda.bindings import driver
+
+        attr = driver.CUpointer_attribute.CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL
+        return int(cu_call("cuPointerGetAttribute", attr, self._ptr))
+
+    def __dlpack_device__(self):
+        from ._dlpack import KDLCUDA
+
+        return (KDLCUDA, self._device_id())
+
+    def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
+        """A DLPack capsule over this array; the array's stream is synchronized first
+        unless the consumer stream is the same one (``stream=-1``: no sync)."""
+        from ._dlpack import KDLCUDA, to_dlpack
+
+        if copy:
+            raise BufferError("__dlpack__(copy=True) is not supported")
+        if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
+            raise BufferError(f"cannot export to DLPack device {dl_device}")
+        own = self.stream
+        if own and stream != -1:
+            handle = int(own) if not isinstance(own, int) else own
+            if stream is None or int(stream) != handle:
+                _sync(driver_stream(own))
+        return to_dlpack(self, KDLCUDA, self._device_id())
+
+
+# -- helpers --------------------------------------------------------------------------------
+def _sync(s):
+    if isinstance(s, _drv.Stream):
+        s.synchronize()
+    else:
+        _drv.Stream.external(int(s)).synchronize()
+
+
+def _is_cuda_array(obj):
+    return is_device_array(obj) or hasattr(obj, "__cuda_array_interface__")
+
+
+def _as_device(obj):
+    if type(obj) is DeviceNDArray:
+        return obj
+    return from_cuda_array_interface(obj.__cuda_array_interface__, owner=obj)
+
+
+def _check_compatible(dev, other):
+    if np.dtype(other.dtype) != dev.dtype:
+        raise TypeError(f"incompatible dtype: {other.dtype} vs. {dev.dtype}")
+    if tuple(other.shape) != dev.shape:
+        raise ValueError(f"incompatible shape: {tuple(other.shape)} vs. {dev.shape}")
+
+
+def _cai_dtype(desc):
+    """The dtype of a CAI dict: ``typestr``, or the record ``descr`` (padding dropped)."""
+    dtype = np.dtype(desc["typestr"])
+    descr = desc.get("descr")
+    if not descr or not any(entry[0] for entry in descr):
+        return dtype
+    names, formats, offsets, off = [], [], [], 0
+    for entry in descr:
+        t = np.dtype((entry[1], entry[2])) if len(entry) > 2 else np.dtype(entry[1])
+        if entry[0]:
+            names.append(entry[0])
+            formats.append(t)
+            offsets.append(off)
+        off += t.itemsize
+    return np.dtype({"names": names, "formats": formats, "offsets": offsets, "itemsize": max(off, dtype.itemsize)})
+
+
+def from_cuda_array_interface(desc, owner=None, sync=True):
+    """A :class:`DeviceNDArray` over a ``__cuda_array_interface__`` dict (no copy);
+    ``owner`` is kept alive.  A CAI ``stream`` is synchronized when ``sync`` is True
+    (and ``CUDALITE_CUDA_ARRAY_INTERFACE_SYNC`` is not 0) and becomes the array's stream."""
+    version = desc.get("version")
+    if version is None or version < 1:
+        raise ValueError(f"unsupported __cuda_array_interface__ version {version!r}")
+    if desc.get("mask") is not None:
+        raise NotImplementedError("masked arrays are not supported")
+    shape = tuple(desc["shape"])
+    dtype = _cai_dtype(desc)
+    strides = desc.get("strides")
+    strides = L.c_strides(shape, dtype.itemsize) if strides is None else tuple(strides)
+    ptr = desc["data"][0] or 0
+    stream_ptr = desc.get("stream") if version >= 3 else None
+    stream = 0
+    if stream_ptr is not None:
+        if stream_ptr == 0:
+            raise ValueError("stream 0 is not allowed by __cuda_array_interface__ v3")
+        stream = external_stream(int(stream_ptr))
+        if sync:
+            from .config import load_config
+
+            if load_config().cuda_array_interface_sync:
+                stream.synchronize()
+    return DeviceNDArray(shape, strides, dtype, stream, ptr=ptr, owner=owner)
