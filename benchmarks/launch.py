@@ -7,10 +7,14 @@ For each launcher:
                (the launch queue never fills), per launch;
 * sustained -- 20,000 launches then one synchronization, total time / 20,000.
 
+The rows are measured interleaved (round-robin, best of ROUNDS rounds each).
+
 Rows: the floor (``cuda.bindings.driver.cuLaunchKernel`` with a prebuilt parameter
-array address), cudalite.driver's ``Launcher`` with each backend (bindings is
-the default; cffi and ctypes are the measured alternatives), cuda.core's ``launch``, CuPy's ``RawKernel`` and numba-cuda when they
-import.  Ratios are to the floor; nothing is asserted.  Target: cudalite <= 1.15x.
+array address), cudalite.driver's ``Launcher`` with each backend (shim: the cffi
+API-mode C shim compiled on first use; bindings; cffi ABI mode; ctypes -- the row
+marked ``default`` is ``config.DEFAULT_LAUNCH_BACKEND``), cuda.core's ``launch``, CuPy's
+``RawKernel`` and numba-cuda when they import.  Ratios are to the floor; nothing is
+asserted.  Target: cudalite <= 1.15x.
 Run on a GPU host: ``python benchmarks/launch.py`` (needs packages/driver on the path
 and nvJitLink from the cuda-bindings/nvidia-nvjitlink wheels).
 """
@@ -23,7 +27,7 @@ import sys
 import tempfile
 import time
 
-BATCH, BATCHES, SUSTAINED, ROUNDS = 200, 50, 20_000, 3
+BATCH, BATCHES, SUSTAINED, ROUNDS = 200, 50, 20_000, 5
 
 PTX = r"""
 .version 8.0
@@ -51,23 +55,30 @@ def link(arch):
         nvjitlink.destroy(h)
 
 
-def measure(run, sync):
-    """(enqueue s/launch, sustained s/launch); ``run(n)`` enqueues n launches."""
-    run(1000)
-    sync()
-    enqueue = sustained = float("inf")
-    for _ in range(ROUNDS):
-        for _ in range(BATCHES):
-            t0 = time.perf_counter()
-            run(BATCH)
-            t1 = time.perf_counter()
-            sync()
-            enqueue = min(enqueue, (t1 - t0) / BATCH)
-        t0 = time.perf_counter()
-        run(SUSTAINED)
+def measure_all(launchers):
+    """{name: (enqueue s/launch, sustained s/launch)}; ``run(n)`` enqueues n launches.
+
+    The launchers are interleaved: each round measures every launcher once, and each
+    keeps its best round, so a drift of the machine (clocks, other tenants) during
+    the run does not favour whichever row happened to run in a quiet moment."""
+    best = {}
+    for name, run, sync in launchers:
+        run(1000)
         sync()
-        sustained = min(sustained, (time.perf_counter() - t0) / SUSTAINED)
-    return enqueue, sustained
+        best[name] = [float("inf"), float("inf")]
+    for _ in range(ROUNDS):
+        for name, run, sync in launchers:
+            for _ in range(BATCHES):
+                t0 = time.perf_counter()
+                run(BATCH)
+                t1 = time.perf_counter()
+                sync()
+                best[name][0] = min(best[name][0], (t1 - t0) / BATCH)
+            t0 = time.perf_counter()
+            run(SUSTAINED)
+            sync()
+            best[name][1] = min(best[name][1], (time.perf_counter() - t0) / SUSTAINED)
+    return best
 
 
 def peers(cubin, cubin_path):
@@ -93,17 +104,26 @@ def peers(cubin, cubin_path):
         for _ in range(n):
             launch_kernel(f_cu, 1, 1, 1, 1, 1, 1, 0, s_cu, params, 0)
 
+    # All rows are set up before any is measured (they are interleaved): whatever a
+    # row's raw pointers refer to must outlive this generator's frame.
+    floor.keep = (vals, arr, mod, bufs, stream)
     yield "floor: cuda.bindings cuLaunchKernel, prebuilt params", floor, sync
 
+    from cudalite.driver.config import DEFAULT_LAUNCH_BACKEND
+
     g, b = (1, 1, 1), (1, 1, 1)
-    for backend in ("bindings", "cffi", "ctypes"):
-        launch = fn.launcher("QQQf", backend=backend).launch
+    for backend in ("shim", "bindings", "cffi", "ctypes"):
+        lau = fn.launcher("QQQf", backend=backend)
+        launch = lau.launch
 
         def run(n, launch=launch):
             for _ in range(n):
                 launch(g, b, 0, sh, p1, p2, p3, 1.0)
 
-        label = "cudalite.driver Launcher" + (" (default: bindings)" if backend == "bindings" else f" (backend={backend})")
+        label = f"cudalite.driver Launcher (backend={backend}"
+        if lau.backend != backend:
+            label += f", fell back to {lau.backend}"
+        label += ", default)" if backend == DEFAULT_LAUNCH_BACKEND else ")"
         yield label, run, sync
 
     try:
@@ -124,6 +144,8 @@ def peers(cubin, cubin_path):
             for _ in range(n):
                 core_launch(cstream, config, kernel, p1, p2, p3, f32)
 
+        core.keep = (dev, kernel, cstream)
+
         yield "cuda.core launch", core, cstream.sync
     except Exception as exc:
         print(f"# cuda.core skipped: {type(exc).__name__}: {exc}")
@@ -143,6 +165,7 @@ def peers(cubin, cubin_path):
                 for _ in range(n):
                     rk((1,), (1,), args)
 
+        cupy_run.keep = (rmod, rk, arrays)
         yield "CuPy RawKernel", cupy_run, cstream.synchronize
     except Exception as exc:
         print(f"# CuPy skipped: {type(exc).__name__}: {exc}")
@@ -179,13 +202,12 @@ def main():
     with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as tmp:
         tmp.write(cubin)
     print(f"# device: {dev.name} ({dev.arch}); Python {sys.version.split()[0]}")
-    print(f"# enqueue: {BATCH} launches between syncs, min over {BATCHES} batches x {ROUNDS}; "
-          f"sustained: {SUSTAINED} launches, best of {ROUNDS}")
-    rows = []
+    print(f"# enqueue: {BATCH} launches between syncs, min over {BATCHES} batches x {ROUNDS} rounds; "
+          f"sustained: {SUSTAINED} launches, best of {ROUNDS}; rows interleaved round-robin")
     try:
-        for name, run, sync in peers(cubin, tmp.name):
-            enq, sus = measure(run, sync)
-            rows.append((name, enq * 1e6, sus * 1e6))
+        launchers = list(peers(cubin, tmp.name))
+        best = measure_all(launchers)
+        rows = [(name, best[name][0] * 1e6, best[name][1] * 1e6) for name, _, _ in launchers]
     finally:
         os.unlink(tmp.name)
     floor_enq, floor_sus = rows[0][1], rows[0][2]

@@ -191,11 +191,14 @@ def test_module_functions_and_globals(module):
     np.testing.assert_array_equal(got, np.arange(64) ^ 1)
 
 
-@pytest.mark.parametrize("backend", ["cffi", "bindings", "ctypes"])
+BACKENDS = ["shim", "cffi", "bindings", "ctypes"]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_launcher_packs_all_types(module, backend):
     fn = module.get_function("store_params")
     lau = fn.launcher("QBIqdf", backend=backend)
-    assert lau.backend == backend
+    assert lau.backend == backend  # the shim too: the GPU hosts we test on have a C compiler
     out = drv.alloc(32)
     drv.memset(out, 0)
     lau.launch((1, 1, 1), (1, 1, 1), 0, 0, out.ptr, 200, 0xFFFFFFF0, -(2**40), 3.25, -1.5)
@@ -220,14 +223,19 @@ def test_generic_launch_and_cooperative(module):
     drv.launch(fn, ((n + 127) // 128,), (128,), [(d.ptr, "Q"), (n, "i")], cooperative=True, stream=s)
     drv.launch_cooperative(fn, (n + 127) // 128, 128, [(d, "Q"), (n, "i")], stream=s)
     fn.launcher("Qi").launch_cooperative(((n + 127) // 128, 1, 1), (128, 1, 1), 0, s.handle, d.ptr, n)
+    for backend in BACKENDS:
+        lau = fn.launcher("Qi", backend=backend)
+        lau.launch_cooperative(((n + 127) // 128, 1, 1), (128, 1, 1), 0, s.handle, d.ptr, n)
+        lau.launch(((n + 127) // 128, 1, 1), (128, 1, 1), 0, s.handle, d.ptr, n)
     s.synchronize()
     drv.copy_device_to_host(a, d)
-    assert (a == 4).all()
+    assert (a == 4 + 2 * len(BACKENDS)).all()
 
 
-def test_launch_from_two_threads(module):
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_launch_from_two_threads(module, backend):
     fn = module.get_function("add_one")
-    lau = fn.launcher("Qi")
+    lau = fn.launcher("Qi", backend=backend)
     n = 4096
     bufs = [drv.alloc(4 * n) for _ in range(2)]
     for b in bufs:
@@ -255,9 +263,10 @@ def test_launch_from_two_threads(module):
         assert (out == 500).all()
 
 
-def test_launch_in_thread_without_context(module):
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_launch_in_thread_without_context(module, backend):
     """A fresh thread has no current context: the launcher makes it current."""
-    lau = module.get_function("add_one").launcher("Qi")
+    lau = module.get_function("add_one").launcher("Qi", backend=backend)
     d = drv.alloc(4 * 32)
     drv.memset(d, 0)
     done = []
@@ -279,8 +288,9 @@ def test_launch_in_thread_without_context(module):
     "grid, block, smem",
     [((1, 1, 1), (2048, 1, 1), 0), ((0, 1, 1), (32, 1, 1), 0), ((1, 1, 1), (32, 1, 1), 1 << 24)],
 )
-def test_invalid_launch_config(module, grid, block, smem):
-    lau = module.get_function("add_one").launcher("Qi")
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_invalid_launch_config(module, grid, block, smem, backend):
+    lau = module.get_function("add_one").launcher("Qi", backend=backend)
     with pytest.raises(CudaDriverError) as info:
         lau.launch(grid, block, smem, 0, 0, 0)
     assert info.value.call == "cuLaunchKernel"

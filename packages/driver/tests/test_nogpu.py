@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import pickle
 import struct
 import subprocess
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from cudalite.driver import CudaDriverError, pack_params, param_layout
-from cudalite.driver.config import Config, load_config
+from cudalite.driver.config import DEFAULT_LAUNCH_BACKEND, Config, load_config
 from cudalite.driver.errors import STICKY_ERRORS, error_from_code
 from cudalite.driver.params import format_from_ctypes
 
@@ -160,8 +161,14 @@ def test_format_from_ctypes():
 
 
 def test_config_defaults_and_parsing():
-    assert load_config({}) == Config()
-    assert load_config({}).launch_backend == "bindings"
+    assert dataclasses.replace(load_config({}), cache_dir="") == Config()
+    assert load_config({"HOME": "/h"}).cache_dir == "/h/.cache/cudalite"
+    assert load_config({"XDG_CACHE_HOME": "/x"}).cache_dir == "/x/cudalite"
+    assert load_config({"CUDALITE_CACHE_DIR": "/c", "XDG_CACHE_HOME": "/x"}).cache_dir == "/c"
+    assert load_config({"CC": "gcc -m64"}).cc == "gcc -m64"
+    assert load_config({"CUDALITE_CC": "clang", "CC": "gcc"}).cc == "clang"
+    assert load_config({"CUDALITE_LAUNCH_BACKEND": "shim"}).launch_backend == "shim"
+    assert load_config({}).launch_backend == DEFAULT_LAUNCH_BACKEND
     assert load_config({"CUDALITE_LAUNCH_BACKEND": " CFFI "}).launch_backend == "cffi"
     assert load_config({"CUDALITE_LAUNCH_BACKEND": "ctypes"}).launch_backend == "ctypes"
     assert load_config({"CUDALITE_LIBCUDA": "/opt/libcuda.so"}).libcuda == "/opt/libcuda.so"

@@ -5,7 +5,7 @@ only module-level mutable state of cudalite.driver).  The driver retains each de
 primary context once, tracks a per-thread current device (``threading.local``), makes
 the right context current with ``cuCtxSetCurrent`` when needed, and releases the
 primary contexts at interpreter exit.  It also owns the lazily opened cffi/ctypes
-handles of libcuda used by the fast launch path.
+handles of libcuda and the compiled launch shim used by the fast launch path.
 """
 
 from __future__ import annotations
@@ -96,14 +96,17 @@ class Driver:
 
     # -- native libcuda for the launch path -----------------------------------
     def native(self, backend):
-        """The libcuda handle for launch backend ``cffi`` or ``ctypes`` (opened once)."""
-        lib = self._native.get(backend)
-        if lib is None:
-            with self._lock:
-                lib = self._native.get(backend)
-                if lib is None:
-                    lib = self._native[backend] = _open_native(backend, self.config.libcuda)
-        return lib
+        """The libcuda handle for launch backend ``cffi`` or ``ctypes``, or for ``shim``
+        ``(Shim, cuLaunchKernel address, cuLaunchCooperativeKernel address)`` or None
+        when the shim cannot be built here (opened/built once per process)."""
+        try:
+            return self._native[backend]
+        except KeyError:
+            pass
+        with self._lock:
+            if backend not in self._native:
+                self._native[backend] = _open_native(backend, self.config)
+            return self._native[backend]
 
     def shutdown(self):
         """Release the primary contexts (atexit). Errors are ignored: the driver may
@@ -120,7 +123,22 @@ class Driver:
         self._contexts.clear()
 
 
-def _open_native(backend, path):
+def _open_shim(cfg):
+    from . import _shim
+
+    shim = _shim.load_shim(cfg.cache_dir or _config.default_cache_dir(), cfg.cc)
+    if shim is None:
+        return None
+    try:
+        return (shim, *_shim.entry_points(cfg.libcuda))
+    except Exception:
+        return None
+
+
+def _open_native(backend, cfg):
+    path = cfg.libcuda
+    if backend == "shim":
+        return _open_shim(cfg)
     if backend == "cffi":
         import cffi
 

@@ -1,11 +1,17 @@
 """The one place cudalite.driver reads the environment.
 
 * ``CUDALITE_LAUNCH_BACKEND`` -- how :class:`~cudalite.driver.Launcher` calls
-  ``cuLaunchKernel``: ``bindings`` (default, fastest measured:
-  ``cuda.bindings.driver.cuLaunchKernel``), ``cffi`` (an ABI-mode cffi call into
-  libcuda) or ``ctypes``.
+  ``cuLaunchKernel``: ``shim`` (a tiny C function compiled on first use with cffi's
+  API mode, calling libcuda's entry point from C; falls back to ``bindings`` silently
+  when no C compiler or Python headers are available), ``bindings``
+  (``cuda.bindings.driver.cuLaunchKernel``), ``cffi`` (an ABI-mode cffi call into
+  libcuda) or ``ctypes``.  The default is :data:`DEFAULT_LAUNCH_BACKEND`.
 * ``CUDALITE_LIBCUDA`` -- the libcuda to dlopen for the cffi/ctypes backends
   (default ``libcuda.so.1``; ``nvcuda.dll`` on Windows).
+* ``CUDALITE_CACHE_DIR`` -- where compiled helpers (the launch shim) are cached;
+  default ``$XDG_CACHE_HOME/cudalite`` or ``~/.cache/cudalite``.
+* ``CUDALITE_CC`` (else ``CC``) -- the C compiler command for the launch shim;
+  default: the first of ``cc``, ``gcc``, ``clang`` on ``PATH``.
 """
 
 from __future__ import annotations
@@ -14,22 +20,35 @@ import os
 import sys
 from dataclasses import dataclass
 
-__all__ = ["Config", "load_config", "LAUNCH_BACKENDS", "DEFAULT_LIBCUDA"]
+__all__ = ["Config", "load_config", "LAUNCH_BACKENDS", "DEFAULT_LAUNCH_BACKEND", "DEFAULT_LIBCUDA",
+           "default_cache_dir"]
 
-LAUNCH_BACKENDS = ("cffi", "bindings", "ctypes")
+LAUNCH_BACKENDS = ("shim", "cffi", "bindings", "ctypes")
+DEFAULT_LAUNCH_BACKEND = "shim"  # fastest in benchmarks/launch.py (H100: 1.01-1.03x floor vs 1.13-1.14x)
 DEFAULT_LIBCUDA = "nvcuda.dll" if sys.platform == "win32" else "libcuda.so.1"
+
+
+def default_cache_dir(environ=None) -> str:
+    """``$XDG_CACHE_HOME/cudalite``, else ``~/.cache/cudalite`` (``%LOCALAPPDATA%`` on Windows)."""
+    env = os.environ if environ is None else environ
+    base = env.get("XDG_CACHE_HOME") or (env.get("LOCALAPPDATA") if sys.platform == "win32" else None)
+    if not base:
+        base = os.path.join(env.get("HOME") or os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "cudalite")
 
 
 @dataclass(frozen=True)
 class Config:
-    launch_backend: str = "bindings"
+    launch_backend: str = DEFAULT_LAUNCH_BACKEND
     libcuda: str = DEFAULT_LIBCUDA
+    cache_dir: str = ""  # "" -> default_cache_dir()
+    cc: str = ""  # "" -> search cc, gcc, clang
 
 
 def _parse_backend(text):
     value = (text or "").strip().lower()
     if not value:
-        return "bindings"
+        return DEFAULT_LAUNCH_BACKEND
     if value not in LAUNCH_BACKENDS:
         raise ValueError(f"CUDALITE_LAUNCH_BACKEND={text!r}: expected one of {', '.join(LAUNCH_BACKENDS)}")
     return value
@@ -41,4 +60,6 @@ def load_config(environ=None) -> Config:
     return Config(
         launch_backend=_parse_backend(env.get("CUDALITE_LAUNCH_BACKEND")),
         libcuda=env.get("CUDALITE_LIBCUDA") or DEFAULT_LIBCUDA,
+        cache_dir=env.get("CUDALITE_CACHE_DIR") or default_cache_dir(env),
+        cc=env.get("CUDALITE_CC") or env.get("CC") or "",
     )

@@ -9,12 +9,14 @@ thread, so threads may launch the same kernel concurrently.  ``grid``/``block`` 
 3-tuples of ints, ``stream_handle`` an int (0: legacy default stream), pointer
 values ints.
 
-Backends (``backend=`` or ``CUDALITE_LAUNCH_BACKEND``): ``bindings`` (default: the
-fastest measured by benchmarks/launch.py; an ABI-mode cffi call marshals 11 arguments
-through libffi, ~0.7 µs, more than the whole Cython binding), ``cffi`` (libcuda's
-``cuLaunchKernel`` via ``cffi.dlopen``, handles as ints) and ``ctypes``.  A nonzero CUresult raises :class:`CudaDriverError` (invalid
-configurations are rejected by the driver itself, at no cost on the happy path); a
-thread with no current context gets the function's context made current and the
+Backends (``backend=`` or ``CUDALITE_LAUNCH_BACKEND``; default ``shim``,
+i.e. ``config.DEFAULT_LAUNCH_BACKEND``, the fastest measured by benchmarks/launch.py):
+``shim`` (a cffi API-mode extension compiled on first use, see ``_shim``: the ints
+are converted in C and libcuda's ``cuLaunchKernel`` is called through its address;
+without a C compiler it silently becomes ``bindings``), ``bindings``, ``cffi``
+(ABI mode: libffi marshals 11 arguments, ~0.7 µs) and ``ctypes``.  A nonzero CUresult
+raises :class:`CudaDriverError` (invalid configurations are rejected by the driver
+itself, at no cost on the happy path); a thread with no current context gets the function's context made current and the
 launch retried once.
 
 ``launch(fn, grid, block, args=[(value, code), ...])`` is the generic, slower path.
@@ -77,9 +79,9 @@ def {fname}(grid, block, shared_mem, stream_handle{params}):
 {stream}
     gx, gy, gz = grid
     bx, by, bz = block
-    err = {raw}(f, gx, gy, gz, bx, by, bz, shared_mem, s, b[1]{extra}){index}
+    err = {raw}({lead}f, gx, gy, gz, bx, by, bz, shared_mem, s, b[1]{extra}){index}
     if err:
-        retry(err, "{call}", {raw}, (f, gx, gy, gz, bx, by, bz, shared_mem, s, b[1]{extra}))
+        retry(err, "{call}", {raw}, ({lead}f, gx, gy, gz, bx, by, bz, shared_mem, s, b[1]{extra}))
 """
 
 _STREAM_BINDINGS = """    s = streams.get(stream_handle)
@@ -88,16 +90,18 @@ _STREAM_BINDINGS = """    s = streams.get(stream_handle)
 _STREAM_NATIVE = "    s = stream_handle"
 
 
-def _generate(namespace, count, bindings):
+def _generate(namespace, count, bindings, shim=False):
     """Compile launch/launch_cooperative for ``count`` parameters over ``namespace``
-    (which provides raw, raw_coop, f, tls, buffers, pack_into, retry, streams...)."""
+    (which provides raw, raw_coop, f, tls, buffers, pack_into, retry, streams...;
+    for the shim also ``entry``/``entry_coop``, the driver addresses passed first)."""
     params = "".join(f", a{i}" for i in range(count))
     stream = _STREAM_BINDINGS if bindings else _STREAM_NATIVE
     index = "[0]" if bindings else ""
-    src = _TEMPLATE.format(fname="launch", params=params, stream=stream, raw="raw", extra=", 0",
-                           index=index, call="cuLaunchKernel")
+    lead, lead_coop, extra = ("entry, ", "entry_coop, ", "") if shim else ("", "", ", 0")
+    src = _TEMPLATE.format(fname="launch", params=params, stream=stream, raw="raw", extra=extra,
+                           index=index, call="cuLaunchKernel", lead=lead)
     src += _TEMPLATE.format(fname="launch_cooperative", params=params, stream=stream, raw="raw_coop",
-                            extra="", index=index, call="cuLaunchCooperativeKernel")
+                            extra="", index=index, call="cuLaunchCooperativeKernel", lead=lead_coop)
     exec(compile(src, f"<cudalite.driver launcher/{count}>", "exec"), namespace)
     return namespace["launch"], namespace["launch_cooperative"]
 
@@ -133,6 +137,17 @@ def _native_launchers(function, layout, backend):
     return _generate(ns, layout.count, bindings=False)
 
 
+def _shim_launchers(function, layout, native):
+    """launch/launch_cooperative calling the compiled cffi API-mode shim, which calls
+    libcuda's entry points from C (``native`` = (Shim, launch address, coop address))."""
+    shim, entry, entry_coop = native
+    tls = threading.local()
+    ns = dict(raw=shim.lib.cl_launch, raw_coop=shim.lib.cl_launch_coop, entry=entry, entry_coop=entry_coop,
+              f=function.handle, tls=tls, buffers=_buffers_factory(tls, layout),
+              pack_into=layout.struct.pack_into, retry=_retry_factory(function.device_id, False))
+    return _generate(ns, layout.count, bindings=False, shim=True)
+
+
 class Launcher:
     """Prepared launches of one :class:`~cudalite.driver.Function` with one
     parameter format.  Use ``launch``/``launch_cooperative`` (instance attributes
@@ -143,6 +158,12 @@ class Launcher:
         self.function = function
         self.layout = layout = param_layout(param_format)
         self.backend = backend = backend or driver.config.launch_backend
+        if backend == "shim":
+            native = driver.native("shim")  # None: no compiler/headers -> bindings, silently
+            if native is not None:
+                self.launch, self.launch_cooperative = _shim_launchers(function, layout, native)
+                return
+            self.backend = backend = "bindings"
         if backend == "bindings":
             self.launch, self.launch_cooperative = _bindings_launchers(function, layout)
         elif backend in ("cffi", "ctypes"):
