@@ -16,7 +16,13 @@ from cudalite.core.device_api import (  # noqa: F401  (the device-side API)
     syncthreads, syncthreads_and, syncthreads_count, syncthreads_or, syncwarp, threadfence,
     threadfence_block, threadfence_system, threadIdx, warpsize,
 )
-from cudalite.nvvm import compile, compile_ptx  # noqa: F401
+from ._compile import (  # noqa: F401  (the compile API; accepts dispatchers too)
+    compile_for_current_device, compile_ptx_for_current_device, jit_compile as compile,
+    jit_compile_ptx as compile_ptx,
+)
+from ._dispatcher import jit  # noqa: F401  (kernels and device functions)
+from ._args import CudalitePerformanceWarning, NumbaPerformanceWarning  # noqa: F401
+from ._faults import KernelFaultError  # noqa: F401
 from . import devicearray  # noqa: F401  (numba's cuda.devicearray module)
 from ._memory_api import (  # noqa: F401  (device, pinned, mapped, managed arrays; interop)
     as_cuda_array, device_array, device_array_like, from_cuda_array_interface, is_cuda_array, managed_array,

@@ -99,4 +99,10 @@ def typeof_constant(value) -> Type | None:
         return Module(value)
     if isinstance(value, _pytypes.FunctionType):
         return PyFunction(value)
+    try:  # a @cuda.jit(device=True) dispatcher
+        pyfunc = getattr(value, "__cudalite_pyfunc__", None)
+    except Exception:
+        pyfunc = None
+    if isinstance(pyfunc, _pytypes.FunctionType):
+        return PyFunction(pyfunc)
     return Opaque(value)

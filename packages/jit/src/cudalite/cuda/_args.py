@@ -1,0 +1,402 @@
+"""Kernel arguments: type keys, flattened parameter values, per-class handlers.
+
+Every argument is handled by an :class:`ArgHandler` chosen once per Python class
+(:func:`handler_for`; the dispatcher caches them in a dict keyed by ``type(arg)``).
+A handler gives
+
+* ``key(arg)``: a hashable type key -- ``(np.dtype, ndim, layout)`` for every kind
+  of array (so a DeviceNDArray, a CuPy array and a torch tensor of the same type
+  share one specialization), the Python class for scalars, ``("tuple", *keys)``;
+* ``flat(arg, param_type, stream_handle)``: the flattened kernel parameter values
+  for the compiled parameter type (docs/abi.md), doing CUDA-array-interface v3
+  stream ordering on the way;
+* ``snippet(i, param_type, key, ns)``: Python source (guard, values) that
+  :mod:`._fastpath` inlines into the generated per-specialization launch code.
+
+Kinds: DeviceNDArray (its ``_type_key``/``_kernel_params``), NumPy arrays (copied
+in and back by the dispatcher, with a :class:`NumbaPerformanceWarning`), CuPy
+arrays and torch tensors (fast paths reading their attributes directly: no
+``__cuda_array_interface__`` dict per call), any other CAI object, Python and
+NumPy scalars, tuples of these.  ``key_to_type`` maps keys to cudalite types.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from cudalite.core.types import Array, Boolean, Complex, Float, Integer, Tuple, type_from_dtype
+
+__all__ = [
+    "ArgHandler", "handler_for", "key_to_type", "compatible", "NumbaPerformanceWarning",
+    "CudalitePerformanceWarning", "is_device_array_like", "strides_for",
+]
+
+
+class CudalitePerformanceWarning(UserWarning):
+    """A launch that works but is slow (host arrays copied to and from the device)."""
+
+
+NumbaPerformanceWarning = CudalitePerformanceWarning  # numba-compatible name
+
+_SCALAR_CLASSES = {float: "float64", int: "int64", bool: "bool", complex: "complex128"}
+
+
+def is_device_array_like(obj) -> bool:
+    """A cudalite DeviceNDArray (or anything following its kernel-argument contract)."""
+    try:
+        from .devicearray import is_device_array
+    except ImportError:  # the device array module is optional for this layer
+        is_device_array = None
+    if is_device_array is not None and is_device_array(obj):
+        return True
+    return hasattr(obj, "_type_key") and hasattr(obj, "_kernel_params")
+
+
+def strides_for(shape, itemsize, layout) -> tuple:
+    """Byte strides of a contiguous array ('C' or 'F')."""
+    out = [0] * len(shape)
+    acc = itemsize
+    order = range(len(shape) - 1, -1, -1) if layout == "C" else range(len(shape))
+    for i in order:
+        out[i] = acc
+        acc *= max(int(shape[i]), 1)
+    return tuple(out)
+
+
+def _layout_of(shape, strides, itemsize) -> str:
+    if strides is None:
+        return "C"
+    if tuple(strides) == strides_for(shape, itemsize, "C"):
+        return "C"
+    if len(shape) > 1 and tuple(strides) == strides_for(shape, itemsize, "F"):
+        return "F"
+    if any(int(n) <= 1 for n in shape):  # size-1 axes: any stride is contiguous
+        if all(s == c or n <= 1 for s, c, n in zip(strides, strides_for(shape, itemsize, "C"), shape)):
+            return "C"
+    return "A"
+
+
+def key_to_type(key):
+    """A type key -> the cudalite type compiled for it."""
+    if isinstance(key, tuple):
+        if key and isinstance(key[0], str):
+            return Tuple([key_to_type(k) for k in key[1:]])
+        dtype, ndim, layout = key
+        et = type_from_dtype(dtype)
+        if et is None:
+            raise TypeError(f"arrays of dtype {dtype} cannot be passed to a kernel")
+        return Array(et, ndim, layout)
+    if key in _SCALAR_CLASSES:
+        return type_from_dtype(np.dtype(_SCALAR_CLASSES[key]))
+    t = type_from_dtype(key)
+    if t is None:
+        raise TypeError(f"a {key.__name__} cannot be passed to a kernel")
+    return t
+
+
+def _scalar_rank(t):
+    return 0 if isinstance(t, Boolean) else 1 if isinstance(t, Integer) else 2 if isinstance(t, Float) else 3
+
+
+def compatible(key, param) -> int:
+    """How well an argument of type ``key`` fits a declared parameter type:
+    -1 (not at all), 0 (by conversion), 1 (exactly)."""
+    actual = key_to_type(key)
+    if actual == param:
+        return 1
+    if isinstance(param, Array) and isinstance(actual, Array):
+        ok = (actual.dtype == param.dtype and actual.ndim == param.ndim
+              and (param.layout == "A" or param.layout == actual.layout))
+        return 0 if ok else -1
+    if isinstance(param, Tuple) and isinstance(actual, Tuple) and len(param) == len(actual):
+        scores = [compatible(k, p) for k, p in zip(key[1:], param.types)]
+        return -1 if min(scores, default=1) < 0 else min(scores, default=1)
+    scalar = (Boolean, Integer, Float, Complex)
+    if isinstance(param, scalar) and isinstance(actual, scalar):
+        return 0 if _scalar_rank(actual) <= _scalar_rank(param) else -1
+    return -1
+
+
+def _array_flat(ptr, shape, strides, param):
+    """(ptr, *shape[, *byte strides]) for an Array parameter type."""
+    if param.layout == "A":
+        return (ptr, *shape, *strides)
+    return (ptr, *shape)
+
+
+def _scalar_flat(value, param):
+    if isinstance(param, Complex):
+        c = complex(value)
+        return (c.real, c.imag)
+    if isinstance(param, Boolean):
+        return (1 if value else 0,)
+    if isinstance(param, Integer):
+        return (int(value),)
+    return (float(value),)
+
+
+class ArgHandler:
+    """How one class of Python objects becomes kernel parameters."""
+
+    host = False  # a host array: copied in and back by the dispatcher
+    fast = True  # may be inlined into generated launch code
+
+    def key(self, arg):
+        raise NotImplementedError
+
+    def flat(self, arg, param, sh):
+        raise NotImplementedError
+
+    def snippet(self, i, a, param, key, ns):
+        """Python source for argument ``i`` (variable ``a``): ``(guard, prelude lines,
+        values)``; ``ns`` collects the names the source uses."""
+        ns[f"H{i}"], ns[f"K{i}"], ns[f"P{i}"] = self, key, param
+        return f"H{i}.key({a}) == K{i}", [f"_cl_v{i} = H{i}.flat({a}, P{i}, SH)"], f"*_cl_v{i}"
+
+
+class ScalarHandler(ArgHandler):
+    def __init__(self, cls):
+        self.cls = cls
+
+    def key(self, arg):
+        return self.cls
+
+    def flat(self, arg, param, sh):
+        return _scalar_flat(arg, param)
+
+    def snippet(self, i, a, param, key, ns):
+        ns[f"C{i}"] = self.cls
+        if isinstance(param, Complex):
+            val = f"{a}.real, {a}.imag" if self.cls is not bool else f"(1.0 if {a} else 0.0), 0.0"
+        elif isinstance(param, Boolean) or self.cls is bool or issubclass(self.cls, np.bool_):
+            val = f"(1 if {a} else 0)"
+        elif isinstance(param, Integer) and issubclass(self.cls, np.generic):
+            val = f"int({a})"
+        else:
+            val = a
+        return f"type({a}) is C{i}", [], val
+
+
+class DeviceArrayHandler(ArgHandler):
+    """cudalite DeviceNDArray: ``_type_key`` and ``_kernel_params`` (the kernel ABI)."""
+
+    def __init__(self, cls):
+        self.cls = cls
+
+    def key(self, arg):
+        return arg._type_key
+
+    def flat(self, arg, param, sh):
+        params = arg._kernel_params
+        if param.layout == "A" and len(params) == 1 + arg._type_key[1]:
+            return params + strides_for(params[1:], arg._type_key[0].itemsize, arg._layout)
+        return params
+
+    def snippet(self, i, a, param, key, ns):
+        # no class check: any object whose _type_key matches follows the contract (an
+        # object without _type_key raises AttributeError, which the guard treats as a miss)
+        ns[f"K{i}"] = key
+        guard = f"{a}._type_key == K{i}"
+        if param.layout == "A" and key[2] != "A":
+            ns[f"H{i}"], ns[f"P{i}"] = self, param
+            return guard, [f"_cl_v{i} = H{i}.flat({a}, P{i}, SH)"], f"*_cl_v{i}"
+        names = [f"_cl_v{i}_{j}" for j in range(1 + key[1] * (2 if key[2] == "A" else 1))]
+        return guard, [f"{', '.join(names)}, = {a}._kernel_params"], ", ".join(names)
+
+
+def _stream_wait(consumer, producer):
+    """Make work on stream ``consumer`` wait for what is queued on ``producer``."""
+    from cudalite.driver import Event, Stream
+
+    Stream.external(consumer).wait_event(Event(timing=False).record(Stream.external(producer)))
+
+
+def _needs_wait(producer, sh) -> bool:
+    """CAI v3: the consumer's stream must wait for the producer's, unless they are
+    the same stream or both the legacy default stream (0 and 1 are the same there)."""
+    return producer is not None and producer != sh and not (producer <= 1 and sh <= 1)
+
+
+class CAIHandler(ArgHandler):
+    """Any object with ``__cuda_array_interface__`` (v0-v3)."""
+
+    def _read(self, arg):
+        cai = arg.__cuda_array_interface__
+        dtype = np.dtype(cai["typestr"])
+        shape = tuple(cai["shape"])
+        strides = cai.get("strides")
+        layout = _layout_of(shape, strides, dtype.itemsize)
+        if strides is None:
+            strides = strides_for(shape, dtype.itemsize, "C")
+        return cai, dtype, shape, tuple(strides), layout
+
+    def key(self, arg):
+        _cai, dtype, shape, _strides, layout = self._read(arg)
+        return (dtype, len(shape), layout)
+
+    def flat(self, arg, param, sh):
+        cai, _dtype, shape, strides, _layout = self._read(arg)
+        stream = cai.get("stream")
+        if stream is not None and _needs_wait(stream, sh):
+            _stream_wait(sh, stream)
+        return _array_flat(cai["data"][0] or 0, shape, strides, param)
+
+
+class CupyHandler(CAIHandler):
+    """CuPy arrays without building the CAI dict: ``data.ptr``, ``shape``, ``strides``;
+    stream ordering against CuPy's current stream (what its CAI would report)."""
+
+    def __init__(self, cls, sample):
+        cupy = sys.modules["cupy"]  # loaded: one of its arrays is here (jit does not import cupy)
+        self.cls = cls
+        fast = getattr(cupy.cuda.stream, "get_current_stream_ptr", None)
+        if fast is None:
+            get = cupy.cuda.get_current_stream
+
+            def fast():
+                return get().ptr
+
+        self.current_stream = fast
+        self.has_flags = hasattr(sample, "_c_contiguous")
+
+    def _layout(self, arg):
+        if self.has_flags:
+            c, f = arg._c_contiguous, arg._f_contiguous
+        else:
+            c, f = arg.flags.c_contiguous, arg.flags.f_contiguous
+        return "C" if c else ("F" if f and arg.ndim > 1 else "A")
+
+    def key(self, arg):
+        return (arg.dtype, arg.ndim, self._layout(arg))
+
+    def flat(self, arg, param, sh):
+        cs = self.current_stream()
+        if _needs_wait(cs, sh) and cs != 0:
+            _stream_wait(sh, cs)
+        return _array_flat(arg.data.ptr, arg.shape, arg.strides, param)
+
+    def snippet(self, i, a, param, key, ns):
+        dtype, ndim, layout = key
+        ns[f"C{i}"], ns[f"D{i}"], ns["CUPY_STREAM"], ns["WAIT"] = self.cls, dtype, self.current_stream, _stream_wait
+        ns["NEEDS_WAIT"] = _needs_wait
+        c, f = (f"{a}._c_contiguous", f"{a}._f_contiguous") if self.has_flags else (
+            f"{a}.flags.c_contiguous", f"{a}.flags.f_contiguous")
+        lay = {"C": c, "F": f"(not {c} and {f})", "A": f"(not {c} and not {f})"}[layout]
+        guard = f"type({a}) is C{i} and {a}.dtype == D{i} and {a}.ndim == {ndim} and {lay}"
+        shape = [f"_cl_s{i}_{j}" for j in range(ndim)]
+        pre = [f"{', '.join(shape)}, = {a}.shape"]
+        vals = f"{a}.data.ptr, {', '.join(shape)}"
+        if param.layout == "A":
+            strides = [f"_cl_t{i}_{j}" for j in range(ndim)]
+            pre.append(f"{', '.join(strides)}, = {a}.strides")
+            vals += ", " + ", ".join(strides)
+        return guard, pre, vals
+
+
+_TORCH_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                 "float16", "float32", "float64", "complex64", "complex128")
+
+
+class TorchHandler(ArgHandler):
+    """PyTorch CUDA tensors: ``data_ptr()``, ``shape``, ``stride()`` (elements)."""
+
+    def __init__(self, cls):
+        torch = sys.modules["torch"]  # loaded: one of its tensors is here (jit does not import torch)
+        self.cls = cls
+        self.dtypes = {getattr(torch, n): np.dtype(n) for n in _TORCH_DTYPES if hasattr(torch, n)}
+
+    def _dtype(self, t):
+        try:
+            return self.dtypes[t.dtype]
+        except KeyError:
+            raise TypeError(f"torch tensors of dtype {t.dtype} cannot be passed to a kernel") from None
+
+    def _info(self, t):
+        if not t.is_cuda:
+            raise TypeError(f"a torch tensor on {t.device} cannot be passed to a kernel: move it to a CUDA device")
+        dtype = self._dtype(t)
+        shape = tuple(t.shape)
+        strides = tuple(s * dtype.itemsize for s in t.stride())
+        return dtype, shape, strides
+
+    def key(self, arg):
+        dtype, shape, strides = self._info(arg)
+        return (dtype, len(shape), "C" if arg.is_contiguous() else _layout_of(shape, strides, dtype.itemsize))
+
+    def flat(self, arg, param, sh):
+        _dtype, shape, strides = self._info(arg)
+        return _array_flat(arg.data_ptr(), shape, strides, param)
+
+    def snippet(self, i, a, param, key, ns):
+        dtype, ndim, layout = key
+        torch_dtype = next(t for t, d in self.dtypes.items() if d == dtype)
+        ns[f"C{i}"], ns[f"T{i}"], ns[f"H{i}"], ns[f"K{i}"] = self.cls, torch_dtype, self, key
+        if layout == "C":
+            guard = f"type({a}) is C{i} and {a}.dtype is T{i} and {a}.is_cuda and {a}.dim() == {ndim} " \
+                    f"and {a}.is_contiguous()"
+        else:
+            guard = f"type({a}) is C{i} and H{i}.key({a}) == K{i}"
+        if param.layout == "A":
+            ns[f"P{i}"] = param
+            return guard, [f"_cl_v{i} = H{i}.flat({a}, P{i}, SH)"], f"*_cl_v{i}"
+        shape = [f"_cl_s{i}_{j}" for j in range(ndim)]
+        return guard, [f"{', '.join(shape)}, = {a}.shape"], f"{a}.data_ptr(), {', '.join(shape)}"
+
+
+class HostArrayHandler(ArgHandler):
+    """NumPy arrays: the dispatcher copies them in before and back after the launch."""
+
+    host = True
+    fast = False
+
+    def key(self, arg):
+        layout = "C" if arg.flags.c_contiguous else ("F" if arg.flags.f_contiguous else "A")
+        return (arg.dtype, arg.ndim, layout)
+
+
+class TupleHandler(ArgHandler):
+    def __init__(self, resolve):
+        self.resolve = resolve
+
+    def key(self, arg):
+        return ("tuple", *(self.resolve(type(x), x).key(x) for x in arg))
+
+    def flat(self, arg, param, sh):
+        out = []
+        for x, p in zip(arg, param.types):
+            out.extend(self.resolve(type(x), x).flat(x, p, sh))
+        return tuple(out)
+
+    def snippet(self, i, a, param, key, ns):
+        ns[f"C{i}"] = tuple
+        guard, pre, vals = super().snippet(i, a, param, key, ns)
+        return f"type({a}) is tuple and {guard}", pre, vals
+
+
+def handler_for(cls, sample, resolve) -> ArgHandler:
+    """The handler for objects of class ``cls`` (``sample`` is one of them);
+    ``resolve(cls, obj)`` looks up handlers of tuple items."""
+    if cls in _SCALAR_CLASSES or (issubclass(cls, np.generic) and not issubclass(cls, np.void)):
+        if cls not in _SCALAR_CLASSES and type_from_dtype(cls) is None:
+            raise TypeError(f"a {cls.__name__} scalar cannot be passed to a kernel")
+        return ScalarHandler(cls)
+    if is_device_array_like(sample):
+        return DeviceArrayHandler(cls)
+    if issubclass(cls, np.ndarray):
+        return HostArrayHandler()
+    if cls is tuple:
+        return TupleHandler(resolve)
+    module = getattr(cls, "__module__", "") or ""
+    if module.startswith("torch") and hasattr(sample, "data_ptr"):
+        return TorchHandler(cls)
+    if module.startswith("cupy") and hasattr(sample, "data") and hasattr(sample, "strides"):
+        return CupyHandler(cls, sample)
+    if hasattr(sample, "__cuda_array_interface__"):
+        return CAIHandler()
+    if issubclass(cls, np.void):
+        raise TypeError("a record scalar cannot be passed to a kernel; pass a record array (e.g. a[i:i+1])")
+    raise TypeError(f"cannot pass an object of type {cls.__module__}.{cls.__qualname__} to a kernel "
+                    "(expected a device array, a NumPy/CuPy array, a torch tensor, an object with "
+                    "__cuda_array_interface__, a number, or a tuple of these)")

@@ -1,0 +1,124 @@
+"""The dispatchers' inspection API (numba's): ``inspect_types``, ``inspect_llvm``,
+``inspect_asm``, ``inspect_sass`` and the compiled function's resource usage
+(``get_regs_per_thread``, ``get_shared_mem_per_block``, ...).
+
+Each takes an optional ``signature`` (argument types as a tuple, a ``Signature``
+or a signature string); without it the answer is a dict keyed by argument types,
+over every compiled overload.  ``inspect_sass`` disassembles the cubin with
+``nvdisasm`` (or ``cuobjdump -sass``), found through cuda-pathfinder or ``PATH``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+__all__ = ["InspectMixin", "find_binary_utility", "disassemble_cubin"]
+
+
+def find_binary_utility(name):
+    """The path of an NVIDIA binary utility (nvdisasm, cuobjdump), or None."""
+    try:
+        from cuda import pathfinder
+
+        finder = getattr(pathfinder, "find_nvidia_binary_utility", None)
+        if finder is not None:
+            path = finder(name)
+            if path:
+                return str(path)
+    except Exception:  # no cuda-pathfinder, or an older one
+        pass
+    return shutil.which(name) or next(
+        (p for p in (f"/usr/local/cuda/bin/{name}",) if os.path.exists(p)), None)
+
+
+def disassemble_cubin(data: bytes) -> str:
+    """SASS text of a cubin (nvdisasm, else cuobjdump); RuntimeError if neither exists."""
+    tool = find_binary_utility("nvdisasm")
+    args = [] if tool is None else [tool, "-c"]
+    if tool is None:
+        tool = find_binary_utility("cuobjdump")
+        args = [] if tool is None else [tool, "-sass"]
+    if tool is None:
+        raise RuntimeError("inspect_sass needs nvdisasm or cuobjdump (CUDA toolkit binary utilities); "
+                           "neither was found through cuda-pathfinder or on PATH")
+    with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as f:
+        f.write(data)
+    try:
+        out = subprocess.run([*args, f.name], capture_output=True, text=True, check=False)
+    finally:
+        os.unlink(f.name)
+    if out.returncode != 0:
+        raise RuntimeError(f"{os.path.basename(tool)} failed: {out.stderr.strip()}")
+    return out.stdout
+
+
+def _argtypes_of(signature):
+    from cudalite.core.types import parse_signature
+
+    if isinstance(signature, tuple) and all(hasattr(t, "name") for t in signature):
+        return signature
+    return tuple(parse_signature(signature)[1])
+
+
+def _artifacts(entry):
+    result = getattr(entry, "result", entry)
+    return result.artifacts
+
+
+class InspectMixin:
+    """Inspection over ``self.overloads`` (argtypes -> compiled kernel)."""
+
+    def _select(self, signature, fn):
+        if signature is not None:
+            argtypes = _argtypes_of(signature)
+            try:
+                entry = self.overloads[argtypes]
+            except KeyError:
+                raise KeyError(f"{self.py_func.__qualname__} has no compiled overload for {argtypes}; "
+                               f"compiled: {list(self.overloads)}") from None
+            return fn(entry)
+        return {argtypes: fn(entry) for argtypes, entry in self.overloads.items()}
+
+    def inspect_types(self, file=None, signature=None):
+        """Print the typed IR of each compiled overload; returns {argtypes: text}."""
+        texts = self._select(signature, lambda e: str(_artifacts(e)["typed-ir"].data))
+        if signature is not None:
+            texts = {_argtypes_of(signature): texts}
+        out = file or sys.stdout
+        for argtypes, text in texts.items():
+            print(f"{self.py_func.__qualname__} ({', '.join(map(str, argtypes))})", file=out)
+            print("-" * 80, file=out)
+            print(text, file=out)
+            print("=" * 80, file=out)
+        return texts
+
+    def inspect_llvm(self, signature=None):
+        """The NVVM IR (LLVM 7 text) of one overload, or a dict of all."""
+        return self._select(signature, lambda e: _artifacts(e)["nvvm-ir"].data)
+
+    def inspect_asm(self, signature=None):
+        """The PTX of one overload, or a dict of all."""
+        return self._select(signature, lambda e: e.ptx if hasattr(e, "ptx") else _artifacts(e)["ptx"].data)
+
+    def inspect_sass(self, signature=None):
+        """The SASS (via nvdisasm/cuobjdump) of one overload, or a dict of all."""
+        return self._select(signature, lambda e: disassemble_cubin(e.cubin.data))
+
+    def get_regs_per_thread(self, signature=None):
+        return self._select(signature, lambda e: e.function.num_regs)
+
+    def get_shared_mem_per_block(self, signature=None):
+        return self._select(signature, lambda e: e.function.shared_size_bytes)
+
+    def get_local_mem_per_thread(self, signature=None):
+        return self._select(signature, lambda e: e.function.local_size_bytes)
+
+    def get_const_mem_size(self, signature=None):
+        return self._select(signature, lambda e: e.function.const_size_bytes)
+
+    def get_max_threads_per_block(self, signature=None):
+        return self._select(signature, lambda e: e.function.max_threads_per_block)

@@ -1,0 +1,102 @@
+"""Generated launch code: what ``kernel[grid, block](*args)`` runs per call.
+
+``kernel[config]`` is a C-level dict lookup (the dispatcher is a dict of
+configured launchers); the launcher it returns is a closure made by a *factory*
+generated once per specialization (:func:`make_factory`): its parameters are the
+kernel's own parameter names, its grid/block/stream/shared memory are closure
+constants, and its body is
+
+    guard on the argument type keys (inlined attribute reads, see
+    ``ArgHandler.snippet``) -> unpack the flattened values -> one positional call
+    of the driver launcher -> record the kernel as the device's last launch
+
+falling back to the dispatcher's slow path (first call, another specialization,
+NumPy arrays) when the guard fails.  Making a launcher for a new configuration
+costs one closure creation, not a compilation.  No ``*args`` tuple and no
+per-argument function calls for device arrays, CuPy arrays, torch tensors and
+scalars.
+"""
+
+from __future__ import annotations
+
+import keyword
+
+__all__ = ["make_factory", "slow_factory", "launcher_param_names"]
+
+
+def launcher_param_names(pyfunc) -> list:
+    """The kernel's positional parameter names (safe to use in generated code)."""
+    code = pyfunc.__code__
+    names = list(code.co_varnames[:code.co_argcount])
+    return [n if n.isidentifier() and not keyword.iskeyword(n) and n.upper() != n and not n.startswith("_cl_")
+            else f"_cl_arg{i}" for i, n in enumerate(names)]
+
+
+def _name(disp):
+    name = disp.py_func.__name__
+    return name if name.isidentifier() and not keyword.iskeyword(name) else "kernel"
+
+
+def slow_factory(disp):
+    """Launchers that always take the slow path (no specialization known yet, or
+    more than 48 KiB of dynamic shared memory)."""
+    slow = disp._launch_slow
+
+    def factory(GRID, BLOCK, SHM, SH, STREAM, CONFIG):
+        def launch(*args):
+            slow(GRID, BLOCK, SHM, SH, STREAM, args, CONFIG)
+
+        launch.__name__ = launch.__qualname__ = _name(disp)
+        return launch
+
+    return factory
+
+
+def make_factory(disp, names, handlers, keys, kernel, record):
+    """The launcher factory for one specialization (``kernel``: a CompiledKernel)
+    and the argument handlers/keys that select it; None when an argument kind
+    cannot be inlined (NumPy host arrays)."""
+    if any(not h.fast for h in handlers):
+        return None
+    from cudalite.driver import CudaDriverError
+
+    from ._faults import kernel_fault
+
+    ns = {"LAUNCH": kernel.launch, "REC": record, "DEV": kernel.device_id, "KERNEL": kernel,
+          "DriverError": CudaDriverError, "FAULT": kernel_fault, "SLOW": disp._launch_slow}
+    guards, pre, values = [], [], []
+    for i, (h, key, param, a) in enumerate(zip(handlers, keys, kernel.argtypes, names)):
+        guard, lines, vals = h.snippet(i, a, param, key, ns)
+        guards.append(f"({guard})")
+        pre.extend(lines)
+        values.append(vals)
+    params = ", ".join(names)
+    fname = _name(disp)
+    body = ["def factory(GRID, BLOCK, SHM, SH, STREAM, CONFIG):", f"    def {fname}({params}):"]
+    ind = " " * 8
+    body.append(f"{ind}try:")
+    body.append(f"{ind}    _cl_ok = {' and '.join(guards) if guards else 'True'}")
+    body.append(f"{ind}except AttributeError:")
+    body.append(f"{ind}    _cl_ok = False")
+    body.append(f"{ind}if _cl_ok:")
+    body += [f"{ind}    {line}" for line in pre]
+    if "CUPY_STREAM" in ns:
+        body.append(f"{ind}    _cl_cs = CUPY_STREAM()")
+        body.append(f"{ind}    if _cl_cs and NEEDS_WAIT(_cl_cs, SH):")
+        body.append(f"{ind}        WAIT(SH, _cl_cs)")
+    call_vals = ", ".join(v for v in values if v)
+    body.append(f"{ind}    try:")
+    body.append(f"{ind}        LAUNCH(GRID, BLOCK, SHM, SH{', ' if call_vals else ''}{call_vals})")
+    body.append(f"{ind}        REC[DEV] = KERNEL")
+    if kernel.exc_global is not None:
+        body.append(f"{ind}        KERNEL.check_exceptions(SH)")
+    body.append(f"{ind}    except DriverError as _cl_e:")
+    body.append(f"{ind}        raise FAULT(_cl_e, DEV) from None")
+    body.append(f"{ind}    return")
+    body.append(f"{ind}SLOW(GRID, BLOCK, SHM, SH, STREAM, ({params}{',' if len(names) == 1 else ''}), CONFIG)")
+    body.append(f"    return {fname}")
+    src = "\n".join(body) + "\n"
+    exec(compile(src, f"<cudalite launch {kernel.name}>", "exec"), ns)
+    factory = ns["factory"]
+    factory.source = src
+    return factory

@@ -1,0 +1,84 @@
+"""The jit runtime record: argument handlers per class, and which kernel ran last.
+
+One :class:`JitRuntime` per process, created by the locked accessor
+:func:`jit_runtime` (no other module-level mutable state).  It keeps
+
+* ``handlers``: ``type(arg) -> ArgHandler`` (shared by all dispatchers);
+* ``last``: ``device id -> CompiledKernel`` launched last there, so that a kernel
+  fault reported by a later synchronizing call can name the kernel.
+
+:class:`KernelFaultError` (a :class:`~cudalite.driver.CudaDriverError`) wraps
+such an error; :func:`kernel_fault` builds one from a driver error, and other
+modules (synchronize, copies) may call it to name the culprit too.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from cudalite.driver import CudaDriverError
+
+__all__ = ["JitRuntime", "jit_runtime", "KernelFaultError", "kernel_fault"]
+
+
+class KernelFaultError(CudaDriverError):
+    """A kernel faulted (illegal address, trap, ...): the driver error, naming the
+    kernel launched last on that device.  ``.kernel`` is the kernel's Python name."""
+
+    def __init__(self, code, name, message, call, kernel=None):
+        super().__init__(code, name, message, call)
+        self.kernel = kernel
+        if kernel:
+            self.args = (f"kernel {kernel!r} failed: {self.args[0]}",)
+
+    def __reduce__(self):
+        return (type(self), (self.code, self.name, self.message, self.call, self.kernel))
+
+
+class JitRuntime:
+    """Process-wide caches of the jit layer (see module docstring)."""
+
+    def __init__(self):
+        self.handlers = {}
+        self.last = {}
+        self.lock = threading.Lock()
+
+    def handler(self, cls, sample):
+        h = self.handlers.get(cls)
+        if h is None:
+            from ._args import handler_for
+
+            h = handler_for(cls, sample, self.handler)
+            self.handlers[cls] = h
+        return h
+
+    def last_kernel_name(self, device_id=None):
+        if device_id is None and len(self.last) == 1:
+            device_id = next(iter(self.last))
+        k = self.last.get(device_id)
+        return None if k is None else k.py_func.__qualname__
+
+
+_RUNTIME = None
+_RUNTIME_LOCK = threading.Lock()
+
+
+def jit_runtime() -> JitRuntime:
+    """The process's :class:`JitRuntime`, created on first use."""
+    global _RUNTIME
+    rt = _RUNTIME
+    if rt is None:
+        with _RUNTIME_LOCK:
+            if _RUNTIME is None:
+                _RUNTIME = JitRuntime()
+            rt = _RUNTIME
+    return rt
+
+
+def kernel_fault(err: CudaDriverError, device_id=None) -> CudaDriverError:
+    """``err`` as a :class:`KernelFaultError` naming the last launched kernel when it
+    is a kernel fault (a sticky error); other errors are returned unchanged."""
+    if isinstance(err, KernelFaultError) or not getattr(err, "sticky", False):
+        return err
+    name = jit_runtime().last_kernel_name(device_id)
+    return KernelFaultError(err.code, err.name, err.message, err.call, name)

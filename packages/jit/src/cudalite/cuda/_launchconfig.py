@@ -1,0 +1,94 @@
+"""Launch configurations: ``kernel[griddim, blockdim, stream, sharedmem]``.
+
+Pure parsing and validation (GPU-less): :func:`parse_config` turns the subscript
+into ``(grid3, block3, stream_handle, shared_bytes, stream_object)`` and raises
+``ValueError``/``TypeError`` with a clear message for anything the driver would
+reject (non-positive or too large dimensions, more than 1024 threads per block,
+negative shared memory).  The dispatcher caches the result per subscript, so
+these checks run once per distinct configuration, not per launch.
+
+Streams may be cudalite stream objects (anything with an int ``handle``, or
+``__int__``), objects with ``__cuda_stream__`` (cuda.core), cuda.bindings
+``CUstream`` values, ints, ``0`` or ``None`` (the legacy default stream).
+"""
+
+from __future__ import annotations
+
+import operator
+
+__all__ = ["parse_config", "normalize_dim", "stream_handle_of", "MAX_GRID", "MAX_BLOCK", "MAX_THREADS_PER_BLOCK"]
+
+MAX_GRID = (2**31 - 1, 65535, 65535)
+MAX_BLOCK = (1024, 1024, 64)
+MAX_THREADS_PER_BLOCK = 1024
+
+
+def normalize_dim(dim, what: str) -> tuple:
+    """An int or a 1-3 tuple of ints -> a 3-tuple, validated against the CUDA limits."""
+    if isinstance(dim, (tuple, list)):
+        items = tuple(dim)
+    else:
+        items = (dim,)
+    if not 1 <= len(items) <= 3:
+        raise ValueError(f"{what} must have 1 to 3 dimensions, got {dim!r}")
+    try:
+        items = tuple(operator.index(v) for v in items)
+    except TypeError:
+        raise TypeError(f"{what} must be an int or a tuple of 1 to 3 ints, got {dim!r}") from None
+    items += (1,) * (3 - len(items))
+    limits = MAX_GRID if what == "griddim" else MAX_BLOCK
+    for axis, (v, lim) in enumerate(zip(items, limits)):
+        if v <= 0:
+            raise ValueError(f"{what} must be positive in every dimension, got {dim!r} "
+                             f"({'xyz'[axis]} = {v})")
+        if v > lim:
+            raise ValueError(f"{what} {dim!r} exceeds the CUDA limit {lim} in dimension {'xyz'[axis]}")
+    if what == "blockdim" and items[0] * items[1] * items[2] > MAX_THREADS_PER_BLOCK:
+        raise ValueError(f"blockdim {dim!r} has {items[0] * items[1] * items[2]} threads; "
+                         f"a block has at most {MAX_THREADS_PER_BLOCK}")
+    return items
+
+
+def stream_handle_of(stream) -> int:
+    """The raw ``CUstream`` handle (an int) of any accepted stream value."""
+    if stream is None or stream is False:
+        return 0
+    if type(stream) is int:
+        return stream
+    handle = getattr(stream, "handle", None)
+    if isinstance(handle, int):
+        return handle
+    if hasattr(type(stream), "__index__"):
+        return operator.index(stream)
+    proto = getattr(stream, "__cuda_stream__", None)
+    if proto is not None:
+        _version, handle = proto() if callable(proto) else proto
+        return int(handle)
+    if handle is not None:  # e.g. numba-style ctypes handle, or a CUstream
+        value = getattr(handle, "value", handle)
+        return int(value or 0)
+    try:
+        return int(stream)
+    except (TypeError, ValueError):
+        raise TypeError(f"cannot use {stream!r} as a CUDA stream (expected a stream object, an int "
+                        f"handle or 0)") from None
+
+
+def parse_config(config) -> tuple:
+    """``(griddim, blockdim[, stream[, sharedmem]])`` ->
+    ``(grid3, block3, stream_handle, shared_bytes, stream)``."""
+    if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
+        raise ValueError(
+            "a kernel launch configuration is kernel[griddim, blockdim], kernel[griddim, blockdim, stream] "
+            f"or kernel[griddim, blockdim, stream, dynamic_shared_bytes]; got kernel[{config!r}]")
+    grid = normalize_dim(config[0], "griddim")
+    block = normalize_dim(config[1], "blockdim")
+    stream = config[2] if len(config) > 2 else 0
+    shared = config[3] if len(config) > 3 else 0
+    try:
+        shared = operator.index(shared)
+    except TypeError:
+        raise TypeError(f"dynamic shared memory must be an int number of bytes, got {shared!r}") from None
+    if shared < 0:
+        raise ValueError(f"dynamic shared memory must be >= 0 bytes, got {shared}")
+    return grid, block, stream_handle_of(stream), shared, stream

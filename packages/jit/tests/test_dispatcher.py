@@ -1,0 +1,408 @@
+"""GPU-less tests of @cuda.jit: decorator forms, options, eager compile errors,
+launch-config parsing, argument type keys and values, device functions through the
+core typer, generated fast paths, and thread-safe compilation (a fake compiler)."""
+
+import threading
+import time
+import warnings
+
+import numpy as np
+import pytest
+
+from cudalite import cuda
+from cudalite.core.errors import TypingError
+from cudalite.core.types import Array, float32, float64, int64, typeof_constant, PyFunction, Tuple
+from cudalite.cuda import _args
+from cudalite.cuda._dispatcher import CUDADispatcher, DeviceDispatcher
+from cudalite.cuda._fastpath import make_factory
+from cudalite.cuda._launchconfig import normalize_dim, parse_config, stream_handle_of
+
+
+def add_one(a, x):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] += x
+
+
+def bad_kernel(a, x):
+    t = (1, 2)
+    a[0] = t + x
+
+
+@cuda.jit(device=True)
+def dev_square(x):
+    return x * x
+
+
+@cuda.jit(device=True)
+def dev_square_plus(x):
+    return dev_square(x) + 1.0
+
+
+def uses_device(out, x):
+    out[0] = dev_square_plus(x)
+
+
+class FakeDeviceArray:
+    """A stand-in following the DeviceNDArray kernel-argument contract."""
+
+    def __init__(self, ptr, shape, dtype=np.float32, layout="C", strides=()):
+        self._ptr = ptr
+        self._layout = layout
+        self._type_key = (np.dtype(dtype), len(shape), layout)
+        self._kernel_params = (ptr, *shape, *strides)
+
+
+class FakeCAI:
+    def __init__(self, ptr, shape, typestr="<f4", strides=None, stream=None):
+        self.__cuda_array_interface__ = {"data": (ptr, False), "shape": shape, "typestr": typestr,
+                                         "strides": strides, "version": 3, "stream": stream}
+
+
+# -- decorator forms and options ----------------------------------------------------------
+def test_decorator_forms():
+    k1 = cuda.jit(add_one)
+    k2 = cuda.jit()(add_one)
+    k3 = cuda.jit(debug=False, lineinfo=True, fastmath=True, max_registers=32, launch_bounds=(128,),
+                  cache=True, opt=True)(add_one)
+    for k in (k1, k2, k3):
+        assert isinstance(k, CUDADispatcher) and k.py_func is add_one and k.__name__ == "add_one"
+    assert k3.options.max_registers == 32 and k3.options.fastmath and k3.options.lineinfo
+    assert isinstance(dev_square, DeviceDispatcher)
+
+
+def test_option_errors():
+    with pytest.raises(TypeError, match="unexpected keyword.*bogus"):
+        cuda.jit(bogus=1)
+    with pytest.raises(ValueError, match="max_registers"):
+        cuda.jit(max_registers=-3)
+    with pytest.raises(ValueError, match="launch_bounds"):
+        cuda.jit(launch_bounds=(1, 2, 3, 4))
+    with pytest.raises(TypeError, match="link"):
+        cuda.jit(link="file.cu")
+    with pytest.raises(TypeError, match="link items"):
+        cuda.jit(link=[3])
+    with pytest.raises(ValueError, match="inline"):
+        cuda.jit(inline="sometimes")
+
+
+def test_link_items_accepted():
+    from cudalite.linker import PTXSource
+
+    k = cuda.jit(link=["x.cu", PTXSource(".version 8.0", name="p.ptx")])(add_one)
+    assert len(k.options.link) == 2 and not k.options.lto
+
+
+def test_kernel_call_without_config_errors():
+    k = cuda.jit(add_one)
+    with pytest.raises(ValueError, match="launch configuration was not specified"):
+        k(np.zeros(3), 1.0)
+
+
+def test_device_function_called_from_python_errors():
+    with pytest.raises(TypeError, match="device function"):
+        dev_square(3.0)
+
+
+def test_eager_compile_error_is_located(monkeypatch):
+    from cudalite.cuda import _dispatcher
+
+    def no_gpu():
+        from cudalite.driver import CudaDriverError
+
+        raise CudaDriverError(3, "CUDA_ERROR_NOT_INITIALIZED", "no driver", "cuInit")
+
+    monkeypatch.setattr(_dispatcher, "current_cc", no_gpu)
+    with pytest.raises(TypingError) as info:
+        cuda.jit("void(float32[::1], float64)")(bad_kernel)
+    text = str(info.value)
+    assert "test_dispatcher.py:" in text and "t + x" in text and "^" in text
+    # a good signature type-checks without a GPU and waits for the first launch
+    k = cuda.jit(["void(float32[::1], float32)", "void(float64[::1], float64)"])(add_one)
+    assert len(k._pending) == 2 and k.overloads == {}
+
+
+def test_compile_ptx_for_without_gpu():
+    k = cuda.jit(add_one)
+    ptx = k.compile_ptx_for("void(float32[::1], float32)", cc=(9, 0))
+    assert ".entry" in ptx and ".target sm_90" in ptx
+    with pytest.raises(TypingError):
+        cuda.jit(bad_kernel).compile_ptx_for("void(float32[::1], float64)", cc=(9, 0))
+
+
+def test_device_functions_type_through_the_core():
+    assert typeof_constant(dev_square) == PyFunction(dev_square.py_func)
+    ptx, _ = cuda.compile_ptx(uses_device, "void(float64[::1], float64)", cc=(9, 0))
+    assert ".entry" in ptx
+    ptx, resty = cuda.compile_ptx(dev_square_plus, "float64(float64)", device=True, cc=(9, 0))
+    assert resty == float64 and ".func" in ptx
+    ptx2, _ = dev_square.compile_ptx("float32(float32)", cc=(9, 0))
+    assert ".func" in ptx2
+    code, _ = dev_square.compile("float32(float32)", cc=(9, 0), output="ltoir")
+    assert isinstance(code, bytes)
+    d = cuda.jit("float64(float64)", device=True)(lambda_free_square)
+    assert (float64,) in d.overloads
+    with pytest.raises(TypingError):
+        cuda.jit("float64(float64)", device=True)(bad_device)
+
+
+def lambda_free_square(x):
+    return x * x
+
+
+def bad_device(x):
+    return (1, 2) + x
+
+
+# -- launch configurations ----------------------------------------------------------------
+def test_parse_config():
+    assert parse_config((4, 32)) == ((4, 1, 1), (32, 1, 1), 0, 0, 0)
+    assert parse_config(((2, 3), (8, 8, 2), 7, 1024))[:4] == ((2, 3, 1), (8, 8, 2), 7, 1024)
+    assert normalize_dim(np.int64(5), "griddim") == (5, 1, 1)
+
+
+@pytest.mark.parametrize("config, exc, match", [
+    ((0, 32), ValueError, "griddim must be positive"),
+    ((1, 0), ValueError, "blockdim must be positive"),
+    ((1, 2048), ValueError, "exceeds the CUDA limit 1024"),
+    ((1, (32, 32, 2)), ValueError, "at most 1024"),
+    ((1, (1, 1, 65)), ValueError, "limit 64"),
+    (((1, 70000), 1), ValueError, "limit 65535"),
+    ((1, 1, 0, -1), ValueError, "dynamic shared memory"),
+    ((1.5, 1), TypeError, "griddim must be an int"),
+    (((1, 1, 1, 1), 1), ValueError, "1 to 3"),
+    ((1,), ValueError, "kernel\\[griddim, blockdim\\]"),
+])
+def test_invalid_configs_raise_before_launch(config, exc, match):
+    k = cuda.jit(add_one)
+    with pytest.raises(exc, match=match):
+        k[config]
+
+
+def test_configs_are_cached():
+    k = cuda.jit(add_one)
+    c = k[4, 128]
+    assert k[4, 128] is c and bool(k) and hash(k) == object.__hash__(k)
+    assert k[(2, 2), 1] is not c and len(k._names) == 2
+
+
+def test_stream_handles():
+    class NumbaLike:
+        def __init__(self, h):
+            self.h = h
+
+        def __int__(self):
+            return self.h
+
+    class CoreLike:
+        def __cuda_stream__(self):
+            return (0, 1234)
+
+    from cudalite.driver import Stream as DStream
+
+    assert stream_handle_of(0) == 0 and stream_handle_of(None) == 0 and stream_handle_of(99) == 99
+    assert stream_handle_of(NumbaLike(77)) == 77
+    assert stream_handle_of(CoreLike()) == 1234
+    assert stream_handle_of(DStream.external(4321)) == 4321
+    with pytest.raises(TypeError, match="stream"):
+        stream_handle_of("nope")
+
+
+# -- argument keys and values ---------------------------------------------------------------
+def _handler(x):
+    return CUDADispatcher(add_one)._rt.handler(type(x), x)
+
+
+def test_scalar_keys_and_types():
+    f32 = np.dtype("float32")
+    for value, key, t in [(1.5, float, float64), (3, int, int64), (True, bool, None), (1j, complex, None),
+                          (np.float32(2), np.float32, float32)]:
+        h = _handler(value)
+        assert h.key(value) is key
+        if t is not None:
+            assert _args.key_to_type(key) == t
+    assert _handler(np.float32(2)).flat(np.float32(2), float32, 0) == (2.0,)
+    assert _handler(1j).flat(1 + 2j, _args.key_to_type(complex), 0) == (1.0, 2.0)
+    assert f32.itemsize == 4
+
+
+def test_device_array_contract_keys():
+    a = FakeDeviceArray(0x1000, (10,))
+    h = _handler(a)
+    assert h.key(a) == (np.dtype("float32"), 1, "C")
+    assert _args.key_to_type(h.key(a)) == Array(float32, 1, "C")
+    assert h.flat(a, Array(float32, 1, "C"), 0) == (0x1000, 10)
+    # a C array passed to a declared 'A' parameter gets its byte strides
+    m = FakeDeviceArray(0x2000, (3, 4))
+    assert _handler(m).flat(m, Array(float32, 2, "A"), 0) == (0x2000, 3, 4, 16, 4)
+
+
+def test_cai_keys_values_and_stream_wait(monkeypatch):
+    waited = []
+    monkeypatch.setattr(_args, "_stream_wait", lambda consumer, producer: waited.append((consumer, producer)))
+    c = FakeCAI(0x3000, (4, 5), "<f8", None, stream=1)
+    h = _handler(c)
+    assert h.key(c) == (np.dtype("float64"), 2, "C")
+    assert h.flat(c, Array(float64, 2, "C"), 0) == (0x3000, 4, 5)
+    assert waited == []  # legacy default on both sides: nothing to do
+    s = FakeCAI(0x3000, (4, 5), "<f8", (8, 32), stream=555)
+    assert h.key(s) == (np.dtype("float64"), 2, "F")
+    assert h.flat(s, Array(float64, 2, "A"), 777) == (0x3000, 4, 5, 8, 32)
+    assert waited == [(777, 555)]
+    t = FakeCAI(0x3000, (4, 5), "<f8", (80, 16), stream=None)
+    assert h.key(t) == (np.dtype("float64"), 2, "A")
+
+
+def test_numpy_record_and_tuple_keys():
+    rec = np.dtype([("x", np.float32), ("y", np.int32)])
+    a = np.zeros(4, rec)
+    h = _handler(a)
+    assert h.host and h.key(a) == (rec, 1, "C")
+    assert _args.key_to_type(h.key(a)).dtype.__class__.__name__ == "Record"
+    t = (1.5, (2, np.float32(3)))
+    ht = _handler(t)
+    assert ht.key(t) == ("tuple", float, ("tuple", int, np.float32))
+    ty = _args.key_to_type(ht.key(t))
+    assert isinstance(ty, Tuple)
+    assert ht.flat(t, ty, 0) == (1.5, 2, 3.0)
+    with pytest.raises(TypeError, match="cannot pass an object"):
+        _handler(object())
+    with pytest.raises(TypeError, match="record scalar"):
+        _handler(a[0])
+
+
+def test_compatible_for_eager_signatures():
+    f32c = (np.dtype("float32"), 1, "C")
+    assert _args.compatible(f32c, Array(float32, 1, "C")) == 1
+    assert _args.compatible(f32c, Array(float32, 1, "A")) == 0
+    assert _args.compatible(f32c, Array(float64, 1, "C")) == -1
+    assert _args.compatible(float, float32) == 0
+    assert _args.compatible(int, float32) == 0
+    assert _args.compatible(float, int64) == -1
+
+
+# -- generated fast path with a fake compiled kernel ---------------------------------------
+class FakeKernel:
+    def __init__(self, argtypes, calls, exc=False):
+        self.argtypes = tuple(argtypes)
+        self.calls = calls
+        self.device_id = 0
+        self.name = "fake"
+        self.exc_global = None
+        self.cooperative = False
+        self.py_func = add_one
+
+    def launch(self, *a):
+        self.calls.append(a)
+
+    def ensure_dynamic_shared(self, n):
+        pass
+
+    def check_exceptions(self, sh):
+        pass
+
+
+def test_fast_path_generation_and_dispatch():
+    calls, compiled = [], []
+
+    def fake_compiler(pyfunc, argtypes, opts, cc):
+        compiled.append(argtypes)
+        return FakeKernel(argtypes, calls)
+
+    k = cuda.jit(add_one)
+    k._compiler = fake_compiler
+    import cudalite.cuda._dispatcher as D
+
+    D_cc = D.current_cc
+    D.current_cc = lambda: (9, 0)
+    try:
+        a = FakeDeviceArray(0x10, (8,))
+        k[2, 32](a, 1.5)
+        k[2, 32](a, 2.5)
+        assert compiled == [(Array(float32, 1, "C"), float64)]
+        assert calls == [((2, 1, 1), (32, 1, 1), 0, 0, 0x10, 8, 1.5), ((2, 1, 1), (32, 1, 1), 0, 0, 0x10, 8, 2.5)]
+        src = k._factory.source
+        assert "def add_one(a, x):" in src and "_cl_v0_0, _cl_v0_1, = a._kernel_params" in src
+        assert "LAUNCH(GRID, BLOCK, SHM, SH, _cl_v0_0, _cl_v0_1, x)" in src
+        k[1, 1](a, 3)  # an int: another specialization, through the slow path
+        assert len(compiled) == 2 and calls[-1][-1] == 3
+        k[1, 1](a, 4)
+        assert len(compiled) == 2 and calls[-1][-1] == 4
+        k[1, 1](FakeCAI(0x40, (8,), "<f4"), 5)  # a CAI object with the same type key: same kernel
+        assert len(compiled) == 2 and calls[-1][4:] == (0x40, 8, 5)
+        with pytest.raises(TypeError, match="argument"):
+            k[1, 1](a)
+        # NumPy arguments are never on the fast path
+        handlers = [_handler(np.zeros(2)), _handler(1.0)]
+        assert make_factory(k, ["a", "x"], handlers, [(np.dtype("f8"), 1, "C"), float],
+                            FakeKernel([], []), {}) is None
+    finally:
+        D.current_cc = D_cc
+
+
+def test_compile_is_thread_safe():
+    compiled = []
+
+    def slow_compiler(pyfunc, argtypes, opts, cc):
+        compiled.append(argtypes)
+        time.sleep(0.05)
+        return FakeKernel(argtypes, [])
+
+    k = cuda.jit(add_one)
+    k._compiler = slow_compiler
+    import cudalite.cuda._dispatcher as D
+
+    D_cc = D.current_cc
+    D.current_cc = lambda: (9, 0)
+    try:
+        a = FakeDeviceArray(0x10, (8,))
+        errors = []
+
+        def run():
+            try:
+                k[1, 1](a, 1.0)
+            except Exception as e:  # pragma: no cover
+                errors.append(e)
+
+        threads = [threading.Thread(target=run) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not errors and len(compiled) == 1
+    finally:
+        D.current_cc = D_cc
+
+
+def test_eager_signature_matching_with_conversion(monkeypatch):
+    calls = []
+    import cudalite.cuda._dispatcher as D
+
+    monkeypatch.setattr(D, "current_cc", lambda: (9, 0))
+    monkeypatch.setattr(D.CUDADispatcher, "__init__", _init_with_fake(calls))
+    k = cuda.jit("void(float32[:], float32)")(add_one)
+    a = FakeDeviceArray(0x10, (8,))
+    k[1, 1](a, 2)  # int -> float32; C array -> 'A' parameter (strides appended)
+    assert calls[-1][4:] == (0x10, 8, 4, 2)
+    with pytest.raises(TypeError, match="No matching definition"):
+        k[1, 1](FakeDeviceArray(0x10, (8,), np.float64), 1.0)
+
+
+def _init_with_fake(calls):
+    orig = CUDADispatcher.__init__
+
+    def init(self, py_func, sigs=None, options=None):
+        self.__dict__["_compiler"] = None
+        orig.__get__(self)(py_func, None, options)
+        self._compiler = lambda pf, argtypes, opts, cc: FakeKernel(argtypes, calls)
+        self._eager = sigs is not None
+        for sig in sigs or ():
+            self.compile(sig)
+
+    return init
+
+
+def test_numpy_warning_class_names():
+    assert cuda.NumbaPerformanceWarning is cuda.CudalitePerformanceWarning
+    assert issubclass(cuda.NumbaPerformanceWarning, UserWarning)
+    warnings.simplefilter("ignore")
