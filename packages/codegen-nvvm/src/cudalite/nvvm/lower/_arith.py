@@ -54,8 +54,13 @@ def binop(lc, op, a, bv, ty):
 
 def _int_binop(lc, op, a, bv, ty):
     b = lc.builder
-    simple = {"+": b.add, "-": b.sub, "*": b.mul, "&": b.and_, "|": b.or_, "^": b.xor,
-              "<<": b.shl, ">>": b.ashr if ty.signed else b.lshr}
+    if op in ("+", "-", "*"):
+        # Signed results are at least 64 bits wide (numba's rule): mark them "no signed
+        # wrap", as C does, so the optimizer can reason about ranges (e.g. prove that
+        # y - 1 >= 0 after testing y > 0 and drop the negative-index wraparound).
+        fn = {"+": b.add, "-": b.sub, "*": b.mul}[op]
+        return fn(a, bv, flags=("nsw",) if ty.signed else ())
+    simple = {"&": b.and_, "|": b.or_, "^": b.xor, "<<": b.shl, ">>": b.ashr if ty.signed else b.lshr}
     if op in simple:
         return simple[op](a, bv)
     zero = ir.Constant(a.type, 0)

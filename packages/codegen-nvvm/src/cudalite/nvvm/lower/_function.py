@@ -20,6 +20,7 @@ from ._casts import cast, truth
 from ._constants import lower_constant
 from ._irtypes import I1, value_type
 from ._exceptions import check_status_after_call
+from ._loops import lower_for_range
 from ._registry import lowerings
 from ._slices import lower_slice
 
@@ -146,11 +147,10 @@ class FunctionLowerer:
 
     def stmt_If(self, s):
         b = self.builder
-        cond = self.cond(s.test)
         then_bb = self.fn.append_basic_block("if.then")
         else_bb = self.fn.append_basic_block("if.else") if s.orelse else None
         end_bb = self.fn.append_basic_block("if.end")
-        b.cbranch(cond, then_bb, else_bb or end_bb)
+        self.branch_on(s.test, then_bb, else_bb or end_bb)
         b.position_at_end(then_bb)
         self.block(s.body)
         if not b.block.is_terminated:
@@ -169,7 +169,7 @@ class FunctionLowerer:
         end_bb = self.fn.append_basic_block("while.end")
         b.branch(cond_bb)
         b.position_at_end(cond_bb)
-        b.cbranch(self.cond(s.test), body_bb, end_bb)
+        self.branch_on(s.test, body_bb, end_bb)
         b.position_at_end(body_bb)
         self.loops.append((cond_bb, end_bb))
         self.block(s.body)
@@ -179,44 +179,11 @@ class FunctionLowerer:
         b.position_at_end(end_bb)
 
     def stmt_ForRange(self, s):
-        b = self.builder
         ity = self.tf.vartypes[s.target]
-        lty = value_type(ity)
         start, stop, step = (
             self.cast(self.expr(e), self.typeof(e), ity) for e in (s.start, s.stop, s.step)
         )
-        counter = self.alloca(lty, name=f"{s.target}.iter")
-        b.store(start, counter)
-        cond_bb = self.fn.append_basic_block("for.cond")
-        body_bb = self.fn.append_basic_block("for.body")
-        incr_bb = self.fn.append_basic_block("for.incr")
-        end_bb = self.fn.append_basic_block("for.end")
-        b.branch(cond_bb)
-        b.position_at_end(cond_bb)
-        cur = b.load(counter)
-        const_step = self.tf.consts.get(s.step)
-        signed = getattr(ity, "signed", True)
-        cmp = b.icmp_signed if signed else b.icmp_unsigned
-        if isinstance(const_step, int) and const_step == 0:
-            raise self.error("range() arg 3 must not be zero", s.step.loc)
-        if isinstance(const_step, int):
-            going = cmp("<" if const_step > 0 else ">", cur, stop)
-        else:
-            # the step's own sign decides the direction (a uint64 step is never negative)
-            up = (b.icmp_signed if signed else b.icmp_unsigned)(">", step, ir.Constant(lty, 0))
-            going = b.select(up, cmp("<", cur, stop), cmp(">", cur, stop))
-        b.cbranch(going, body_bb, end_bb)
-        b.position_at_end(body_bb)
-        b.store(cur, self.slots[s.target])
-        self.loops.append((incr_bb, end_bb))
-        self.block(s.body)
-        self.loops.pop()
-        if not b.block.is_terminated:
-            b.branch(incr_bb)
-        b.position_at_end(incr_bb)
-        b.store(b.add(b.load(counter), step), counter)
-        b.branch(cond_bb)
-        b.position_at_end(end_bb)
+        lower_for_range(self, s, ity, start, stop, step)
 
     def stmt_Break(self, s):
         self.builder.branch(self.loops[-1][1])
@@ -256,6 +223,25 @@ class FunctionLowerer:
 
     def cond(self, e):
         return truth(self.builder, self.expr(e), self.typeof(e))
+
+    def branch_on(self, e, true_bb, false_bb):
+        """Branch on the truth of ``e``, lowering ``and``/``or``/``not`` as control
+        flow (not as a materialised bool), so each tested fact dominates the code
+        it guards and the optimizer can use it (e.g. drop negative-index checks)."""
+        b = self.builder
+        if isinstance(e, cir.BoolOp):
+            for v in e.values[:-1]:
+                next_bb = self.fn.append_basic_block(f"{e.op}.next")
+                if e.op == "and":
+                    self.branch_on(v, next_bb, false_bb)
+                else:
+                    self.branch_on(v, true_bb, next_bb)
+                b.position_at_end(next_bb)
+            self.branch_on(e.values[-1], true_bb, false_bb)
+        elif isinstance(e, cir.UnaryOp) and e.op == "not":
+            self.branch_on(e.operand, false_bb, true_bb)
+        else:
+            b.cbranch(self.cond(e), true_bb, false_bb)
 
     def expr_Const(self, e):
         info = self.tf.calls.get(e)
@@ -367,14 +353,19 @@ class FunctionLowerer:
     def expr_IfExp(self, e):
         b = self.builder
         rt = self.typeof(e)
-        cond = self.cond(e.test)
-        with b.if_else(cond) as (then, otherwise):
-            with then:
-                bv = self.cast(self.expr(e.body), self.typeof(e.body), rt)
-                then_bb = b.block
-            with otherwise:
-                ov = self.cast(self.expr(e.orelse), self.typeof(e.orelse), rt)
-                else_bb = b.block
+        then_bb = self.fn.append_basic_block("ifexp.then")
+        else_bb = self.fn.append_basic_block("ifexp.else")
+        end_bb = self.fn.append_basic_block("ifexp.end")
+        self.branch_on(e.test, then_bb, else_bb)
+        b.position_at_end(then_bb)
+        bv = self.cast(self.expr(e.body), self.typeof(e.body), rt)
+        then_bb = b.block
+        b.branch(end_bb)
+        b.position_at_end(else_bb)
+        ov = self.cast(self.expr(e.orelse), self.typeof(e.orelse), rt)
+        else_bb = b.block
+        b.branch(end_bb)
+        b.position_at_end(end_bb)
         phi = b.phi(value_type(rt))
         phi.add_incoming(bv, then_bb)
         phi.add_incoming(ov, else_bb)
