@@ -77,18 +77,37 @@ def compile_code(pyfunc, argtypes, opts: JitOptions, cc, *, device=False, until=
     with their source location and without compiler-internal frames."""
     from cudalite.nvvm.pipeline import EntrySpec, run_pipeline
 
-    until = until or ("ltoir" if opts.lto else "ptx")
+    want = until or ("ltoir" if opts.lto else "ptx")
     try:
-        return run_pipeline(pyfunc, tuple(argtypes), EntrySpec(device=device), _nvvm_options(opts, cc), until=until)
+        res = run_pipeline(pyfunc, tuple(argtypes), EntrySpec(device=device), _nvvm_options(opts, cc), until=want)
+        if until is None and want == "ptx" and any(_is_ltoir(item) for item in res.link_items):
+            # a callee links LTO-IR: the whole link is LTO, so emit LTO-IR too
+            res = run_pipeline(pyfunc, tuple(argtypes), EntrySpec(device=device), _nvvm_options(opts, cc),
+                               until="ltoir")
+        return res
     except CudaliteError as e:
         err = e
     reraise_located(err, pyfunc)
 
 
+def _is_ltoir(item):
+    from cudalite.linker import LTOIR
+
+    return isinstance(item, LTOIR) or (isinstance(item, str) and item.lower().endswith(".ltoir"))
+
+
 def _linker_items(link):
+    """Linkable-code objects for paths and objects, each content once (a kernel's own
+    ``link=`` and its callees' link lists may name the same code)."""
     from cudalite.linker import LinkableCode
 
-    return [item if isinstance(item, LinkableCode) else LinkableCode.from_path(item) for item in link]
+    items, seen = [], set()
+    for item in link:
+        code = item if isinstance(item, LinkableCode) else LinkableCode.from_path(item)
+        if code.content_hash not in seen:
+            seen.add(code.content_hash)
+            items.append(code)
+    return items
 
 
 class CompiledKernel:
@@ -97,7 +116,7 @@ class CompiledKernel:
 
     def __init__(self, pyfunc, argtypes, opts: JitOptions, cc, result=None):
         from cudalite.driver import current_device, load_module
-        from cudalite.linker import LTOIR, Linker, LinkerOptions, PTXSource
+        from cudalite.linker import LTOIR, Linker, LinkerError, LinkerOptions, PTXSource
         from cudalite.nvvm.lower import param_format
 
         self.py_func = pyfunc
@@ -113,8 +132,12 @@ class CompiledKernel:
             linker.add(LTOIR(self.result.artifacts["ltoir"].data, name=f"{pyfunc.__name__}.ltoir"))
         else:
             linker.add(PTXSource(self.result.artifacts["ptx"].data, name=f"{pyfunc.__name__}.ptx"))
-        linker.add(*_linker_items(opts.link))
-        self.cubin = linker.link()
+        linker.add(*_linker_items(tuple(opts.link) + tuple(self.result.link_items)))
+        try:
+            self.cubin = linker.link()
+        except LinkerError as e:
+            raise LinkerError(f"linking kernel {pyfunc.__qualname__} ({self.name}) failed: {e.message}",
+                              error_log=getattr(e, "error_log", ""), info_log=getattr(e, "info_log", "")) from None
         self.device_id = current_device().id
         self.module = load_module(self.cubin.data)
         if self.cubin.setup_callback is not None:

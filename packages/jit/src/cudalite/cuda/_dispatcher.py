@@ -283,6 +283,7 @@ class DeviceDispatcher(InspectMixin):
         functools.update_wrapper(self, py_func)
         self.py_func = py_func
         self.__cudalite_pyfunc__ = py_func
+        self.__cudalite_links__ = tuple(options.link)  # linked into every kernel calling it
         self.options = options
         self.overloads = {}
         for sig in sigs or ():  # type-check eagerly: errors at decoration time

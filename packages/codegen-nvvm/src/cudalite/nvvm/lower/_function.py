@@ -401,6 +401,7 @@ class FunctionLowerer:
         info = self.tf.calls[e]
         if info.kind == "function":
             fn = self.module.function_for(info.callee)
+            self.module.add_links(info.links)
             res = self.builder.call(fn, self.call_args(e, info))
             if self.module.options.debug:
                 check_status_after_call(self)

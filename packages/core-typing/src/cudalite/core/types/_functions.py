@@ -27,9 +27,15 @@ class Opaque(Type):
 
 
 class PyFunction(Opaque):
-    """A plain Python function that is compiled as a device function when called."""
+    """A plain Python function that is compiled as a device function when called.
+    ``links``: code a ``@cuda.jit(device=True, link=[...])`` function needs; it is
+    linked into every kernel that calls it (not part of the type's identity)."""
 
-    __slots__ = ()
+    __slots__ = ("links",)
+
+    def __init__(self, obj, links=()):
+        super().__init__(obj)
+        self.links = tuple(links)
 
 
 class Module(Opaque):

@@ -104,5 +104,5 @@ def typeof_constant(value) -> Type | None:
     except Exception:
         pyfunc = None
     if isinstance(pyfunc, _pytypes.FunctionType):
-        return PyFunction(pyfunc)
+        return PyFunction(pyfunc, getattr(value, "__cudalite_links__", ()))
     return Opaque(value)

@@ -43,6 +43,7 @@ class CallInfo:
     site: CallSite | None = None
     callee: "TypedFunction | None" = None
     arg_nodes: tuple | None = None  # argument expressions in parameter order (keywords folded)
+    links: tuple = ()  # code the callee needs linked (device functions declared with link=)
 
 
 @dataclass(eq=False)
@@ -499,7 +500,8 @@ class _Inference:
                 args, consts, nodes = self.fold_kwargs(e, self.ctx.function_ir(ft.obj).params, args, consts, kw)
             callee = self.ctx.type_function(ft.obj, args, loc=e.loc)
             sig = Signature(callee.return_type, tuple(args))
-            self.record_call(e, CallInfo("function", ft.obj, sig, callee=callee, arg_nodes=nodes))
+            self.record_call(e, CallInfo("function", ft.obj, sig, callee=callee, arg_nodes=nodes,
+                                         links=ft.links))
             return callee.return_type
         if isinstance(ft, Opaque):
             obj = ft.obj
