@@ -1,7 +1,7 @@
 """Test, lint and benchmark sessions for the cudalite monorepo.
 
     nox -s tests          # everything GPU-less in one venv: what CI (.ci/run) runs
-    nox -s core | nvvm | linker | driver | integration | gpu | bench | lint
+    nox -s core | nvvm | linker | driver | jit | integration | gpu | bench | lint
 
 Sessions use the Python that runs nox and install the packages from this
 checkout (not editable), so they test what ``pip install`` produces.
@@ -19,17 +19,19 @@ CORE = "./packages/core-typing"
 NVVM = "./packages/codegen-nvvm"
 LINKER = "./packages/linker"
 DRIVER = "./packages/driver"
+JIT = "./packages/jit"
 CORE_TESTS = "packages/core-typing/tests"
 NVVM_TESTS = "packages/codegen-nvvm/tests"
 LINKER_TESTS = "packages/linker/tests"
 DRIVER_TESTS = "packages/driver/tests"
+JIT_TESTS = "packages/jit/tests"
 INTEGRATION_TESTS = "tests-integration"
 LINT_PATHS = ["packages/", "tests-integration/", "benchmarks/", "examples/", "noxfile.py"]
 
 
 def _install_all(session: nox.Session) -> None:
     # One pip command, so the sibling pin cudalite-core==0.1.0 resolves to the checkout.
-    session.install(f"{CORE}[test]", f"{NVVM}[test]", f"{LINKER}[test]", f"{DRIVER}[test]")
+    session.install(f"{CORE}[test]", f"{NVVM}[test]", f"{LINKER}[test]", f"{DRIVER}[test]", f"{JIT}[test]")
 
 
 def _pytest(session: nox.Session, *args: str) -> None:
@@ -65,6 +67,13 @@ def driver(session: nox.Session) -> None:
 
 
 @nox.session
+def jit(session: nox.Session) -> None:
+    """cudalite's (the runtime's) unit tests (GPU tests skip without a device)."""
+    _install_all(session)
+    _pytest(session, JIT_TESTS)
+
+
+@nox.session
 def integration(session: nox.Session) -> None:
     """Cross-package tests: import rules, no-libcuda, README, examples (GPU tests skip)."""
     _install_all(session)
@@ -78,7 +87,7 @@ def tests(session: nox.Session) -> None:
     # Separate runs (each test tree has its own conftest.py and test-module names);
     # all three run even if one fails, and the session fails at the end.
     failed = []
-    for tree in (CORE_TESTS, NVVM_TESTS, LINKER_TESTS, DRIVER_TESTS, INTEGRATION_TESTS):
+    for tree in (CORE_TESTS, NVVM_TESTS, LINKER_TESTS, DRIVER_TESTS, JIT_TESTS, INTEGRATION_TESTS):
         try:
             _pytest(session, tree)
         except CommandFailed:
@@ -91,14 +100,14 @@ def tests(session: nox.Session) -> None:
 def gpu(session: nox.Session) -> None:
     """The GPU suite (needs a CUDA GPU and driver; tests skip without one)."""
     _install_all(session)
-    for tree in (DRIVER_TESTS, INTEGRATION_TESTS):
+    for tree in (DRIVER_TESTS, JIT_TESTS, INTEGRATION_TESTS):
         _pytest(session, "-m", "gpu", "-rs", tree)
 
 
 @nox.session
 def bench(session: nox.Session) -> None:
     """Compile-speed benchmark; ``nox -s bench -- --peers`` also installs numba-cuda to compare."""
-    session.install(CORE, NVVM, LINKER, DRIVER)
+    session.install(CORE, NVVM, LINKER, DRIVER, JIT)
     if "--peers" in session.posargs:
         session.install("numba-cuda[cu13]")
     session.run("python", "benchmarks/compile_speed.py")

@@ -21,7 +21,8 @@ def _first_two_commands() -> list[str]:
 
 def test_readme_starts_with_two_commands():
     install, run_tests = _first_two_commands()
-    assert "pip install ./packages/core-typing ./packages/codegen-nvvm" in install
+    assert ("pip install ./packages/core-typing ./packages/codegen-nvvm ./packages/linker ./packages/driver "
+            "./packages/jit") in install
     assert "cudalite-compile examples/add.py:add" in install and "--emit ptx" in install
     assert "nox -s tests" in run_tests
     text = README.read_text(encoding="utf-8")
