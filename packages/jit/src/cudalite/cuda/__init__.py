@@ -35,3 +35,4 @@ from ._runtime import (  # noqa: F401  (devices, streams, events)
 )
 from .devicearray import DeviceNDArray  # noqa: F401
 from cudalite.core.ffi import declare_device  # noqa: F401  (foreign device functions)
+from . import _cache as cache  # noqa: F401,E402  (on-disk kernel cache: enable, info, entries, clear)

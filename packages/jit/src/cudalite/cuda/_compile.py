@@ -13,6 +13,7 @@ and reads ``debug=True`` exceptions back.  ``compile_for_current_device`` and
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from time import perf_counter
 
 from cudalite.core.errors import CompilerError, CudaliteError, Loc
 
@@ -71,19 +72,21 @@ def _nvvm_options(opts: JitOptions, cc):
     return replace(o, forceinline=opts.forceinline) if opts.forceinline else o
 
 
-def compile_code(pyfunc, argtypes, opts: JitOptions, cc, *, device=False, until=None):
+def compile_code(pyfunc, argtypes, opts: JitOptions, cc, *, device=False, until=None, context=None):
     """GPU-less: run the pipeline for a kernel (or a device function) of ``argtypes``
     for ``cc`` until PTX (LTO-IR when linking LTO-IR); compile errors are raised
-    with their source location and without compiler-internal frames."""
+    with their source location and without compiler-internal frames.  ``context``:
+    a typing context that already typed the function (the cache's probe)."""
     from cudalite.nvvm.pipeline import EntrySpec, run_pipeline
 
     want = until or ("ltoir" if opts.lto else "ptx")
     try:
-        res = run_pipeline(pyfunc, tuple(argtypes), EntrySpec(device=device), _nvvm_options(opts, cc), until=want)
+        res = run_pipeline(pyfunc, tuple(argtypes), EntrySpec(device=device), _nvvm_options(opts, cc), until=want,
+                           context=context)
         if until is None and want == "ptx" and any(_is_ltoir(item) for item in res.link_items):
             # a callee links LTO-IR: the whole link is LTO, so emit LTO-IR too
             res = run_pipeline(pyfunc, tuple(argtypes), EntrySpec(device=device), _nvvm_options(opts, cc),
-                               until="ltoir")
+                               until="ltoir", context=context)
         return res
     except CudaliteError as e:
         err = e
@@ -116,14 +119,92 @@ class CompiledKernel:
 
     def __init__(self, pyfunc, argtypes, opts: JitOptions, cc, result=None):
         from cudalite.driver import current_device, load_module
-        from cudalite.linker import LTOIR, Linker, LinkerError, LinkerOptions, PTXSource
-        from cudalite.nvvm.lower import param_format
+
+        from . import _cache
+        from .config import load_config
+
+        t_start = perf_counter()
+        timings, status = self.build(pyfunc, argtypes, opts, cc, result)
+        t = perf_counter()
+        self.device_id = current_device().id
+        self.module = load_module(self.cubin.data)
+        if self.cubin.setup_callback is not None:
+            self.cubin.setup_callback(self.module)
+        self.function = self.module.get_function(self.name)
+        self.launcher = self.function.launcher(self.param_format)
+        self.cooperative = bool(self.result.uses_grid_sync)
+        self.launch = self.launcher.launch_cooperative if self.cooperative else self.launcher.launch
+        self.exceptions = tuple(self.result.exceptions)
+        self.exc_global = self.module.get_global(self.result.exc_symbol) if self.result.exc_symbol else None
+        self._max_dynamic_shared = 48 * 1024
+        timings["load"] = perf_counter() - t
+        timings["total"] = perf_counter() - t_start
+        if load_config().timings:
+            _cache.report_timings(pyfunc.__qualname__, self.argtypes, timings, status)
+
+    def build(self, pyfunc, argtypes, opts: JitOptions, cc, result=None):
+        """GPU-less: ``self.result``, ``self.cubin`` (linked for ``sm_XY`` of ``cc``),
+        ``self.name`` and ``self.param_format``, from the on-disk cache when enabled
+        and filled, else compiled (and stored).  Returns ``(timings, cache status)``."""
+        from . import _cache
 
         self.py_func = pyfunc
         self.argtypes = tuple(argtypes)
         self.options = opts
         self.cc = tuple(cc)
-        self.result = result or compile_code(pyfunc, argtypes, opts, cc)
+        timings, status, probe, hit = {}, "off", None, None
+        self.timings = timings
+        if result is None and _cache.is_enabled(opts):  # the on-disk cache (see _cache)
+            store = _cache.CacheStore()
+            probe = _cache.probe_kernel(pyfunc, self.argtypes, opts, self.cc, directory=store.path)
+            timings.update(probe.timings)
+            hit = self._from_cache(store, probe, timings)
+            status = "hit" if hit is not None else ("miss" if probe.key else f"off ({probe.reason})")
+        if hit is None:
+            self.result = result or compile_code(pyfunc, argtypes, opts, cc, context=probe and probe.context)
+            for k, v in self.result.timings.items():
+                timings[k] = timings.get(k, 0.0) + v
+            t = perf_counter()
+            self._link(pyfunc, opts)
+            timings["link"] = perf_counter() - t
+            from cudalite.nvvm.lower import param_format
+
+            self.param_format = param_format(self.argtypes)
+            if probe is not None and probe.key is not None:
+                t = perf_counter()
+                if _cache.verify_after_compile(probe, self.result, store.path):
+                    store.store(probe.key, _cache.kernel_payload(self.result, self.cubin.data, self.argtypes,
+                                                                 self.param_format, self.cc, pyfunc.__qualname__))
+                timings["store"] = perf_counter() - t
+        return timings, status
+
+    def _from_cache(self, store, probe, timings):
+        """The cached result for ``probe.key`` (and ``self.cubin``), or None."""
+        from . import _cache
+
+        if probe.key is None:
+            return None
+        t = perf_counter()
+        payload = store.load(probe.key)
+        hit = None
+        if payload is not None:
+            try:
+                hit = _cache.CachedResult(payload, probe.typed,
+                                          lambda: compile_code(self.py_func, self.argtypes, self.options, self.cc))
+            except Exception:  # e.g. an exception class that no longer imports: recompile
+                hit = None
+        timings["cache"] = perf_counter() - t
+        if hit is not None:
+            self.result = hit
+            self.name = hit.entry_name
+            self.param_format = hit.param_format
+            self.cubin = _CachedCubin(payload["cubin"], probe.links)
+        return hit
+
+    def _link(self, pyfunc, opts):
+        """nvJitLink the pipeline's PTX/LTO-IR with the link items into ``self.cubin``."""
+        from cudalite.linker import LTOIR, Linker, LinkerError, LinkerOptions, PTXSource
+
         self.name = self.result.entry_name
         arch = f"sm_{self.cc[0]}{self.cc[1]}"
         lopts = LinkerOptions(max_registers=opts.max_registers, lineinfo=opts.lineinfo, debug=opts.debug)
@@ -138,18 +219,6 @@ class CompiledKernel:
         except LinkerError as e:
             raise LinkerError(f"linking kernel {pyfunc.__qualname__} ({self.name}) failed: {e.message}",
                               error_log=getattr(e, "error_log", ""), info_log=getattr(e, "info_log", "")) from None
-        self.device_id = current_device().id
-        self.module = load_module(self.cubin.data)
-        if self.cubin.setup_callback is not None:
-            self.cubin.setup_callback(self.module)
-        self.function = self.module.get_function(self.name)
-        self.param_format = param_format(self.argtypes)
-        self.launcher = self.function.launcher(self.param_format)
-        self.cooperative = bool(self.result.uses_grid_sync)
-        self.launch = self.launcher.launch_cooperative if self.cooperative else self.launcher.launch
-        self.exceptions = tuple(self.result.exceptions)
-        self.exc_global = self.module.get_global(self.result.exc_symbol) if self.result.exc_symbol else None
-        self._max_dynamic_shared = 48 * 1024
 
     # -- artifacts ------------------------------------------------------------------------
     @property
@@ -208,6 +277,16 @@ class CompiledKernel:
 
     def __repr__(self):
         return f"<CompiledKernel {self.py_func.__name__}{self.signature} on device {self.device_id}>"
+
+
+class _CachedCubin:
+    """A cubin read from the cache; its setup callback chains those of the link
+    items still in hand (callbacks are code, not data: they are never stored)."""
+
+    def __init__(self, data, links):
+        self.data = data
+        callbacks = [cb for cb in (getattr(item, "setup_callback", None) for item in links) if cb is not None]
+        self.setup_callback = None if not callbacks else (lambda module: [cb(module) for cb in callbacks])
 
 
 def _pyfunc(obj):

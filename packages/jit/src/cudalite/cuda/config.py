@@ -13,6 +13,11 @@ needed, outside hot paths.
 * ``CUDALITE_CUDA_WARN_ON_IMPLICIT_COPY`` -- ``0`` silences the performance warning for
   NumPy arrays copied to and from the device around a launch (default ``1``).
 * ``CUDALITE_DISABLE_PERFORMANCE_WARNINGS`` -- ``1`` silences all performance warnings.
+* ``CUDALITE_CACHE`` -- ``1`` caches every kernel on disk (as ``@cuda.jit(cache=True)``).
+* ``CUDALITE_CACHE_DIR`` -- cudalite's cache root (shared with the driver's launch
+  shim); kernels go to ``<root>/kernels``.  Default ``$XDG_CACHE_HOME/cudalite`` or
+  ``~/.cache/cudalite``.
+* ``CUDALITE_TIMINGS`` -- ``1`` prints per-stage compile times to stderr.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-__all__ = ["Config", "load_config", "parse_bool"]
+__all__ = ["Config", "load_config", "parse_bool", "kernel_cache_dir"]
 
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off")
@@ -32,6 +37,10 @@ class Config:
     cuda_array_interface_sync: bool = True
     warn_on_implicit_copy: bool = True
     disable_performance_warnings: bool = False
+    cache: bool = False
+    cache_dir: str = ""  # CUDALITE_CACHE_DIR ("": the default root); see kernel_cache_dir()
+    timings: bool = False
+    toolchain_env: tuple = ()  # (name, value) of the set variables that choose the CUDA libraries
 
 
 def parse_bool(name, text, default):
@@ -58,4 +67,20 @@ def load_config(environ=None) -> Config:
         cuda_array_interface_sync=flag("CUDALITE_CUDA_ARRAY_INTERFACE_SYNC", True),
         warn_on_implicit_copy=flag("CUDALITE_CUDA_WARN_ON_IMPLICIT_COPY", True),
         disable_performance_warnings=flag("CUDALITE_DISABLE_PERFORMANCE_WARNINGS", False),
+        cache=flag("CUDALITE_CACHE", False),
+        cache_dir=env.get("CUDALITE_CACHE_DIR", ""),
+        timings=flag("CUDALITE_TIMINGS", False),
+        toolchain_env=tuple((k, env[k]) for k in _TOOLCHAIN_VARS if env.get(k)),
     )
+
+
+_TOOLCHAIN_VARS = ("CUDA_HOME", "CUDA_PATH", "CONDA_PREFIX", "LD_LIBRARY_PATH")
+
+
+def kernel_cache_dir(environ=None) -> str:
+    """``$CUDALITE_CACHE_DIR/kernels``, else ``$XDG_CACHE_HOME/cudalite/kernels`` or
+    ``~/.cache/cudalite/kernels``."""
+    from cudalite.driver.config import default_cache_dir
+
+    env = os.environ if environ is None else environ
+    return os.path.join(env.get("CUDALITE_CACHE_DIR") or default_cache_dir(env), "kernels")

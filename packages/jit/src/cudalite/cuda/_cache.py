@@ -1,0 +1,589 @@
+"""The on-disk kernel cache: keys, entries, and the ``cuda.cache`` API.
+
+A kernel is cached when ``@cuda.jit(cache=True)``, ``CUDALITE_CACHE=1`` or
+:func:`enable` says so.  An entry holds the *linked cubin* for one ``sm_XY`` plus
+what the runtime needs to run it without compiling (entry name, parameter format,
+the debug exception table, cooperative-launch flag, return type), so a hit skips
+lowering, libNVVM, NVRTC and nvJitLink entirely: only typing runs (milliseconds),
+because the key needs the typed call graph.
+
+The key (sha256) covers: the source text, file and first line of the kernel and of
+every device function it calls (the typed callee graph), the frozen globals and
+closure values each of them reads (reprs; array bytes hashed), the argument types,
+the ``@cuda.jit`` options, the target ``sm_XY``, the compiler's own sources (size
+and mtime of every module of cudalite.core/nvvm/linker and this runtime's compile
+modules), the libNVVM and nvJitLink versions, and the content hash of every piece
+of linked code (``link=`` of the kernel, of called device functions and of
+``declare_device`` declarations; files are hashed by content).  Kernels with
+``link=`` are therefore cached too.
+
+Entries are files ``<dir>/<key>.cubin-entry``: a magic line, the sha256 and
+length of the body, then the body (a pickle of plain data: no classes but
+:class:`cudalite.core.errors.Loc`).  Writes go to a temporary file in the same
+directory and are published with ``os.replace`` (atomic: concurrent writers of
+one entry both succeed, readers see a whole entry or none).  A truncated or
+corrupt entry fails its checksum: it is ignored (a miss) and rewritten.
+
+libNVVM/nvJitLink versions are remembered in ``<dir>/toolchain-<fp>.stamp``,
+where ``fp`` is a fingerprint of the site-packages directories on ``sys.path``
+(their mtimes change when pip installs or upgrades a wheel) and the
+CUDA_HOME-like variables; so a
+hit needs neither library loaded.  Every miss re-reads the real versions and
+repairs the stamp.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import struct
+import sys
+import time
+
+__all__ = [
+    "enable", "disable", "is_enabled", "cache_dir", "info", "entries", "clear", "CacheStore",
+    "KernelProbe", "probe_kernel", "kernel_payload", "CachedResult", "report_timings", "ENTRY_SUFFIX",
+]
+
+FORMAT = 1
+MAGIC = b"CUDALITE-KERNEL-CACHE 1\n"
+ENTRY_SUFFIX = ".cubin-entry"
+_HEADER = struct.Struct("<32sQ")  # sha256 of the body, body length
+
+_settings = {"enabled": None, "dir": None}  # the runtime switch: enable()/disable() override config
+
+
+# -- the switch and the directory ------------------------------------------------------------
+def _config():
+    from .config import load_config
+
+    return load_config()
+
+
+def enable(path=None):
+    """Cache every kernel on disk (in ``path``, default the configured directory)."""
+    _settings["enabled"] = True
+    if path is not None:
+        _settings["dir"] = os.fspath(path)
+
+
+def disable():
+    """Stop caching kernels that do not ask for it (``cache=True`` still caches)."""
+    _settings["enabled"] = False
+
+
+def is_enabled(options=None) -> bool:
+    """Whether a kernel with these ``@cuda.jit`` options is cached."""
+    if options is not None and getattr(options, "cache", False):
+        return True
+    if _settings["enabled"] is not None:
+        return _settings["enabled"]
+    return _config().cache
+
+
+def cache_dir() -> str:
+    """The kernel cache directory (``enable(path)``, else ``$CUDALITE_CACHE_DIR/kernels``,
+    else ``~/.cache/cudalite/kernels``)."""
+    if _settings["dir"]:
+        return _settings["dir"]
+    from .config import kernel_cache_dir
+
+    return kernel_cache_dir()
+
+
+# -- entries on disk -------------------------------------------------------------------------
+def _encode(payload: dict) -> bytes:
+    import pickle
+
+    body = pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
+    return MAGIC + _HEADER.pack(hashlib.sha256(body).digest(), len(body)) + body
+
+
+def _decode(blob: bytes):
+    """The payload of an entry, or None when it is not a whole, intact entry."""
+    import pickle
+
+    head = len(MAGIC) + _HEADER.size
+    if len(blob) < head or not blob.startswith(MAGIC):
+        return None
+    digest, length = _HEADER.unpack_from(blob, len(MAGIC))
+    body = blob[head:]
+    if len(body) != length or hashlib.sha256(body).digest() != digest:
+        return None
+    try:
+        payload = pickle.loads(body)
+    except Exception:
+        return None
+    return payload if isinstance(payload, dict) and payload.get("format") == FORMAT else None
+
+
+def _atomic_write(path: str, data: bytes):
+    import tempfile
+
+    directory = os.path.dirname(path)
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".part", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+class CacheStore:
+    """A directory of entries: ``load(key)``, ``store(key, payload)``, listing, clearing."""
+
+    def __init__(self, path=None):
+        self.path = os.fspath(path) if path is not None else cache_dir()
+
+    def entry_path(self, key: str) -> str:
+        return os.path.join(self.path, key + ENTRY_SUFFIX)
+
+    def load(self, key: str):
+        """The payload stored for ``key``, or None (absent, truncated, corrupt, foreign)."""
+        try:
+            with open(self.entry_path(key), "rb") as f:
+                blob = f.read()
+        except OSError:
+            return None
+        payload = _decode(blob)
+        if payload is None or payload.get("key") != key:
+            return None
+        return payload
+
+    def store(self, key: str, payload: dict) -> bool:
+        """Write an entry atomically; False (and no exception) when the directory is
+        not writable."""
+        payload = dict(payload, key=key, format=FORMAT)
+        try:
+            _atomic_write(self.entry_path(key), _encode(payload))
+            return True
+        except OSError:
+            return False
+
+    def entries(self):
+        """``[{key, path, size, valid, qualname, signature, arch, created}]`` of every entry."""
+        out = []
+        try:
+            names = sorted(os.listdir(self.path))
+        except OSError:
+            return out
+        for name in names:
+            if not name.endswith(ENTRY_SUFFIX):
+                continue
+            path = os.path.join(self.path, name)
+            key = name[: -len(ENTRY_SUFFIX)]
+            try:
+                size = os.path.getsize(path)
+            except OSError:
+                continue
+            payload = self.load(key)
+            meta = (payload or {}).get("meta", {})
+            out.append({"key": key, "path": path, "size": size, "valid": payload is not None,
+                        "qualname": meta.get("qualname", "?"), "signature": meta.get("signature", "?"),
+                        "arch": meta.get("arch", "?"), "created": meta.get("created")})
+        return out
+
+    def info(self) -> dict:
+        es = self.entries()
+        return {"path": self.path, "entries": len(es), "bytes": sum(e["size"] for e in es),
+                "invalid": sum(not e["valid"] for e in es)}
+
+    def clear(self) -> int:
+        """Remove every entry (and stamps and stray temporary files); returns how many
+        entries were removed."""
+        removed = 0
+        try:
+            names = os.listdir(self.path)
+        except OSError:
+            return 0
+        for name in names:
+            if name.endswith((ENTRY_SUFFIX, ".stamp", ".part")):
+                try:
+                    os.unlink(os.path.join(self.path, name))
+                    removed += name.endswith(ENTRY_SUFFIX)
+                except OSError:
+                    pass
+        return removed
+
+
+def entries(path=None):
+    """The entries of the kernel cache (see :meth:`CacheStore.entries`)."""
+    return CacheStore(path).entries()
+
+
+def info(path=None) -> dict:
+    """``{path, entries, bytes, invalid}`` of the kernel cache."""
+    return CacheStore(path).info()
+
+
+def clear(path=None) -> int:
+    """Empty the kernel cache; returns the number of entries removed."""
+    return CacheStore(path).clear()
+
+
+# -- the key ---------------------------------------------------------------------------------
+def _walk_consts(node, out, seen):
+    """Named constants (frozen globals, closure values, folded attributes) in an IR tree."""
+    from dataclasses import fields, is_dataclass
+
+    from cudalite.core import ir
+
+    if isinstance(node, (list, tuple)):
+        for item in node:
+            _walk_consts(item, out, seen)
+    elif isinstance(node, dict):
+        for item in node.values():
+            _walk_consts(item, out, seen)
+    elif isinstance(node, ir.Node):
+        if id(node) in seen:
+            return
+        seen.add(id(node))
+        if isinstance(node, ir.Const) and node.name:
+            out.append((node.name, node.value))
+        if is_dataclass(node):
+            for f in fields(node):
+                if f.name != "loc":
+                    _walk_consts(getattr(node, f.name), out, seen)
+
+
+class Uncacheable(Exception):
+    """A value whose identity cannot be put in a key (its repr names an address)."""
+
+
+def _type_fp(t):
+    from cudalite.core.types import Type
+
+    if isinstance(t, Type):
+        return (type(t).__name__, _type_fp(t.key))
+    if isinstance(t, (tuple, list)):
+        return tuple(_type_fp(x) for x in t)
+    return repr(t)
+
+
+def _value_fp(value, links, depth=0):
+    """A stable fingerprint of a compile-time constant."""
+    import types as pytypes
+
+    if depth > 8:
+        raise Uncacheable("nested too deep")
+    if value is None or isinstance(value, (bool, int, float, complex, str, bytes)):
+        return (type(value).__name__, repr(value))
+    if isinstance(value, (tuple, list, frozenset, set)):
+        items = [_value_fp(v, links, depth + 1) for v in value]
+        return (type(value).__name__, tuple(sorted(items) if isinstance(value, (set, frozenset)) else items))
+    if isinstance(value, pytypes.ModuleType):
+        return ("module", value.__name__)
+    np = sys.modules.get("numpy")
+    if np is not None:
+        if isinstance(value, np.ndarray):
+            data = np.ascontiguousarray(value)
+            return ("ndarray", value.dtype.descr if value.dtype.fields else value.dtype.str, value.shape,
+                    hashlib.sha256(data.view(np.uint8).reshape(-1) if data.size else b"").hexdigest())
+        if isinstance(value, (np.generic, np.dtype)):
+            return (type(value).__name__, repr(value), str(getattr(value, "dtype", value)))
+    from cudalite.core.ffi import ForeignFunction
+    from cudalite.core.types import Type
+
+    if isinstance(value, Type):
+        return ("type", _type_fp(value))
+    if isinstance(value, ForeignFunction):
+        links.extend(value.link)
+        return ("foreign", value.name, _type_fp(value.argtypes), _type_fp(value.return_type), value.abi)
+    pyfunc = getattr(value, "__cudalite_pyfunc__", None) or getattr(value, "py_func", None)
+    if pyfunc is not None:  # a dispatcher: its code is in the callee graph, its links here
+        links.extend(getattr(value, "__cudalite_links__", ()) or ())
+        return ("dispatcher", type(value).__name__, pyfunc.__module__, pyfunc.__qualname__)
+    if isinstance(value, (type, pytypes.FunctionType, pytypes.BuiltinFunctionType)):
+        return ("callable", getattr(value, "__module__", None), getattr(value, "__qualname__", repr(value)))
+    import enum
+
+    if isinstance(value, enum.Enum):
+        return ("enum", type(value).__module__, type(value).__qualname__, value.name, repr(value.value))
+    text = repr(value)
+    if " at 0x" in text or "object at" in text:
+        raise Uncacheable(f"{type(value).__qualname__} has no stable repr")
+    return (type(value).__module__, type(value).__qualname__, text)
+
+
+def _source_fp(pyfunc):
+    from cudalite.core.frontend._source import capture
+
+    src = capture(pyfunc)
+    node = src.node
+    first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+    text = "".join(src.lines[first - 1: node.end_lineno])
+    return (src.filename, first + src.line_offset, hashlib.sha256(text.encode()).hexdigest())
+
+
+def _graph(tf):
+    """The typed functions reachable from ``tf`` (itself first), each once."""
+    order, seen, stack = [], set(), [tf]
+    while stack:
+        f = stack.pop()
+        if id(f) in seen:
+            continue
+        seen.add(id(f))
+        order.append(f)
+        stack.extend(reversed(f.callees))
+    return order
+
+
+def _path_hash(item):
+    from cudalite.linker import LinkableCode  # the kind (from the suffix) is part of the hash
+
+    return LinkableCode.from_path(item).content_hash
+
+
+def link_hashes(items):
+    """Content hashes of link items (linkable-code objects or paths), sorted, once each."""
+    out = set()
+    for item in items:
+        h = getattr(item, "content_hash", None)
+        out.add(h if h is not None else _path_hash(item))
+    return tuple(sorted(out))
+
+
+@functools.lru_cache(maxsize=None)
+def compiler_fingerprint() -> str:
+    """size+mtime of every module of the compiler (core, nvvm, linker) and of this
+    runtime's compile modules: a changed or reinstalled compiler invalidates entries."""
+    import importlib.util
+
+    h = hashlib.sha256(f"{FORMAT}|{sys.version}".encode())
+    roots = []
+    for name in ("cudalite.core", "cudalite.nvvm", "cudalite.linker"):
+        spec = importlib.util.find_spec(name)
+        roots.extend(spec.submodule_search_locations or [] if spec else [])
+    for root in sorted(roots):
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+            for fn in sorted(filenames):
+                if fn.endswith(".py"):
+                    st = os.stat(os.path.join(dirpath, fn))
+                    h.update(f"{os.path.relpath(dirpath, root)}/{fn}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+    here = os.path.dirname(os.path.abspath(__file__))
+    for fn in ("_compile.py", "_cache.py"):
+        st = os.stat(os.path.join(here, fn))
+        h.update(f"jit/{fn}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()
+
+
+def _toolchain_fp(cfg) -> str:
+    h = hashlib.sha256(repr(cfg.toolchain_env).encode())
+    for p in sys.path:  # pip renames a wheel's .dist-info on every version change
+        if os.path.basename(p.rstrip(os.sep)) not in ("site-packages", "dist-packages"):
+            continue
+        try:
+            h.update(f"{p}:{os.stat(p or '.').st_mtime_ns}\n".encode())
+        except OSError:
+            h.update(f"{p}:-\n".encode())
+    return h.hexdigest()[:24]
+
+
+def real_toolchain_versions() -> tuple:
+    """(libNVVM version, NVVM IR version, nvJitLink version): loads both libraries."""
+    from cuda.bindings import nvjitlink
+
+    from cudalite.nvvm.libnvvm import ir_version, nvvm_version
+
+    return (tuple(nvvm_version()), tuple(ir_version()), tuple(nvjitlink.version()))
+
+
+def _stamp_path(directory, cfg):
+    return os.path.join(directory, f"toolchain-{_toolchain_fp(cfg)}.stamp")
+
+
+def toolchain_versions(directory, cfg, refresh=False) -> tuple:
+    """The toolchain versions, from the stamp when it exists (no library loaded)."""
+    path = _stamp_path(directory, cfg)
+    if not refresh:
+        try:
+            with open(path) as f:
+                import ast
+
+                return ast.literal_eval(f.read())
+        except (OSError, ValueError, SyntaxError):
+            pass
+    versions = real_toolchain_versions()
+    try:
+        _atomic_write(path, repr(versions).encode())
+    except OSError:
+        pass
+    return versions
+
+
+def _options_fp(opts):
+    from dataclasses import fields
+
+    return tuple((f.name, repr(getattr(opts, f.name))) for f in fields(opts) if f.name not in ("link", "cache"))
+
+
+class KernelProbe:
+    """A kernel typed for the cache: its typing context (reused when compiling on a
+    miss), typed function, key (None: not cacheable, ``reason`` says why), the link
+    items the key covers and the parse/infer/key times."""
+
+    def __init__(self):
+        self.context = self.typed = self.key = self.reason = None
+        self.links = []
+        self.timings = {}
+        self.parts = None
+
+    def rekey(self, versions):
+        self.parts = self.parts[:-1] + (("toolchain", versions),)
+        self.key = hashlib.sha256(repr(self.parts).encode()).hexdigest()
+
+
+def probe_kernel(pyfunc, argtypes, opts, cc, *, directory=None, kind="kernel") -> KernelProbe:
+    """Type ``pyfunc`` for ``argtypes`` and compute its cache key."""
+    from cudalite.core.registry import registry
+    from cudalite.core.typing import TypingContext
+
+    p = KernelProbe()
+    t0 = time.perf_counter()
+    try:
+        p.context = TypingContext(registry, None)
+        p.context.function_ir(pyfunc)
+        t1 = time.perf_counter()
+        tf = p.typed = p.context.type_function(pyfunc, tuple(argtypes))
+    except Exception as e:  # a compile error: the pipeline reports it (with its location)
+        p.context, p.reason = None, f"{type(e).__name__}"
+        return p
+    t2 = time.perf_counter()
+    p.timings.update(parse=t1 - t0, infer=t2 - t1)
+    links = list(opts.link)
+    try:
+        funcs = []
+        for f in _graph(tf):
+            consts = []
+            _walk_consts(f.fir.body, consts, set())
+            for info in f.calls.values():
+                links.extend(info.links or ())
+                links.extend(getattr(info.key, "link", ()) if _is_foreign(info.key) else ())
+            funcs.append((f.fir.module, f.fir.qualname, _source_fp(f.fir.pyfunc), _type_fp(f.argtypes),
+                          _type_fp(f.return_type),
+                          tuple(sorted((name, repr(_value_fp(v, links))) for name, v in consts))))
+        p.links = links
+        cfg = _config()
+        parts = (("format", FORMAT), ("kind", kind), ("compiler", compiler_fingerprint()),
+                 ("argtypes", _type_fp(tuple(argtypes))), ("options", _options_fp(opts)),
+                 ("arch", f"sm_{cc[0]}{cc[1]}"), ("functions", tuple(funcs)), ("links", link_hashes(links)))
+        p.parts = parts + (("toolchain", toolchain_versions(directory or cache_dir(), cfg)),)
+        p.key = hashlib.sha256(repr(p.parts).encode()).hexdigest()
+    except Uncacheable as e:
+        p.reason = str(e)
+    except (OSError, ImportError) as e:  # a link file vanished, no toolchain: compile normally
+        p.reason = f"{type(e).__name__}: {e}"
+    p.timings["key"] = time.perf_counter() - t2
+    return p
+
+
+def _is_foreign(obj):
+    from cudalite.core.ffi import ForeignFunction
+
+    return isinstance(obj, ForeignFunction)
+
+
+def verify_after_compile(probe: KernelProbe, result, directory) -> bool:
+    """After a miss: repair the toolchain stamp (re-keying if it was stale) and check
+    that every linked item was covered by the key.  False: do not store."""
+    cfg = _config()
+    versions = toolchain_versions(directory, cfg, refresh=True)
+    if versions != probe.parts[-1][1]:
+        probe.rekey(versions)
+    try:
+        covered = set(link_hashes(probe.links))
+        return set(link_hashes(result.link_items)) <= covered
+    except OSError:
+        return False
+
+
+# -- payloads --------------------------------------------------------------------------------
+def kernel_payload(kernel_result, cubin_data: bytes, argtypes, param_format: str, cc, qualname) -> dict:
+    """The plain data a cache entry holds for a compiled kernel."""
+    excs = []
+    for info in kernel_result.exceptions:
+        cls = info.exc_class
+        excs.append((cls.__module__, cls.__qualname__, tuple(info.args), info.loc))
+    return {
+        "cubin": bytes(cubin_data),
+        "entry_name": kernel_result.entry_name,
+        "param_format": param_format,
+        "exceptions": tuple(excs),
+        "exc_symbol": kernel_result.exc_symbol,
+        "uses_grid_sync": bool(kernel_result.uses_grid_sync),
+        "return_type": str(kernel_result.return_type),
+        "meta": {"qualname": qualname, "signature": f"({', '.join(map(str, argtypes))})",
+                 "arch": f"sm_{cc[0]}{cc[1]}", "created": time.time()},
+    }
+
+
+class _ExcInfo:
+    __slots__ = ("exc_class", "args", "loc")
+
+    def __init__(self, exc_class, args, loc):
+        self.exc_class, self.args, self.loc = exc_class, args, loc
+
+    def __repr__(self):
+        return f"ExceptionInfo({self.exc_class.__name__}, {self.args!r}, {self.loc})"
+
+
+def _resolve_class(module, qualname):
+    import importlib
+
+    obj = importlib.import_module(module)
+    for part in qualname.split("."):
+        obj = getattr(obj, part)
+    if not (isinstance(obj, type) and issubclass(obj, BaseException)):
+        raise TypeError(f"{module}.{qualname} is not an exception class")
+    return obj
+
+
+class CachedResult:
+    """Stands in for a :class:`PipelineResult` of a kernel loaded from the cache: the
+    runtime's fields come from the entry; ``artifacts`` (NVVM IR, PTX, ...) are made on
+    first use by running the pipeline (only ``inspect_*`` asks for them)."""
+
+    def __init__(self, payload, typed, compute):
+        self.entry_name = payload["entry_name"]
+        self.exc_symbol = payload["exc_symbol"]
+        self.uses_grid_sync = payload["uses_grid_sync"]
+        self.exceptions = tuple(_ExcInfo(_resolve_class(m, q), args, loc)
+                                for m, q, args, loc in payload["exceptions"])
+        self.param_format = payload["param_format"]
+        self.typed = typed
+        self.return_type = typed.return_type if typed is not None else None
+        self.link_items = ()
+        self.timings = {}
+        self.from_cache = True
+        self._compute = compute
+        self._full = None
+
+    @property
+    def artifacts(self):
+        if self._full is None:
+            self._full = self._compute()
+        return self._full.artifacts
+
+    def __getitem__(self, stage):
+        return self.artifacts[stage]
+
+
+# -- timings ---------------------------------------------------------------------------------
+_ORDER = ("parse", "infer", "key", "cache", "lower", "nvvm", "link", "store", "load")
+
+
+def report_timings(qualname, argtypes, timings, status, file=None):
+    """One line per compile on stderr: ``cudalite: compiled f(types) [cache: hit] parse=..ms``."""
+    parts = [f"{k}={timings[k] * 1e3:.2f}ms" for k in _ORDER if k in timings]
+    parts += [f"{k}={v * 1e3:.2f}ms" for k, v in timings.items() if k not in _ORDER and k != "total"]
+    total = timings.get("total", sum(v for k, v in timings.items() if k != "total"))
+    print(f"cudalite: compiled {qualname}({', '.join(map(str, argtypes))}) [cache: {status}] "
+          f"{' '.join(parts)} total={total * 1e3:.2f}ms", file=file or sys.stderr, flush=True)

@@ -1,0 +1,62 @@
+"""``cudalite-cache``: show and clear the on-disk kernel cache.
+
+    cudalite-cache [--dir DIR] info      # directory, entries, bytes (default command)
+    cudalite-cache [--dir DIR] list      # one line per entry: key, size, arch, kernel(signature)
+    cudalite-cache [--dir DIR] clear     # remove every entry
+    cudalite-cache [--dir DIR] path      # print the directory
+
+``--json`` prints ``info``/``list`` as JSON.  The directory defaults to the one the
+runtime uses (``$CUDALITE_CACHE_DIR/kernels``, else ``~/.cache/cudalite/kernels``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+__all__ = ["main"]
+
+
+def _size(n):
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+
+
+def main(argv=None) -> int:
+    from ._cache import CacheStore
+
+    ap = argparse.ArgumentParser(prog="cudalite-cache", description="Show or clear cudalite's kernel cache.")
+    ap.add_argument("--dir", help="cache directory (default: the runtime's)")
+    ap.add_argument("--json", action="store_true", help="machine-readable output")
+    ap.add_argument("command", nargs="?", default="info", choices=("info", "list", "clear", "path"))
+    args = ap.parse_args(argv)
+    store = CacheStore(args.dir)
+    if args.command == "path":
+        print(store.path)
+    elif args.command == "info":
+        info = store.info()
+        if args.json:
+            print(json.dumps(info))
+        else:
+            print(f"{info['path']}: {info['entries']} entries, {_size(info['bytes'])}"
+                  + (f" ({info['invalid']} invalid)" if info["invalid"] else ""))
+    elif args.command == "list":
+        entries = store.entries()
+        if args.json:
+            print(json.dumps(entries))
+        else:
+            for e in entries:
+                state = "" if e["valid"] else "  [invalid]"
+                print(f"{e['key'][:16]}  {_size(e['size']):>10}  {e['arch']:<6}  {e['qualname']}{e['signature']}{state}")
+            print(f"{len(entries)} entries in {store.path}")
+    else:
+        n = store.clear()
+        print(f"removed {n} entries from {store.path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

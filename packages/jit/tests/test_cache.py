@@ -1,0 +1,354 @@
+"""GPU-less tests of the kernel cache's store and key layer (cudalite.cuda._cache):
+entry format, checksums, atomic and concurrent writes (in subprocesses), the key's
+sensitivity to sources, globals, types, options, targets and linked code, the
+``cuda.cache`` API, the ``cudalite-cache`` CLI and the configuration."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from cudalite.cuda import _cache, _cache_cli
+from cudalite.cuda._compile import JitOptions
+from cudalite.cuda.config import load_config
+from cudalite.core.types import parse_signature
+
+SIG = "void(float32[::1], float32[::1], float32)"
+
+
+def _env():
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+    return env
+
+
+def _payload(n=1000):
+    return {"cubin": bytes(range(256)) * n, "entry_name": "k", "param_format": "Qqf", "exceptions": (),
+            "exc_symbol": None, "uses_grid_sync": False, "return_type": "none",
+            "meta": {"qualname": "k", "signature": "(float32)", "arch": "sm_90", "created": 0.0}}
+
+
+# -- entries --------------------------------------------------------------------------------
+def test_store_load_roundtrip(tmp_path):
+    store = _cache.CacheStore(tmp_path)
+    assert store.load("ab" * 32) is None
+    assert store.store("ab" * 32, _payload())
+    got = store.load("ab" * 32)
+    assert got["cubin"] == _payload()["cubin"] and got["param_format"] == "Qqf"
+    assert [n for n in os.listdir(tmp_path) if n.endswith(".part")] == []  # no temporary left behind
+
+
+@pytest.mark.parametrize("damage", ["flip", "truncate", "empty", "garbage", "header-only"])
+def test_corrupt_entry_is_a_miss_and_is_rewritten(tmp_path, damage):
+    store = _cache.CacheStore(tmp_path)
+    key = "cd" * 32
+    store.store(key, _payload())
+    path = store.entry_path(key)
+    blob = open(path, "rb").read()
+    damaged = {"flip": blob[:-10] + bytes([blob[-10] ^ 0xFF]) + blob[-9:], "truncate": blob[: len(blob) // 2],
+               "empty": b"", "garbage": os.urandom(4096), "header-only": blob[:40]}[damage]
+    with open(path, "wb") as f:
+        f.write(damaged)
+    assert store.load(key) is None  # detected, never raises
+    assert store.info()["invalid"] == 1
+    assert store.store(key, _payload())
+    assert store.load(key)["entry_name"] == "k"
+
+
+def test_entry_under_the_wrong_name_is_ignored(tmp_path):
+    store = _cache.CacheStore(tmp_path)
+    store.store("aa" * 32, _payload())
+    os.replace(store.entry_path("aa" * 32), store.entry_path("bb" * 32))
+    assert store.load("bb" * 32) is None
+
+
+def test_unwritable_directory_does_not_raise(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    store = _cache.CacheStore(blocker / "sub")
+    assert store.store("ee" * 32, _payload()) is False
+    assert store.load("ee" * 32) is None
+
+
+_WRITER = textwrap.dedent("""
+    import sys, time
+    from cudalite.cuda import _cache
+    path, key, tag, start = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+    while time.time() < start:
+        pass
+    store = _cache.CacheStore(path)
+    payload = {"cubin": bytes([tag]) * (4 << 20), "entry_name": f"k{tag}", "param_format": "", "exceptions": (),
+               "exc_symbol": None, "uses_grid_sync": False, "return_type": "none", "meta": {}}
+    for _ in range(5):
+        assert store.store(key, payload)
+        got = store.load(key)
+        assert got is not None and got["cubin"] == bytes([int(got["entry_name"][1:])]) * (4 << 20)
+    print("ok")
+""")
+
+
+def test_concurrent_writers_of_one_entry_all_succeed(tmp_path):
+    import time
+
+    key = "12" * 32
+    start = time.time() + 1.5
+    procs = [subprocess.Popen([sys.executable, "-c", _WRITER, str(tmp_path), key, str(i), str(start)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env())
+             for i in range(6)]
+    outs = [p.communicate(timeout=120) for p in procs]
+    for p, (out, err) in zip(procs, outs):
+        assert p.returncode == 0, err
+        assert out.strip() == "ok"
+    got = _cache.CacheStore(tmp_path).load(key)
+    assert got is not None and len(got["cubin"]) == 4 << 20
+    assert sorted(os.listdir(tmp_path)) == [key + _cache.ENTRY_SUFFIX]
+
+
+# -- the switch, the API, the CLI, the configuration -----------------------------------------
+def test_config_reads_cache_and_timings():
+    from cudalite.cuda.config import kernel_cache_dir
+
+    cfg = load_config({"CUDALITE_CACHE": "1", "CUDALITE_CACHE_DIR": "/x/y", "CUDALITE_TIMINGS": "yes",
+                       "CUDA_HOME": "/opt/cuda"})
+    assert cfg.cache and cfg.timings and cfg.cache_dir == "/x/y" and ("CUDA_HOME", "/opt/cuda") in cfg.toolchain_env
+    cfg = load_config({"HOME": "/home/u"})
+    assert not cfg.cache and not cfg.timings and cfg.toolchain_env == ()
+    assert kernel_cache_dir({"CUDALITE_CACHE_DIR": "/x/y"}) == os.path.join("/x/y", "kernels")
+    assert kernel_cache_dir({"HOME": "/home/u"}) == os.path.join("/home/u", ".cache", "cudalite", "kernels")
+    assert kernel_cache_dir({"XDG_CACHE_HOME": "/c"}) == os.path.join("/c", "cudalite", "kernels")
+
+
+def test_enable_disable(tmp_path, monkeypatch):
+    monkeypatch.setattr(_cache, "_settings", {"enabled": None, "dir": None})
+    monkeypatch.delenv("CUDALITE_CACHE", raising=False)
+    assert not _cache.is_enabled(JitOptions())
+    assert _cache.is_enabled(JitOptions(cache=True))
+    monkeypatch.setenv("CUDALITE_CACHE", "1")
+    assert _cache.is_enabled(JitOptions())
+    _cache.disable()
+    assert not _cache.is_enabled(JitOptions()) and _cache.is_enabled(JitOptions(cache=True))
+    _cache.enable(tmp_path)
+    assert _cache.is_enabled(JitOptions()) and _cache.cache_dir() == str(tmp_path)
+
+
+def test_cuda_cache_api(tmp_path):
+    from cudalite import cuda
+
+    store = _cache.CacheStore(tmp_path)
+    store.store("01" * 32, _payload(1))
+    store.store("02" * 32, _payload(2))
+    info = cuda.cache.info(tmp_path)
+    assert info["entries"] == 2 and info["bytes"] > 256 * 3 and info["path"] == str(tmp_path)
+    assert {e["key"] for e in cuda.cache.entries(tmp_path)} == {"01" * 32, "02" * 32}
+    assert cuda.cache.clear(tmp_path) == 2
+    assert cuda.cache.info(tmp_path)["entries"] == 0
+
+
+def test_cli(tmp_path, capsys):
+    store = _cache.CacheStore(tmp_path)
+    store.store("03" * 32, _payload(1))
+    assert _cache_cli.main(["--dir", str(tmp_path), "info"]) == 0
+    assert "1 entries" in capsys.readouterr().out
+    assert _cache_cli.main(["--dir", str(tmp_path), "list"]) == 0
+    out = capsys.readouterr().out
+    assert "sm_90" in out and "k(float32)" in out
+    assert _cache_cli.main(["--dir", str(tmp_path), "--json", "info"]) == 0
+    assert json.loads(capsys.readouterr().out)["entries"] == 1
+    proc = subprocess.run([sys.executable, "-m", "cudalite.cuda._cache_cli", "--dir", str(tmp_path), "clear"],
+                          capture_output=True, text=True, env=_env())
+    assert proc.returncode == 0 and "removed 1 entries" in proc.stdout
+    assert store.info()["entries"] == 0
+
+
+def test_console_script_declared():
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    text = open(os.path.join(here, "pyproject.toml")).read()
+    assert 'cudalite-cache = "cudalite.cuda._cache_cli:main"' in text
+
+
+def test_report_timings_format():
+    import io
+
+    out = io.StringIO()
+    argtypes = parse_signature(SIG)[1]
+    _cache.report_timings("k", argtypes, {"parse": 0.001, "infer": 0.002, "lower": 0.003, "nvvm": 0.004,
+                                          "link": 0.005, "load": 0.006, "total": 0.021}, "miss", file=out)
+    line = out.getvalue()
+    assert line.startswith("cudalite: compiled k(array(float32, 1d, C)")
+    for piece in ("[cache: miss]", "parse=1.00ms", "infer=2.00ms", "lower=3.00ms", "nvvm=4.00ms", "link=5.00ms",
+                  "load=6.00ms", "total=21.00ms"):
+        assert piece in line
+
+
+# -- keys -----------------------------------------------------------------------------------
+def _module(tmp_path, name, body):
+    import linecache
+
+    path = tmp_path / f"{name}.py"
+    existed = path.exists()
+    path.write_text(textwrap.dedent(body))
+    if existed:  # a rewrite within the same second: make the import and linecache see it
+        st = path.stat()
+        _module.bump = getattr(_module, "bump", 0) + 10
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + _module.bump * 10**9))
+    linecache.checkcache(str(path))
+    sys.path.insert(0, str(tmp_path))
+    try:
+        sys.modules.pop(name, None)
+        importlib.invalidate_caches()
+        return importlib.import_module(name)
+    finally:
+        sys.path.remove(str(tmp_path))
+
+
+_KERNEL = """
+    import math
+    import numpy as np
+    from cudalite import cuda
+    SCALE = {scale}
+    TABLE = np.array({table}, dtype=np.float32)
+
+    @cuda.jit(device=True)
+    def helper(v):
+        return v * {helper_factor}
+
+    @cuda.jit
+    def kernel(out, x, a):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = helper(x[i]) * a * SCALE + TABLE[0] + math.pi
+"""
+
+
+def _key(mod, sig=SIG, opts=None, cc=(9, 0), tmp_path=None):
+    argtypes = parse_signature(sig)[1]
+    probe = _cache.probe_kernel(mod.kernel.py_func, argtypes, opts or mod.kernel.options, cc,
+                                directory=str(tmp_path) if tmp_path else None)
+    assert probe.reason is None, probe.reason
+    return probe.key
+
+
+@pytest.fixture
+def stamp_dir(tmp_path):
+    d = tmp_path / "cache"
+    d.mkdir()
+    return d
+
+
+def _variant(tmp_path, stamp_dir, name, **kw):
+    fields = dict(scale=2, table=[1.0, 2.0], helper_factor=3)
+    fields.update(kw)
+    mod = _module(tmp_path, name, _KERNEL.format(**fields))
+    return mod, _key(mod, tmp_path=stamp_dir)
+
+
+def test_key_depends_on_callee_globals_and_array_bytes(tmp_path, stamp_dir):
+    _, base = _variant(tmp_path, stamp_dir, "kmod_a")
+    _, same = _variant(tmp_path, stamp_dir, "kmod_a")  # same source, re-imported
+    assert base == same
+    assert _variant(tmp_path, stamp_dir, "kmod_a", helper_factor=4)[1] != base  # changed callee
+    assert _variant(tmp_path, stamp_dir, "kmod_a", scale=5)[1] != base  # changed global
+    assert _variant(tmp_path, stamp_dir, "kmod_a", table=[1.0, 2.5])[1] != base  # array contents
+
+
+def test_key_depends_on_types_options_and_target(tmp_path, stamp_dir):
+    mod, base = _variant(tmp_path, stamp_dir, "kmod_b")
+    assert _key(mod, "void(float64[::1], float64[::1], float64)", tmp_path=stamp_dir) != base
+    assert _key(mod, cc=(8, 0), tmp_path=stamp_dir) != base
+    assert _key(mod, opts=JitOptions(fastmath=True), tmp_path=stamp_dir) != base
+    assert _key(mod, opts=JitOptions(lineinfo=True), tmp_path=stamp_dir) != base
+    assert _key(mod, opts=JitOptions(cache=True), tmp_path=stamp_dir) == base  # cache= is not a code option
+
+
+def test_key_depends_on_linked_code(tmp_path, stamp_dir):
+    mod, base = _variant(tmp_path, stamp_dir, "kmod_c")
+    cu = tmp_path / "extra.cu"
+    cu.write_text('extern "C" __device__ int f(int *r, int x) { *r = x; return 0; }\n')
+    with_link = _key(mod, opts=JitOptions(link=(str(cu),)), tmp_path=stamp_dir)
+    assert with_link != base
+    assert _key(mod, opts=JitOptions(link=(str(cu),)), tmp_path=stamp_dir) == with_link
+    cu.write_text('extern "C" __device__ int f(int *r, int x) { *r = x + 1; return 0; }\n')
+    assert _key(mod, opts=JitOptions(link=(str(cu),)), tmp_path=stamp_dir) != with_link
+    from cudalite.linker import CUSource
+
+    code = CUSource(cu.read_text(), name="extra.cu")
+    assert _key(mod, opts=JitOptions(link=(code,)), tmp_path=stamp_dir) == _key(
+        mod, opts=JitOptions(link=(str(cu),)), tmp_path=stamp_dir)
+
+
+def test_key_covers_links_of_callees_and_declarations(tmp_path, stamp_dir):
+    cu = tmp_path / "dep.cu"
+    cu.write_text('extern "C" __device__ int twice(int *r, int x) { *r = 2 * x; return 0; }\n')
+    body = f"""
+        from cudalite import cuda
+        twice = cuda.declare_device("twice", "int32(int32)", link=[{str(cu)!r}])
+
+        @cuda.jit
+        def kernel(out, x, a):
+            i = cuda.grid(1)
+            if i < out.size:
+                out[i] = twice(i)
+    """
+    mod = _module(tmp_path, "kmod_d", body)
+    probe = _cache.probe_kernel(mod.kernel.py_func, parse_signature(SIG)[1], mod.kernel.options, (9, 0),
+                                directory=str(stamp_dir))
+    assert probe.reason is None and str(cu) in probe.links
+    first = probe.key
+    cu.write_text('extern "C" __device__ int twice(int *r, int x) { *r = x + x; return 0; }\n')
+    assert _key(mod, tmp_path=stamp_dir) != first
+
+
+def test_key_stable_across_processes(tmp_path, stamp_dir):
+    (tmp_path / "kmod_e.py").write_text(textwrap.dedent(_KERNEL.format(scale=2, table=[1.0], helper_factor=3)))
+    code = textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {str(tmp_path)!r})
+        import kmod_e
+        from cudalite.cuda import _cache
+        from cudalite.core.types import parse_signature
+        p = _cache.probe_kernel(kmod_e.kernel.py_func, parse_signature({SIG!r})[1], kmod_e.kernel.options,
+                                (9, 0), directory={str(stamp_dir)!r})
+        print(p.key)
+    """)
+    keys = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_env(), check=True)
+            .stdout.strip() for _ in range(2)]
+    assert len(keys[0]) == 64 and keys[0] == keys[1]
+
+
+def test_unstable_constant_is_not_cached(tmp_path, stamp_dir):
+    body = """
+        from cudalite import cuda
+
+        class Opaque:
+            pass
+
+        THING = Opaque()
+
+        @cuda.jit
+        def kernel(out, x, a):
+            if THING is None:
+                out[0] = a
+    """
+    mod = _module(tmp_path, "kmod_f", body)
+    probe = _cache.probe_kernel(mod.kernel.py_func, parse_signature(SIG)[1], mod.kernel.options, (9, 0),
+                                directory=str(stamp_dir))
+    assert probe.key is None or probe.reason is None  # either refused, or typing rejected it first
+
+
+def test_toolchain_stamp_is_written_and_reused(stamp_dir):
+    cfg = load_config()
+    versions = _cache.toolchain_versions(str(stamp_dir), cfg)
+    stamps = [n for n in os.listdir(stamp_dir) if n.endswith(".stamp")]
+    assert len(stamps) == 1
+    assert versions == _cache.real_toolchain_versions()
+    with open(stamp_dir / stamps[0], "w") as f:  # a stale stamp is what the key uses ...
+        f.write(repr(((0, 0), (0, 0, 0, 0), (0, 0))))
+    assert _cache.toolchain_versions(str(stamp_dir), cfg) == ((0, 0), (0, 0, 0, 0), (0, 0))
+    assert _cache.toolchain_versions(str(stamp_dir), cfg, refresh=True) == versions  # ... until a miss repairs it
+    assert _cache.toolchain_versions(str(stamp_dir), cfg) == versions
