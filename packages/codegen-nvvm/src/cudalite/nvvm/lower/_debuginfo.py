@@ -69,4 +69,4 @@ class DebugInfo:
         m.add_named_metadata("llvm.dbg.cu", self._cu)
         i32 = ir.IntType(32)
         m.add_named_metadata("llvm.module.flags", [i32(2), "Dwarf Version", i32(4)])
-        m.add_named_metadata("llvm.module.flags", [i32(2), "Debug Info Version", i32(3)])
+        m.add_named_metadata("llvm.module.flags", [i32(1), "Debug Info Version", i32(3)])

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from ._irtypes import DATA_LAYOUT, I32, TRIPLE
+from ._irtypes import DATA_LAYOUT, I8, I32, TRIPLE, ptr
 
 __all__ = ["ModuleBuilder", "LowerOptions"]
 
@@ -42,6 +42,7 @@ class ModuleBuilder:
         self.uses_grid_sync = False  # set by cg grid sync: the kernel needs a cooperative launch
         self.link_items: list = []  # code foreign calls need, deduplicated by content
         self._link_keys: set = set()
+        self._used: list = []  # kernels (and the exception global) kept in LTO links: @llvm.used
         self.debug = None
         if options.debug or options.lineinfo:
             from ._debuginfo import DebugInfo
@@ -93,11 +94,31 @@ class ModuleBuilder:
         for key, value in items:
             md = m.add_metadata([fn, ir.MetaDataString(m, key), ir.Constant(I32, value)])
             m.add_named_metadata("nvvm.annotations", md)
+        self._used.append(fn)
+
+    def _emit_used(self):
+        """``@llvm.used``: kernels and the debug exception global.  Without it an LTO
+        link (nvJitLink -lto of libNVVM's -gen-lto output) drops them as unreferenced."""
+        m = self.ir_module
+        used = list(self._used)
+        exc = m.globals.get(self.exc_symbol) if self.exceptions else None
+        if exc is not None:
+            used.append(exc)
+        if not used or "llvm.used" in m.globals:
+            return
+        i8p = ptr(I8)
+        items = [v.bitcast(i8p) if getattr(v.type, "addrspace", 0) == 0 else
+                 ir.FormattedConstant(i8p, f"addrspacecast ({v.type} {v.get_reference()} to {i8p})") for v in used]
+        gv = ir.GlobalVariable(m, ir.ArrayType(i8p, len(items)), "llvm.used")
+        gv.linkage = "appending"
+        gv.section = "llvm.metadata"
+        gv.initializer = ir.Constant(ir.ArrayType(i8p, len(items)), items)
 
     def finalize(self) -> str:
         m = self.ir_module
         ver = self.options.nvvm_ir_version
         m.add_named_metadata("nvvmir.version", m.add_metadata([ir.Constant(I32, v) for v in ver]))
+        self._emit_used()
         if self.debug is not None:
             self.debug.finalize()
         return str(m)

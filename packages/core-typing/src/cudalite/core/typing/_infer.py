@@ -76,6 +76,16 @@ class TypingContext:
         self._irs: dict = {}
         self._typed: dict = {}
         self._stack: list = []
+        self._extensions: dict = {}  # (id(obj), argtypes) -> (obj, ForeignFunction | None)
+
+    def extension(self, obj, argtypes):
+        """The extension protocol's foreign function for ``obj`` called with
+        ``argtypes`` (None: no extension); its hooks run once per compilation."""
+        key = (id(obj), tuple(argtypes))
+        hit = self._extensions.get(key)
+        if hit is None or hit[0] is not obj:
+            hit = self._extensions[key] = (obj, resolve_extension(obj, tuple(argtypes)))
+        return hit[1]
 
     def function_ir(self, pyfunc) -> ir.FunctionIR:
         fir = self._irs.get(pyfunc)
@@ -507,7 +517,7 @@ class _Inference:
             obj = ft.obj
             entry = self.reg.lookup_call(obj)
             if entry is None:
-                decl = resolve_extension(obj, tuple(args))  # library objects: the extension protocol
+                decl = self.ctx.extension(obj, args)  # library objects: the extension protocol
                 if decl is not None:
                     obj, entry = decl, self.reg.lookup_call(decl)
             if entry is None:
