@@ -35,9 +35,7 @@ repairs the stamp.
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
-import struct
 import sys
 import time
 
@@ -49,7 +47,7 @@ __all__ = [
 FORMAT = 1
 MAGIC = b"CUDALITE-KERNEL-CACHE 1\n"
 ENTRY_SUFFIX = ".cubin-entry"
-_HEADER = struct.Struct("<32sQ")  # sha256 of the body, body length
+_HEADER_FMT = "<32sQ"  # sha256 of the body, body length
 
 _settings = {"enabled": None, "dir": None}  # the runtime switch: enable()/disable() override config
 
@@ -93,21 +91,30 @@ def cache_dir() -> str:
 
 
 # -- entries on disk -------------------------------------------------------------------------
+def _header():
+    import struct
+
+    return struct.Struct(_HEADER_FMT)
+
+
 def _encode(payload: dict) -> bytes:
+    import hashlib
     import pickle
 
     body = pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
-    return MAGIC + _HEADER.pack(hashlib.sha256(body).digest(), len(body)) + body
+    return MAGIC + _header().pack(hashlib.sha256(body).digest(), len(body)) + body
 
 
 def _decode(blob: bytes):
     """The payload of an entry, or None when it is not a whole, intact entry."""
+    import hashlib
     import pickle
 
-    head = len(MAGIC) + _HEADER.size
+    header = _header()
+    head = len(MAGIC) + header.size
     if len(blob) < head or not blob.startswith(MAGIC):
         return None
-    digest, length = _HEADER.unpack_from(blob, len(MAGIC))
+    digest, length = header.unpack_from(blob, len(MAGIC))
     body = blob[head:]
     if len(body) != length or hashlib.sha256(body).digest() != digest:
         return None
@@ -269,6 +276,8 @@ def _type_fp(t):
 
 def _value_fp(value, links, depth=0):
     """A stable fingerprint of a compile-time constant."""
+    import hashlib
+
     import types as pytypes
 
     if depth > 8:
@@ -313,6 +322,8 @@ def _value_fp(value, links, depth=0):
 
 
 def _source_fp(pyfunc):
+    import hashlib
+
     from cudalite.core.frontend._source import capture
 
     src = capture(pyfunc)
@@ -354,6 +365,8 @@ def link_hashes(items):
 def compiler_fingerprint() -> str:
     """size+mtime of every module of the compiler (core, nvvm, linker) and of this
     runtime's compile modules: a changed or reinstalled compiler invalidates entries."""
+    import hashlib
+
     import importlib.util
 
     h = hashlib.sha256(f"{FORMAT}|{sys.version}".encode())
@@ -376,6 +389,8 @@ def compiler_fingerprint() -> str:
 
 
 def _toolchain_fp(cfg) -> str:
+    import hashlib
+
     h = hashlib.sha256(repr(cfg.toolchain_env).encode())
     for p in sys.path:  # pip renames a wheel's .dist-info on every version change
         if os.path.basename(p.rstrip(os.sep)) not in ("site-packages", "dist-packages"):
@@ -437,12 +452,16 @@ class KernelProbe:
         self.parts = None
 
     def rekey(self, versions):
+        import hashlib
+
         self.parts = self.parts[:-1] + (("toolchain", versions),)
         self.key = hashlib.sha256(repr(self.parts).encode()).hexdigest()
 
 
 def probe_kernel(pyfunc, argtypes, opts, cc, *, directory=None, kind="kernel") -> KernelProbe:
     """Type ``pyfunc`` for ``argtypes`` and compute its cache key."""
+    import hashlib
+
     from cudalite.core.registry import registry
     from cudalite.core.typing import TypingContext
 
