@@ -5,6 +5,10 @@ torch tensors, next to the floor and the peers, all in one run.
 * enqueue   -- 200 launches between synchronizations, min over 50 batches (x3);
 * sustained -- 20,000 launches then one synchronization, best of 3.
 
+CuPy arrays and torch tensors go through the launch code's identity cache when the
+same objects come again (``cudalite.cuda._fastpath``); the "alternating" rows pass
+two sets of arrays in turn, so every launch misses the cache (the full guard).
+
 Everything launches on the legacy default stream (what ``kernel[grid, block]``
 uses).  The floor is ``cuda.bindings.driver.cuLaunchKernel`` of the same compiled
 function with a prebuilt parameter array.  Ratios are to the floor; target <= 1.3x.
@@ -98,6 +102,14 @@ def rows(cuda):
                 kernel[1, 1](ca, cb, cc_, 1.5)
 
         yield "cudalite kernel[1, 1](CuPy x3, 1.5)", jit_cupy, sync
+        cx = [(ca, cb, cc_), tuple(cp.zeros(64, cp.float32) for _ in range(3))]
+
+        def jit_cupy_alt(n):
+            for k in range(n):
+                x, y, z = cx[k & 1]
+                kernel[1, 1](x, y, z, 1.5)
+
+        yield "cudalite kernel[1, 1](CuPy x3, 1.5), alternating", jit_cupy_alt, sync
     except Exception as exc:
         print(f"# CuPy rows skipped: {type(exc).__name__}: {exc}")
         cp = None
@@ -113,6 +125,14 @@ def rows(cuda):
                 kernel[1, 1](ta, tb, tc, 1.5)
 
         yield "cudalite kernel[1, 1](torch x3, 1.5)", jit_torch, sync
+        tx = [(ta, tb, tc), tuple(torch.zeros(64, device="cuda", dtype=torch.float32) for _ in range(3))]
+
+        def jit_torch_alt(n):
+            for k in range(n):
+                x, y, z = tx[k & 1]
+                kernel[1, 1](x, y, z, 1.5)
+
+        yield "cudalite kernel[1, 1](torch x3, 1.5), alternating", jit_torch_alt, sync
     except Exception as exc:
         print(f"# torch rows skipped: {type(exc).__name__}: {exc}")
 

@@ -42,7 +42,7 @@ RULES = {
         ("cuda.core",),
     ),
     "driver": (
-        ("cudalite.driver", "cuda.bindings.driver", "numpy", "cffi"),
+        ("cudalite.driver", "cuda.bindings.driver", "numpy", "cffi", "_cffi_backend"),  # cffi's C part
         ("cuda.bindings.runtime", "cuda.core", "cudalite.cuda", "cudalite.core", "cudalite.types",
          "cudalite.nvvm", "cudalite.linker", "llvmlite"),
     ),

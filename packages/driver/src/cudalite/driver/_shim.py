@@ -106,11 +106,13 @@ class Shim:
 
 def shim_location(cache_dir):
     """(module name, path of the extension file) for this Python, cffi and source."""
-    import cffi
+    # cffi's C backend (what the compiled shim imports) has cffi's version: loading a
+    # cached shim does not import the pure-Python cffi package
+    import _cffi_backend
 
     suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
     tag = f"cp{sys.version_info[0]}{sys.version_info[1]}"
-    key = "\0".join([C_SOURCE, CDEF, cffi.__version__, suffix, sys.implementation.cache_tag or ""])
+    key = "\0".join([C_SOURCE, CDEF, _cffi_backend.__version__, suffix, sys.implementation.cache_tag or ""])
     digest = hashlib.sha256(key.encode()).hexdigest()[:16]
     name = f"_cudalite_launch_{digest}"
     return name, os.path.join(cache_dir, f"driver-{tag}-{digest}", name + suffix)

@@ -155,6 +155,17 @@ class ArgHandler:
         ns[f"H{i}"], ns[f"K{i}"], ns[f"P{i}"] = self, key, param
         return f"H{i}.key({a}) == K{i}", [f"_cl_v{i} = H{i}.flat({a}, P{i}, SH)"], f"*_cl_v{i}"
 
+    #: validation fields of the identity cache (0: the handler does not use one)
+    cache_fields = 0
+
+    def cache_snippet(self, a, fields, values, ns):
+        """For the launch code's identity cache (see ``_fastpath``): ``(checks, stores)``
+        -- expressions that must all be true for the object cached at this position
+        (``a is cached``) to still have the flattened ``values`` it had when stored,
+        given the ``fields`` saved with it; and the expressions whose values are saved
+        as ``fields`` (an expression yielding None means: do not cache this object)."""
+        raise NotImplementedError
+
 
 class ScalarHandler(ArgHandler):
     def __init__(self, cls):
@@ -294,6 +305,24 @@ class CupyHandler(CAIHandler):
             vals += ", " + ", ".join(strides)
         return guard, pre, vals
 
+    # Identity cache: a CuPy array's data pointer, dtype and strides cannot be
+    # reassigned; its shape can (``a.shape = ...``, a no-copy reshape in place, which
+    # also recomputes the strides and contiguity from the new shape).  Same object and
+    # same shape => same flattened values.
+    cache_fields = 1
+
+    def cache_snippet(self, a, fields, values, ns):
+        return [f"{a}.shape == {fields[0]}"], [f"{a}.shape"]
+
+
+def _torch_version(t):
+    """A tensor's version counter (bumped by every in-place op, including resize_,
+    set_, as_strided_, transpose_...); None for inference tensors (no counter)."""
+    try:
+        return t._version
+    except RuntimeError:
+        return None
+
 
 _TORCH_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
                  "float16", "float32", "float64", "complex64", "complex128")
@@ -343,6 +372,18 @@ class TorchHandler(ArgHandler):
             return guard, [f"_cl_v{i} = H{i}.flat({a}, P{i}, SH)"], f"*_cl_v{i}"
         shape = [f"_cl_s{i}_{j}" for j in range(ndim)]
         return guard, [f"{', '.join(shape)}, = {a}.shape"], f"{a}.data_ptr(), {', '.join(shape)}"
+
+    # Identity cache: every in-place op bumps ``_version`` (resize_, set_, as_strided_,
+    # transpose_, t_, squeeze_/unsqueeze_ and data writes; verified on torch 2.11), so
+    # the same tensor with the same version has the same shape, strides, dtype and data
+    # pointer.  ``t.data = other`` bypasses the counter: the data pointer check catches
+    # it when the storage changes (docs: a ``.data`` swap to a view of the same
+    # storage at the same address is not detected).
+    cache_fields = 1
+
+    def cache_snippet(self, a, fields, values, ns):
+        ns["TVER"] = _torch_version
+        return [f"{a}._version == {fields[0]}", f"{a}.data_ptr() == {values[0]}"], [f"TVER({a})"]
 
 
 class HostArrayHandler(ArgHandler):

@@ -52,10 +52,47 @@ def slow_factory(disp):
     return factory
 
 
+_EMPTY = object()  # the identity caches' initial "last argument": no argument is it
+
+
+def _launch_block(ind, kernel, values, ns):
+    """Lines of the launch (CuPy stream ordering, driver call, fault naming); returns."""
+    body = []
+    if "CUPY_STREAM" in ns:
+        body.append(f"{ind}_cl_cs = CUPY_STREAM()")
+        body.append(f"{ind}if _cl_cs and NEEDS_WAIT(_cl_cs, SH):")
+        body.append(f"{ind}    WAIT(SH, _cl_cs)")
+    call_vals = ", ".join(v for v in values if v)
+    body.append(f"{ind}try:")
+    body.append(f"{ind}    LAUNCH(GRID, BLOCK, SHM, SH{', ' if call_vals else ''}{call_vals})")
+    body.append(f"{ind}    REC[DEV] = KERNEL")
+    if kernel.exc_global is not None:
+        body.append(f"{ind}    KERNEL.check_exceptions(SH)")
+    body.append(f"{ind}except DriverError as _cl_e:")
+    body.append(f"{ind}    raise FAULT(_cl_e, DEV) from None")
+    body.append(f"{ind}return")
+    return body
+
+
+def _n_values(param):
+    """How many flattened values an array parameter has (docs/abi.md)."""
+    return 1 + param.ndim * (2 if param.layout == "A" else 1)
+
+
 def make_factory(disp, names, handlers, keys, kernel, record):
     """The launcher factory for one specialization (``kernel``: a CompiledKernel)
     and the argument handlers/keys that select it; None when an argument kind
-    cannot be inlined (NumPy host arrays)."""
+    cannot be inlined (NumPy host arrays).
+
+    Identity cache: for argument kinds whose attribute reads are slow (CuPy arrays,
+    torch tensors; ``ArgHandler.cache_fields``), the generated code keeps, per
+    argument position, the last object passed there with its flattened values and a
+    few validation fields (``_CL_M<i>``, one tuple, replaced atomically).  When the
+    same object comes again and the cheap validation holds (torch: ``_version`` and
+    ``data_ptr()``; CuPy: ``shape``), its values are reused without the full guard.
+    The cache holds a strong reference to the last object at each position (until
+    another object is passed there or the kernel is collected), so an object's id
+    cannot be reused while it is cached."""
     if any(not h.fast for h in handlers):
         return None
     from cudalite.driver import CudaDriverError
@@ -68,31 +105,52 @@ def make_factory(disp, names, handlers, keys, kernel, record):
     for i, (h, key, param, a) in enumerate(zip(handlers, keys, kernel.argtypes, names)):
         guard, lines, vals = h.snippet(i, a, param, key, ns)
         guards.append(f"({guard})")
-        pre.extend(lines)
+        pre.append(lines)
         values.append(vals)
+    cached = [i for i, h in enumerate(handlers) if h.cache_fields]
     params = ", ".join(names)
     fname = _name(disp)
     body = ["def factory(GRID, BLOCK, SHM, SH, STREAM, CONFIG):", f"    def {fname}({params}):"]
     ind = " " * 8
+    hit_values = list(values)
+    stores = []
+    if cached:
+        body.append(f"{ind}global {', '.join(f'_CL_M{i}' for i in cached)}")
+        hit_guards, hit_pre = [], []
+        for i, (h, param, a) in enumerate(zip(handlers, kernel.argtypes, names)):
+            if i not in cached:
+                hit_guards.append(guards[i])
+                hit_pre.extend(pre[i])
+                continue
+            fields = [f"_cl_k{i}_{j}" for j in range(h.cache_fields)]
+            vals = [f"_cl_c{i}_{j}" for j in range(_n_values(param))]
+            ns[f"_CL_M{i}"] = (_EMPTY,) + (None,) * (len(fields) + len(vals))
+            body.append(f"{ind}_cl_l{i}, {', '.join(fields + vals)} = _CL_M{i}")
+            checks, store_exprs = h.cache_snippet(a, fields, vals, ns)
+            hit_guards.append(" and ".join([f"{a} is _cl_l{i}"] + checks))
+            hit_values[i] = ", ".join(vals)
+            # on a miss: the flattened values as one tuple, and the new cache entry
+            pre[i] = pre[i] + [f"_cl_t{i} = ({values[i]},)"]
+            values[i] = f"*_cl_t{i}"
+            new = [f"_cl_n{i}_{j}" for j in range(len(store_exprs))]
+            stores += [f"{n} = {e}" for n, e in zip(new, store_exprs)]
+            stores.append(f"if {' and '.join(f'{n} is not None' for n in new)}:")
+            stores.append(f"    _CL_M{i} = ({a}, {', '.join(new)}, *_cl_t{i})")
+        body.append(f"{ind}try:")
+        body.append(f"{ind}    _cl_hit = {' and '.join(hit_guards)}")
+        body.append(f"{ind}except AttributeError:")
+        body.append(f"{ind}    _cl_hit = False")
+        body.append(f"{ind}if _cl_hit:")
+        body += [f"{ind}    {line}" for line in hit_pre]
+        body += _launch_block(ind + "    ", kernel, hit_values, ns)
     body.append(f"{ind}try:")
     body.append(f"{ind}    _cl_ok = {' and '.join(guards) if guards else 'True'}")
     body.append(f"{ind}except AttributeError:")
     body.append(f"{ind}    _cl_ok = False")
     body.append(f"{ind}if _cl_ok:")
-    body += [f"{ind}    {line}" for line in pre]
-    if "CUPY_STREAM" in ns:
-        body.append(f"{ind}    _cl_cs = CUPY_STREAM()")
-        body.append(f"{ind}    if _cl_cs and NEEDS_WAIT(_cl_cs, SH):")
-        body.append(f"{ind}        WAIT(SH, _cl_cs)")
-    call_vals = ", ".join(v for v in values if v)
-    body.append(f"{ind}    try:")
-    body.append(f"{ind}        LAUNCH(GRID, BLOCK, SHM, SH{', ' if call_vals else ''}{call_vals})")
-    body.append(f"{ind}        REC[DEV] = KERNEL")
-    if kernel.exc_global is not None:
-        body.append(f"{ind}        KERNEL.check_exceptions(SH)")
-    body.append(f"{ind}    except DriverError as _cl_e:")
-    body.append(f"{ind}        raise FAULT(_cl_e, DEV) from None")
-    body.append(f"{ind}    return")
+    body += [f"{ind}    {line}" for lines in pre for line in lines]
+    body += [f"{ind}    {line}" for line in stores]
+    body += _launch_block(ind + "    ", kernel, values, ns)
     body.append(f"{ind}SLOW(GRID, BLOCK, SHM, SH, STREAM, ({params}{',' if len(names) == 1 else ''}), CONFIG)")
     body.append(f"    return {fname}")
     src = "\n".join(body) + "\n"
