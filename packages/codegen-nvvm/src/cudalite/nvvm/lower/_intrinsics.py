@@ -35,9 +35,26 @@ def inline_asm(lc, ret, asm, constraint, args=(), side_effect=True):
     return lc.builder.asm(fnty, asm, constraint, list(args), side_effect)
 
 
+# Value ranges of the special registers (PTX ISA limits), as [lo, hi) for !range
+# metadata: the optimizer then knows thread indices are non-negative, so index
+# arithmetic built from them needs no negative-index wraparound.
+_SREG_RANGES = {
+    "tid.x": (0, 1024), "tid.y": (0, 1024), "tid.z": (0, 64),
+    "ntid.x": (1, 1025), "ntid.y": (1, 1025), "ntid.z": (1, 65),
+    "ctaid.x": (0, 2**31 - 1), "ctaid.y": (0, 65535), "ctaid.z": (0, 65535),
+    "nctaid.x": (1, 2**31), "nctaid.y": (1, 65536), "nctaid.z": (1, 65536),
+    "laneid": (0, 32), "warpsize": (32, 33),
+}
+
+
 def read_sreg(lc, reg):
-    """An i32 special register such as ``tid.x`` or ``laneid``."""
-    return call_intrinsic(lc, f"llvm.nvvm.read.ptx.sreg.{reg}", I32, [])
+    """An i32 special register such as ``tid.x`` or ``laneid`` (with its value range)."""
+    value = call_intrinsic(lc, f"llvm.nvvm.read.ptx.sreg.{reg}", I32, [])
+    bounds = _SREG_RANGES.get(reg)
+    if bounds is not None:
+        md = lc.module.ir_module.add_metadata([ir.Constant(I32, bounds[0]), ir.Constant(I32, bounds[1])])
+        value.set_metadata("range", md)
+    return value
 
 
 @lowerings.value(*SREG_VALUES)

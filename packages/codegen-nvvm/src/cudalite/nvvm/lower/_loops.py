@@ -27,19 +27,19 @@ def _count_up(b, lo, hi, step, gt):
 def trip_count(b, start, stop, step, const_step, signed):
     gt = b.icmp_signed if signed else b.icmp_unsigned
     lty = start.type
-    zero = ir.Constant(lty, 0)
+    zero, one = ir.Constant(lty, 0), ir.Constant(lty, 1)
     if isinstance(const_step, int) and not isinstance(const_step, bool):
         if const_step > 0:
             return _count_up(b, start, stop, ir.Constant(lty, const_step), gt)
         return _count_up(b, stop, start, ir.Constant(lty, -const_step), gt)
     is_zero = b.icmp_unsigned("==", step, zero)
-    safe = b.select(is_zero, ir.Constant(lty, 1), step)
     if not signed:
-        return b.select(is_zero, zero, _count_up(b, start, stop, safe, gt))
-    up = b.icmp_signed(">", safe, zero)
-    n_up = _count_up(b, start, stop, b.select(up, safe, ir.Constant(lty, 1)), gt)
-    n_down = _count_up(b, stop, start, b.select(up, ir.Constant(lty, 1), b.sub(zero, safe)), gt)
-    return b.select(is_zero, zero, b.select(up, n_up, n_down))
+        return b.select(is_zero, zero, _count_up(b, start, stop, b.select(is_zero, one, step), gt))
+    # one division whatever the sign: distance and stride both made positive first
+    up = b.icmp_signed(">", step, zero)
+    lo, hi = b.select(up, start, stop), b.select(up, stop, start)
+    stride = b.select(up, step, b.select(is_zero, one, b.sub(zero, step)))
+    return b.select(is_zero, zero, _count_up(b, lo, hi, stride, gt))
 
 
 def lower_for_range(lc, s, ity, start, stop, step):
@@ -68,7 +68,9 @@ def lower_for_range(lc, s, ity, start, stop, step):
     if not b.block.is_terminated:
         b.branch(incr_bb)
     b.position_at_end(incr_bb)
-    b.store(b.add(b.load(j_slot), ir.Constant(lty, 1)), j_slot)
-    b.store(b.add(b.load(i_slot), step), i_slot)
+    # a range's values never overflow (they stay between start and stop): say so
+    b.store(b.add(b.load(j_slot), ir.Constant(lty, 1), flags=("nuw", "nsw")), j_slot)
+    signed = getattr(ity, "signed", True)
+    b.store(b.add(b.load(i_slot), step, flags=("nsw",) if signed else ("nuw",)), i_slot)
     b.branch(cond_bb)
     b.position_at_end(end_bb)
