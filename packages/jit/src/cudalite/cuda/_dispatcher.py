@@ -27,6 +27,7 @@ from ._args import NumbaPerformanceWarning, compatible, key_to_type
 from ._compile import CompiledKernel, JitOptions, compile_code, current_cc
 from ._dispatcher_inspect import InspectMixin
 from ._fastpath import launcher_param_names, make_factory, slow_factory
+from ._warmup import start_warmup
 from ._faults import jit_runtime, kernel_fault
 from ._launchconfig import parse_config
 
@@ -77,6 +78,7 @@ class CUDADispatcher(InspectMixin, dict):
         self._factory = None  # the most recently used factory: new configurations get it
         self._lock = threading.RLock()
         self._rt = jit_runtime()
+        start_warmup(self._rt)  # libraries and driver get ready while the program goes on
         self._names = launcher_param_names(py_func)
         self._compiler = CompiledKernel
         self._eager = sigs is not None

@@ -42,6 +42,7 @@ class JitRuntime:
         self.handlers = {}
         self.last = {}
         self.lock = threading.Lock()
+        self.warmup = None  # the background warm-up thread (see _warmup.py)
 
     def handler(self, cls, sample):
         h = self.handlers.get(cls)
