@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-__all__ = ["loaded", "numpy", "is_ndarray", "is_numpy_scalar", "is_numpy_integer"]
+__all__ = ["loaded", "numpy", "is_ndarray", "is_numpy_scalar", "is_numpy_integer", "lazy_numpy"]
 
 
 def loaded():
@@ -36,3 +36,19 @@ def is_numpy_scalar(value) -> bool:
 def is_numpy_integer(value) -> bool:
     np = loaded()
     return np is not None and isinstance(value, np.integer)
+
+
+class _LazyNumpy:
+    """A stand-in for the ``numpy`` module that imports it on first attribute use,
+    for modules whose import must not pay for NumPy (off the launch hot path)."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name):
+        return getattr(numpy(), name)
+
+    def __repr__(self):
+        return "<lazy numpy>"
+
+
+lazy_numpy = _LazyNumpy()

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import sys
 
-import numpy as np
+from cudalite.core._numpy import lazy_numpy as np  # NumPy loads on first use
 
 from cudalite.core.types import Array, Boolean, Complex, Float, Integer, Tuple, type_from_dtype
 

@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import contextlib
 
-import numpy as np
+from cudalite.core._numpy import lazy_numpy as np  # NumPy loads on first use
 
 import cudalite.driver as _drv
 
 from . import _array_layout as L
-from ._hostarray import ManagedNDArray, MappedNDArray, host_array_over
 from ._runtime import cu_call
 from .devicearray import DeviceNDArray, from_cuda_array_interface, is_device_array
 
@@ -58,7 +57,7 @@ def _nbytes(shape, dtype, strides):
 
 
 # -- device arrays ------------------------------------------------------------------------------
-def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0):
+def device_array(shape, dtype=float, strides=None, order="C", stream=0):
     """An uninitialized :class:`DeviceNDArray`."""
     shape = L.normalize_shape(shape)
     dtype = np.dtype(dtype)
@@ -94,13 +93,15 @@ def to_device(obj, stream=0, copy=True, to=None):
 
 
 # -- host arrays --------------------------------------------------------------------------------
-def pinned_array(shape, dtype=np.float64, strides=None, order="C"):
+def pinned_array(shape, dtype=float, strides=None, order="C"):
     """A NumPy array in page-locked host memory (fast, asynchronous copies)."""
     shape = L.normalize_shape(shape)
     dtype = np.dtype(dtype)
     strides = _strides_for(shape, dtype, strides, order)
     nbytes = _nbytes(shape, dtype, strides)
     mem = _drv.alloc_host(nbytes)
+    from ._hostarray import host_array_over  # defines an ndarray subclass: needs NumPy
+
     return host_array_over(mem.ptr, nbytes, mem, shape, dtype, strides)
 
 
@@ -108,7 +109,7 @@ def pinned_array_like(ary):
     return pinned_array(ary.shape, ary.dtype, order=_order_like(ary))
 
 
-def mapped_array(shape, dtype=np.float64, strides=None, order="C", stream=0, portable=False, wc=False):
+def mapped_array(shape, dtype=float, strides=None, order="C", stream=0, portable=False, wc=False):
     """A :class:`MappedNDArray`: pinned host memory the device reads and writes directly."""
     shape = L.normalize_shape(shape)
     dtype = np.dtype(dtype)
@@ -116,11 +117,13 @@ def mapped_array(shape, dtype=np.float64, strides=None, order="C", stream=0, por
     nbytes = _nbytes(shape, dtype, strides)
     mem = _drv.alloc_host(nbytes, portable=portable, mapped=True, write_combined=wc)
     devptr = int(cu_call("cuMemHostGetDevicePointer", mem.ptr, 0))
+    from ._hostarray import MappedNDArray, host_array_over
+
     arr = host_array_over(mem.ptr, nbytes, mem, shape, dtype, strides, cls=MappedNDArray)
     return arr._attach(mem.ptr, devptr, max(nbytes, 1), mem)
 
 
-def managed_array(shape, dtype=np.float64, strides=None, order="C", stream=0, attach_global=True):
+def managed_array(shape, dtype=float, strides=None, order="C", stream=0, attach_global=True):
     """A :class:`ManagedNDArray` in unified memory (cuMemAllocManaged), addressable
     from the host and every device."""
     shape = L.normalize_shape(shape)
@@ -131,6 +134,8 @@ def managed_array(shape, dtype=np.float64, strides=None, order="C", stream=0, at
     flags = _CU_MEM_ATTACH_GLOBAL if attach_global else _CU_MEM_ATTACH_HOST
     ptr = int(cu_call("cuMemAllocManaged", max(nbytes, 1), flags))
     mem = _drv.DeviceMemory(ptr, max(nbytes, 1), dev.id)  # freed (cuMemFree) with the array
+    from ._hostarray import ManagedNDArray, host_array_over
+
     arr = host_array_over(ptr, nbytes, mem, shape, dtype, strides, cls=ManagedNDArray)
     return arr._attach(ptr, ptr, max(nbytes, 1), mem)
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import copy as _copy
 import ctypes
 
-import numpy as np
+from cudalite.core._numpy import lazy_numpy as np  # NumPy loads on first use
 
 import cudalite.driver as _drv
 
