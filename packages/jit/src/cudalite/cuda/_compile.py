@@ -12,6 +12,8 @@ and reads ``debug=True`` exceptions back.  ``compile_for_current_device`` and
 
 from __future__ import annotations
 
+import os
+
 from dataclasses import dataclass, replace
 from time import perf_counter
 
@@ -41,9 +43,7 @@ class JitOptions:
 
     @property
     def lto(self) -> bool:
-        from cudalite.linker import LTOIR
-
-        return any(isinstance(item, LTOIR) or str(item).lower().endswith(".ltoir") for item in self.link)
+        return any(_is_ltoir(item) for item in self.link)
 
 
 def current_cc() -> tuple:
@@ -80,6 +80,11 @@ def compile_code(pyfunc, argtypes, opts: JitOptions, cc, *, device=False, until=
     from cudalite.nvvm.pipeline import EntrySpec, run_pipeline
 
     want = until or ("ltoir" if opts.lto else "ptx")
+    if context is None:  # one typing context for both runs below: typing (and extension hooks) once
+        from cudalite.core.registry import registry
+        from cudalite.core.typing import TypingContext
+
+        context = TypingContext(registry)
     try:
         res = run_pipeline(pyfunc, tuple(argtypes), EntrySpec(device=device), _nvvm_options(opts, cc), until=want,
                            context=context)
@@ -96,7 +101,9 @@ def compile_code(pyfunc, argtypes, opts: JitOptions, cc, *, device=False, until=
 def _is_ltoir(item):
     from cudalite.linker import LTOIR
 
-    return isinstance(item, LTOIR) or (isinstance(item, str) and item.lower().endswith(".ltoir"))
+    if isinstance(item, LTOIR):
+        return True
+    return isinstance(item, (str, os.PathLike)) and os.fspath(item).lower().endswith(".ltoir")
 
 
 def _linker_items(link):
@@ -203,7 +210,7 @@ class CompiledKernel:
 
     def _link(self, pyfunc, opts):
         """nvJitLink the pipeline's PTX/LTO-IR with the link items into ``self.cubin``."""
-        from cudalite.linker import LTOIR, Linker, LinkerError, LinkerOptions, PTXSource
+        from cudalite.linker import LTOIR, Linker, LinkerError, LinkerOptions, NvrtcError, PTXSource
 
         self.name = self.result.entry_name
         arch = f"sm_{self.cc[0]}{self.cc[1]}"
@@ -216,6 +223,8 @@ class CompiledKernel:
         linker.add(*_linker_items(tuple(opts.link) + tuple(self.result.link_items)))
         try:
             self.cubin = linker.link()
+        except NvrtcError:
+            raise  # names the .cu file and line NVRTC reported
         except LinkerError as e:
             raise LinkerError(f"linking kernel {pyfunc.__qualname__} ({self.name}) failed: {e.message}",
                               error_log=getattr(e, "error_log", ""), info_log=getattr(e, "info_log", "")) from None
