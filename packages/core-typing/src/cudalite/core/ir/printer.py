@@ -1,8 +1,10 @@
-"""Printing typed IR (``inspect_types``): each source line with the types of
-the variables it assigns and the signatures of the calls it makes."""
+"""Printing typed IR (``inspect_types``): every source line of the function, each
+followed by the types of the variables it assigns and reads and the signatures
+of the calls it makes."""
 
 from __future__ import annotations
 
+from ..errors import Loc
 from . import _nodes as n
 
 __all__ = ["format_typed_function"]
@@ -16,15 +18,14 @@ def _targets(t):
     return []
 
 
-def format_typed_function(tf) -> str:
-    fir = tf.fir
-    argdesc = ", ".join(f"{p}: {t}" for p, t in zip(fir.params, tf.argtypes))
-    lines = [f"{fir.module}.{fir.qualname}({argdesc}) -> {tf.return_type}",
-             f"# file: {fir.loc.filename}"]
+def _notes(tf) -> dict:
+    """line -> ordered, de-duplicated notes."""
     per_line: dict = {}
 
     def note(loc, text):
-        per_line.setdefault(loc.line, (loc, []))[1].append(text)
+        notes = per_line.setdefault(loc.line, [])
+        if text not in notes:
+            notes.append(text)
 
     def walk(stmts):
         for s in stmts:
@@ -33,21 +34,39 @@ def format_typed_function(tf) -> str:
                     if not name.startswith("$"):
                         note(s.loc, f"{name} = {tf.vartypes.get(name)}")
             elif isinstance(s, n.ForRange):
-                note(s.loc, f"{s.target} = {tf.vartypes.get(s.target)}")
+                note(s.loc, f"{s.target} = {tf.vartypes.get(s.target)} (range)")
             elif isinstance(s, n.Return) and s.value is not None:
                 note(s.loc, f"return {tf.typemap.get(s.value)}")
             for attr in ("body", "orelse"):
                 walk(getattr(s, attr, None) or [])
 
-    walk(fir.body)
-    for call_node, info in tf.calls.items():
-        if info.kind in ("registry", "function", "method") and isinstance(call_node, n.Call):
-            name = info.site.name if info.site else getattr(info.key, "__qualname__", str(info.key))
-            note(call_node.loc, f"call {name}{info.sig}")
-    for line in sorted(per_line):
-        loc, notes = per_line[line]
-        src = (loc.text() or "").rstrip()
+    walk(tf.fir.body)
+    for node, t in tf.typemap.items():
+        if isinstance(node, n.Var) and not node.name.startswith("$"):
+            note(node.loc, f"{node.name}: {t}")
+    for node, info in tf.calls.items():
+        if info.kind in ("registry", "function", "method", "value") and isinstance(node, (n.Call, n.Const)):
+            if info.site is not None:
+                name = info.site.name
+            else:
+                name = getattr(info.key, "__qualname__", None) or str(info.key)
+            note(node.loc, f"{name} :: {info.sig}")
+    return per_line
+
+
+def format_typed_function(tf) -> str:
+    fir = tf.fir
+    argdesc = ", ".join(f"{p}: {t}" for p, t in zip(fir.params, tf.argtypes))
+    lines = [f"{fir.module}.{fir.qualname}({argdesc}) -> {tf.return_type}",
+             f"# file: {fir.loc.filename}"]
+    per_line = _notes(tf)
+    first = fir.loc.line
+    last = max([fir.loc.end_line or first] + list(per_line))
+    for line in range(first, last + 1):
+        src = (Loc(fir.loc.filename, line).text() or "").rstrip()
+        if not src and line not in per_line:
+            continue
         lines.append(f"{line:5d}  {src}")
-        for text in notes:
+        for text in per_line.get(line, ()):
             lines.append(f"       # {text}")
     return "\n".join(lines) + "\n"
