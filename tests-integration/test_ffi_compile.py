@@ -16,7 +16,7 @@ import ffi_helpers as H
 from cudalite import cuda
 from cudalite.core.errors import SignatureError, TypingError
 from cudalite.cuda._compile import _linker_items, compile_code
-from cudalite.linker import LTOIR, CUSource, LinkerError, MissingFileError, compile_cuda
+from cudalite.linker import CUSource, LinkerError, MissingFileError, compile_cuda
 
 CC = (9, 0)
 SIG = "void(float32[::1], float32[::1], float32[::1], float64[::1], int64)"

@@ -24,7 +24,8 @@ class FakeMemory:
 
 
 def read_capsule(cap):
-    get = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)(("PyCapsule_GetPointer", ctypes.pythonapi))
+    proto = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)
+    get = proto(("PyCapsule_GetPointer", ctypes.pythonapi))
     return ctypes.cast(get(cap, b"dltensor"), ctypes.POINTER(_dlpack._DLManagedTensor)).contents
 
 

@@ -9,9 +9,6 @@ from cudalite.core.errors import (  # noqa: F401
     CompilerError, CudaliteError, NvvmError, SignatureError, TypingError, UnsupportedError,
 )
 
-from . import lower as _lower  # noqa: F401  (registers lowerings)
-from .api import compile, compile_ptx, compile_stages
-from .pipeline import STAGES, Artifact
 from cudalite.core.device_api import (  # noqa: E402,F401  (the device-side API)
     activemask, all_sync, any_sync, atomic, ballot_sync, blockDim, blockIdx, brev, cbrt, cg, clz, const,
     eq_sync, ffs, fma, fp16, grid, gridDim, gridsize, laneid, lanemask_lt, local, match_all_sync,
@@ -20,6 +17,20 @@ from cudalite.core.device_api import (  # noqa: E402,F401  (the device-side API)
     threadfence_block, threadfence_system, threadIdx, warpsize,
 )
 from cudalite.core.device_api import DEVICE_API_NAMES as _DEVICE_API_NAMES
+
+_LAZY = {"compile": "api", "compile_ptx": "api", "compile_stages": "api", "STAGES": "pipeline",
+         "Artifact": "pipeline"}
+
+
+def __getattr__(name):
+    """The compiler proper (llvmlite, the lowering tables) loads on first use, so
+    importing cudalite.nvvm -- or the runtime's option checks -- stays cheap."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'cudalite.nvvm' has no attribute {name!r}")
+    from importlib import import_module
+
+    return getattr(import_module(f"{__name__}.{module}"), name)
 
 __all__ = [
     "compile", "compile_ptx", "compile_stages", "STAGES", "Artifact", "types",

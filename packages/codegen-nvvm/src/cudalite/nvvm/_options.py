@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["CompileOptions", "nvvm_flags", "normalize_cc"]
+from .config import load_config
+
+__all__ = ["CompileOptions", "make_options", "nvvm_flags", "normalize_cc"]
 
 
 def normalize_cc(cc, default):
@@ -49,3 +51,28 @@ def nvvm_flags(o: CompileOptions) -> list:
     if o.output == "ltoir":
         flags.append("-gen-lto")
     return flags
+
+
+def make_options(*, cc=None, opt=None, fastmath=False, debug=False, lineinfo=False, output="ptx",
+                 forceinline=False, launch_bounds=None) -> CompileOptions:
+    if output not in ("ptx", "ltoir"):
+        raise ValueError(f"output must be 'ptx' or 'ltoir', not {output!r}")
+    if forceinline and output != "ltoir":
+        raise ValueError("forceinline=True is only supported with output='ltoir'")
+    if opt is None or opt is True:
+        opt_level = 3
+    elif opt is False:
+        opt_level = 0
+    else:
+        opt_level = int(opt)
+    if launch_bounds is not None:
+        lb = (launch_bounds,) if isinstance(launch_bounds, int) else tuple(launch_bounds)
+        if not 1 <= len(lb) <= 3 or not all(isinstance(v, int) and v >= 0 for v in lb):
+            raise ValueError("launch_bounds must be an int or a tuple of 1 to 3 non-negative ints "
+                             "(max threads per block, min blocks per SM, max blocks per cluster)")
+        launch_bounds = lb
+    return CompileOptions(
+        cc=normalize_cc(cc, load_config().default_cc), opt=opt_level, fastmath=bool(fastmath),
+        debug=bool(debug), lineinfo=bool(lineinfo), output=output, forceinline=bool(forceinline),
+        launch_bounds=launch_bounds,
+    )

@@ -12,7 +12,7 @@ import os
 
 from cudalite.core.errors import CompilerError, CudaliteError, Loc, strip_internal_frames
 
-from ._options import CompileOptions, normalize_cc
+from ._options import make_options
 from .config import load_config
 from .pipeline import EntrySpec, run_pipeline
 
@@ -22,31 +22,6 @@ _PKG_DIRS = tuple(
     os.path.dirname(os.path.dirname(os.path.abspath(m.__file__)))
     for m in (__import__("cudalite.core", fromlist=["x"]),)
 ) + (os.path.dirname(os.path.abspath(__file__)),)
-
-
-def make_options(*, cc=None, opt=None, fastmath=False, debug=False, lineinfo=False, output="ptx",
-                 forceinline=False, launch_bounds=None) -> CompileOptions:
-    if output not in ("ptx", "ltoir"):
-        raise ValueError(f"output must be 'ptx' or 'ltoir', not {output!r}")
-    if forceinline and output != "ltoir":
-        raise ValueError("forceinline=True is only supported with output='ltoir'")
-    if opt is None or opt is True:
-        opt_level = 3
-    elif opt is False:
-        opt_level = 0
-    else:
-        opt_level = int(opt)
-    if launch_bounds is not None:
-        lb = (launch_bounds,) if isinstance(launch_bounds, int) else tuple(launch_bounds)
-        if not 1 <= len(lb) <= 3 or not all(isinstance(v, int) and v >= 0 for v in lb):
-            raise ValueError("launch_bounds must be an int or a tuple of 1 to 3 non-negative ints "
-                             "(max threads per block, min blocks per SM, max blocks per cluster)")
-        launch_bounds = lb
-    return CompileOptions(
-        cc=normalize_cc(cc, load_config().default_cc), opt=opt_level, fastmath=bool(fastmath),
-        debug=bool(debug), lineinfo=bool(lineinfo), output=output, forceinline=bool(forceinline),
-        launch_bounds=launch_bounds,
-    )
 
 
 def _entry(device, abi, abi_info):

@@ -39,7 +39,8 @@ class Driver:
         except CudaDriverError:
             raise
         except Exception as exc:  # libcuda not found (GPU-less machine)
-            raise CudaDriverError(3, "CUDA_ERROR_NOT_INITIALIZED", f"libcuda could not be loaded: {exc}", "cuInit") from None
+            raise CudaDriverError(3, "CUDA_ERROR_NOT_INITIALIZED", f"libcuda could not be loaded: {exc}",
+                                  "cuInit") from None
         self.device_count = call("cuDeviceGetCount")
         self.alive = True
         self._lock = threading.RLock()
@@ -55,7 +56,8 @@ class Driver:
         h = self._handles.get(i)
         if h is None:
             if not isinstance(i, int) or not 0 <= i < self.device_count:
-                raise CudaDriverError(101, "CUDA_ERROR_INVALID_DEVICE", f"no device {i!r} ({self.device_count} present)", "cuDeviceGet")
+                raise CudaDriverError(101, "CUDA_ERROR_INVALID_DEVICE",
+                                      f"no device {i!r} ({self.device_count} present)", "cuDeviceGet")
             h = self._handles[i] = call("cuDeviceGet", i)
         return h
 

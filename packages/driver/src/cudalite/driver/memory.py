@@ -65,7 +65,8 @@ class DeviceMemory:
         elif stream is None:
             self._finalizer = weakref.finalize(self, _release, "cuMemFree", (ptr,), device_id)
         else:
-            self._finalizer = weakref.finalize(self, _release, "cuMemFreeAsync", (ptr, as_custream(stream)), device_id, stream)
+            self._finalizer = weakref.finalize(self, _release, "cuMemFreeAsync", (ptr, as_custream(stream)),
+                                               device_id, stream)
 
     def free(self):
         """Free now (idempotent). Stream-ordered memory is freed on its stream."""

@@ -50,7 +50,8 @@ def main(argv=None) -> int:
         else:
             for e in entries:
                 state = "" if e["valid"] else "  [invalid]"
-                print(f"{e['key'][:16]}  {_size(e['size']):>10}  {e['arch']:<6}  {e['qualname']}{e['signature']}{state}")
+                print(f"{e['key'][:16]}  {_size(e['size']):>10}  {e['arch']:<6}  "
+                      f"{e['qualname']}{e['signature']}{state}")
             print(f"{len(entries)} entries in {store.path}")
     else:
         n = store.clear()

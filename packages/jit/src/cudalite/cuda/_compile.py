@@ -64,7 +64,7 @@ def reraise_located(err: CudaliteError, pyfunc):
 
 
 def _nvvm_options(opts: JitOptions, cc):
-    from cudalite.nvvm.api import make_options
+    from cudalite.nvvm._options import make_options
 
     o = make_options(cc=cc, opt=(False if opts.debug and opts.opt is None else opts.opt),
                      fastmath=opts.fastmath, debug=opts.debug, lineinfo=opts.lineinfo,

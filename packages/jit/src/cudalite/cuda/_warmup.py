@@ -20,7 +20,7 @@ __all__ = ["start_warmup"]
 
 def _warm():
     try:
-        from cudalite.nvvm import libnvvm
+        from cudalite.nvvm import libnvvm, pipeline  # noqa: F401  (llvmlite and the lowering tables)
 
         libnvvm.ir_version()  # loads libNVVM
     except Exception:
