@@ -324,7 +324,6 @@ def test_attribute_of_missing_module_member():
     ("def f(x):\n    import math\n", "import statements"),
     ("def f(x):\n    del x\n", "'del' statements"),
     ("def f(*x):\n    pass\n", "*args, **kwargs"),
-    ("def f(x=1):\n    pass\n", "default values"),
     ("def f(x):\n    return (y := x)\n", "':=' expression"),
     ("def f(x):\n    return lambda: x\n", "'lambda'"),
     ("def f(x):\n    raise ValueError from x\n", "raise ... from"),

@@ -696,3 +696,23 @@ def test_slice_store_and_float_slice_bounds_are_errors():
         typed(store, T.float32[::1])
     with pytest.raises(TypingError, match="slice indices must be integers, not float64"):
         typed(floaty, T.float32[::1], T.float64)
+
+
+def _scaled(x, factor=2.0, offset=1):
+    return x * factor + offset
+
+
+def test_default_and_keyword_arguments_of_device_functions():
+    def k(a):
+        return _scaled(a) + _scaled(a, 3.0) + _scaled(a, offset=5) + _scaled(offset=2, x=a, factor=1.0)
+
+    tf = typed(k, T.float32)
+    assert tf.return_type == T.float64
+    callee = tf.callees[0]
+    assert callee.argtypes == (T.float32, T.float64, T.int64)
+
+    def missing(a):
+        return _scaled()
+
+    with pytest.raises(TypingError, match=r"_scaled\(\) takes 3 argument\(s\) but 0 were given"):
+        typed(missing, T.float32)

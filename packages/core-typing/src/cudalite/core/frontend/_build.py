@@ -60,9 +60,9 @@ class _Builder:
         loc = self.src.loc(node)
         if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
             raise UnsupportedError("*args, **kwargs and keyword-only parameters are not supported", loc)
-        if args.defaults:
-            raise UnsupportedError("parameters with default values are not supported", loc)
         params = [a.arg for a in args.args]
+        values = getattr(self.func, "__defaults__", None) or ()
+        defaults = dict(zip(params[len(params) - len(values):], values)) if values else {}
         self.locals = set(params) | _assigned_names(node)
         if isinstance(node, ast.Lambda):
             body = [ir.Return(self.src.loc(node.body), self.expr(node.body))]
@@ -77,6 +77,7 @@ class _Builder:
             loc=loc,
             pyfunc=self.func,
             constants=_single_constants(body, set(params)),
+            defaults=defaults,
         )
 
     def loc(self, node):

@@ -221,3 +221,4 @@ class FunctionIR:
     loc: Loc
     pyfunc: object = None
     constants: dict = field(default_factory=dict)  # locals assigned one constant once
+    defaults: dict = field(default_factory=dict)  # parameter -> default value (frozen at compile time)

@@ -506,8 +506,7 @@ class _Inference:
         if isinstance(ft, NumberClass):
             return self.cast_call(e, ft.instance_type, args, kw)
         if isinstance(ft, PyFunction):
-            if kw:
-                args, consts, nodes = self.fold_kwargs(e, self.ctx.function_ir(ft.obj).params, args, consts, kw)
+            args, consts, nodes = self.bind_arguments(e, self.ctx.function_ir(ft.obj), args, consts, kw)
             callee = self.ctx.type_function(ft.obj, args, loc=e.loc)
             sig = Signature(callee.return_type, tuple(args))
             self.record_call(e, CallInfo("function", ft.obj, sig, callee=callee, arg_nodes=nodes,
@@ -564,6 +563,39 @@ class _Inference:
         sig = Signature(target, (a,))
         self.record_call(e, CallInfo("cast", target, sig))
         return target
+
+    def bind_arguments(self, e, fir, args, consts, kw):
+        """Arguments of a call to a Python function in parameter order: positional,
+        then keywords, then the function's default values (as constants)."""
+        params = fir.params
+        if len(args) > len(params):
+            raise TypingError(f"{fir.qualname}() takes {len(params)} argument(s) but {len(args)} were given",
+                              e.loc)
+        if not kw and len(args) == len(params):
+            return args, consts, None
+        unknown = set(kw) - set(params)
+        if unknown:
+            raise TypingError(f"{fir.qualname}() got an unexpected keyword argument {sorted(unknown)[0]!r}", e.loc)
+        twice = [p for p in params[:len(args)] if p in kw]
+        if twice:
+            raise TypingError(f"{fir.qualname}() got multiple values for argument {twice[0]!r}", e.loc)
+        if not kw and any(p not in fir.defaults for p in params[len(args):]):
+            raise TypingError(f"{fir.qualname}() takes {len(params)} argument(s) but {len(args)} were given", e.loc)
+        args, consts, nodes = list(args), list(consts), list(e.args)
+        for p in params[len(args):]:
+            if p in kw:
+                t, c, node = kw.pop(p)
+            elif p in fir.defaults:
+                node = ir.Const(e.loc, fir.defaults[p], f"default of {p}")
+                t, c = self.expr(node), fir.defaults[p]
+            else:
+                raise TypingError(f"{fir.qualname}() is missing argument {p!r}", e.loc)
+            args.append(t)
+            consts.append(c)
+            nodes.append(node)
+        if kw:
+            raise TypingError(f"{fir.qualname}() got multiple values for argument {next(iter(kw))!r}", e.loc)
+        return args, consts, tuple(nodes)
 
     def fold_kwargs(self, e, params, args, consts, kw, name=None):
         """Fold keyword arguments into positional order: (types, consts, arg nodes)."""
