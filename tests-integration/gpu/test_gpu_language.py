@@ -418,3 +418,27 @@ def test_slicing_2d_rows_columns_and_views(gpu):
     assert out[1] == m[1:4, ::2].sum()
     assert out[2] == m[2, -1] + m[-1, 3]
     assert out[3] == m[::-1, 0][0] - m[::-1, 0][-1]
+
+
+def test_numpy_math_in_kernels(gpu):
+    def k(x, out):
+        for i in range(x.shape[0]):
+            v = x[i]
+            out[i, 0] = np.sqrt(np.abs(v)) + np.exp(v / 4)
+            out[i, 1] = np.floor(v) + np.ceil(v) + np.trunc(v) + np.rint(v)
+            out[i, 2] = np.arctan2(v, 2.0) + np.hypot(v, 3.0) + np.power(np.abs(v), 0.5)
+            out[i, 3] = np.maximum(v, 0.5) + np.minimum(v, -0.5) + np.square(v)
+            out[i, 4] = 1.0 if np.isnan(v) or np.isinf(v) else np.sin(v) + np.log1p(np.abs(v))
+
+    x = np.linspace(-3.3, 3.3, 41).astype(np.float32)
+    out = np.zeros((41, 5), np.float32)
+    gpu.run(k, [x, out])
+    v = x.astype(np.float32)
+    ref = np.stack([
+        np.sqrt(np.abs(v)) + np.exp(v / 4),
+        np.floor(v) + np.ceil(v) + np.trunc(v) + np.rint(v),
+        np.arctan2(v, np.float32(2.0)) + np.hypot(v, np.float32(3.0)) + np.power(np.abs(v), np.float32(0.5)),
+        np.maximum(v, np.float32(0.5)) + np.minimum(v, np.float32(-0.5)) + np.square(v),
+        np.sin(v) + np.log1p(np.abs(v)),
+    ], axis=1)
+    np.testing.assert_allclose(out, ref, rtol=2e-6, atol=2e-6)

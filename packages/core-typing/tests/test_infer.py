@@ -716,3 +716,11 @@ def test_default_and_keyword_arguments_of_device_functions():
 
     with pytest.raises(TypingError, match=r"_scaled\(\) takes 3 argument\(s\) but 0 were given"):
         typed(missing, T.float32)
+
+
+def test_numpy_scalar_math_follows_numpy_types():
+    def f(x, n):
+        return np.sqrt(x), np.floor(x), np.sqrt(n), np.maximum(x, n), np.isnan(x), np.abs(n)
+
+    tf = typed(f, T.float32, T.int32)
+    assert tf.return_type == Tuple((T.float32, T.float32, T.float64, T.float64, T.boolean, T.int32))

@@ -76,6 +76,7 @@ class Registry:
     def __init__(self):
         self._calls: dict = {}
         self._class_calls: dict = {}
+        self._lazy: dict = {}  # module name -> registration function, run on first use
         self._values: dict = {}
         self._attrs: dict = {}
         self._methods: dict = {}
@@ -131,8 +132,26 @@ class Registry:
         return deco
 
     # -- lookup --------------------------------------------------------------------
+    def lazy(self, module: str, register):
+        """Run ``register()`` the first time an object of ``module`` (e.g. ``numpy``)
+        is looked up: tables keyed by a library's objects, without importing it."""
+        self._lazy[module] = register
+
+    def _load_lazy(self, obj) -> bool:
+        if not self._lazy:
+            return False
+        mod = getattr(obj, "__module__", None) or type(obj).__module__
+        root = (mod if isinstance(mod, str) else "").split(".")[0]
+        register = self._lazy.pop(root, None)
+        if register is None:
+            return False
+        register()
+        return True
+
     def lookup_call(self, obj):
         entry = self._calls.get(registry_key(obj))
+        if entry is None and self._load_lazy(obj):
+            entry = self._calls.get(registry_key(obj))
         if entry is None and self._class_calls:
             for cls in type(obj).__mro__:
                 entry = self._class_calls.get(cls)

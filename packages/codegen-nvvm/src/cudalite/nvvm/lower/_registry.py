@@ -19,6 +19,7 @@ class Lowerings:
     def __init__(self):
         self._calls: dict = {}
         self._class_calls: dict = {}
+        self._lazy: dict = {}
         self._values: dict = {}
         self._attrs: dict = {}
         self._methods: dict = {}
@@ -65,8 +66,18 @@ class Lowerings:
 
         return deco
 
+    def lazy(self, module: str, register):
+        """Run ``register()`` on the first lookup of an object of ``module``."""
+        self._lazy[module] = register
+
     def lookup_call(self, obj):
         fn = self._calls.get(registry_key(obj))
+        if fn is None and self._lazy:
+            mod = getattr(obj, "__module__", None) or type(obj).__module__
+            register = self._lazy.pop((mod if isinstance(mod, str) else "").split(".")[0], None)
+            if register is not None:
+                register()
+                fn = self._calls.get(registry_key(obj))
         if fn is None and self._class_calls:
             for cls in type(obj).__mro__:
                 fn = self._class_calls.get(cls)
