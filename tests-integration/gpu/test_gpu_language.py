@@ -442,3 +442,50 @@ def test_numpy_math_in_kernels(gpu):
         np.sin(v) + np.log1p(np.abs(v)),
     ], axis=1)
     np.testing.assert_allclose(out, ref, rtol=2e-6, atol=2e-6)
+
+
+WEIGHTS = (0.5, 2, 3.25)
+
+
+def test_iteration_over_arrays_tuples_enumerate_zip(gpu):
+    def k(a, m, out):
+        s = 0.0
+        for v in a:
+            s += v
+        out[0] = s
+        t = 0.0
+        for w in WEIGHTS:
+            t += w
+        out[1] = t
+        acc = 0.0
+        for i, v in enumerate(a, 1):
+            acc += i * v
+        out[2] = acc
+        z = 0.0
+        for x, y, j in zip(a, m[0], range(10, 0, -1)):
+            z += x * y + j
+        out[3] = z
+        r = 0.0
+        for row in m:
+            for v in row:
+                r += v
+            if r > 1000.0:
+                break
+        out[4] = r
+        n = 1
+        for extent in m.shape:
+            n *= extent
+        out[5] = n
+
+    a = np.arange(1, 8, dtype=np.float64)
+    m = np.arange(20, dtype=np.float64).reshape(4, 5)
+    out = np.zeros(6)
+    gpu.run(k, [a, m, out])
+    r = 0.0
+    for row in m:
+        r += row.sum()
+        if r > 1000.0:
+            break
+    ref = [a.sum(), sum(WEIGHTS), sum(i * v for i, v in enumerate(a, 1)),
+           sum(x * y + j for x, y, j in zip(a, m[0], range(10, 0, -1))), r, m.size]
+    np.testing.assert_allclose(out, ref)

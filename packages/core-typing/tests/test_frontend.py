@@ -316,7 +316,6 @@ def test_attribute_of_missing_module_member():
     ("def f(x):\n    return f'{x}'\n", "'f-string'"),
     ("def f(x):\n    print(*x)\n", "calls with *args or **kwargs"),
     ("def f(x):\n    return g(**x)\n", "calls with *args or **kwargs"),
-    ("def f(x):\n    for i in x:\n        pass\n", "only 'for ... in range(...)'"),
     ("def f(x):\n    while x:\n        pass\n    else:\n        pass\n", "'while ... else'"),
     ("def f(x):\n    for i in range(x):\n        pass\n    else:\n        pass\n", "'for ... else'"),
     ("def f(x):\n    a, *b = x\n", "starred assignment"),

@@ -724,3 +724,25 @@ def test_numpy_scalar_math_follows_numpy_types():
 
     tf = typed(f, T.float32, T.int32)
     assert tf.return_type == Tuple((T.float32, T.float32, T.float64, T.float64, T.boolean, T.int32))
+
+
+def test_for_loops_over_arrays_tuples_enumerate_and_zip():
+    def f(a, m):
+        s = 0.0
+        for i, (x, row) in enumerate(zip(a, m)):
+            s += i * x + row[0]
+        for v in (1, 2.5):
+            s += v
+        return s
+
+    tf = typed(f, T.float32[::1], T.float64[:, ::1])
+    assert tf.return_type == T.float64
+    assert tf.vartypes["i"] == T.int64 and tf.vartypes["x"] == T.float32
+    assert tf.vartypes["row"] == Array(T.float64, 1, "C") and tf.vartypes["v"] == T.float64
+
+    def bad(a):
+        for v in (1, (2, 3)):
+            a[0] = v
+
+    with pytest.raises(TypingError, match="do not unify"):
+        typed(bad, T.float32[::1])

@@ -20,6 +20,7 @@ from ._casts import cast, truth
 from ._constants import lower_constant
 from ._irtypes import I1, value_type
 from ._exceptions import check_status_after_call
+from ._iteration import lower_for_iter
 from ._loops import lower_for_range
 from ._registry import lowerings
 from ._slices import lower_slice
@@ -184,6 +185,9 @@ class FunctionLowerer:
             self.cast(self.expr(e), self.typeof(e), ity) for e in (s.start, s.stop, s.step)
         )
         lower_for_range(self, s, ity, start, stop, step)
+
+    def stmt_ForIter(self, s):
+        lower_for_iter(self, s, self.tf.calls[s])
 
     def stmt_Break(self, s):
         self.builder.branch(self.loops[-1][1])

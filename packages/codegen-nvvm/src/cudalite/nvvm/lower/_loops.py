@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-__all__ = ["lower_for_range"]
+__all__ = ["lower_for_range", "counted_loop", "trip_count"]
 
 
 def _count_up(b, lo, hi, step, gt):
@@ -42,17 +42,13 @@ def trip_count(b, start, stop, step, const_step, signed):
     return b.select(is_zero, zero, _count_up(b, lo, hi, stride, gt))
 
 
-def lower_for_range(lc, s, ity, start, stop, step):
+def counted_loop(lc, name, count, lty, on_iteration, on_step=None):
+    """``for j in 0..count``: ``on_iteration(j)`` stores the loop variables at the top
+    of each iteration, then the body runs; ``on_step()`` advances extra induction
+    variables.  ``continue`` goes to the step, ``break`` past the loop."""
     b = lc.builder
-    lty = start.type
-    const_step = lc.tf.consts.get(s.step)
-    if isinstance(const_step, int) and const_step == 0:
-        raise lc.error("range() arg 3 must not be zero", s.step.loc)
-    count = trip_count(b, start, stop, step, const_step, getattr(ity, "signed", True))
-    j_slot = lc.alloca(lty, name=f"{s.target}.trip")
-    i_slot = lc.alloca(lty, name=f"{s.target}.iter")
+    j_slot = lc.alloca(lty, name=f"{name}.trip")
     b.store(ir.Constant(lty, 0), j_slot)
-    b.store(start, i_slot)
     cond_bb = lc.fn.append_basic_block("for.cond")
     body_bb = lc.fn.append_basic_block("for.body")
     incr_bb = lc.fn.append_basic_block("for.incr")
@@ -61,16 +57,47 @@ def lower_for_range(lc, s, ity, start, stop, step):
     b.position_at_end(cond_bb)
     b.cbranch(b.icmp_unsigned("<", b.load(j_slot), count), body_bb, end_bb)
     b.position_at_end(body_bb)
-    b.store(b.load(i_slot), lc.slots[s.target])
-    lc.loops.append((incr_bb, end_bb))
-    lc.block(s.body)
-    lc.loops.pop()
-    if not b.block.is_terminated:
-        b.branch(incr_bb)
-    b.position_at_end(incr_bb)
-    # a range's values never overflow (they stay between start and stop): say so
-    b.store(b.add(b.load(j_slot), ir.Constant(lty, 1), flags=("nuw", "nsw")), j_slot)
+    return _Loop(lc, j_slot, lty, (cond_bb, incr_bb, end_bb), on_iteration, on_step)
+
+
+class _Loop:
+    """An open counted loop: the caller lowers its ``body`` to close it."""
+
+    def __init__(self, lc, j_slot, lty, blocks, on_iteration, on_step):
+        self.lc, self.j_slot, self.lty = lc, j_slot, lty
+        self.cond_bb, self.incr_bb, self.end_bb = blocks
+        self.on_step = on_step
+        on_iteration(lc.builder.load(j_slot))
+
+    def body(self, stmts):
+        lc, b = self.lc, self.lc.builder
+        lc.loops.append((self.incr_bb, self.end_bb))
+        lc.block(stmts)
+        lc.loops.pop()
+        if not b.block.is_terminated:
+            b.branch(self.incr_bb)
+        b.position_at_end(self.incr_bb)
+        b.store(b.add(b.load(self.j_slot), ir.Constant(self.lty, 1), flags=("nuw", "nsw")), self.j_slot)
+        if self.on_step is not None:
+            self.on_step()
+        b.branch(self.cond_bb)
+        b.position_at_end(self.end_bb)
+
+
+def lower_for_range(lc, s, ity, start, stop, step):
+    b = lc.builder
+    lty = start.type
+    const_step = lc.tf.consts.get(s.step)
+    if isinstance(const_step, int) and const_step == 0:
+        raise lc.error("range() arg 3 must not be zero", s.step.loc)
     signed = getattr(ity, "signed", True)
-    b.store(b.add(b.load(i_slot), step, flags=("nsw",) if signed else ("nuw",)), i_slot)
-    b.branch(cond_bb)
-    b.position_at_end(end_bb)
+    count = trip_count(b, start, stop, step, const_step, signed)
+    i_slot = lc.alloca(lty, name=f"{s.target}.iter")
+    b.store(start, i_slot)
+
+    def step_i():
+        # a range's values never overflow (they stay between start and stop): say so
+        b.store(b.add(b.load(i_slot), step, flags=("nsw",) if signed else ("nuw",)), i_slot)
+
+    loop = counted_loop(lc, s.target, count, lty, lambda j: b.store(b.load(i_slot), lc.slots[s.target]), step_i)
+    loop.body(s.body)

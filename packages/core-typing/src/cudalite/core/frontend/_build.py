@@ -146,9 +146,8 @@ class _Builder:
         it = n.iter
         if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
                 and it.func.id not in self.locals and self._resolve("range") is range):
-            raise UnsupportedError(
-                "only 'for ... in range(...)' loops are supported in device code", self.loc(it)
-            )
+            # arrays (rows), tuples, enumerate(...), zip(...): typed and lowered as counted loops
+            return ir.ForIter(loc, self.target(n.target), self.expr(it), self.stmts(n.body))
         if it.keywords or not 1 <= len(it.args) <= 3:
             raise TypingError("range() takes 1 to 3 positional arguments", self.loc(it))
         if not isinstance(n.target, ast.Name):
@@ -305,6 +304,9 @@ def _single_constants(body, params) -> dict:
                         values[s.target.name] = value
             elif isinstance(s, ir.ForRange):
                 counts[s.target] = counts.get(s.target, 0) + 2
+            elif isinstance(s, ir.ForIter):
+                _count_targets(s.target, counts)
+                _count_targets(s.target, counts)
             for attr in ("body", "orelse"):
                 if hasattr(s, attr):
                     visit(getattr(s, attr))

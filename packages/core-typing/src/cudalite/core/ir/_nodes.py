@@ -14,7 +14,7 @@ from ..errors import Loc
 
 __all__ = [
     "Node", "Expr", "Const", "Var", "BinOp", "UnaryOp", "Compare", "BoolOp", "IfExp",
-    "Call", "Attr", "Index", "TupleExpr", "SliceExpr", "Stmt", "Assign", "If", "While", "ForRange",
+    "Call", "Attr", "Index", "TupleExpr", "SliceExpr", "Stmt", "Assign", "If", "While", "ForRange", "ForIter",
     "Break", "Continue", "Return", "ExprStmt", "Raise", "Assert", "VarTarget",
     "IndexTarget", "AttrTarget", "TupleTarget", "FunctionIR", "NOTCONST",
 ]
@@ -175,6 +175,16 @@ class ForRange(Stmt):
     start: Expr
     stop: Expr
     step: Expr
+    body: list
+
+
+@dataclass(eq=False)
+class ForIter(Stmt):
+    """``for target in iterable``: an array (its elements or rows), a tuple,
+    ``enumerate(...)`` or ``zip(...)`` of those."""
+
+    target: Node
+    iter: Expr
     body: list
 
 

@@ -18,8 +18,8 @@ from ..errors import CompilerError, TypingError
 from ..ffi import ForeignFunction, resolve_extension
 from ..registry import CallSite, Registry
 from ..types import (
-    Boolean, BoundMethod, Complex, Integer, NoneType, NumberClass, Opaque, PyFunction, RangeType, Signature, SliceType,
-    StringLiteral, Tuple, Type, boolean, int64, typeof_constant, void,
+    Array, Boolean, BoundMethod, Complex, Integer, NoneType, NumberClass, Opaque, PyFunction, RangeType,
+    Signature, SliceType, StringLiteral, Tuple, Type, boolean, int64, typeof_constant, void,
 )
 from .rules.arithmetic import binop_signature, compare_signature, int_result, unary_signature
 from .rules.casts import can_convert, unify
@@ -299,6 +299,58 @@ class _Inference:
             raise TypingError(f"the loop variable {s.target!r} is also assigned values that make it "
                               f"{self.vars[s.target]}; a range loop variable must stay an integer", s.loc)
         self.block(s.body)
+
+    def stmt_ForIter(self, s):
+        plan, elem = self.iteration_plan(s.iter)
+        self.record_call(s, CallInfo("iter", plan, Signature(elem, ())))
+        self.assign(s.target, elem)
+        self.block(s.body)
+
+    def iteration_plan(self, e):
+        """How to iterate ``e``: (plan, element type).  Plans: ("array", node, type),
+        ("tuple", node, type, element type), ("enumerate", start node, inner plan),
+        ("zip", [inner plans])."""
+        builtin = e.func.value if isinstance(e, ir.Call) and isinstance(e.func, ir.Const) else None
+        if builtin is enumerate:
+            start = e.args[1] if len(e.args) > 1 else e.kwargs.get("start")
+            if not e.args or len(e.args) > 2:
+                raise TypingError("enumerate() takes an iterable and an optional start", e.loc)
+            if start is not None and not isinstance(self.expr(start), (Integer, Boolean)):
+                raise TypingError("enumerate() start must be an integer", start.loc)
+            inner, elem = self.iteration_plan(e.args[0])
+            return ("enumerate", start, inner), Tuple((int64, elem))
+        if builtin is range:
+            if e.kwargs or not 1 <= len(e.args) <= 3:
+                raise TypingError("range() takes 1 to 3 positional arguments", e.loc)
+            for a in e.args:
+                if not isinstance(self.expr(a), (Integer, Boolean)):
+                    raise TypingError(f"range() arguments must be integers, not {self.typeof_node(a)}", a.loc)
+            return ("range", list(e.args)), int64
+        if builtin is zip:
+            if not e.args or e.kwargs:
+                raise TypingError("zip() takes one or more iterables", e.loc)
+            parts = [self.iteration_plan(a) for a in e.args]
+            return ("zip", [p for p, _ in parts]), Tuple([t for _, t in parts])
+        t = self.expr(e)
+        if isinstance(t, Array):
+            elem = t.dtype if t.ndim == 1 else t.copy(ndim=t.ndim - 1, layout="C" if t.layout == "C" else "A")
+            return ("array", e, t), elem
+        if isinstance(t, Tuple):
+            if not t.types:
+                raise TypingError("cannot iterate over an empty tuple", e.loc)
+            elem = t.types[0]
+            for other in t.types[1:]:
+                u = unify(elem, other)
+                if u is None:
+                    raise TypingError(f"cannot iterate over the tuple {t}: its items ({elem} and {other}) "
+                                      "do not unify to one type", e.loc)
+                elem = u
+            return ("tuple", e, t, elem), elem
+        raise TypingError(f"cannot iterate over a value of type {t} in device code (iterate over range(), "
+                          "an array, a tuple, enumerate() or zip())", e.loc)
+
+    def typeof_node(self, e):
+        return self.tf.typemap.get(e)
 
     def range_type(self, s, ts):
         """The loop variable's type: a 64-bit integer (so ``i + step`` cannot wrap
