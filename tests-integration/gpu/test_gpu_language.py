@@ -489,3 +489,27 @@ def test_iteration_over_arrays_tuples_enumerate_zip(gpu):
     ref = [a.sum(), sum(WEIGHTS), sum(i * v for i, v in enumerate(a, 1)),
            sum(x * y + j for x, y, j in zip(a, m[0], range(10, 0, -1))), r, m.size]
     np.testing.assert_allclose(out, ref)
+
+
+def test_slice_and_row_stores(gpu):
+    def k(a, m, src):
+        a[1:3] = 0
+        a[-2:] = a[0]
+        m[1] = src
+        m[:, 0] = 7
+        m[2:, 1:] = 1.5
+        m[0, ::2] = src[:3]
+
+    a = np.arange(10, dtype=np.float32)
+    m = np.zeros((4, 5))
+    src = np.arange(5, dtype=np.int32) * 10
+    ra, rm = a.copy(), m.copy()
+    ra[1:3] = 0
+    ra[-2:] = ra[0]
+    rm[1] = src
+    rm[:, 0] = 7
+    rm[2:, 1:] = 1.5
+    rm[0, ::2] = src[:3]
+    gpu.run(k, [a, m, src])
+    np.testing.assert_array_equal(a, ra)
+    np.testing.assert_array_equal(m, rm)

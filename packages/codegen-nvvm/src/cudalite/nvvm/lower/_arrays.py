@@ -104,8 +104,25 @@ def _array_setitem(lc, node, args, info):
     b = lc.builder
     arr, idx, val = args
     aty = info.site.recv
+    view_ty = info.site.data.get("view")
+    if view_ty is not None:  # slice / partial-index store: elementwise over the view
+        from ._slices import store_into_view
+
+        view = _array_getitem(lc, node, [arr, idx], _ViewInfo(info, view_ty))
+        store_into_view(lc, view, view_ty, val, info.sig.args[1])
+        return
     p = element_pointer(b, aty, arr, _index_items(b, idx, info.sig.args[0]))
     store_mem(b, p, val, aty.dtype)
+
+
+class _ViewInfo:
+    """The CallInfo of ``arr[idx]`` read as the view a slice store writes into."""
+
+    def __init__(self, info, view_ty):
+        from cudalite.core.types import Signature
+
+        self.site = info.site
+        self.sig = Signature(view_ty, (info.sig.args[0],))
 
 
 @lowerings.attr(Array, "shape", "strides")

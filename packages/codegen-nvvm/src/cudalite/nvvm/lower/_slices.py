@@ -15,7 +15,7 @@ from cudalite.core.types import Boolean, Integer, SliceType
 from ._constants import array_struct
 from ._irtypes import I8, I64, ptr
 
-__all__ = ["lower_slice", "slice_view"]
+__all__ = ["lower_slice", "slice_view", "store_into_view"]
 
 
 def lower_slice(lc, e):
@@ -90,3 +90,33 @@ def slice_view(b, aty, arr, items, rty):
             strides.append(stride)
     new_data = b.bitcast(b.gep(raw, [offset]), data.type)
     return array_struct(b, rty, new_data, shape, strides)
+
+
+def store_into_view(lc, view, vty, value, value_ty):
+    """``view[...] = value``: a scalar broadcast to every element, or an array of the
+    same shape copied element by element (converted to the view's dtype)."""
+    from cudalite.core.types import Array, int64
+
+    from ._arrays import element_pointer, load_mem, store_mem
+    from ._loops import counted_loop
+
+    b = lc.builder
+    src_is_array = isinstance(value_ty, Array)
+
+    def level(k, idx):
+        if k == vty.ndim:
+            items = [(i, int64) for i in idx]
+            if src_is_array:
+                v = load_mem(b, element_pointer(b, value_ty, value, items), value_ty.dtype)
+                v = lc.cast(v, value_ty.dtype, vty.dtype)
+            else:
+                v = value
+            store_mem(b, element_pointer(b, vty, view, items), v, vty.dtype)
+            return
+        extent = b.extract_value(view, [1, k])
+        slot = {}
+        loop = counted_loop(lc, f"store{k}", extent, I64, lambda j: slot.__setitem__("j", j))
+        level(k + 1, idx + [slot["j"]])
+        loop.body([])
+
+    level(0, [])

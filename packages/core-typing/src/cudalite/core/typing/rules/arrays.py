@@ -68,8 +68,15 @@ def _array_setitem(site):
     rt, err = array_index_result(arr, index)
     if rt is None:
         raise site.error(err)
-    if isinstance(rt, Array):
-        raise site.error("storing into an array slice or partial index is not supported; index every dimension")
+    if isinstance(rt, Array):  # a[1:3] = 0, a[i] = row, a[:, j] = other[...]: elementwise
+        site.data["view"] = rt
+        if isinstance(value, Array):
+            if value.ndim != rt.ndim or not can_convert(value.dtype, rt.dtype):
+                raise site.error(f"cannot store a {value} into a {rt.ndim}-d view of {rt.dtype}")
+            return Signature(none, (index, value))
+        if not can_convert(value, rt.dtype):
+            raise site.error(f"cannot store a {value} into an array of {rt.dtype}")
+        return Signature(none, (index, rt.dtype))
     if not can_convert(value, rt):
         raise site.error(f"cannot store a {value} into an array of {rt}")
     return Signature(none, (index, rt))
