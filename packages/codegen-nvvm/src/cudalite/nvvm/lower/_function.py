@@ -421,8 +421,6 @@ class FunctionLowerer:
             return fn(self, e, [recv] + self.call_args(e, info), info)
         fn = lowerings.lookup_call(info.key)
         if fn is None:
-            fn = getattr(info.key, "__cudalite_lower_call__", None)
-        if fn is None:
             raise self.error(f"no lowering for {info.site.name if info.site else info.key}()", e.loc)
         return fn(self, e, self.call_args(e, info), info)
 

@@ -572,10 +572,7 @@ class _Inference:
                 if decl is not None:
                     obj, entry = decl, self.reg.lookup_call(decl)
             if entry is None:
-                hook = getattr(obj, "__cudalite_type_call__", None)
-                if hook is None:
-                    raise TypingError(f"{ft} is not supported in device code", e.func.loc)
-                return self.record_hooked(e, obj, hook, args, consts)
+                raise TypingError(f"{ft} is not supported in device code", e.func.loc)
             if kw:
                 args, consts, nodes = self.fold_kwargs(e, entry.params, args, consts, kw, entry.name)
             name = getattr(obj, "name", None) if isinstance(obj, ForeignFunction) else entry.name
@@ -587,15 +584,6 @@ class _Inference:
             self.record_call(e, CallInfo("registry", obj, sig, site, arg_nodes=nodes))
             return sig.return_type
         raise TypingError(f"a value of type {ft} is not callable", e.func.loc)
-
-    def record_hooked(self, e, obj, hook, args, consts):
-        site = CallSite(getattr(obj, "__name__", repr(obj)), tuple(args), tuple(consts), e.loc, self.ctx)
-        sig = hook(site)
-        if sig is None:
-            raise TypingError(f"no implementation of {site.name}() for argument types "
-                              f"({', '.join(map(str, args))})", e.loc)
-        self.record_call(e, CallInfo("registry", obj, sig, site))
-        return sig.return_type
 
     def cast_call(self, e, target, args, kw):
         if isinstance(target, Complex) and len(args) == 2 and not kw:  # complex(re, im)
