@@ -8,21 +8,13 @@
 
 from __future__ import annotations
 
-import os
-
-from cudalite.core.errors import CompilerError, CudaliteError, Loc, strip_internal_frames
+from cudalite.core.errors import CompilerError, CudaliteError, Loc
 
 from ._options import make_options
 from .config import load_config
 from .pipeline import EntrySpec, run_pipeline
 
 __all__ = ["compile", "compile_ptx", "compile_stages", "make_options"]
-
-_PKG_DIRS = tuple(
-    os.path.dirname(os.path.dirname(os.path.abspath(m.__file__)))
-    for m in (__import__("cudalite.core", fromlist=["x"]),)
-) + (os.path.dirname(os.path.abspath(__file__)),)
-
 
 def _entry(device, abi, abi_info):
     if abi not in ("numba", "c"):
@@ -49,7 +41,7 @@ def _compile(pyfunc, sig, entry, options, until):
     except CudaliteError as e:
         if load_config().full_traceback:
             raise
-        err = strip_internal_frames(e, _PKG_DIRS).with_traceback(None)
+        err = e.with_traceback(None)  # the compiler's internal frames are dropped
     if isinstance(err, CompilerError):  # e.g. a bad signature: point at the function compiled
         code = pyfunc.__code__
         err.with_default_loc(Loc(code.co_filename, code.co_firstlineno))

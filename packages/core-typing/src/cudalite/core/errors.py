@@ -13,7 +13,7 @@ import linecache
 
 __all__ = [
     "Loc", "CudaliteError", "CompilerError", "TypingError", "UnsupportedError",
-    "SignatureError", "NvvmError", "LoweringError", "strip_internal_frames",
+    "SignatureError", "NvvmError", "LoweringError",
 ]
 
 
@@ -127,19 +127,3 @@ class NvvmError(CudaliteError):
         self.log = log
         self.ir_text = ir_text
         super().__init__(f"{msg}\n{log}".rstrip())
-
-
-def strip_internal_frames(exc: BaseException, package_prefixes) -> BaseException:
-    """Drop traceback frames whose file lives in cudalite's own packages."""
-    tb = exc.__traceback__
-    kept = []
-    while tb is not None:
-        fname = tb.tb_frame.f_code.co_filename
-        if not any(fname.startswith(p) for p in package_prefixes):
-            kept.append(tb)
-        tb = tb.tb_next
-    new_tb = None
-    for frame_tb in reversed(kept):
-        frame_tb.tb_next = new_tb
-        new_tb = frame_tb
-    return exc.with_traceback(new_tb)
