@@ -34,5 +34,6 @@ from ._runtime import (  # noqa: F401  (devices, streams, events)
     select_device, stream, synchronize,
 )
 from .devicearray import DeviceNDArray  # noqa: F401
+from ._reduce import Reduce, reduce  # noqa: F401  (cuda.reduce: reductions from a binary function)
 from cudalite.core.ffi import declare_device  # noqa: F401  (foreign device functions)
 from . import _cache as cache  # noqa: F401,E402  (on-disk kernel cache: enable, info, entries, clear)
