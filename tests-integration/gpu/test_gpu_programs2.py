@@ -165,3 +165,29 @@ def test_torch_arguments(gpu):
     scale_strided[1, 64](t, 0.5)
     torch.cuda.synchronize()
     np.testing.assert_array_equal(t.cpu().numpy(), np.arange(64, dtype=np.float32) * 0.5)
+
+
+class _DLPackOnly:
+    """A CUDA tensor that exports only DLPack (no __cuda_array_interface__)."""
+
+    def __init__(self, tensor):
+        self.tensor = tensor
+
+    def __dlpack_device__(self):
+        return self.tensor.__dlpack_device__()
+
+    def __dlpack__(self, stream=None):
+        return self.tensor.__dlpack__(stream=stream)
+
+
+def test_dlpack_only_producers_are_kernel_arguments(gpu):
+    torch = pytest.importorskip("torch")
+    t = torch.arange(64, dtype=torch.float32, device="cuda")
+    wrapped = _DLPackOnly(t)
+    assert not hasattr(wrapped, "__cuda_array_interface__")
+    scale_strided[1, 64](wrapped, 2.0)
+    scale_strided[1, 64](_DLPackOnly(t[::2]), 10.0)
+    torch.cuda.synchronize()
+    ref = np.arange(64, dtype=np.float32) * 2
+    ref[::2] *= 10
+    np.testing.assert_array_equal(t.cpu().numpy(), ref)

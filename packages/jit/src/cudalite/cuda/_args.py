@@ -255,6 +255,23 @@ class CAIHandler(ArgHandler):
         return _array_flat(cai["data"][0] or 0, shape, strides, param)
 
 
+class DLPackHandler(ArgHandler):
+    """Objects that export only DLPack (``__dlpack__``/``__dlpack_device__``): the
+    capsule is consumed per launch, with the launch stream passed to the producer."""
+
+    def key(self, arg):
+        from ._dlpack import read_dlpack
+
+        _ptr, shape, strides, dtype = read_dlpack(arg)
+        return (dtype, len(shape), _layout_of(shape, strides, dtype.itemsize))
+
+    def flat(self, arg, param, sh):
+        from ._dlpack import read_dlpack
+
+        ptr, shape, strides, _dtype = read_dlpack(arg, stream=sh if sh > 0 else 1)
+        return _array_flat(ptr, shape, strides, param)
+
+
 class CupyHandler(CAIHandler):
     """CuPy arrays without building the CAI dict: ``data.ptr``, ``shape``, ``strides``;
     stream ordering against CuPy's current stream (what its CAI would report)."""
@@ -436,6 +453,8 @@ def handler_for(cls, sample, resolve) -> ArgHandler:
         return CupyHandler(cls, sample)
     if hasattr(sample, "__cuda_array_interface__"):
         return CAIHandler()
+    if hasattr(sample, "__dlpack__") and hasattr(sample, "__dlpack_device__"):
+        return DLPackHandler()
     if issubclass(cls, np.void):
         raise TypeError("a record scalar cannot be passed to a kernel; pass a record array (e.g. a[i:i+1])")
     raise TypeError(f"cannot pass an object of type {cls.__module__}.{cls.__qualname__} to a kernel "

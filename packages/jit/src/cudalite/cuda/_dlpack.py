@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ctypes
 
-__all__ = ["KDLCPU", "KDLCUDA", "KDLCUDAHOST", "KDLCUDAMANAGED", "dlpack_dtype", "to_dlpack"]
+__all__ = ["KDLCPU", "KDLCUDA", "KDLCUDAHOST", "KDLCUDAMANAGED", "dlpack_dtype", "to_dlpack", "read_dlpack"]
 
 KDLCPU, KDLCUDA, KDLCUDAHOST, KDLCUDAMANAGED = 1, 2, 3, 13
 _CAPSULE_NAME = b"dltensor"
@@ -55,6 +55,8 @@ def _pyapi(name, restype, *argtypes):
 _capsule_new = _pyapi("PyCapsule_New", ctypes.py_object, ctypes.c_void_p, ctypes.c_char_p, _CAPSULE_DESTRUCTOR)
 _capsule_is_valid = _pyapi("PyCapsule_IsValid", ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p)
 _capsule_get_pointer = _pyapi("PyCapsule_GetPointer", ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)
+_capsule_pointer_of = _pyapi("PyCapsule_GetPointer", ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)
+_capsule_set_name = _pyapi("PyCapsule_SetName", ctypes.c_int, ctypes.py_object, ctypes.c_char_p)
 _incref = _pyapi("Py_IncRef", None, ctypes.py_object)
 _decref = _pyapi("Py_DecRef", None, ctypes.py_object)
 
@@ -120,3 +122,44 @@ def to_dlpack(array, device_type, device_id):
     m.manager_ctx = id(holder)
     m.deleter = _DELETER_FN
     return _capsule_new(ctypes.addressof(m), _CAPSULE_NAME, _DESTRUCTOR_FN)
+
+
+_DTYPE_KINDS = {0: "i", 1: "u", 2: "f", 5: "c", 6: "b"}
+
+
+def read_dlpack(obj, stream=None):
+    """Consume ``obj.__dlpack__()`` (a CUDA tensor): ``(data pointer, shape, byte
+    strides, NumPy dtype)``.  ``stream``: the consumer's stream handle (DLPack's
+    convention: 1 is the legacy default stream), which the producer orders its work
+    before.  The capsule is released at once: ``obj`` keeps the memory alive."""
+    import numpy as np
+
+    device_type, _device_id = obj.__dlpack_device__()
+    if int(device_type) not in (KDLCUDA, KDLCUDAMANAGED):
+        raise TypeError(f"a DLPack tensor on device type {int(device_type)} cannot be passed to a kernel: "
+                        "it must be on a CUDA device")
+    try:
+        capsule = obj.__dlpack__(stream=stream)
+    except TypeError:  # producers without the stream keyword
+        capsule = obj.__dlpack__()
+    ptr = _capsule_pointer_of(capsule, _CAPSULE_NAME)
+    managed = ctypes.cast(ptr, ctypes.POINTER(_DLManagedTensor))
+    t = managed.contents.dl_tensor
+    kind = _DTYPE_KINDS.get(t.dtype.code)
+    if kind is None or t.dtype.lanes != 1:
+        raise TypeError(f"DLPack dtype code {t.dtype.code} x{t.dtype.lanes} cannot be passed to a kernel")
+    dtype = np.dtype(f"{kind}{t.dtype.bits // 8}") if kind != "b" else np.dtype(np.bool_)
+    shape = tuple(t.shape[k] for k in range(t.ndim))
+    if t.strides:
+        strides = tuple(t.strides[k] * dtype.itemsize for k in range(t.ndim))
+    else:
+        strides, acc = [0] * t.ndim, dtype.itemsize
+        for k in range(t.ndim - 1, -1, -1):
+            strides[k], acc = acc, acc * shape[k]
+        strides = tuple(strides)
+    data = (t.data or 0) + t.byte_offset
+    _capsule_set_name(capsule, _USED_NAME)  # consumed: the capsule's destructor leaves it alone
+    deleter = managed.contents.deleter
+    if deleter:
+        deleter(managed)
+    return data, shape, strides, dtype
