@@ -128,3 +128,23 @@ def link_kernel(kernel, argtypes, cc=(9, 0)):
     except LinkerError as e:
         raise LinkerError(f"linking kernel {kernel.py_func.__qualname__} failed: {e.message}",
                           error_log=e.error_log, info_log=e.info_log) from None
+
+
+def both_abi_kernel(prefix, link=(), decl_link=None):
+    """A kernel calling three declared functions of both ABIs (defined by
+    ``both_abi_source(prefix, ...)``), linking ``link`` itself and ``decl_link``
+    through the declarations."""
+    from cudalite import cuda
+
+    mul = cuda.declare_device(f"{prefix}_mul", "float32(float32, float32)", link=decl_link)
+    axpb = cuda.declare_device(f"{prefix}_axpb", "float64(float64, int32)", link=decl_link)
+    add = cuda.declare_device(f"{prefix}_add", "float32(float32, float32)", abi="c", link=decl_link)
+
+    @cuda.jit(link=list(link))
+    def both(x, y, out, dout, k):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i] = add(mul(x[i], y[i]), x[i])
+            dout[i] = axpb(x[i], k)
+
+    return both

@@ -28,20 +28,6 @@ def _argtypes(sig):
     return tuple(parse_signature(sig)[1])
 
 
-def _both_abi_kernel(prefix, link=(), decl_link=None):
-    mul = cuda.declare_device(f"{prefix}_mul", "float32(float32, float32)", link=decl_link)
-    axpb = cuda.declare_device(f"{prefix}_axpb", "float64(float64, int32)", link=decl_link)
-    add = cuda.declare_device(f"{prefix}_add", "float32(float32, float32)", abi="c", link=decl_link)
-
-    @cuda.jit(link=list(link))
-    def both(x, y, out, dout, k):
-        i = cuda.grid(1)
-        if i < x.size:
-            out[i] = add(mul(x[i], y[i]), x[i])
-            dout[i] = axpb(x[i], k)
-
-    return both
-
 
 def _func_decl(ptx, name):
     m = re.search(r"\.extern \.func\s+(\(.*?\))?\s*" + name + r"\s*\((.*?)\)\s*;", ptx, re.S)
@@ -52,7 +38,7 @@ def _func_decl(ptx, name):
 
 # -- PTX ---------------------------------------------------------------------------------------
 def test_ptx_declares_both_abis():
-    ptx = _both_abi_kernel("pp").compile_ptx_for(SIG, cc=CC)
+    ptx = H.both_abi_kernel("pp").compile_ptx_for(SIG, cc=CC)
     ret, params = _func_decl(ptx, "pp_mul")  # Numba ABI: int f(float* ret, float, float)
     assert "b32" in ret and params == ["b64", "b32", "b32"]
     ret, params = _func_decl(ptx, "pp_axpb")  # int f(double* ret, double, int)
@@ -99,7 +85,7 @@ def test_from_buffer_is_a_pointer_typed_from_the_dtype():
 def test_declared_link_reaches_the_kernel(tmp_path):
     path = tmp_path / "d.cu"
     path.write_text(H.both_abi_source("dl", 0))
-    k = _both_abi_kernel("dl", decl_link=str(path))
+    k = H.both_abi_kernel("dl", decl_link=str(path))
     res = compile_code(k.py_func, _argtypes(SIG), k.options, CC)
     assert res.link_items == (str(path),)  # three declarations, one file
 
@@ -155,7 +141,7 @@ def test_each_kind_links_into_an_sm90_cubin(kind, tmp_path):
         pytest.skip("building this kind needs nvcc")
     prefix = H.prefix_of(kind)
     item = H.build(kind, H.both_abi_source(prefix, 1), tmp_path, CC)
-    k = _both_abi_kernel(prefix, link=[item])
+    k = H.both_abi_kernel(prefix, link=[item])
     res, cubin = H.link_kernel(k, SIG, CC)
     symbols = cubin.symbol_names()
     assert res.entry_name in symbols  # the kernel survives an LTO link too (@llvm.used)

@@ -55,22 +55,6 @@ def _run_both_abis(kernel, k=3):
     return dout.copy_to_host(), ddout.copy_to_host()
 
 
-def _both_abi_kernel(prefix, link=(), decl_link=None):
-    from cudalite import cuda
-
-    mul = cuda.declare_device(f"{prefix}_mul", "float32(float32, float32)", link=decl_link)
-    axpb = cuda.declare_device(f"{prefix}_axpb", "float64(float64, int32)", link=decl_link)
-    add = cuda.declare_device(f"{prefix}_add", "float32(float32, float32)", abi="c", link=decl_link)
-
-    @cuda.jit(link=list(link))
-    def both(x, y, out, dout, k):
-        i = cuda.grid(1)
-        if i < x.size:
-            out[i] = add(mul(x[i], y[i]), x[i])
-            dout[i] = axpb(x[i], k)
-
-    return both
-
 
 def _check_both(out, dout, offset, k=3):
     x, y = _inputs()
@@ -87,7 +71,7 @@ def test_each_kind_via_kernel_link(kind, cc, workdir):
     offset = H.KINDS.index(kind) + 1
     prefix = H.prefix_of(kind)
     item = H.build(kind, H.both_abi_source(prefix, offset), workdir, cc)
-    out, dout = _run_both_abis(_both_abi_kernel(prefix, link=[item]))
+    out, dout = _run_both_abis(H.both_abi_kernel(prefix, link=[item]))
     _check_both(out, dout, offset)
 
 
@@ -96,7 +80,7 @@ def test_cu_path_relative_to_the_current_directory(cc, workdir, monkeypatch):
     (workdir / "rel_dir").mkdir(exist_ok=True)
     (workdir / "rel_dir" / "rel.cu").write_text(src)
     monkeypatch.chdir(workdir)
-    out, dout = _run_both_abis(_both_abi_kernel("rel", link=[os.path.join("rel_dir", "rel.cu")]))
+    out, dout = _run_both_abis(H.both_abi_kernel("rel", link=[os.path.join("rel_dir", "rel.cu")]))
     _check_both(out, dout, 40)
 
 
@@ -109,7 +93,7 @@ def test_declare_device_link_without_kernel_link(kind, cc, workdir):
     sub = workdir / prefix
     sub.mkdir(exist_ok=True)
     item = H.build(kind, H.both_abi_source(prefix, 7), sub, cc)
-    out, dout = _run_both_abis(_both_abi_kernel(prefix, decl_link=item))
+    out, dout = _run_both_abis(H.both_abi_kernel(prefix, decl_link=item))
     _check_both(out, dout, 7)
 
 
