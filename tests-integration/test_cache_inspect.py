@@ -2,7 +2,7 @@
 (every stage of a function and signature), the ``cudalite-compile --emit all`` CLI,
 and the dispatchers' ``inspect_types`` / ``inspect_llvm`` / ``inspect_asm`` /
 ``inspect_sass`` on a kernel built for sm_90 without a device (freshly compiled,
-and loaded from the on-disk cache, whose stages are made on demand)."""
+and loaded from the on-disk cache, which stores the stage texts with the cubin)."""
 
 from __future__ import annotations
 
@@ -72,12 +72,11 @@ def _kernel_without_device(cache_dir=None):
     if cache_dir is not None:
         _cache.enable(cache_dir)
     try:
-        k = CompiledKernel.__new__(CompiledKernel)
-        _timings, status = k.build(disp.py_func, parse_signature(SIG)[1], disp.options, (9, 0))
+        k = CompiledKernel(disp.py_func, parse_signature(SIG)[1], disp.options, (9, 0), load=False)
     finally:
         _cache._settings.update(enabled=None, dir=None)
     disp.overloads[k.argtypes] = k
-    return disp, k, status
+    return disp, k, k.status
 
 
 @pytest.mark.parametrize("cached", [False, True])

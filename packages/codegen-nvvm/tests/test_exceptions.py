@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from cudalite.nvvm.api import make_options
 from cudalite.nvvm.pipeline import EntrySpec, run_pipeline
 
@@ -24,7 +26,7 @@ def _run(debug):
 
 def test_without_debug_nothing_is_recorded_and_no_global_exists():
     res = _run(False)
-    assert res.exceptions == () and res.exc_symbol is None
+    assert len(res.exceptions) == 0 and res.exc_symbol is None
     assert "__cudalite_exc" not in res["ptx"].data
 
 
@@ -37,3 +39,55 @@ def test_debug_records_each_raise_site_with_its_location(assemble):
     assert f".visible .global .align 4 .b8 {res.exc_symbol}[28]" in ptx
     assert "atom.global.cas.b32" in ptx or "atom.cas.b32" in ptx
     assert assemble(ptx)[:4] == b"\x7fELF"
+
+
+class MyError(Exception):
+    pass
+
+
+def raises_mine(a):
+    if a[0] < 0:
+        raise MyError("mine", 1.5)
+
+
+def test_exception_table_decodes_its_own_records():
+    from cudalite.nvvm.artifacts import EXC_RECORD_WORDS, ExceptionTable
+
+    table = _run(True).exceptions
+    assert table.decode([0] * EXC_RECORD_WORDS) is None
+    exc = table.decode([2, 1, 2, 3, 4, 5, 6])
+    assert type(exc) is ValueError
+    assert exc.args == ("tid=[1, 2, 3] ctaid=[4, 5, 6]: negative", 3)
+    assert isinstance(table.decode([99, 0, 0, 0, 0, 0, 0]), RuntimeError)
+    # the stored form is plain data and decodes the same records without the class objects
+    back = ExceptionTable.from_payload(table.to_payload())
+    assert back == table and all(e.exc_class is None for e in back)
+    again = back.decode([1, 0, 0, 0, 1, 0, 0])
+    assert type(again) is AssertionError and again.args == ("tid=[0, 0, 0] ctaid=[1, 0, 0]: seven",)
+
+
+def test_exception_table_resolves_user_classes_without_importing():
+    from cudalite.nvvm.artifacts import ExceptionTable
+
+    res = run_pipeline(raises_mine, "void(int64[:])", EntrySpec(device=False), make_options(debug=True, cc=(9, 0)))
+    back = ExceptionTable.from_payload(res.exceptions.to_payload())
+    exc = back.decode([1, 0, 0, 0, 0, 0, 0])
+    assert type(exc) is MyError and exc.args == ("tid=[0, 0, 0] ctaid=[0, 0, 0]: mine", 1.5)
+    # a class in a module that is not imported is never imported: the record names it instead
+    payload = [["no_such_module_xyz", "Boom", ["x"], "f.py", 3, 0]]
+    exc = ExceptionTable.from_payload(payload).decode([1, 0, 0, 0, 0, 0, 0])
+    assert type(exc) is RuntimeError and "no_such_module_xyz.Boom" in exc.args[0]
+    import sys
+
+    assert "no_such_module_xyz" not in sys.modules
+
+
+@pytest.mark.parametrize("payload", [
+    {"a": 1}, [["m", "q", ["x"], "f", 1]], [["m", "q", [object], "f", 1, 0]], [[1, "q", [], "f", 1, 0]],
+    [["m", "q", [], "f", -1, 0]], [["m", "q", [], "f", True, 0]],
+])
+def test_exception_table_rejects_malformed_payloads(payload):
+    from cudalite.nvvm.artifacts import ExceptionTable, PayloadError
+
+    with pytest.raises(PayloadError):
+        ExceptionTable.from_payload(payload)

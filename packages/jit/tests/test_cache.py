@@ -28,19 +28,21 @@ def _env():
     return env
 
 
-def _payload(n=1000):
-    return {"cubin": bytes(range(256)) * n, "entry_name": "k", "param_format": "Qqf", "exceptions": (),
-            "exc_symbol": None, "uses_grid_sync": False, "return_type": "none",
-            "meta": {"qualname": "k", "signature": "(float32)", "arch": "sm_90", "created": 0.0}}
+def _payload(n=1000, tag=b""):
+    return tag + bytes(range(256)) * n
+
+
+def _meta():
+    return {"qualname": "k", "signature": "(float32)", "arch": "sm_90", "created": 0.0}
 
 
 # -- entries --------------------------------------------------------------------------------
 def test_store_load_roundtrip(tmp_path):
     store = _cache.CacheStore(tmp_path)
     assert store.load("ab" * 32) is None
-    assert store.store("ab" * 32, _payload())
-    got = store.load("ab" * 32)
-    assert got["cubin"] == _payload()["cubin"] and got["param_format"] == "Qqf"
+    assert store.store("ab" * 32, _payload(), _meta())
+    meta, payload = store.load("ab" * 32)
+    assert payload == _payload() and meta["qualname"] == "k" and meta["key"] == "ab" * 32
     assert [n for n in os.listdir(tmp_path) if n.endswith(".part")] == []  # no temporary left behind
 
 
@@ -57,8 +59,8 @@ def test_corrupt_entry_is_a_miss_and_is_rewritten(tmp_path, damage):
         f.write(damaged)
     assert store.load(key) is None  # detected, never raises
     assert store.info()["invalid"] == 1
-    assert store.store(key, _payload())
-    assert store.load(key)["entry_name"] == "k"
+    assert store.store(key, _payload(tag=b"new"))
+    assert store.load(key)[1] == _payload(tag=b"new")
 
 
 def test_entry_under_the_wrong_name_is_ignored(tmp_path):
@@ -83,12 +85,11 @@ _WRITER = textwrap.dedent("""
     while time.time() < start:
         pass
     store = _cache.CacheStore(path)
-    payload = {"cubin": bytes([tag]) * (4 << 20), "entry_name": f"k{tag}", "param_format": "", "exceptions": (),
-               "exc_symbol": None, "uses_grid_sync": False, "return_type": "none", "meta": {}}
+    payload = bytes([tag]) * (4 << 20)
     for _ in range(5):
-        assert store.store(key, payload)
+        assert store.store(key, payload, {"qualname": f"k{tag}"})
         got = store.load(key)
-        assert got is not None and got["cubin"] == bytes([int(got["entry_name"][1:])]) * (4 << 20)
+        assert got is not None and got[1] == bytes([int(got[0]["qualname"][1:])]) * (4 << 20)
     print("ok")
 """)
 
@@ -106,7 +107,7 @@ def test_concurrent_writers_of_one_entry_all_succeed(tmp_path):
         assert p.returncode == 0, err
         assert out.strip() == "ok"
     got = _cache.CacheStore(tmp_path).load(key)
-    assert got is not None and len(got["cubin"]) == 4 << 20
+    assert got is not None and len(got[1]) == 4 << 20
     assert sorted(os.listdir(tmp_path)) == [key + _cache.ENTRY_SUFFIX]
 
 
@@ -152,7 +153,7 @@ def test_cuda_cache_api(tmp_path):
 
 def test_cli(tmp_path, capsys):
     store = _cache.CacheStore(tmp_path)
-    store.store("03" * 32, _payload(1))
+    store.store("03" * 32, _payload(1), _meta())
     assert _cache_cli.main(["--dir", str(tmp_path), "info"]) == 0
     assert "1 entries" in capsys.readouterr().out
     assert _cache_cli.main(["--dir", str(tmp_path), "list"]) == 0
@@ -348,7 +349,40 @@ def test_toolchain_stamp_is_written_and_reused(stamp_dir):
     assert len(stamps) == 1
     assert versions == _cache.real_toolchain_versions()
     with open(stamp_dir / stamps[0], "w") as f:  # a stale stamp is what the key uses ...
-        f.write(repr(((0, 0), (0, 0, 0, 0), (0, 0))))
+        f.write("[[0, 0], [0, 0, 0, 0], [0, 0]]")
     assert _cache.toolchain_versions(str(stamp_dir), cfg) == ((0, 0), (0, 0, 0, 0), (0, 0))
     assert _cache.toolchain_versions(str(stamp_dir), cfg, refresh=True) == versions  # ... until a miss repairs it
     assert _cache.toolchain_versions(str(stamp_dir), cfg) == versions
+
+
+@pytest.mark.parametrize("stamp", ["[" * 100000, "((0, 0), (0, 0, 0, 0), (0, 0))", '[[0], [0], "x"]',
+                                   "[[0, 0], [0, 0]]", "[[1e99], [0], [0]]", "\xff\xfe"])
+def test_crafted_toolchain_stamp_is_ignored(stamp_dir, stamp):
+    cfg = load_config()
+    versions = _cache.toolchain_versions(str(stamp_dir), cfg)
+    (name,) = [n for n in os.listdir(stamp_dir) if n.endswith(".stamp")]
+    (stamp_dir / name).write_bytes(stamp.encode("latin-1"))
+    assert _cache.toolchain_versions(str(stamp_dir), cfg) == versions  # re-read from the libraries
+
+
+def test_entries_are_never_unpickled_or_imported(tmp_path):
+    """An entry is plain data: a pickle planted under an entry's name is not an entry."""
+    import pickle
+
+    store = _cache.CacheStore(tmp_path)
+    key = "ef" * 32
+    with open(store.entry_path(key), "wb") as f:
+        f.write(_cache.MAGIC + pickle.dumps({"key": key, "format": _cache.FORMAT}))
+    assert store.load(key) is None
+    assert store.info()["invalid"] == 1
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_fifo_or_symlinked_entry_is_not_read(tmp_path):
+    store = _cache.CacheStore(tmp_path)
+    fifo = store.entry_path("a1" * 32)
+    os.mkfifo(fifo)
+    assert store.load("a1" * 32) is None  # no hang
+    os.symlink("/dev/zero", store.entry_path("a2" * 32))
+    assert store.load("a2" * 32) is None  # no unbounded read
+    assert store.info()["entries"] == 2 and store.info()["invalid"] == 2

@@ -51,7 +51,50 @@ def _compile(pyfunc, sig, entry, options, until):
 
 def compile(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=False, cc=None,
             opt=None, abi="c", abi_info=None, output="ptx", forceinline=False, launch_bounds=None):
-    """Compile ``pyfunc`` for ``sig`` to PTX (str) or LTO-IR (bytes): ``(code, resty)``."""
+    """Compile ``pyfunc`` for ``sig`` to PTX (str) or LTO-IR (bytes).
+
+    Parameters
+    ----------
+    pyfunc : function
+        The Python function to compile (a plain function; ``cudalite.cuda.compile``
+        also accepts ``@cuda.jit`` dispatchers).
+    sig : str or Signature
+        Its signature, e.g. ``"float32(float32, float32)"`` or ``"void(float32[::1])"``.
+    debug, lineinfo : bool
+        Debug information (``debug`` also turns on device-side exception checks and
+        turns off optimization unless ``opt`` says otherwise) / line information only.
+    device : bool
+        True (default) for a device function, False for a kernel.
+    fastmath : bool
+        Flush denormals, approximate division and square root, contract to FMA.
+    cc : int, str or tuple, optional
+        The target compute capability (``(9, 0)``, ``"9.0"``, ``"sm_90"``, ``90``);
+        default ``CUDALITE_DEFAULT_CC`` or 7.5.
+    opt : bool or int, optional
+        libNVVM optimization level (default 3; False means 0).
+    abi : {'c', 'numba'}
+        Device functions: the C ABI (``RET name(args)``) or numba's (``i32 name(RET*, args)``).
+    abi_info : dict, optional
+        ``{"abi_name": "my_name"}``: the symbol name of the entry point.
+    output : {'ptx', 'ltoir'}
+        PTX text or LTO-IR bytes.
+    forceinline : bool
+        Mark the device function ``alwaysinline`` (LTO-IR output only).
+    launch_bounds : int or tuple, optional
+        Kernels: ``(max threads per block, min blocks per SM, max blocks per cluster)``.
+
+    Returns
+    -------
+    tuple
+        ``(code, resty)``: the PTX (str) or LTO-IR (bytes) and the return type.
+
+    Raises
+    ------
+    CompilerError
+        A located error in the user's code (``file:line:col``, the line and a caret).
+    ValueError, NotImplementedError
+        Invalid options or ABI.
+    """
     entry = _entry(device, abi, abi_info)
     options = make_options(cc=cc, opt=opt, fastmath=fastmath, debug=debug, lineinfo=lineinfo,
                            output=output, forceinline=forceinline, launch_bounds=launch_bounds)
@@ -63,7 +106,17 @@ def compile(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=Fals
 
 def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False, cc=None,
                 opt=None, abi="numba", abi_info=None, forceinline=False, launch_bounds=None):
-    """Compile ``pyfunc`` for ``sig`` to PTX: ``(ptx, resty)``."""
+    """Compile ``pyfunc`` for ``sig`` to PTX: ``(ptx, resty)``.
+
+    Parameters are those of :func:`compile` (without ``output``); the defaults
+    differ: ``device=False`` (a kernel) and ``abi='numba'``.  ``forceinline`` is
+    refused (it needs LTO-IR output).
+
+    Returns
+    -------
+    tuple
+        ``(ptx, resty)``: PTX text and the return type.
+    """
     entry = _entry(device, abi, abi_info)
     options = make_options(cc=cc, opt=opt, fastmath=fastmath, debug=debug, lineinfo=lineinfo,
                            output="ptx", forceinline=False, launch_bounds=launch_bounds)
@@ -76,13 +129,37 @@ def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath
 
 
 def compile_stages(pyfunc, sig, *, device=True, abi="numba", abi_info=None, output="ptx", **opts):
-    """Every stage's artifact for ``pyfunc`` and ``sig``: ``{stage: Artifact}``."""
+    """Every stage's artifact for ``pyfunc`` and ``sig``, from one pipeline run.
+
+    Parameters
+    ----------
+    pyfunc : function
+        The Python function to compile.
+    sig : str or Signature
+        Its signature, e.g. ``"float32(float32, float32)"``.
+    device : bool
+        True for a device function, False for a kernel.
+    abi, abi_info
+        As for :func:`compile` (device functions only).
+    output : {'ptx', 'ltoir'}
+        What the last stage makes.
+    **opts
+        ``cc``, ``opt``, ``fastmath``, ``debug``, ``lineinfo``, ``forceinline``, ``launch_bounds``.
+
+    Returns
+    -------
+    dict
+        ``{stage: Artifact}`` for 'source', 'ast', 'typed-ir', 'nvvm-ir' and ``output``, in
+        pipeline order.
+
+    Raises
+    ------
+    CompilerError
+        A located error in the user's code (TypingError, UnsupportedError, ...).
+    """
     entry = _entry(device, abi, abi_info)
     options = make_options(output=output, **opts)
-    res, err = _compile(pyfunc, sig, entry, options, "source")
+    res, err = _compile(pyfunc, sig, entry, options, output)
     if err is not None:
         raise err
-    full, err = _compile(pyfunc, sig, entry, options, output)
-    if err is not None:
-        raise err
-    return {**res.artifacts, **full.artifacts}
+    return dict(res.artifacts)

@@ -1,16 +1,28 @@
-"""The compilation pipeline as an ordered list of named stages.
+"""The compilation pipeline: an ordered list of named, pure stages and one loop.
 
-    source -> ast -> typed-ir -> nvvm-ir -> ptx | ltoir
+    stage    reads              makes                  artifacts recorded
+    parse    the function       FunctionIR             source, ast
+    infer    FunctionIR         TypedFunction          typed-ir
+    lower    TypedFunction      LoweredModule          nvvm-ir
+    nvvm     LoweredModule      PTX | LTO-IR           ptx | ltoir
 
-Each stage's output is an immutable :class:`Artifact`; :func:`run_pipeline`
-stops after the requested stage and returns every artifact produced so far.
+A stage is a plain function ``stage(job, state) -> state``: it reads the
+immutable :class:`CompileJob` (what is compiled, how) and the :class:`State`
+made so far, and returns a new state holding its product.  :func:`run_stages`
+is the one loop: it runs the stages from a start state, records each stage's
+artifacts and time, and stops after the stage that makes the artifact asked
+for.  :func:`run_pipeline` starts from nothing; :func:`resume` continues a
+:class:`PipelineResult` (switching PTX -> LTO-IR for a link re-runs only the
+``nvvm`` stage); :func:`compile_nvvm_ir` runs the last stage alone on stored
+NVVM IR text.
 """
 
 from __future__ import annotations
 
 import ast as _ast
+from dataclasses import dataclass, field, replace
 from time import perf_counter
-from dataclasses import dataclass, field
+from types import MappingProxyType
 
 from cudalite.core.errors import SignatureError, TypingError
 from cudalite.core.ir.printer import format_typed_function
@@ -20,26 +32,19 @@ from cudalite.core.typing import TypedFunction, TypingContext
 
 from . import libnvvm
 from ._options import CompileOptions, nvvm_flags
+from .artifacts import Artifact, LoweredModule
 from .lower import LowerOptions, ModuleBuilder, check_c_name, emit_c_abi, emit_kernel, emit_numba_abi, mangle
 
-__all__ = ["STAGES", "Artifact", "PipelineResult", "EntrySpec", "run_pipeline"]
+__all__ = [
+    "STAGES", "PIPELINE", "Artifact", "CompileJob", "State", "Stage", "PipelineResult", "EntrySpec",
+    "run_pipeline", "run_stages", "resume", "compile_nvvm_ir",
+]
 
+#: artifact names, in pipeline order (``until=`` takes one of these)
 STAGES = ("source", "ast", "typed-ir", "nvvm-ir", "ptx", "ltoir")
 
 
-@dataclass(frozen=True)
-class Artifact:
-    """One stage's output: ``kind`` (a stage name), ``data`` (str or bytes), ``name``."""
-
-    kind: str
-    data: object
-    name: str
-
-    def __str__(self):
-        return self.data if isinstance(self.data, str) else f"<{self.kind}: {len(self.data)} bytes>"
-
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class EntrySpec:
     """What entry point to emit: a kernel, or a device function with an ABI."""
 
@@ -48,74 +53,79 @@ class EntrySpec:
     abi_name: str | None = None
 
 
-@dataclass
-class PipelineResult:
-    artifacts: dict = field(default_factory=dict)
-    typed: TypedFunction | None = None
-    return_type: object = None
-    entry_name: str | None = None
-    exceptions: tuple = ()  # debug mode: what each recorded exception index raises on the host
-    exc_symbol: str | None = None  # the device global holding the status (None: nothing can raise)
-    uses_grid_sync: bool = False  # needs a cooperative launch
-    timings: dict = field(default_factory=dict)  # stage -> seconds (parse, infer, lower, nvvm)
-    link_items: tuple = ()  # code the module's foreign calls need (paths or cudalite.linker objects)
+@dataclass(frozen=True, slots=True)
+class CompileJob:
+    """What one pipeline run compiles, and how (never changes during the run)."""
 
-    def __getitem__(self, stage):
-        return self.artifacts[stage]
+    pyfunc: object
+    argtypes: tuple
+    return_type: object
+    entry: EntrySpec
+    options: CompileOptions
+    context: TypingContext
 
 
-def _source_artifacts(pyfunc, ctx, result):
-    fir = ctx.function_ir(pyfunc)
+@dataclass(frozen=True, slots=True)
+class State:
+    """What the stages made so far (each field set by one stage)."""
+
+    fir: object = None  # parse: cudalite.core.ir.FunctionIR
+    typed: TypedFunction | None = None  # infer
+    module: LoweredModule | None = None  # lower
+    code: str | bytes | None = None  # nvvm: PTX text or LTO-IR bytes
+    output: str | None = None  # nvvm: 'ptx' | 'ltoir'
+
+
+@dataclass(frozen=True, slots=True)
+class Stage:
+    """A named step: ``run(job, state) -> (state, {artifact name: data})``."""
+
+    name: str
+    makes: tuple  # the artifact names it can record
+    run: object
+
+
+def _parse(job: CompileJob, state: State):
+    fir = job.context.function_ir(job.pyfunc)
+    return replace(state, fir=fir), {"source": lambda: _source_text(job.pyfunc),
+                                     "ast": lambda: _ast.dump(_capture(job.pyfunc).node, indent=2)}
+
+
+def _capture(pyfunc):
     from cudalite.core.frontend import capture
 
-    src = capture(pyfunc)
-    text = _ast.get_source_segment("".join(src.lines), src.node) or ""
-    result.artifacts["source"] = Artifact("source", text, fir.qualname)
-    result.artifacts["ast"] = Artifact("ast", _ast.dump(src.node, indent=2), fir.qualname)
-    return fir
+    return capture(pyfunc)
 
 
-def run_pipeline(pyfunc, sig, entry: EntrySpec, options: CompileOptions, until: str = "ptx",
-                 context: TypingContext | None = None) -> PipelineResult:
-    """Compile ``pyfunc`` for ``sig`` and stop after stage ``until``."""
-    if until not in STAGES:
-        raise ValueError(f"unknown stage {until!r}; stages are {', '.join(STAGES)}")
-    stop = STAGES.index(until)
-    result = PipelineResult()
-    ctx = context or TypingContext(registry, options)
-    ret, argtypes = parse_signature(sig)
-    if not entry.device:
-        if entry.abi == "c":
-            raise SignatureError("the C ABI is for device functions only; compile kernels with abi='numba'")
-        if ret is not None and not isinstance(ret, (Void, NoneType)):
-            raise SignatureError(f"kernels must return void, but the signature declares {ret}")
-    t0 = perf_counter()
-    fir = _source_artifacts(pyfunc, ctx, result) if stop <= 1 else ctx.function_ir(pyfunc)
-    t1 = perf_counter()
-    result.timings["parse"] = t1 - t0
-    if stop <= 1:
-        return result
-    tf = ctx.type_function(pyfunc, argtypes, ret)
-    result.timings["infer"] = perf_counter() - t1
-    if not entry.device and not isinstance(tf.return_type, (Void, NoneType)):
+def _source_text(pyfunc) -> str:
+    src = _capture(pyfunc)
+    return _ast.get_source_segment("".join(src.lines), src.node) or ""
+
+
+def _infer(job: CompileJob, state: State):
+    fir = state.fir
+    tf = job.context.type_function(job.pyfunc, job.argtypes, job.return_type)
+    if not job.entry.device and not isinstance(tf.return_type, (Void, NoneType)):
         raise TypingError(f"kernel {fir.qualname} returns a {tf.return_type} value; kernels must return None",
-                            next((loc for loc in _return_locs(fir)), fir.loc))
-    result.typed = tf
-    result.return_type = tf.return_type
-    result.artifacts["typed-ir"] = Artifact("typed-ir", format_typed_function(tf), fir.qualname)
-    if stop <= 2:
-        return result
-    t2 = perf_counter()
+                          next(iter(_return_locs(fir)), fir.loc))
+    return replace(state, typed=tf), {"typed-ir": lambda: format_typed_function(tf)}
+
+
+def _entry_name(job: CompileJob, fir) -> str:
+    entry = job.entry
+    if not entry.device:
+        return mangle(fir.module, fir.qualname, job.argtypes)
+    if entry.abi == "c":
+        return check_c_name(entry.abi_name or job.pyfunc.__name__, fir.loc)
+    return entry.abi_name or mangle(fir.module, fir.qualname, job.argtypes)
+
+
+def _lower(job: CompileJob, state: State):
+    options, entry, tf = job.options, job.entry, state.typed
     lopts = LowerOptions(debug=options.debug, lineinfo=options.lineinfo, fastmath=options.fastmath,
                          forceinline=options.forceinline, nvvm_ir_version=libnvvm.ir_version(), cc=options.cc)
-    mb = ModuleBuilder(fir.qualname, lopts)
-    if not entry.device:
-        name = mangle(fir.module, fir.qualname, argtypes)
-    elif entry.abi == "c":
-        name = check_c_name(entry.abi_name or pyfunc.__name__, fir.loc)
-    else:
-        name = entry.abi_name or mangle(fir.module, fir.qualname, argtypes)
-    mb.exc_symbol = f"{name}__cudalite_exc"
+    name = _entry_name(job, state.fir)
+    mb = ModuleBuilder(state.fir.qualname, lopts, exc_symbol=f"{name}__cudalite_exc")
     if not entry.device:
         emit_kernel(mb, tf, name, options.launch_bounds)
     elif entry.abi == "c":
@@ -124,30 +134,187 @@ def run_pipeline(pyfunc, sig, entry: EntrySpec, options: CompileOptions, until: 
             fn.attributes.add("alwaysinline")
     else:
         emit_numba_abi(mb, tf, name)
-    result.exceptions = tuple(mb.exceptions)
-    result.uses_grid_sync = mb.uses_grid_sync
-    result.link_items = tuple(mb.link_items)
-    result.exc_symbol = mb.exc_symbol if mb.exceptions else None
-    result.entry_name = name
-    text = mb.finalize()
-    result.artifacts["nvvm-ir"] = Artifact("nvvm-ir", text, name)
-    t3 = perf_counter()
-    result.timings["lower"] = t3 - t2
-    if stop <= 3:
+    module = mb.finalize(name, _kernel_abi(job.argtypes))
+    return replace(state, module=module), {"nvvm-ir": module.text}
+
+
+def _kernel_abi(argtypes):
+    """The entry point's flattened parameters (one definition: ``cudalite.core.abi``)."""
+    try:
+        from cudalite.core.abi import kernel_abi
+    except ImportError:  # pragma: no cover - the ABI module arrives with the runtime's packing
+        return None
+    return kernel_abi(argtypes)
+
+
+def _nvvm(job: CompileJob, state: State):
+    output = state.output or job.options.output
+    code = compile_nvvm_ir(state.module.text, job.options, output, uses_libdevice=state.module.uses_libdevice)
+    return replace(state, code=code, output=output), {output: code}
+
+
+#: the pipeline, in order
+PIPELINE = (
+    Stage("parse", ("source", "ast"), _parse),
+    Stage("infer", ("typed-ir",), _infer),
+    Stage("lower", ("nvvm-ir",), _lower),
+    Stage("nvvm", ("ptx", "ltoir"), _nvvm),
+)
+
+
+def _stage_index(artifact: str) -> int:
+    if artifact not in STAGES:
+        raise ValueError(f"unknown stage {artifact!r}; stages are {', '.join(STAGES)}")
+    return next(i for i, s in enumerate(PIPELINE) if artifact in s.makes)
+
+
+@dataclass(frozen=True)
+class PipelineResult:
+    """The artifacts of one run (``result["ptx"]``), its timings (seconds per
+    stage) and the state the stages made, which :func:`resume` continues."""
+
+    job: CompileJob
+    state: State
+    artifacts: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
+    timings: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
+    done: int = 0  # how many stages of PIPELINE have run
+
+    def __getitem__(self, stage):
+        return self.artifacts[stage]
+
+    def stage(self, name):
+        """The data of artifact ``name``, or None when it was not made."""
+        art = self.artifacts.get(name)
+        return None if art is None else art.data
+
+    # -- what the stages found (None before the stage that finds it) ---------------------
+    @property
+    def typed(self):
+        return self.state.typed
+
+    @property
+    def return_type(self):
+        return None if self.state.typed is None else self.state.typed.return_type
+
+    @property
+    def module(self) -> LoweredModule | None:
+        return self.state.module
+
+    @property
+    def entry_name(self):
+        return None if self.state.module is None else self.state.module.entry_name
+
+    @property
+    def abi(self):
+        return None if self.state.module is None else self.state.module.abi
+
+    @property
+    def exceptions(self):
+        from .artifacts import ExceptionTable
+
+        return ExceptionTable() if self.state.module is None else self.state.module.exceptions
+
+    @property
+    def exc_symbol(self):
+        return None if self.state.module is None else self.state.module.exc_symbol
+
+    @property
+    def uses_grid_sync(self) -> bool:
+        return bool(self.state.module and self.state.module.uses_grid_sync)
+
+    @property
+    def link_items(self) -> tuple:
+        return () if self.state.module is None else self.state.module.link_items
+
+
+class _LazyArtifact(Artifact):
+    """An artifact whose text is made on first read (the AST dump and the typed-IR
+    listing cost more than the rest of a small compile and are rarely read)."""
+
+    def __init__(self, kind, make, name):
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "_make", make)
+
+    def __getattr__(self, attr):
+        if attr != "data":
+            raise AttributeError(attr)
+        data = self._make()
+        object.__setattr__(self, "data", data)
+        return data
+
+
+def run_stages(job: CompileJob, state: State, start: int, until: str, *, artifacts=None, timings=None,
+               output: str | None = None) -> PipelineResult:
+    """The loop: run ``PIPELINE[start:]`` from ``state`` and stop after the stage
+    that makes ``until``, recording every artifact and each stage's time."""
+    stop = _stage_index(until)
+    artifacts = dict(artifacts or {})
+    timings = dict(timings or {})
+    if output is not None:
+        state = replace(state, output=output)
+    name = job.pyfunc.__qualname__
+    for i in range(start, stop + 1):
+        stage = PIPELINE[i]
+        t0 = perf_counter()
+        state, made = stage.run(job, state)
+        timings[stage.name] = perf_counter() - t0
+        if state.module is not None:
+            name = state.module.entry_name
+        for kind, data in made.items():
+            artifacts[kind] = _LazyArtifact(kind, data, name) if callable(data) else Artifact(kind, data, name)
+    return PipelineResult(job, state, MappingProxyType(artifacts), MappingProxyType(timings), stop + 1)
+
+
+def _check_entry(entry: EntrySpec, ret):
+    if not entry.device:
+        if entry.abi == "c":
+            raise SignatureError("the C ABI is for device functions only; compile kernels with abi='numba'")
+        if ret is not None and not isinstance(ret, (Void, NoneType)):
+            raise SignatureError(f"kernels must return void, but the signature declares {ret}")
+
+
+def run_pipeline(pyfunc, sig, entry: EntrySpec, options: CompileOptions, until: str = "ptx",
+                 context: TypingContext | None = None) -> PipelineResult:
+    """Compile ``pyfunc`` for ``sig`` and stop after the stage making ``until``
+    (the ``nvvm`` stage makes ``until`` when it is 'ptx' or 'ltoir', else
+    ``options.output``)."""
+    _stage_index(until)
+    ret, argtypes = parse_signature(sig)
+    _check_entry(entry, ret)
+    job = CompileJob(pyfunc, tuple(argtypes), ret, entry, options, context or TypingContext(registry, options))
+    output = until if until in ("ptx", "ltoir") else None
+    return run_stages(job, State(), 0, until, output=output)
+
+
+def resume(result: PipelineResult, until: str) -> PipelineResult:
+    """Continue ``result`` until the stage making ``until``: stages already run are
+    not run again, except the ``nvvm`` stage when another output is asked for
+    (PTX after LTO-IR or the reverse re-runs only libNVVM, from the stored module)."""
+    stop = _stage_index(until)
+    start = result.done
+    output = until if until in ("ptx", "ltoir") else None
+    if output is not None and start > stop:  # the nvvm stage ran for the other output
+        if result.state.output == output:
+            return result
+        start = stop
+    if start > stop:
         return result
-    out_kind = "ltoir" if until == "ltoir" else options.output
-    opts = options if out_kind == options.output else _with_output(options, out_kind)
-    code = libnvvm.compile_ir(text, nvvm_flags(opts), mb.uses_libdevice)
-    data = code.decode() if out_kind == "ptx" else code
-    result.artifacts[out_kind] = Artifact(out_kind, data, name)
-    result.timings["nvvm"] = perf_counter() - t3
-    return result
+    return run_stages(result.job, result.state, start, until, artifacts=result.artifacts,
+                      timings=result.timings, output=output)
 
 
-def _with_output(options, output):
-    from dataclasses import replace
-
-    return replace(options, output=output)
+def compile_nvvm_ir(text: str, options: CompileOptions, output: str = "ptx", *, uses_libdevice=None):
+    """The ``nvvm`` stage on its own: NVVM IR text (e.g. a stored ``nvvm-ir``
+    artifact) -> PTX text or LTO-IR bytes.  ``uses_libdevice`` None: decided from the
+    text (a declaration of a ``__nv_`` function)."""
+    if output not in ("ptx", "ltoir"):
+        raise ValueError(f"output must be 'ptx' or 'ltoir', not {output!r}")
+    opts = options if options.output == output else replace(options, output=output)
+    if uses_libdevice is None:
+        uses_libdevice = "@__nv_" in text
+    code = libnvvm.compile_ir(text, nvvm_flags(opts), uses_libdevice)
+    return code.decode() if output == "ptx" else code
 
 
 def _return_locs(fir):

@@ -17,12 +17,16 @@ of linked code (``link=`` of the kernel, of called device functions and of
 ``declare_device`` declarations; files are hashed by content).  Kernels with
 ``link=`` are therefore cached too.
 
-Entries are files ``<dir>/<key>.cubin-entry``: a magic line, the sha256 and
-length of the body, then the body (a pickle of plain data: no classes but
-:class:`cudalite.core.errors.Loc`).  Writes go to a temporary file in the same
-directory and are published with ``os.replace`` (atomic: concurrent writers of
-one entry both succeed, readers see a whole entry or none).  A truncated or
-corrupt entry fails its checksum: it is ignored (a miss) and rewritten.
+Entries are files ``<dir>/<key>.cubin-entry``: a magic line, a header (sha256
+and length of the rest, length of the metadata), a small JSON metadata object
+(key, qualname, signature, arch, creation time: what ``cudalite-cache info``
+lists) and the kernel's :class:`~._artifact.KernelArtifact` payload (plain,
+versioned data: JSON fields and the raw cubin bytes).  Nothing in an entry is
+code: reading one never unpickles, imports or executes anything, and only
+regular files of bounded size are read.  Writes go to a temporary file in the
+same directory and are published with ``os.replace`` (atomic: concurrent
+writers of one entry both succeed, readers see a whole entry or none).  A
+truncated, corrupt or malformed entry is ignored (a miss) and rewritten.
 
 libNVVM/nvJitLink versions are remembered in ``<dir>/toolchain-<fp>.stamp``,
 where ``fp`` is a fingerprint of the site-packages directories on ``sys.path``
@@ -41,13 +45,14 @@ import time
 
 __all__ = [
     "enable", "disable", "is_enabled", "cache_dir", "info", "entries", "clear", "CacheStore",
-    "KernelProbe", "probe_kernel", "kernel_payload", "CachedResult", "report_timings", "ENTRY_SUFFIX",
+    "KernelProbe", "probe_kernel", "report_timings", "ENTRY_SUFFIX",
 ]
 
-FORMAT = 1
-MAGIC = b"CUDALITE-KERNEL-CACHE 1\n"
+FORMAT = 2
+MAGIC = b"CUDALITE-KERNEL-CACHE 2\n"
 ENTRY_SUFFIX = ".cubin-entry"
-_HEADER_FMT = "<32sQ"  # sha256 of the body, body length
+_HEADER_FMT = "<32sQI"  # sha256 of the rest, length of the rest, length of the metadata JSON
+_MAX_ENTRY = 1 << 30  # bytes: larger files are not entries
 
 _settings = {"enabled": None, "dir": None}  # the runtime switch: enable()/disable() override config
 
@@ -97,32 +102,59 @@ def _header():
     return struct.Struct(_HEADER_FMT)
 
 
-def _encode(payload: dict) -> bytes:
+def _encode(meta: dict, payload: bytes) -> bytes:
     import hashlib
-    import pickle
+    import json
 
-    body = pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
-    return MAGIC + _header().pack(hashlib.sha256(body).digest(), len(body)) + body
+    head = json.dumps(meta, separators=(",", ":")).encode()
+    body = head + payload
+    return MAGIC + _header().pack(hashlib.sha256(body).digest(), len(body), len(head)) + body
 
 
 def _decode(blob: bytes):
-    """The payload of an entry, or None when it is not a whole, intact entry."""
+    """``(metadata dict, artifact payload bytes)`` of an entry, or None when it is not
+    a whole, intact entry."""
     import hashlib
-    import pickle
+    import json
 
     header = _header()
-    head = len(MAGIC) + header.size
-    if len(blob) < head or not blob.startswith(MAGIC):
+    start = len(MAGIC) + header.size
+    if len(blob) < start or not blob.startswith(MAGIC):
         return None
-    digest, length = header.unpack_from(blob, len(MAGIC))
-    body = blob[head:]
-    if len(body) != length or hashlib.sha256(body).digest() != digest:
+    digest, length, head = header.unpack_from(blob, len(MAGIC))
+    body = blob[start:]
+    if len(body) != length or head > length or hashlib.sha256(body).digest() != digest:
         return None
     try:
-        payload = pickle.loads(body)
-    except Exception:
+        meta = json.loads(body[:head].decode())
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return None
-    return payload if isinstance(payload, dict) and payload.get("format") == FORMAT else None
+    if not (isinstance(meta, dict) and meta.get("format") == FORMAT and isinstance(meta.get("key"), str)):
+        return None
+    return meta, body[head:]
+
+
+def _read_regular(path: str, limit: int = _MAX_ENTRY):
+    """The bytes of ``path`` if it is a regular file of at most ``limit`` bytes (a
+    FIFO, device or symlink to one is never opened for reading: no hang, no
+    unbounded read); None otherwise."""
+    import stat
+
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            data = f.read(limit + 1)
+        return data if len(data) <= limit else None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def _atomic_write(path: str, data: bytes):
@@ -153,26 +185,42 @@ class CacheStore:
         return os.path.join(self.path, key + ENTRY_SUFFIX)
 
     def load(self, key: str):
-        """The payload stored for ``key``, or None (absent, truncated, corrupt, foreign)."""
-        try:
-            with open(self.entry_path(key), "rb") as f:
-                blob = f.read()
-        except OSError:
+        """``(metadata, artifact payload)`` stored for ``key``, or None (absent,
+        truncated, corrupt, foreign, not a regular file)."""
+        blob = _read_regular(self.entry_path(key))
+        entry = None if blob is None else _decode(blob)
+        if entry is None or entry[0].get("key") != key:
             return None
-        payload = _decode(blob)
-        if payload is None or payload.get("key") != key:
-            return None
-        return payload
+        return entry
 
-    def store(self, key: str, payload: dict) -> bool:
+    def load_artifact(self, key: str, argtypes, link_items=()):
+        """The :class:`KernelArtifact` stored for ``key`` (a kernel of ``argtypes``;
+        ``link_items``: the code in hand, for setup callbacks), or None."""
+        from ._artifact import KernelArtifact, PayloadError
+
+        entry = self.load(key)
+        if entry is None:
+            return None
+        try:
+            return KernelArtifact.from_payload(entry[1], argtypes, link_items)
+        except PayloadError:
+            return None
+
+    def store(self, key: str, payload: bytes, meta=None) -> bool:
         """Write an entry atomically; False (and no exception) when the directory is
         not writable."""
-        payload = dict(payload, key=key, format=FORMAT)
+        meta = dict(meta or {}, key=key, format=FORMAT)
         try:
-            _atomic_write(self.entry_path(key), _encode(payload))
+            _atomic_write(self.entry_path(key), _encode(meta, bytes(payload)))
             return True
         except OSError:
             return False
+
+    def store_artifact(self, key: str, artifact, *, qualname="?", argtypes=()) -> bool:
+        """Store a kernel's artifact with the metadata ``cudalite-cache info`` lists."""
+        meta = {"qualname": qualname, "signature": f"({', '.join(map(str, argtypes))})",
+                "arch": artifact.arch, "created": time.time()}
+        return self.store(key, artifact.to_payload(), meta)
 
     def entries(self):
         """``[{key, path, size, valid, qualname, signature, arch, created}]`` of every entry."""
@@ -190,11 +238,12 @@ class CacheStore:
                 size = os.path.getsize(path)
             except OSError:
                 continue
-            payload = self.load(key)
-            meta = (payload or {}).get("meta", {})
-            out.append({"key": key, "path": path, "size": size, "valid": payload is not None,
-                        "qualname": meta.get("qualname", "?"), "signature": meta.get("signature", "?"),
-                        "arch": meta.get("arch", "?"), "created": meta.get("created")})
+            entry = self.load(key)
+            meta = entry[0] if entry is not None else {}
+            out.append({"key": key, "path": path, "size": size, "valid": entry is not None,
+                        "qualname": _text(meta.get("qualname")), "signature": _text(meta.get("signature")),
+                        "arch": _text(meta.get("arch")),
+                        "created": meta.get("created") if isinstance(meta.get("created"), (int, float)) else None})
         return out
 
     def info(self) -> dict:
@@ -218,6 +267,10 @@ class CacheStore:
                 except OSError:
                     pass
         return removed
+
+
+def _text(value) -> str:
+    return value if isinstance(value, str) else "?"
 
 
 def entries(path=None):
@@ -419,19 +472,33 @@ def toolchain_versions(directory, cfg, refresh=False) -> tuple:
     """The toolchain versions, from the stamp when it exists (no library loaded)."""
     path = _stamp_path(directory, cfg)
     if not refresh:
-        try:
-            with open(path) as f:
-                import ast
-
-                return ast.literal_eval(f.read())
-        except (OSError, ValueError, SyntaxError):
-            pass
+        versions = _read_stamp(path)
+        if versions is not None:
+            return versions
     versions = real_toolchain_versions()
     try:
-        _atomic_write(path, repr(versions).encode())
+        import json
+
+        _atomic_write(path, json.dumps([list(v) for v in versions]).encode())
     except OSError:
         pass
     return versions
+
+
+def _read_stamp(path):
+    """The versions in a stamp: three lists of at most 8 small ints, else None."""
+    import json
+
+    blob = _read_regular(path, 4096)
+    try:
+        data = json.loads(blob.decode()) if blob is not None else None
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return None
+    if not (isinstance(data, list) and len(data) == 3 and all(
+            isinstance(v, list) and len(v) <= 8 and all(type(i) is int and 0 <= i < 1 << 20 for i in v)
+            for v in data)):
+        return None
+    return tuple(tuple(v) for v in data)
 
 
 def _options_fp(opts):
@@ -522,77 +589,6 @@ def verify_after_compile(probe: KernelProbe, result, directory) -> bool:
         return set(link_hashes(result.link_items)) <= covered
     except OSError:
         return False
-
-
-# -- payloads --------------------------------------------------------------------------------
-def kernel_payload(kernel_result, cubin_data: bytes, argtypes, param_format: str, cc, qualname) -> dict:
-    """The plain data a cache entry holds for a compiled kernel."""
-    excs = []
-    for info in kernel_result.exceptions:
-        cls = info.exc_class
-        excs.append((cls.__module__, cls.__qualname__, tuple(info.args), info.loc))
-    return {
-        "cubin": bytes(cubin_data),
-        "entry_name": kernel_result.entry_name,
-        "param_format": param_format,
-        "exceptions": tuple(excs),
-        "exc_symbol": kernel_result.exc_symbol,
-        "uses_grid_sync": bool(kernel_result.uses_grid_sync),
-        "return_type": str(kernel_result.return_type),
-        "meta": {"qualname": qualname, "signature": f"({', '.join(map(str, argtypes))})",
-                 "arch": f"sm_{cc[0]}{cc[1]}", "created": time.time()},
-    }
-
-
-class _ExcInfo:
-    __slots__ = ("exc_class", "args", "loc")
-
-    def __init__(self, exc_class, args, loc):
-        self.exc_class, self.args, self.loc = exc_class, args, loc
-
-    def __repr__(self):
-        return f"ExceptionInfo({self.exc_class.__name__}, {self.args!r}, {self.loc})"
-
-
-def _resolve_class(module, qualname):
-    import importlib
-
-    obj = importlib.import_module(module)
-    for part in qualname.split("."):
-        obj = getattr(obj, part)
-    if not (isinstance(obj, type) and issubclass(obj, BaseException)):
-        raise TypeError(f"{module}.{qualname} is not an exception class")
-    return obj
-
-
-class CachedResult:
-    """Stands in for a :class:`PipelineResult` of a kernel loaded from the cache: the
-    runtime's fields come from the entry; ``artifacts`` (NVVM IR, PTX, ...) are made on
-    first use by running the pipeline (only ``inspect_*`` asks for them)."""
-
-    def __init__(self, payload, typed, compute):
-        self.entry_name = payload["entry_name"]
-        self.exc_symbol = payload["exc_symbol"]
-        self.uses_grid_sync = payload["uses_grid_sync"]
-        self.exceptions = tuple(_ExcInfo(_resolve_class(m, q), args, loc)
-                                for m, q, args, loc in payload["exceptions"])
-        self.param_format = payload["param_format"]
-        self.typed = typed
-        self.return_type = typed.return_type if typed is not None else None
-        self.link_items = ()
-        self.timings = {}
-        self.from_cache = True
-        self._compute = compute
-        self._full = None
-
-    @property
-    def artifacts(self):
-        if self._full is None:
-            self._full = self._compute()
-        return self._full.artifacts
-
-    def __getitem__(self, stage):
-        return self.artifacts[stage]
 
 
 # -- timings ---------------------------------------------------------------------------------

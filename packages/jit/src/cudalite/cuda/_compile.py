@@ -1,30 +1,32 @@
 """Compiling one kernel specialization for a device, end to end.
 
-    run_pipeline (PTX, or LTO-IR when a link item is LTO-IR) -> nvJitLink for the
-    exact sm_XY -> load the module -> get the function -> a driver launcher
+    pipeline until NVVM IR -> libNVVM (PTX, or LTO-IR when anything linked is
+    LTO-IR) -> nvJitLink for the exact sm_XY -> KernelArtifact -> load -> launch
 
 :class:`JitOptions` holds the ``@cuda.jit`` options (a frozen dataclass);
-:func:`compile_code` is the GPU-less part (typed IR, NVVM IR, PTX/LTO-IR for a given
-``cc``); :class:`CompiledKernel` links, loads and launches it on the current device
-and reads ``debug=True`` exceptions back.  ``compile_for_current_device`` and
-``compile_ptx_for_current_device`` are numba's API (the cc of the current device).
+:func:`compile_code` is the GPU-less compile (typed IR, NVVM IR, PTX/LTO-IR for a
+given ``cc``; the pipeline runs once); :func:`build_kernel` makes the
+:class:`~._artifact.KernelArtifact` of a specialization, from the on-disk cache
+or by compiling and linking (and storing it); :class:`CompiledKernel` loads an
+artifact on the current device, launches it and reads ``debug=True`` exceptions
+back -- the same way whether the artifact was compiled or read from the cache.
+``compile_for_current_device`` and ``compile_ptx_for_current_device`` are
+numba's API (the cc of the current device).
 """
 
 from __future__ import annotations
 
 import os
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from time import perf_counter
 
 from cudalite.core.errors import CompilerError, CudaliteError, Loc
 
 __all__ = [
-    "JitOptions", "compile_code", "CompiledKernel", "compile_for_current_device",
+    "JitOptions", "compile_code", "build_kernel", "KernelBuild", "CompiledKernel", "compile_for_current_device",
     "compile_ptx_for_current_device", "current_cc", "reraise_located", "jit_compile", "jit_compile_ptx",
 ]
-
-_EXC_WORDS = 7  # [status, tid.xyz, ctaid.xyz] as int32: see cudalite.nvvm.lower._exceptions
 
 
 @dataclass(frozen=True)
@@ -63,8 +65,9 @@ def reraise_located(err: CudaliteError, pyfunc):
     raise err.with_traceback(None) from None
 
 
-def _nvvm_options(opts: JitOptions, cc):
-    from cudalite.nvvm._options import make_options
+def nvvm_options(opts: JitOptions, cc):
+    """The compiler's options for these ``@cuda.jit`` options and target (validates them)."""
+    from cudalite.nvvm import make_options
 
     o = make_options(cc=cc, opt=(False if opts.debug and opts.opt is None else opts.opt),
                      fastmath=opts.fastmath, debug=opts.debug, lineinfo=opts.lineinfo,
@@ -74,24 +77,26 @@ def _nvvm_options(opts: JitOptions, cc):
 
 def compile_code(pyfunc, argtypes, opts: JitOptions, cc, *, device=False, until=None, context=None):
     """GPU-less: run the pipeline for a kernel (or a device function) of ``argtypes``
-    for ``cc`` until PTX (LTO-IR when linking LTO-IR); compile errors are raised
-    with their source location and without compiler-internal frames.  ``context``:
-    a typing context that already typed the function (the cache's probe)."""
-    from cudalite.nvvm.pipeline import EntrySpec, run_pipeline
+    for ``cc``; compile errors are raised with their source location and without
+    compiler-internal frames.
 
-    want = until or ("ltoir" if opts.lto else "ptx")
-    if context is None:  # one typing context for both runs below: typing (and extension hooks) once
+    ``until`` None: to PTX, or to LTO-IR when the kernel or any callee links LTO-IR
+    (decided after lowering, so libNVVM runs once).  ``context``: a typing context
+    that already typed the function (the cache's probe); typing is not repeated."""
+    from cudalite.nvvm.pipeline import EntrySpec, resume, run_pipeline
+
+    if context is None:
         from cudalite.core.registry import registry
         from cudalite.core.typing import TypingContext
 
         context = TypingContext(registry)
     try:
-        res = run_pipeline(pyfunc, tuple(argtypes), EntrySpec(device=device), _nvvm_options(opts, cc), until=want,
-                           context=context)
-        if until is None and want == "ptx" and any(_is_ltoir(item) for item in res.link_items):
-            # a callee links LTO-IR: the whole link is LTO, so emit LTO-IR too
-            res = run_pipeline(pyfunc, tuple(argtypes), EntrySpec(device=device), _nvvm_options(opts, cc),
-                               until="ltoir", context=context)
+        options = nvvm_options(opts, cc)
+        res = run_pipeline(pyfunc, tuple(argtypes), EntrySpec(device=device), options,
+                           until=until or "nvvm-ir", context=context)
+        if until is None:
+            lto = opts.lto or any(_is_ltoir(item) for item in res.link_items)
+            res = resume(res, "ltoir" if lto else "ptx")
         return res
     except CudaliteError as e:
         err = e
@@ -120,114 +125,121 @@ def _linker_items(link):
     return items
 
 
+def link_cubin(result, pyfunc, opts: JitOptions, arch: str):
+    """nvJitLink the pipeline's PTX/LTO-IR with every link item: ``(cubin bytes, items)``."""
+    from cudalite.linker import LTOIR, Linker, LinkerError, LinkerOptions, NvrtcError, PTXSource
+
+    lopts = LinkerOptions(max_registers=opts.max_registers, lineinfo=opts.lineinfo, debug=opts.debug)
+    linker = Linker(arch, options=lopts, name=pyfunc.__name__)
+    if "ltoir" in result.artifacts:
+        linker.add(LTOIR(result.artifacts["ltoir"].data, name=f"{pyfunc.__name__}.ltoir"))
+    else:
+        linker.add(PTXSource(result.artifacts["ptx"].data, name=f"{pyfunc.__name__}.ptx"))
+    items = _linker_items(tuple(opts.link) + tuple(result.link_items))
+    linker.add(*items)
+    try:
+        return bytes(linker.link().data), tuple(items)
+    except NvrtcError:
+        raise  # names the .cu file and line NVRTC reported
+    except LinkerError as e:
+        raise LinkerError(f"linking kernel {pyfunc.__qualname__} ({result.entry_name}) failed: {e.message}",
+                          error_log=getattr(e, "error_log", ""), info_log=getattr(e, "info_log", "")) from None
+
+
+@dataclass(frozen=True)
+class KernelBuild:
+    """A specialization built GPU-less: its artifact, per-stage seconds, and the
+    cache status ('off', 'off (reason)', 'hit', 'miss')."""
+
+    artifact: object  # KernelArtifact
+    timings: dict = field(default_factory=dict)
+    status: str = "off"
+
+
+def build_kernel(pyfunc, argtypes, opts: JitOptions, cc) -> KernelBuild:
+    """GPU-less: the :class:`KernelArtifact` of ``pyfunc`` for ``argtypes`` linked for
+    ``sm_XY`` of ``cc``: from the on-disk cache when enabled and filled, else compiled,
+    linked (and stored)."""
+    from . import _cache
+    from ._artifact import KernelArtifact
+
+    argtypes, cc = tuple(argtypes), tuple(cc)
+    arch = f"sm_{cc[0]}{cc[1]}"
+    timings, status, probe, store = {}, "off", None, None
+    if _cache.is_enabled(opts):
+        store = _cache.CacheStore()
+        probe = _cache.probe_kernel(pyfunc, argtypes, opts, cc, directory=store.path)
+        timings.update(probe.timings)
+        if probe.key is not None:
+            t = perf_counter()
+            artifact = store.load_artifact(probe.key, argtypes, probe.links)
+            timings["cache"] = perf_counter() - t
+            if artifact is not None and artifact.arch == arch:
+                return KernelBuild(artifact, timings, "hit")
+            status = "miss"
+        else:
+            status = f"off ({probe.reason})"
+    result = compile_code(pyfunc, argtypes, opts, cc, context=probe and probe.context)
+    for k, v in result.timings.items():
+        timings[k] = timings.get(k, 0.0) + v
+    t = perf_counter()
+    cubin, items = link_cubin(result, pyfunc, opts, arch)
+    timings["link"] = perf_counter() - t
+    artifact = KernelArtifact.from_compile(result, cubin, arch, items)
+    if probe is not None and probe.key is not None:
+        t = perf_counter()
+        if artifact.storable() and _cache.verify_after_compile(probe, result, store.path):
+            store.store_artifact(probe.key, artifact, qualname=pyfunc.__qualname__, argtypes=argtypes)
+        timings["store"] = perf_counter() - t
+    return KernelBuild(artifact, timings, status)
+
+
 class CompiledKernel:
-    """One specialization loaded on one device: its artifacts, driver function and
-    launcher.  ``launch(grid3, block3, shared, stream_handle, *flat_values)``."""
+    """One specialization on one device: its :class:`KernelArtifact`, driver
+    function and launcher.  ``launch(grid3, block3, shared, stream_handle, *flat_values)``.
 
-    def __init__(self, pyfunc, argtypes, opts: JitOptions, cc, result=None):
-        from cudalite.driver import current_device, load_module
+    ``load=False`` builds the artifact only (GPU-less: inspection, tests)."""
 
-        from . import _cache
+    def __init__(self, pyfunc, argtypes, opts: JitOptions, cc, *, load=True):
         from .config import load_config
 
         t_start = perf_counter()
-        timings, status = self.build(pyfunc, argtypes, opts, cc, result)
-        t = perf_counter()
-        self.device_id = current_device().id
-        self.module = load_module(self.cubin.data)
-        if self.cubin.setup_callback is not None:
-            self.cubin.setup_callback(self.module)
-        self.function = self.module.get_function(self.name)
-        self.launcher = self.function.launcher(self.param_format)
-        self.cooperative = bool(self.result.uses_grid_sync)
-        self.launch = self.launcher.launch_cooperative if self.cooperative else self.launcher.launch
-        self.exceptions = tuple(self.result.exceptions)
-        self.exc_global = self.module.get_global(self.result.exc_symbol) if self.result.exc_symbol else None
-        self._max_dynamic_shared = 48 * 1024
-        timings["load"] = perf_counter() - t
-        timings["total"] = perf_counter() - t_start
-        if load_config().timings:
-            _cache.report_timings(pyfunc.__qualname__, self.argtypes, timings, status)
-
-    def build(self, pyfunc, argtypes, opts: JitOptions, cc, result=None):
-        """GPU-less: ``self.result``, ``self.cubin`` (linked for ``sm_XY`` of ``cc``),
-        ``self.name`` and ``self.param_format``, from the on-disk cache when enabled
-        and filled, else compiled (and stored).  Returns ``(timings, cache status)``."""
-        from . import _cache
-
         self.py_func = pyfunc
         self.argtypes = tuple(argtypes)
         self.options = opts
         self.cc = tuple(cc)
-        timings, status, probe, hit = {}, "off", None, None
-        self.timings = timings
-        if result is None and _cache.is_enabled(opts):  # the on-disk cache (see _cache)
-            store = _cache.CacheStore()
-            probe = _cache.probe_kernel(pyfunc, self.argtypes, opts, self.cc, directory=store.path)
-            timings.update(probe.timings)
-            hit = self._from_cache(store, probe, timings)
-            status = "hit" if hit is not None else ("miss" if probe.key else f"off ({probe.reason})")
-        if hit is None:
-            self.result = result or compile_code(pyfunc, argtypes, opts, cc, context=probe and probe.context)
-            for k, v in self.result.timings.items():
-                timings[k] = timings.get(k, 0.0) + v
+        build = build_kernel(pyfunc, self.argtypes, opts, self.cc)
+        self.artifact = art = build.artifact
+        self.status = build.status
+        self.timings = timings = dict(build.timings)
+        self.name = art.entry_name
+        self.abi = art.abi
+        self.exceptions = art.exceptions
+        self.cooperative = art.uses_grid_sync
+        self.exc_global = None
+        if load:
             t = perf_counter()
-            self._link(pyfunc, opts)
-            timings["link"] = perf_counter() - t
-            from cudalite.nvvm.lower import param_format
+            self._load(art)
+            timings["load"] = perf_counter() - t
+            timings["total"] = perf_counter() - t_start
+            if load_config().timings:
+                from . import _cache
 
-            self.param_format = param_format(self.argtypes)
-            if probe is not None and probe.key is not None:
-                t = perf_counter()
-                if _cache.verify_after_compile(probe, self.result, store.path):
-                    store.store(probe.key, _cache.kernel_payload(self.result, self.cubin.data, self.argtypes,
-                                                                 self.param_format, self.cc, pyfunc.__qualname__))
-                timings["store"] = perf_counter() - t
-        return timings, status
+                _cache.report_timings(pyfunc.__qualname__, self.argtypes, timings, build.status)
 
-    def _from_cache(self, store, probe, timings):
-        """The cached result for ``probe.key`` (and ``self.cubin``), or None."""
-        from . import _cache
+    def _load(self, art):
+        from cudalite.driver import current_device, load_module
 
-        if probe.key is None:
-            return None
-        t = perf_counter()
-        payload = store.load(probe.key)
-        hit = None
-        if payload is not None:
-            try:
-                hit = _cache.CachedResult(payload, probe.typed,
-                                          lambda: compile_code(self.py_func, self.argtypes, self.options, self.cc))
-            except Exception:  # e.g. an exception class that no longer imports: recompile
-                hit = None
-        timings["cache"] = perf_counter() - t
-        if hit is not None:
-            self.result = hit
-            self.name = hit.entry_name
-            self.param_format = hit.param_format
-            self.cubin = _CachedCubin(payload["cubin"], probe.links)
-        return hit
-
-    def _link(self, pyfunc, opts):
-        """nvJitLink the pipeline's PTX/LTO-IR with the link items into ``self.cubin``."""
-        from cudalite.linker import LTOIR, Linker, LinkerError, LinkerOptions, NvrtcError, PTXSource
-
-        self.name = self.result.entry_name
-        arch = f"sm_{self.cc[0]}{self.cc[1]}"
-        lopts = LinkerOptions(max_registers=opts.max_registers, lineinfo=opts.lineinfo, debug=opts.debug)
-        linker = Linker(arch, options=lopts, name=pyfunc.__name__)
-        if "ltoir" in self.result.artifacts:
-            linker.add(LTOIR(self.result.artifacts["ltoir"].data, name=f"{pyfunc.__name__}.ltoir"))
-        else:
-            linker.add(PTXSource(self.result.artifacts["ptx"].data, name=f"{pyfunc.__name__}.ptx"))
-        linker.add(*_linker_items(tuple(opts.link) + tuple(self.result.link_items)))
-        try:
-            self.cubin = linker.link()
-        except NvrtcError:
-            raise  # names the .cu file and line NVRTC reported
-        except LinkerError as e:
-            raise LinkerError(f"linking kernel {pyfunc.__qualname__} ({self.name}) failed: {e.message}",
-                              error_log=getattr(e, "error_log", ""), info_log=getattr(e, "info_log", "")) from None
+        self.device_id = current_device().id
+        self.module = load_module(art.cubin)
+        setup = art.setup_callback()
+        if setup is not None:
+            setup(self.module)
+        self.function = self.module.get_function(art.entry_name)
+        self.launcher = self.function.launcher(art.param_format)
+        self.launch = self.launcher.launch_cooperative if self.cooperative else self.launcher.launch
+        self.exc_global = self.module.get_global(art.exc_symbol) if art.exc_symbol else None
+        self._max_dynamic_shared = 48 * 1024
 
     # -- artifacts ------------------------------------------------------------------------
     @property
@@ -236,16 +248,24 @@ class CompiledKernel:
 
         return Signature(void, self.argtypes)
 
-    def artifact(self, stage):
-        art = self.result.artifacts.get(stage)
-        return None if art is None else art.data
+    @property
+    def param_format(self) -> str:
+        return self.artifact.param_format
+
+    def stage(self, name):
+        """The text of stage ``name`` ('typed-ir', 'nvvm-ir', 'ptx', 'ltoir'), or None."""
+        if name == "ptx":
+            return self.ptx
+        return self.artifact.stage(name)
 
     @property
     def ptx(self):
-        if "ptx" not in self.result.artifacts:  # an LTO build: make the PTX on demand
-            res = compile_code(self.py_func, self.argtypes, replace(self.options, link=()), self.cc)
-            return res.artifacts["ptx"].data
-        return self.result.artifacts["ptx"].data
+        ptx = self.artifact.stage("ptx")
+        if ptx is None:  # an LTO build: PTX from the stored NVVM IR (libNVVM only)
+            from cudalite.nvvm.pipeline import compile_nvvm_ir
+
+            ptx = compile_nvvm_ir(self.artifact.stage("nvvm-ir"), nvvm_options(self.options, self.cc), "ptx")
+        return ptx
 
     # -- launching ----------------------------------------------------------------------
     def ensure_dynamic_shared(self, nbytes):
@@ -259,43 +279,21 @@ class CompiledKernel:
         import numpy as np
 
         from cudalite.driver import Stream, copy_device_to_host, memset
+        from cudalite.nvvm.artifacts import EXC_RECORD_WORDS
 
         if self.exc_global is None:
             return
         Stream.external(stream_handle).synchronize()
         ptr, _size = self.exc_global
-        words = np.zeros(_EXC_WORDS, np.int32)
+        words = np.zeros(EXC_RECORD_WORDS, np.int32)
         copy_device_to_host(words, ptr, words.nbytes)
-        index = int(words[0])
-        if index == 0:
+        if int(words[0]) == 0:
             return
         memset(ptr, 0, words.nbytes)
-        info = self.exceptions[index - 1] if 0 < index <= len(self.exceptions) else None
-        cls, args = (info.exc_class, info.args) if info is not None else (RuntimeError, ("unknown exception",))
-        tid, ctaid = list(map(int, words[1:4])), list(map(int, words[4:7]))
-        prefix = f"tid={tid} ctaid={ctaid}"
-        if args and isinstance(args[0], str):
-            args = (f"{prefix}: {args[0]}", *args[1:])
-        else:
-            args = (prefix, *args) if args else (prefix,)
-        try:
-            exc = cls(*args)
-        except Exception:
-            exc = RuntimeError(f"{cls.__name__}{args!r}")
-        raise exc
+        raise self.exceptions.decode(words)
 
     def __repr__(self):
-        return f"<CompiledKernel {self.py_func.__name__}{self.signature} on device {self.device_id}>"
-
-
-class _CachedCubin:
-    """A cubin read from the cache; its setup callback chains those of the link
-    items still in hand (callbacks are code, not data: they are never stored)."""
-
-    def __init__(self, data, links):
-        self.data = data
-        callbacks = [cb for cb in (getattr(item, "setup_callback", None) for item in links) if cb is not None]
-        self.setup_callback = None if not callbacks else (lambda module: [cb(module) for cb in callbacks])
+        return f"<CompiledKernel {self.py_func.__name__}{self.signature} on device {getattr(self, 'device_id', '-')}>"
 
 
 def _pyfunc(obj):

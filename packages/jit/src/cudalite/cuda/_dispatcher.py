@@ -341,9 +341,9 @@ def _options(debug, opt, lineinfo, cache, link, inline, kws) -> JitOptions:
                       max_registers=max_registers, launch_bounds=kws.get("launch_bounds"),
                       forceinline=bool(kws.get("forceinline", False) or inline in ("always", True)),
                       link=tuple(link), cache=bool(cache))
-    from ._compile import _nvvm_options
+    from ._compile import nvvm_options
 
-    _nvvm_options(opts, None)  # validates opt and launch_bounds now, GPU-less
+    nvvm_options(opts, None)  # validates opt and launch_bounds now, GPU-less
     if debug and opt:
         warnings.warn("debug=True with opt=True: optimizations may make debugging less useful", stacklevel=3)
     return opts

@@ -64,9 +64,13 @@ def _argtypes_of(signature):
     return tuple(parse_signature(signature)[1])
 
 
-def _artifacts(entry):
-    result = getattr(entry, "result", entry)
-    return result.artifacts
+def _stage(entry, name):
+    """A stage's text of an overload (a CompiledKernel or a device function's
+    PipelineResult: both answer ``stage(name)``)."""
+    text = entry.stage(name)
+    if text is None:
+        raise KeyError(f"stage {name!r} was not compiled for this overload")
+    return text
 
 
 class InspectMixin:
@@ -85,7 +89,7 @@ class InspectMixin:
 
     def inspect_types(self, file=None, signature=None):
         """Print the typed IR of each compiled overload; returns {argtypes: text}."""
-        texts = self._select(signature, lambda e: str(_artifacts(e)["typed-ir"].data))
+        texts = self._select(signature, lambda e: str(_stage(e, "typed-ir")))
         if signature is not None:
             texts = {_argtypes_of(signature): texts}
         out = file or sys.stdout
@@ -98,15 +102,15 @@ class InspectMixin:
 
     def inspect_llvm(self, signature=None):
         """The NVVM IR (LLVM 7 text) of one overload, or a dict of all."""
-        return self._select(signature, lambda e: _artifacts(e)["nvvm-ir"].data)
+        return self._select(signature, lambda e: _stage(e, "nvvm-ir"))
 
     def inspect_asm(self, signature=None):
         """The PTX of one overload, or a dict of all."""
-        return self._select(signature, lambda e: e.ptx if hasattr(e, "ptx") else _artifacts(e)["ptx"].data)
+        return self._select(signature, lambda e: _stage(e, "ptx"))
 
     def inspect_sass(self, signature=None):
         """The SASS (via nvdisasm/cuobjdump) of one overload, or a dict of all."""
-        return self._select(signature, lambda e: disassemble_cubin(e.cubin.data))
+        return self._select(signature, lambda e: disassemble_cubin(e.artifact.cubin))
 
     def get_regs_per_thread(self, signature=None):
         return self._select(signature, lambda e: e.function.num_regs)

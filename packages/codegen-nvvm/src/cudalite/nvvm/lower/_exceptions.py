@@ -6,8 +6,10 @@ records the exception in a per-module global that the host reads after the
 launch::
 
     @<entry>__cudalite_exc = addrspace(1) global [7 x i32]
-        ; [0] 1-based index into PipelineResult.exceptions (first raise wins, by CAS)
+        ; [0] 1-based index into the module's ExceptionTable (first raise wins, by CAS)
         ; [1..3] threadIdx.xyz, [4..6] blockIdx.xyz of the raising thread
+
+(the layout is defined once, in ``cudalite.nvvm.artifacts``, which also decodes it)
 
 then returns; device-function callers test the status after each call and
 return too, so the exception propagates to the kernel's exit.
@@ -21,30 +23,19 @@ from llvmlite import ir
 
 from cudalite.core import ir as cir
 
+from ..artifacts import EXC_RECORD_SREGS as _SREGS
+from ..artifacts import EXC_RECORD_WORDS
+from ..artifacts import ExceptionInfo
 from ._irtypes import ADDRSPACE_GLOBAL, I32
 from ._registry import lowerings
 
 __all__ = ["ExceptionInfo", "check_status_after_call"]
 
-_SREGS = ("tid.x", "tid.y", "tid.z", "ctaid.x", "ctaid.y", "ctaid.z")
-
-
-class ExceptionInfo:
-    """What the host raises for a recorded index: class, constant args, location."""
-
-    __slots__ = ("exc_class", "args", "loc")
-
-    def __init__(self, exc_class, args, loc):
-        self.exc_class, self.args, self.loc = exc_class, tuple(args), loc
-
-    def __repr__(self):
-        return f"ExceptionInfo({self.exc_class.__name__}{self.args!r} at {self.loc})"
-
 
 def _status_global(mb):
     gv = mb.ir_module.globals.get(mb.exc_symbol)
     if gv is None:
-        ty = ir.ArrayType(I32, 1 + len(_SREGS))
+        ty = ir.ArrayType(I32, EXC_RECORD_WORDS)
         gv = ir.GlobalVariable(mb.ir_module, ty, mb.exc_symbol, addrspace=ADDRSPACE_GLOBAL)
         gv.initializer = ir.Constant(ty, None)
         gv.align = 4
@@ -58,7 +49,7 @@ def _slot(b, gv, i):
 def _record(lc, exc_class, args, loc):
     b = lc.builder
     mb = lc.module
-    mb.exceptions.append(ExceptionInfo(exc_class, args, loc))
+    mb.exceptions.append(ExceptionInfo.of(exc_class, args, loc))
     index = len(mb.exceptions)
     gv = _status_global(mb)
     res = b.cmpxchg(_slot(b, gv, 0), ir.Constant(I32, 0), ir.Constant(I32, index), "monotonic", "monotonic")

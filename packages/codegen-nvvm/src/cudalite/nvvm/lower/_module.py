@@ -3,32 +3,37 @@
 One :class:`ModuleBuilder` per compilation.  It owns the llvmlite module, emits
 each typed function once, declares libdevice/intrinsic functions on demand and
 records whether libdevice is needed (it is linked lazily by libNVVM only then).
+Everything it learns while lowering (raise sites, grid sync, code to link) is
+handed on once, in the :class:`~cudalite.nvvm.artifacts.LoweredModule` that
+:meth:`ModuleBuilder.finalize` returns; nothing outside the lowering writes into it.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from llvmlite import ir
 
+from ..artifacts import ExceptionTable, LoweredModule
 from ._irtypes import DATA_LAYOUT, I8, I32, TRIPLE, ptr
 
 __all__ = ["ModuleBuilder", "LowerOptions"]
 
 
+@dataclass(frozen=True, slots=True)
 class LowerOptions:
     """Backend options that change the IR (not the libNVVM flags)."""
 
-    def __init__(self, *, debug=False, lineinfo=False, fastmath=False, forceinline=False,
-                 nvvm_ir_version=(2, 0, 3, 2), cc=(7, 5)):
-        self.debug = debug
-        self.lineinfo = lineinfo
-        self.fastmath = fastmath
-        self.forceinline = forceinline
-        self.nvvm_ir_version = tuple(nvvm_ir_version)
-        self.cc = tuple(cc)
+    debug: bool = False
+    lineinfo: bool = False
+    fastmath: bool = False
+    forceinline: bool = False
+    nvvm_ir_version: tuple = (2, 0, 3, 2)
+    cc: tuple = (7, 5)
 
 
 class ModuleBuilder:
-    def __init__(self, name: str, options: LowerOptions):
+    def __init__(self, name: str, options: LowerOptions, *, exc_symbol: str = "cudalite_exc"):
         self.options = options
         self.ir_module = m = ir.Module(name)
         m.triple = TRIPLE
@@ -38,7 +43,7 @@ class ModuleBuilder:
         self._counter = 0
         self.const_arrays: dict = {}  # (id(ndarray), type) -> (pointer, ndarray)
         self.exceptions: list = []  # debug mode: ExceptionInfo per raise site (index + 1 is stored)
-        self.exc_symbol = "cudalite_exc"  # the pipeline names it after the entry point
+        self.exc_symbol = exc_symbol  # the debug status global (named after the entry point)
         self.uses_grid_sync = False  # set by cg grid sync: the kernel needs a cooperative launch
         self.link_items: list = []  # code foreign calls need, deduplicated by content
         self._link_keys: set = set()
@@ -114,11 +119,15 @@ class ModuleBuilder:
         gv.section = "llvm.metadata"
         gv.initializer = ir.Constant(ir.ArrayType(i8p, len(items)), items)
 
-    def finalize(self) -> str:
+    def finalize(self, entry_name: str, abi=None) -> LoweredModule:
+        """Close the module: the NVVM IR text and what was learnt lowering it."""
         m = self.ir_module
         ver = self.options.nvvm_ir_version
         m.add_named_metadata("nvvmir.version", m.add_metadata([ir.Constant(I32, v) for v in ver]))
         self._emit_used()
         if self.debug is not None:
             self.debug.finalize()
-        return str(m)
+        return LoweredModule(
+            text=str(m), entry_name=entry_name, abi=abi, exceptions=ExceptionTable(tuple(self.exceptions)),
+            exc_symbol=self.exc_symbol if self.exceptions else None, uses_grid_sync=self.uses_grid_sync,
+            link_items=tuple(self.link_items), uses_libdevice=self.uses_libdevice)
