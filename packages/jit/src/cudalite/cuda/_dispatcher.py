@@ -48,31 +48,52 @@ def _signature_args(sig):
     return tuple(args)
 
 
+def _config_key(config):
+    """A launch configuration with its list-valued items (and a list configuration
+    itself) as tuples, so that it can key the configuration table as numba's
+    ``kernel[[2, 2], [16, 16]]`` does."""
+    if type(config) is list:
+        config = tuple(config)
+    if type(config) is tuple and any(type(c) is list for c in config):
+        config = tuple(tuple(c) if type(c) is list else c for c in config)
+    return config
+
+
 def _driver_unavailable(exc) -> bool:
     return isinstance(exc, (CudaDriverError, ImportError, OSError))
 
 
-class CUDADispatcher(InspectMixin, dict):
-    """A kernel.  ``overloads`` maps argument types to compiled kernels.
+class CUDADispatcher(InspectMixin):
+    """A kernel: a Python function compiled for CUDA once per argument types, and
+    launched with ``kernel[griddim, blockdim, stream, sharedmem](*args)``.
 
-    The dispatcher is (privately) a dict from launch configurations to configured
-    launchers, so that ``kernel[griddim, blockdim]`` is a C-level lookup on the
-    hot path; a configuration seen for the first time goes through
-    ``__missing__`` (parsed and validated once)."""
+    Made by :func:`jit`; not meant to be constructed directly.
 
-    __hash__ = object.__hash__
-    __eq__ = object.__eq__
-    __ne__ = object.__ne__
+    Attributes
+    ----------
+    py_func : function
+        The decorated Python function.
+    options : JitOptions
+        The compile options given to :func:`jit`.
+    overloads : dict
+        Argument types (a tuple of ``cudalite.types``) -> compiled kernel, one per
+        specialization compiled so far.
 
-    def __bool__(self):
-        return True
+    Notes
+    -----
+    Launch configurations live in a private table (``_configs``: configuration ->
+    configured launcher, at most 256 entries, emptied when full), so that
+    ``kernel[griddim, blockdim]`` costs one dict lookup on the hot path; a
+    configuration seen for the first time is parsed and validated once
+    (:meth:`_configure_new`).
+    """
 
     def __init__(self, py_func, sigs=None, options: JitOptions = JitOptions()):
-        dict.__init__(self)
         functools.update_wrapper(self, py_func)
         self.py_func = py_func
         self.options = options
         self.overloads = {}
+        self._configs = {}  # launch configuration -> configured launcher (bounded: _MAX_CONFIGS)
         self._specs = {}  # tuple of argument type keys -> CompiledKernel
         self._factories = {}  # (classes, keys) -> generated launcher factory (or None)
         self._factory = None  # the most recently used factory: new configurations get it
@@ -158,6 +179,7 @@ class CUDADispatcher(InspectMixin, dict):
         spec.__dict__.update(self.__dict__)
         spec.overloads = {kernel.argtypes: kernel}
         spec._specs, spec._factories, spec._factory = {keys: kernel}, {}, None
+        spec._configs = {}  # its own launchers (the parent's fall back to the parent's slow path)
         spec._lock, spec._eager, spec._pending = threading.RLock(), True, []
         return spec
 
@@ -166,12 +188,66 @@ class CUDADispatcher(InspectMixin, dict):
         return dict(self.overloads)
 
     # -- launching ------------------------------------------------------------------------
-    def __missing__(self, config):
-        fn = self._configure(config, self._factory)
-        if len(self) >= _MAX_CONFIGS:
-            self.clear()
-        self[config] = fn
+    def __getitem__(self, config):
+        """``kernel[griddim, blockdim, stream, sharedmem]``: a launcher of this kernel
+        with that launch configuration; call it with the kernel's arguments.
+
+        Parameters
+        ----------
+        config : tuple
+            ``(griddim, blockdim)``, ``(griddim, blockdim, stream)`` or
+            ``(griddim, blockdim, stream, sharedmem)``.  ``griddim`` and ``blockdim``
+            are ints or sequences (tuples or lists) of 1 to 3 ints; ``stream`` is a
+            stream object, a raw ``CUstream`` handle or ``0``/``None`` (the legacy
+            default stream); ``sharedmem`` is the dynamic shared memory in bytes.
+
+        Returns
+        -------
+        callable
+            ``launcher(*args)`` launches the kernel (compiling it first for new
+            argument types) and returns None.  The launch is asynchronous, except
+            that NumPy array arguments are copied to the device and back (with a
+            :class:`NumbaPerformanceWarning`) and the stream is then synchronized.
+
+        Raises
+        ------
+        ValueError
+            The configuration has not 2 to 4 items, a dimension is not positive or
+            exceeds the CUDA limits, a block has more than 1024 threads, or
+            ``sharedmem`` is negative.
+        TypeError
+            A dimension or ``sharedmem`` is not an int, or ``stream`` is not a stream.
+
+        Notes
+        -----
+        A configuration is validated once and its launcher kept (at most 256 kept
+        per kernel), so repeating ``kernel[config]`` costs one dict lookup.  Lists
+        are accepted as numba does and keyed as tuples.
+        """
+        try:
+            return self._configs[config]
+        except (KeyError, TypeError):  # a new configuration, or an unhashable one (lists)
+            return self._configure_new(config)
+
+    def _configure_new(self, config):
+        """The slow path of ``kernel[config]``: normalise (lists -> tuples), parse and
+        validate, make the launcher, and keep it in the bounded table."""
+        key = _config_key(config)
+        try:
+            fn = self._configs.get(key)
+        except TypeError:  # still unhashable (e.g. an unhashable stream object): configure each time
+            return self._configure(key, self._factory)
+        if fn is None:
+            fn = self._configure(key, self._factory)
+            self._store_config(key, fn)
         return fn
+
+    def _store_config(self, key, fn):
+        """Keep a configured launcher; the table is emptied when it holds _MAX_CONFIGS."""
+        configs = self._configs
+        if key not in configs and len(configs) >= _MAX_CONFIGS:
+            configs.clear()
+        configs[key] = fn
 
     def _configure(self, config, factory):
         grid, block, sh, shm, stream = parse_config(config)
@@ -233,7 +309,7 @@ class CUDADispatcher(InspectMixin, dict):
                 self._factory = factory
                 if config is not None:
                     try:
-                        self[config] = factory(grid, block, shm, sh, stream, config)
+                        self._store_config(config, factory(grid, block, shm, sh, stream, config))
                     except TypeError:  # an unhashable configuration
                         pass
         values = []
