@@ -163,6 +163,27 @@ def test_2d_3d_launches():
     np.testing.assert_array_equal(b.copy_to_host(), i * 10000 + j * 100 + kk)
 
 
+def test_list_launch_configurations():
+    """numba accepts lists for griddim/blockdim: they launch like the tuples."""
+    xi, yi = np.indices((30, 1))
+    expected = xi * 1000 + yi
+    for _ in range(2):  # the first launch takes the slow path, the second the generated one
+        a = cuda.device_array((30, 1), np.int64)
+        fill2d[[2, 1], [16, 1]](a)
+        np.testing.assert_array_equal(a.copy_to_host(), expected)
+    assert fill2d[[2, 1], [16, 1]] is fill2d[(2, 1), (16, 1)]
+    s = cuda.stream()
+    b = cuda.device_array((20, 30), np.int64, stream=s)
+    fill2d[[3, 4], [8, 8], s, 0](b)
+    s.synchronize()
+    xi, yi = np.indices((20, 30))
+    np.testing.assert_array_equal(b.copy_to_host(), xi * 1000 + yi)
+    spec = fill2d.specialize(b)
+    c = cuda.device_array((20, 30), np.int64)
+    spec[[3, 4], [8, 8]](c)
+    np.testing.assert_array_equal(c.copy_to_host(), xi * 1000 + yi)
+
+
 def test_streams_and_dynamic_shared_memory():
     s = cuda.stream()
     x = np.random.rand(256).astype(np.float32)

@@ -406,3 +406,98 @@ def test_numpy_warning_class_names():
     assert cuda.NumbaPerformanceWarning is cuda.CudalitePerformanceWarning
     assert issubclass(cuda.NumbaPerformanceWarning, UserWarning)
     warnings.simplefilter("ignore")
+
+
+# -- the launch-configuration table ---------------------------------------------------------
+def test_dispatcher_is_not_a_dict():
+    k = cuda.jit(add_one)
+    k[1, 1]
+    assert not isinstance(k, dict)
+    for name in ("update", "keys", "values", "items", "clear", "get", "setdefault", "pop", "__len__",
+                 "__setitem__", "__missing__"):
+        assert not hasattr(k, name), name
+    with pytest.raises(TypeError, match="does not support item assignment"):
+        k[1, 1] = None
+    assert bool(k) and k == k and k != cuda.jit(add_one) and {k: 1}[k] == 1
+    assert list(k._configs) == [(1, 1)]
+
+
+def test_config_table_is_bounded():
+    from cudalite.cuda._dispatcher import _MAX_CONFIGS
+
+    k = cuda.jit(add_one)
+    first = k[1, 1]
+    for i in range(2, _MAX_CONFIGS + 1):
+        k[i, 1]
+    assert len(k._configs) == _MAX_CONFIGS and k[1, 1] is first  # full; a known config is still a hit
+    k[_MAX_CONFIGS + 1, 1]  # a new one empties the table
+    assert list(k._configs) == [(_MAX_CONFIGS + 1, 1)]
+    assert k[1, 1] is not first and len(k._configs) == 2
+
+
+def test_list_configs_normalise_to_tuples():
+    calls, made = [], []
+    k = cuda.jit(add_one)
+    real = k._configure
+
+    def configure(config, factory):  # record what the factory layer is given
+        made.append(config)
+        return real(config, factory)
+
+    k._configure = configure
+    launcher = k[[2, 2], [16, 16]]
+    assert made == [((2, 2), (16, 16))] and list(k._configs) == [((2, 2), (16, 16))]
+    assert k[(2, 2), (16, 16)] is launcher and k[[2, 2], (16, 16)] is launcher and len(made) == 1
+    assert k[[[2, 2], [16, 16], 0, 0]] is not launcher  # a list configuration, with stream and shared memory
+    assert made[-1] == ((2, 2), (16, 16), 0, 0) and len(k._configs) == 2
+    with pytest.raises(ValueError, match="blockdim must be positive"):
+        k[[1], [0]]
+
+    # both spellings launch the same kernel with the same dimensions (a fake compiler, no GPU)
+    import cudalite.cuda._dispatcher as D
+
+    D_cc = D.current_cc
+    D.current_cc = lambda: (9, 0)
+    k._compiler = lambda pf, argtypes, opts, cc: FakeKernel(argtypes, calls)
+    try:
+        a = FakeDeviceArray(0x10, (8,))
+        k[[2, 1], [16, 1]](a, 1.5)
+        k[(2, 1), (16, 1)](a, 2.5)
+        k[[2, 1], [16, 1]](a, 3.5)  # now on the generated fast path
+        assert calls == [((2, 1, 1), (16, 1, 1), 0, 0, 0x10, 8, v) for v in (1.5, 2.5, 3.5)]
+        assert k[[2, 1], [16, 1]] is k[(2, 1), (16, 1)]
+    finally:
+        D.current_cc = D_cc
+
+
+def test_unhashable_stream_configures_each_time():
+    class Unhashable:
+        __hash__ = None
+        handle = 0
+
+    k = cuda.jit(add_one)
+    s = Unhashable()
+    assert callable(k[1, 1, s]) and k[1, 1, s] is not k[1, 1, s]
+    assert k._configs == {}
+
+
+def test_specialize_gets_its_own_config_table(monkeypatch):
+    import cudalite.cuda._dispatcher as D
+
+    calls = []
+    monkeypatch.setattr(D, "current_cc", lambda: (9, 0))
+    k = cuda.jit(add_one)
+    k._compiler = lambda pf, argtypes, opts, cc: FakeKernel(argtypes, calls)
+    a = FakeDeviceArray(0x10, (8,))
+    k[1, 32](a, 1.0)
+    parent_launcher = k[1, 32]
+    spec = k.specialize(a, 1.0)
+    assert isinstance(spec, CUDADispatcher) and spec is not k
+    assert spec._configs == {} and spec._configs is not k._configs
+    spec_launcher = spec[1, 32]
+    assert spec_launcher is not parent_launcher and k[1, 32] is parent_launcher
+    assert list(spec._configs) == [(1, 32)] and list(k._configs) == [(1, 32)]
+    spec_launcher(a, 2.0)
+    assert calls[-1][-1] == 2.0
+    with pytest.raises(TypeError, match="No matching definition"):  # the specialization compiles nothing new
+        spec[1, 32](FakeDeviceArray(0x10, (8,), np.float64), 1.0)

@@ -48,31 +48,52 @@ def _signature_args(sig):
     return tuple(args)
 
 
+def _config_key(config):
+    """A launch configuration with its list-valued items (and a list configuration
+    itself) as tuples, so that it can key the configuration table as numba's
+    ``kernel[[2, 2], [16, 16]]`` does."""
+    if type(config) is list:
+        config = tuple(config)
+    if type(config) is tuple and any(type(c) is list for c in config):
+        config = tuple(tuple(c) if type(c) is list else c for c in config)
+    return config
+
+
 def _driver_unavailable(exc) -> bool:
     return isinstance(exc, (CudaDriverError, ImportError, OSError))
 
 
-class CUDADispatcher(InspectMixin, dict):
-    """A kernel.  ``overloads`` maps argument types to compiled kernels.
+class CUDADispatcher(InspectMixin):
+    """A kernel: a Python function compiled for CUDA once per argument types, and
+    launched with ``kernel[griddim, blockdim, stream, sharedmem](*args)``.
 
-    The dispatcher is (privately) a dict from launch configurations to configured
-    launchers, so that ``kernel[griddim, blockdim]`` is a C-level lookup on the
-    hot path; a configuration seen for the first time goes through
-    ``__missing__`` (parsed and validated once)."""
+    Made by :func:`jit`; not meant to be constructed directly.
 
-    __hash__ = object.__hash__
-    __eq__ = object.__eq__
-    __ne__ = object.__ne__
+    Attributes
+    ----------
+    py_func : function
+        The decorated Python function.
+    options : JitOptions
+        The compile options given to :func:`jit`.
+    overloads : dict
+        Argument types (a tuple of ``cudalite.types``) -> compiled kernel, one per
+        specialization compiled so far.
 
-    def __bool__(self):
-        return True
+    Notes
+    -----
+    Launch configurations live in a private table (``_configs``: configuration ->
+    configured launcher, at most 256 entries, emptied when full), so that
+    ``kernel[griddim, blockdim]`` costs one dict lookup on the hot path; a
+    configuration seen for the first time is parsed and validated once
+    (:meth:`_configure_new`).
+    """
 
     def __init__(self, py_func, sigs=None, options: JitOptions = JitOptions()):
-        dict.__init__(self)
         functools.update_wrapper(self, py_func)
         self.py_func = py_func
         self.options = options
         self.overloads = {}
+        self._configs = {}  # launch configuration -> configured launcher (bounded: _MAX_CONFIGS)
         self._specs = {}  # tuple of argument type keys -> CompiledKernel
         self._factories = {}  # (classes, keys) -> generated launcher factory (or None)
         self._factory = None  # the most recently used factory: new configurations get it
@@ -88,9 +109,32 @@ class CUDADispatcher(InspectMixin, dict):
 
     # -- compilation ----------------------------------------------------------------------
     def compile(self, sig):
-        """Compile (and load) the kernel for ``sig`` on the current device; returns the
-        compiled kernel.  Without a usable device, type-check it now and compile on
-        first launch."""
+        """Compile (and load) the kernel for one signature on the current device.
+
+        Parameters
+        ----------
+        sig : str or Signature or tuple
+            The argument types, e.g. ``"void(float32[::1], float32)"``,
+            ``types.void(types.float32[::1], types.float32)`` or a tuple of types.
+            The return type, when given, must be ``void``.
+
+        Returns
+        -------
+        CompiledKernel or None
+            The compiled and loaded kernel (the same object when this signature was
+            compiled before), also kept in :attr:`overloads`.  None when no device
+            is usable (no driver, no GPU): the kernel is then only type-checked,
+            and compiled on its first launch.
+
+        Raises
+        ------
+        cudalite.core.errors.CompilerError
+            The signature does not parse (``SignatureError``, also a ``TypeError``)
+            or the function does not compile for it (``TypingError``,
+            ``UnsupportedError``, ...), with the source location.
+        cudalite.driver.CudaDriverError
+            Loading the compiled module fails on the device.
+        """
         argtypes = _signature_args(sig)
         with self._lock:
             kernel = self.overloads.get(argtypes)
@@ -110,8 +154,26 @@ class CUDADispatcher(InspectMixin, dict):
             return kernel
 
     def compile_ptx_for(self, sig, cc=None):
-        """GPU-less: the PTX of this kernel for ``sig`` and ``cc`` (default: the
-        compiler's default target)."""
+        """The PTX of this kernel for one signature, compiled without a GPU.
+
+        Parameters
+        ----------
+        sig : str or Signature or tuple
+            The argument types, as for :meth:`compile`.
+        cc : tuple of int, optional
+            The target compute capability, e.g. ``(9, 0)``.  Default: the
+            compiler's default target (``CUDALITE_DEFAULT_CC``, else ``(7, 5)``).
+
+        Returns
+        -------
+        str
+            The PTX text of the kernel (with the dispatcher's compile options).
+
+        Raises
+        ------
+        cudalite.core.errors.CompilerError
+            The signature does not parse or the function does not compile for it.
+        """
         return compile_code(self.py_func, _signature_args(sig), self.options, cc, until="ptx").artifacts["ptx"].data
 
     def _match_eager(self, keys):
@@ -151,29 +213,117 @@ class CUDADispatcher(InspectMixin, dict):
             return kernel
 
     def specialize(self, *args):
-        """A dispatcher compiled for the types of ``args`` only (no further compilation)."""
+        """A kernel compiled for the types of ``args`` only.
+
+        Parameters
+        ----------
+        *args
+            Example arguments (device arrays, CUDA array interface objects,
+            scalars, ...): only their types matter; nothing is launched.
+
+        Returns
+        -------
+        CUDADispatcher
+            A new dispatcher with one overload (compiled now if needed) and its own
+            launch-configuration table.  It compiles nothing further: arguments of
+            other types raise ``TypeError`` at launch (or convert, as with eager
+            signatures).
+
+        Raises
+        ------
+        TypeError
+            An argument cannot be passed to a kernel, or (for a dispatcher with
+            eager signatures) no signature matches the argument types.
+        cudalite.core.errors.CompilerError
+            The kernel does not compile for the argument types.
+        """
         keys, _handlers, _args = self._keys(args)
         kernel = self._kernel_for(keys)
         spec = CUDADispatcher.__new__(CUDADispatcher)
         spec.__dict__.update(self.__dict__)
         spec.overloads = {kernel.argtypes: kernel}
         spec._specs, spec._factories, spec._factory = {keys: kernel}, {}, None
+        spec._configs = {}  # its own launchers (the parent's fall back to the parent's slow path)
         spec._lock, spec._eager, spec._pending = threading.RLock(), True, []
         return spec
 
     @property
     def specializations(self):
+        """dict: a copy of :attr:`overloads` (argument types -> compiled kernel)."""
         return dict(self.overloads)
 
     # -- launching ------------------------------------------------------------------------
-    def __missing__(self, config):
-        fn = self._configure(config, self._factory)
-        if len(self) >= _MAX_CONFIGS:
-            self.clear()
-        self[config] = fn
+    def __getitem__(self, config):
+        """``kernel[griddim, blockdim, stream, sharedmem]``: a launcher of this kernel
+        with that launch configuration; call it with the kernel's arguments.
+
+        Parameters
+        ----------
+        config : tuple
+            ``(griddim, blockdim)``, ``(griddim, blockdim, stream)`` or
+            ``(griddim, blockdim, stream, sharedmem)``.  ``griddim`` and ``blockdim``
+            are ints or sequences (tuples or lists) of 1 to 3 ints; ``stream`` is a
+            stream object, a raw ``CUstream`` handle or ``0``/``None`` (the legacy
+            default stream); ``sharedmem`` is the dynamic shared memory in bytes.
+
+        Returns
+        -------
+        callable
+            ``launcher(*args)`` launches the kernel (compiling it first for new
+            argument types) and returns None.  The launch is asynchronous, except
+            that NumPy array arguments are copied to the device and back (with a
+            :class:`NumbaPerformanceWarning`) and the stream is then synchronized.
+            The launcher raises ``TypeError`` for a wrong number of arguments or
+            an argument that cannot be passed (or matches no eager signature),
+            ``CompilerError`` when the kernel does not compile for the arguments'
+            types, ``CudaDriverError`` when the launch fails (a
+            :class:`KernelFaultError`, naming the kernel, for a device fault), and
+            with ``debug=True`` (the launch then synchronizes) the exception the
+            kernel raised.
+
+        Raises
+        ------
+        ValueError
+            The configuration has not 2 to 4 items, a dimension is not positive or
+            exceeds the CUDA limits, a block has more than 1024 threads, or
+            ``sharedmem`` is negative.
+        TypeError
+            A dimension or ``sharedmem`` is not an int, or ``stream`` is not a stream.
+
+        Notes
+        -----
+        A configuration is validated once and its launcher kept (at most 256 kept
+        per kernel), so repeating ``kernel[config]`` costs one dict lookup.  Lists
+        are accepted as numba does and keyed as tuples.
+        """
+        try:
+            return self._configs[config]
+        except (KeyError, TypeError):  # a new configuration, or an unhashable one (lists)
+            return self._configure_new(config)
+
+    def _configure_new(self, config):
+        """The slow path of ``kernel[config]``: normalise (lists -> tuples), parse and
+        validate, make the launcher, and keep it in the bounded table."""
+        key = _config_key(config)
+        try:
+            fn = self._configs.get(key)
+        except TypeError:  # still unhashable (e.g. an unhashable stream object): configure each time
+            return self._configure(key, self._factory)
+        if fn is None:
+            fn = self._configure(key, self._factory)
+            self._store_config(key, fn)
         return fn
 
+    def _store_config(self, key, fn):
+        """Keep a configured launcher; the table is emptied when it holds _MAX_CONFIGS."""
+        configs = self._configs
+        if key not in configs and len(configs) >= _MAX_CONFIGS:
+            configs.clear()
+        configs[key] = fn
+
     def _configure(self, config, factory):
+        """A launcher of ``config`` made by ``factory`` (the slow one when None, or for
+        more than 48 KiB of dynamic shared memory)."""
         grid, block, sh, shm, stream = parse_config(config)
         if factory is None or shm > _BIG_SHARED:
             factory = slow_factory(self)
@@ -186,8 +336,33 @@ class CUDADispatcher(InspectMixin, dict):
         raise ValueError(_MISSING_CONFIG)
 
     def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
-        """A launcher running ``ntasks`` threads in 1-D blocks (occupancy-sized when
-        ``tpb`` is 0)."""
+        """A launcher running the kernel over ``ntasks`` threads in 1-D blocks.
+
+        Parameters
+        ----------
+        ntasks : int
+            The number of threads to run (the kernel checks its bounds, as usual).
+            0 launches nothing.
+        tpb : int, optional
+            Threads per block.  0 (the default) picks the block size of maximal
+            occupancy for the compiled kernel and ``sharedmem``
+            (cuOccupancyMaxPotentialBlockSize); at most ``ntasks`` either way.
+        stream : stream or int, optional
+            The stream to launch on (default: the legacy default stream).
+        sharedmem : int, optional
+            Dynamic shared memory per block, in bytes.
+
+        Returns
+        -------
+        ForAll
+            Call it with the kernel's arguments: ``kernel.forall(n)(*args)``
+            launches ``ceil(ntasks / tpb)`` blocks of ``tpb`` threads.
+
+        Raises
+        ------
+        ValueError
+            ``ntasks`` is negative.
+        """
         return ForAll(self, ntasks, tpb, stream, sharedmem)
 
     def _keys(self, args):
@@ -233,7 +408,7 @@ class CUDADispatcher(InspectMixin, dict):
                 self._factory = factory
                 if config is not None:
                     try:
-                        self[config] = factory(grid, block, shm, sh, stream, config)
+                        self._store_config(config, factory(grid, block, shm, sh, stream, config))
                     except TypeError:  # an unhashable configuration
                         pass
         values = []
@@ -258,7 +433,10 @@ class CUDADispatcher(InspectMixin, dict):
 
 
 class ForAll:
-    """``kernel.forall(ntasks, tpb, stream, sharedmem)(*args)``."""
+    """``kernel.forall(ntasks, tpb, stream, sharedmem)(*args)``: see
+    :meth:`CUDADispatcher.forall`.  Calling it compiles the kernel for the
+    arguments' types when needed, sizes the blocks, and launches through the
+    dispatcher (``kernel[blocks, tpb, stream, sharedmem](*args)``)."""
 
     def __init__(self, dispatcher, ntasks, tpb=0, stream=0, sharedmem=0):
         if ntasks < 0:
@@ -298,13 +476,80 @@ class DeviceDispatcher(InspectMixin):
                         "call it from a kernel or another device function, not from Python")
 
     def compile_ptx(self, sig, cc=None, abi="numba", **kws):
-        """``cuda.compile_ptx`` of this device function: ``(ptx, resty)``."""
+        """The PTX of this device function, compiled without a GPU
+        (``cudalite.nvvm.compile_ptx(py_func, sig, device=True, ...)``).
+
+        Parameters
+        ----------
+        sig : str or Signature
+            The signature with its return type, e.g. ``"float32(float32, float32)"``.
+        cc : tuple of int, optional
+            The target compute capability.  Default: the compiler's default target
+            (``CUDALITE_DEFAULT_CC``, else ``(7, 5)``).
+        abi : {"numba", "c"}, optional
+            The calling convention of the emitted function: numba's (the default:
+            the result through a pointer, a status code returned) or C's (the
+            result returned; callable from CUDA C/C++).
+        **kws
+            Further options of ``cudalite.nvvm.compile_ptx``: ``debug``,
+            ``lineinfo``, ``fastmath``, ``opt``, ``abi_info`` (``{"abi_name": ...}``,
+            the symbol name), ``launch_bounds``.
+
+        Returns
+        -------
+        tuple
+            ``(ptx, resty)``: the PTX text (str) and the return type.
+
+        Raises
+        ------
+        cudalite.core.errors.CompilerError
+            The signature does not parse or the function does not compile for it.
+        NotImplementedError
+            ``abi`` is neither ``"numba"`` nor ``"c"``.
+        ValueError
+            An invalid option value (``abi_info`` key, ``launch_bounds``,
+            ``forceinline=True``, which needs :meth:`compile` with LTO-IR output).
+        """
         from cudalite.nvvm import compile_ptx
 
         return compile_ptx(self.py_func, sig, device=True, cc=cc, abi=abi, **kws)
 
     def compile(self, sig, cc=None, abi="c", output="ptx", **kws):
-        """``cuda.compile`` of this device function: ``(code, resty)``."""
+        """This device function compiled to PTX or LTO-IR without a GPU, for CUDA
+        C/C++ programs (``cudalite.nvvm.compile(py_func, sig, device=True, ...)``).
+
+        Parameters
+        ----------
+        sig : str or Signature
+            The signature with its return type, e.g. ``"float32(float32, float32)"``.
+        cc : tuple of int, optional
+            The target compute capability.  Default: the compiler's default target
+            (``CUDALITE_DEFAULT_CC``, else ``(7, 5)``).
+        abi : {"c", "numba"}, optional
+            The calling convention of the emitted function: C's (the default) or
+            numba's.
+        output : {"ptx", "ltoir"}, optional
+            PTX text or LTO-IR (for an LTO link with nvJitLink).
+        **kws
+            Further options of ``cudalite.nvvm.compile``: ``debug``, ``lineinfo``,
+            ``fastmath``, ``opt``, ``abi_info`` (``{"abi_name": ...}``),
+            ``forceinline`` (LTO-IR only), ``launch_bounds``.
+
+        Returns
+        -------
+        tuple
+            ``(code, resty)``: the PTX (str) or LTO-IR (bytes), and the return type.
+
+        Raises
+        ------
+        cudalite.core.errors.CompilerError
+            The signature does not parse or the function does not compile for it.
+        NotImplementedError
+            ``abi`` is neither ``"c"`` nor ``"numba"``.
+        ValueError
+            An invalid option value (``output``, ``abi_info`` key,
+            ``launch_bounds``, ``forceinline`` without ``output="ltoir"``).
+        """
         from cudalite.nvvm import compile as nvvm_compile
 
         return nvvm_compile(self.py_func, sig, device=True, cc=cc, abi=abi, output=output, **kws)
@@ -351,9 +596,76 @@ def _options(debug, opt, lineinfo, cache, link, inline, kws) -> JitOptions:
 
 def jit(func_or_sig=None, device=False, inline="never", link=(), debug=None, opt=None, lineinfo=False,
         cache=False, **kws):
-    """JIT-compile a Python function as a CUDA kernel (or a device function with
-    ``device=True``).  ``@cuda.jit``, ``@cuda.jit("void(float32[:], float32)")``,
-    ``@cuda.jit([sig1, sig2])``, ``@cuda.jit(device=True, debug=True, ...)``."""
+    """Compile a Python function as a CUDA kernel, or as a device function.
+
+    Used as a decorator: ``@cuda.jit``, ``@cuda.jit("void(float32[:], float32)")``,
+    ``@cuda.jit(["void(float32[:])", "void(float64[:])"])``,
+    ``@cuda.jit(device=True)``, ``@cuda.jit(debug=True, opt=False)``, or called:
+    ``cuda.jit(func)``.
+
+    Parameters
+    ----------
+    func_or_sig : function or str or Signature or list, optional
+        The function to compile (then the dispatcher is returned), or a signature,
+        or a list of signatures, to compile eagerly (then a decorator is
+        returned).  A kernel with signatures compiles on the first launch (or now,
+        with a device) for those signatures only, and arguments convert to the
+        best-matching one, as in numba; without signatures it compiles lazily once
+        per tuple of argument types.  Device functions with signatures are
+        type-checked now.
+    device : bool, optional
+        Compile a device function (callable from kernels and device functions, not
+        from Python) instead of a kernel.
+    inline : {"never", "always"} or bool, optional
+        ``"always"`` (or True) is ``forceinline=True``: the compiled function's
+        body is marked ``alwaysinline``.
+    link : list of str or os.PathLike or cudalite.linker.LinkableCode, optional
+        Files (``.cu``, ``.ptx``, ``.ltoir``, ``.cubin``, ``.fatbin``, ``.o``,
+        ``.a``) or code objects linked into every kernel that uses this function (the
+        foreign functions of ``cuda.declare_device``).  LTO-IR items make the link
+        an LTO link.
+    debug : bool, optional
+        Debug info (``-g``), and ``raise``/``assert`` in the kernel take effect:
+        an exception raised on the device is re-raised in Python after the
+        launch (without ``debug`` they cost nothing and do nothing, as in numba).  Turns optimization off unless ``opt``
+        is given (with a warning when ``opt`` is true).
+    opt : bool or int, optional
+        The libNVVM optimization level: False or 0 for none, True or None (the
+        default) for 3.
+    lineinfo : bool, optional
+        Line information in the PTX (for profilers), without full debug info.
+    cache : bool, optional
+        Keep compiled kernels in the on-disk kernel cache (``docs/cache.md``).
+    **kws
+        ``fastmath`` (bool: flush denormals to zero, approximate division and
+        square root, contract to FMA), ``max_registers`` (a positive int: a limit
+        per thread), ``launch_bounds`` (an int or a tuple of 1 to 3 ints: max
+        threads per block, min blocks per SM, max blocks per cluster),
+        ``forceinline`` (bool, as ``inline="always"``), ``lto`` (accepted for numba compatibility; LTO
+        follows from ``link``).
+
+    Returns
+    -------
+    CUDADispatcher or DeviceDispatcher or callable
+        The kernel (:class:`CUDADispatcher`) or device function
+        (:class:`DeviceDispatcher`) when given a function; otherwise a decorator
+        that returns one.
+
+    Raises
+    ------
+    TypeError
+        An unknown keyword argument, a ``link`` that is not a list or tuple of
+        paths and code objects, or a decorated object that is not a Python
+        function.
+    ValueError
+        ``max_registers`` is not a positive int, ``inline`` or ``opt`` or
+        ``launch_bounds`` has an invalid value.
+    NotImplementedError
+        ``extensions=`` is given (not supported).
+    cudalite.core.errors.CompilerError
+        A signature does not parse, or (eagerly) the function does not compile
+        for one of its signatures: the error shows the source location.
+    """
     opts = _options(debug, opt, lineinfo, cache, link, inline, kws)
     cls = DeviceDispatcher if device else CUDADispatcher
     if callable(func_or_sig) and hasattr(func_or_sig, "__code__"):

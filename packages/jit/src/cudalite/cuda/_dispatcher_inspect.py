@@ -88,7 +88,28 @@ class InspectMixin:
         return {argtypes: fn(entry) for argtypes, entry in self.overloads.items()}
 
     def inspect_types(self, file=None, signature=None):
-        """Print the typed IR of each compiled overload; returns {argtypes: text}."""
+        """Print the typed IR of the compiled overloads: each source line with the
+        types of its variables and calls.
+
+        Parameters
+        ----------
+        file : file-like, optional
+            Where to print (default: ``sys.stdout``).
+        signature : tuple or Signature or str, optional
+            The argument types of one compiled overload (a tuple of types, a
+            ``Signature`` or a signature string such as ``"void(float32[::1])"``).
+            Default: every compiled overload.
+
+        Returns
+        -------
+        dict
+            Argument types (a tuple) -> typed IR text, for the overloads printed.
+
+        Raises
+        ------
+        KeyError
+            ``signature`` names no compiled overload (the message lists them).
+        """
         texts = self._select(signature, lambda e: str(_stage(e, "typed-ir")))
         if signature is not None:
             texts = {_argtypes_of(signature): texts}
@@ -101,28 +122,197 @@ class InspectMixin:
         return texts
 
     def inspect_llvm(self, signature=None):
-        """The NVVM IR (LLVM 7 text) of one overload, or a dict of all."""
+        """The NVVM IR (LLVM 7 text) given to libNVVM.
+
+        Parameters
+        ----------
+        signature : tuple or Signature or str, optional
+            The argument types of one compiled overload (a tuple of types, a
+            ``Signature`` or a signature string such as ``"void(float32[::1])"``).
+            Default: every compiled overload.
+
+        Returns
+        -------
+        str or dict
+            The NVVM IR of the overload for ``signature``; without it, a dict of
+            argument types (a tuple) -> NVVM IR over every compiled overload.
+
+        Raises
+        ------
+        KeyError
+            ``signature`` names no compiled overload (the message lists them).
+
+        Notes
+        -----
+        Kernels loaded from the on-disk cache answer from the stage texts stored with them.
+        """
         return self._select(signature, lambda e: _stage(e, "nvvm-ir"))
 
     def inspect_asm(self, signature=None):
-        """The PTX of one overload, or a dict of all."""
+        """The PTX (the assembly libNVVM emits).
+
+        Parameters
+        ----------
+        signature : tuple or Signature or str, optional
+            The argument types of one compiled overload (a tuple of types, a
+            ``Signature`` or a signature string such as ``"void(float32[::1])"``).
+            Default: every compiled overload.
+
+        Returns
+        -------
+        str or dict
+            The PTX of the overload for ``signature``; without it, a dict of
+            argument types (a tuple) -> PTX over every compiled overload.
+
+        Raises
+        ------
+        KeyError
+            ``signature`` names no compiled overload (the message lists them).
+        """
         return self._select(signature, lambda e: _stage(e, "ptx"))
 
     def inspect_sass(self, signature=None):
-        """The SASS (via nvdisasm/cuobjdump) of one overload, or a dict of all."""
+        """The SASS (the device's machine code) of the linked cubin.
+
+        Parameters
+        ----------
+        signature : tuple or Signature or str, optional
+            The argument types of one compiled overload (a tuple of types, a
+            ``Signature`` or a signature string such as ``"void(float32[::1])"``).
+            Default: every compiled overload.
+
+        Returns
+        -------
+        str or dict
+            The disassembly of the overload for ``signature``; without it, a dict
+            of argument types (a tuple) -> SASS over every compiled overload.
+
+        Raises
+        ------
+        KeyError
+            ``signature`` names no compiled overload (the message lists them).
+        RuntimeError
+            Neither ``nvdisasm`` nor ``cuobjdump`` is found (cuda-pathfinder,
+            ``PATH``), or the disassembler fails.
+        """
         return self._select(signature, lambda e: disassemble_cubin(e.artifact.cubin))
 
     def get_regs_per_thread(self, signature=None):
+        """The number of registers each thread uses.
+
+        Parameters
+        ----------
+        signature : tuple or Signature or str, optional
+            The argument types of one compiled overload (a tuple of types, a
+            ``Signature`` or a signature string such as ``"void(float32[::1])"``).
+            Default: every compiled overload.
+
+        Returns
+        -------
+        int or dict
+            The value for the overload of ``signature``; without it, a dict of
+            argument types (a tuple) -> value over every compiled overload
+            (loaded kernels only).
+
+        Raises
+        ------
+        KeyError
+            ``signature`` names no compiled overload (the message lists them).
+        """
         return self._select(signature, lambda e: e.function.num_regs)
 
     def get_shared_mem_per_block(self, signature=None):
+        """The static shared memory per block, in bytes.
+
+        Parameters
+        ----------
+        signature : tuple or Signature or str, optional
+            The argument types of one compiled overload (a tuple of types, a
+            ``Signature`` or a signature string such as ``"void(float32[::1])"``).
+            Default: every compiled overload.
+
+        Returns
+        -------
+        int or dict
+            The value for the overload of ``signature``; without it, a dict of
+            argument types (a tuple) -> value over every compiled overload
+            (loaded kernels only).
+
+        Raises
+        ------
+        KeyError
+            ``signature`` names no compiled overload (the message lists them).
+        """
         return self._select(signature, lambda e: e.function.shared_size_bytes)
 
     def get_local_mem_per_thread(self, signature=None):
+        """The local memory per thread, in bytes.
+
+        Parameters
+        ----------
+        signature : tuple or Signature or str, optional
+            The argument types of one compiled overload (a tuple of types, a
+            ``Signature`` or a signature string such as ``"void(float32[::1])"``).
+            Default: every compiled overload.
+
+        Returns
+        -------
+        int or dict
+            The value for the overload of ``signature``; without it, a dict of
+            argument types (a tuple) -> value over every compiled overload
+            (loaded kernels only).
+
+        Raises
+        ------
+        KeyError
+            ``signature`` names no compiled overload (the message lists them).
+        """
         return self._select(signature, lambda e: e.function.local_size_bytes)
 
     def get_const_mem_size(self, signature=None):
+        """The constant memory the kernel uses, in bytes.
+
+        Parameters
+        ----------
+        signature : tuple or Signature or str, optional
+            The argument types of one compiled overload (a tuple of types, a
+            ``Signature`` or a signature string such as ``"void(float32[::1])"``).
+            Default: every compiled overload.
+
+        Returns
+        -------
+        int or dict
+            The value for the overload of ``signature``; without it, a dict of
+            argument types (a tuple) -> value over every compiled overload
+            (loaded kernels only).
+
+        Raises
+        ------
+        KeyError
+            ``signature`` names no compiled overload (the message lists them).
+        """
         return self._select(signature, lambda e: e.function.const_size_bytes)
 
     def get_max_threads_per_block(self, signature=None):
+        """The most threads per block the compiled kernel can be launched with.
+
+        Parameters
+        ----------
+        signature : tuple or Signature or str, optional
+            The argument types of one compiled overload (a tuple of types, a
+            ``Signature`` or a signature string such as ``"void(float32[::1])"``).
+            Default: every compiled overload.
+
+        Returns
+        -------
+        int or dict
+            The value for the overload of ``signature``; without it, a dict of
+            argument types (a tuple) -> value over every compiled overload
+            (loaded kernels only).
+
+        Raises
+        ------
+        KeyError
+            ``signature`` names no compiled overload (the message lists them).
+        """
         return self._select(signature, lambda e: e.function.max_threads_per_block)

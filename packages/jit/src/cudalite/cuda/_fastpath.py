@@ -1,7 +1,7 @@
 """Generated launch code: what ``kernel[grid, block](*args)`` runs per call.
 
-``kernel[config]`` is a C-level dict lookup (the dispatcher is a dict of
-configured launchers); the launcher it returns is a closure made by a *factory*
+``kernel[config]`` is one dict lookup in the dispatcher's private table of
+configured launchers; the launcher it returns is a closure made by a *factory*
 generated once per specialization (:func:`make_factory`): its parameters are the
 kernel's own parameter names, its grid/block/stream/shared memory are closure
 constants, and its body is

@@ -58,23 +58,103 @@ def _nbytes(shape, dtype, strides):
 
 # -- device arrays ------------------------------------------------------------------------------
 def device_array(shape, dtype=float, strides=None, order="C", stream=0):
-    """An uninitialized :class:`DeviceNDArray`."""
+    """An uninitialized array in device memory.
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+        The array's shape.
+    dtype : dtype-like, optional
+        Anything ``numpy.dtype`` takes (default: ``float``, i.e. float64).
+    strides : tuple of int, optional
+        Byte strides (default: contiguous in ``order``); negative strides are
+        not supported.
+    order : {"C", "F"}, optional
+        Row-major (the default) or column-major layout, when ``strides`` is not given.
+    stream : Stream or int, optional
+        The array's default stream for its copies (default: the legacy default
+        stream).
+
+    Returns
+    -------
+    DeviceNDArray
+        The new array; its memory is freed when the array is collected.
+
+    Raises
+    ------
+    ValueError
+        A negative dimension or stride, strides not matching the shape, or an
+        ``order`` other than ``"C"``/``"F"``.
+    TypeError
+        A dimension that is not an int, or a ``dtype`` NumPy does not accept.
+    cudalite.driver.CudaDriverError
+        The allocation fails (e.g. out of memory) or no device is usable.
+    """
     shape = L.normalize_shape(shape)
     dtype = np.dtype(dtype)
     return DeviceNDArray(shape, _strides_for(shape, dtype, strides, order), dtype, stream=stream)
 
 
 def device_array_like(ary, stream=0):
-    """An uninitialized device array with the shape, dtype and order of ``ary``."""
+    """An uninitialized device array with the shape, dtype and order of ``ary``.
+
+    Parameters
+    ----------
+    ary : array-like
+        A NumPy array, device array or any object with ``shape`` and ``dtype``
+        (and ``flags``: an F-contiguous, not C-contiguous array gives order "F";
+        otherwise "C").
+    stream : Stream or int, optional
+        The new array's default stream.
+
+    Returns
+    -------
+    DeviceNDArray
+        The new array (contiguous: ``ary``'s strides are not copied).
+
+    Raises
+    ------
+    cudalite.driver.CudaDriverError
+        The allocation fails (e.g. out of memory) or no device is usable.
+    """
     order = _order_like(ary) if hasattr(ary, "flags") else "C"
     return device_array(ary.shape, ary.dtype, order=order, stream=stream)
 
 
 def to_device(obj, stream=0, copy=True, to=None):
-    """Copy a NumPy array (or anything ``numpy.asarray`` takes) to the device.
+    """Copy a host array to the device (or into an existing device array).
 
-    Device arrays are returned as they are; objects with ``__cuda_array_interface__``
-    are wrapped without a copy.  With ``to=``, copy into that device array."""
+    Parameters
+    ----------
+    obj : array-like
+        A NumPy array or anything ``numpy.asarray`` takes.  A device array is
+        returned as it is, and an object with ``__cuda_array_interface__`` is
+        wrapped without a copy (:func:`as_cuda_array`).  A non-contiguous array is
+        made contiguous first.
+    stream : Stream or int, optional
+        The stream of the copy, and the new array's default stream (default: the
+        legacy default stream: the copy is complete when this returns).
+    copy : bool, optional
+        False allocates the device array without copying the data into it.
+    to : DeviceNDArray, optional
+        Copy ``obj`` into this array (same shape and dtype) instead of allocating;
+        ``obj`` may then be a device array too.
+
+    Returns
+    -------
+    DeviceNDArray
+        The new device array, ``to``, ``obj`` itself (a device array), or a view
+        of a CUDA array interface object.
+
+    Raises
+    ------
+    ValueError
+        ``to`` has another shape than ``obj``.
+    TypeError
+        ``to`` has another dtype than ``obj``.
+    cudalite.driver.CudaDriverError
+        The allocation fails (e.g. out of memory) or no device is usable.
+    """
     if to is not None:
         to.copy_to_device(obj, stream=stream)
         return to
@@ -94,7 +174,36 @@ def to_device(obj, stream=0, copy=True, to=None):
 
 # -- host arrays --------------------------------------------------------------------------------
 def pinned_array(shape, dtype=float, strides=None, order="C"):
-    """A NumPy array in page-locked host memory (fast, asynchronous copies)."""
+    """An uninitialized NumPy array in page-locked (pinned) host memory: its copies
+    to and from the device are faster, and asynchronous on a stream.
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+        The array's shape.
+    dtype : dtype-like, optional
+        Anything ``numpy.dtype`` takes (default: ``float``, i.e. float64).
+    strides : tuple of int, optional
+        Byte strides (default: contiguous in ``order``); negative strides are
+        not supported.
+    order : {"C", "F"}, optional
+        Row-major (the default) or column-major layout, when ``strides`` is not given.
+
+    Returns
+    -------
+    numpy.ndarray
+        The array; the pinned memory is freed when it is collected.
+
+    Raises
+    ------
+    ValueError
+        A negative dimension or stride, strides not matching the shape, or an
+        ``order`` other than ``"C"``/``"F"``.
+    TypeError
+        A dimension that is not an int, or a ``dtype`` NumPy does not accept.
+    cudalite.driver.CudaDriverError
+        The allocation (cuMemHostAlloc) fails or no device is usable.
+    """
     shape = L.normalize_shape(shape)
     dtype = np.dtype(dtype)
     strides = _strides_for(shape, dtype, strides, order)
@@ -106,11 +215,65 @@ def pinned_array(shape, dtype=float, strides=None, order="C"):
 
 
 def pinned_array_like(ary):
+    """An uninitialized pinned host array with the shape, dtype and order of ``ary``.
+
+    Parameters
+    ----------
+    ary : array-like
+        An array with ``shape``, ``dtype`` and ``flags`` (an F-contiguous, not
+        C-contiguous array gives order "F"; otherwise "C").
+
+    Returns
+    -------
+    numpy.ndarray
+        See :func:`pinned_array`.
+
+    Raises
+    ------
+    cudalite.driver.CudaDriverError
+        The allocation fails or no device is usable.
+    """
     return pinned_array(ary.shape, ary.dtype, order=_order_like(ary))
 
 
 def mapped_array(shape, dtype=float, strides=None, order="C", stream=0, portable=False, wc=False):
-    """A :class:`MappedNDArray`: pinned host memory the device reads and writes directly."""
+    """An uninitialized array in pinned host memory mapped into the device address
+    space: kernels read and write it directly (zero-copy).
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+        The array's shape.
+    dtype : dtype-like, optional
+        Anything ``numpy.dtype`` takes (default: ``float``, i.e. float64).
+    strides : tuple of int, optional
+        Byte strides (default: contiguous in ``order``); negative strides are
+        not supported.
+    order : {"C", "F"}, optional
+        Row-major (the default) or column-major layout, when ``strides`` is not given.
+    stream : Stream or int, optional
+        Accepted for numba compatibility (unused).
+    portable : bool, optional
+        Pinned for every CUDA context, not only the current one.
+    wc : bool, optional
+        Write-combined memory: faster for the device to read and the host to
+        write, very slow for the host to read.
+
+    Returns
+    -------
+    MappedNDArray
+        A NumPy array (host access) that kernels accept as a device array.
+
+    Raises
+    ------
+    ValueError
+        A negative dimension or stride, strides not matching the shape, or an
+        ``order`` other than ``"C"``/``"F"``.
+    TypeError
+        A dimension that is not an int, or a ``dtype`` NumPy does not accept.
+    cudalite.driver.CudaDriverError
+        The allocation fails or no device is usable.
+    """
     shape = L.normalize_shape(shape)
     dtype = np.dtype(dtype)
     strides = _strides_for(shape, dtype, strides, order)
@@ -124,8 +287,44 @@ def mapped_array(shape, dtype=float, strides=None, order="C", stream=0, portable
 
 
 def managed_array(shape, dtype=float, strides=None, order="C", stream=0, attach_global=True):
-    """A :class:`ManagedNDArray` in unified memory (cuMemAllocManaged), addressable
-    from the host and every device."""
+    """An uninitialized array in managed (unified) memory (cuMemAllocManaged),
+    addressable from the host and from every device.
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+        The array's shape.
+    dtype : dtype-like, optional
+        Anything ``numpy.dtype`` takes (default: ``float``, i.e. float64).
+    strides : tuple of int, optional
+        Byte strides (default: contiguous in ``order``); negative strides are
+        not supported.
+    order : {"C", "F"}, optional
+        Row-major (the default) or column-major layout, when ``strides`` is not given.
+    stream : Stream or int, optional
+        Accepted for numba compatibility (unused).
+    attach_global : bool, optional
+        True (the default): accessible from any stream on any device
+        (``CU_MEM_ATTACH_GLOBAL``); False: attached to the host
+        (``CU_MEM_ATTACH_HOST``).
+
+    Returns
+    -------
+    ManagedNDArray
+        A NumPy array (host access) that kernels accept as a device array.
+        Synchronize before reading on the host what a kernel wrote.
+
+    Raises
+    ------
+    ValueError
+        A negative dimension or stride, strides not matching the shape, or an
+        ``order`` other than ``"C"``/``"F"``.
+    TypeError
+        A dimension that is not an int, or a ``dtype`` NumPy does not accept.
+    cudalite.driver.CudaDriverError
+        The allocation fails (e.g. managed memory is not supported) or no device
+        is usable.
+    """
     shape = L.normalize_shape(shape)
     dtype = np.dtype(dtype)
     strides = _strides_for(shape, dtype, strides, order)
@@ -147,7 +346,24 @@ def _host_span(ary):
 
 @contextlib.contextmanager
 def pinned(*arylist):
-    """Page-lock the memory of NumPy arrays for the duration of the ``with`` block."""
+    """Page-lock the memory of existing NumPy arrays for the duration of a ``with``
+    block (cuMemHostRegister), so that their copies are faster and asynchronous.
+
+    Parameters
+    ----------
+    *arylist : numpy.ndarray
+        The arrays (empty ones are skipped).
+
+    Yields
+    ------
+    None
+
+    Raises
+    ------
+    cudalite.driver.CudaDriverError
+        Registering fails (e.g. the memory is already registered) or no device is
+        usable; the arrays registered so far are unregistered.
+    """
     _drv.get_device()
     registered = []
     try:
@@ -164,8 +380,33 @@ def pinned(*arylist):
 
 @contextlib.contextmanager
 def mapped(*arylist, stream=0, portable=False, wc=False):
-    """Page-lock and map NumPy arrays into the device address space; yields device
-    arrays over them (one array, or a list for several)."""
+    """Page-lock existing NumPy arrays and map them into the device address space
+    for the duration of a ``with`` block; kernels access the host memory directly.
+
+    Parameters
+    ----------
+    *arylist : numpy.ndarray
+        The arrays.
+    stream : Stream or int, optional
+        The default stream of the yielded device arrays.
+    portable : bool, optional
+        Registered for every CUDA context, not only the current one.
+    wc : bool, optional
+        Accepted for numba compatibility (unused: registered memory is not
+        write-combined).
+
+    Yields
+    ------
+    DeviceNDArray or list of DeviceNDArray
+        A device array over each host array (one array, or a list for several),
+        valid until the block ends.
+
+    Raises
+    ------
+    cudalite.driver.CudaDriverError
+        Registering fails or no device is usable; the arrays registered so far
+        are unregistered.
+    """
     _drv.get_device()
     flags = _CU_MEMHOSTREGISTER_DEVICEMAP | (_CU_MEMHOSTREGISTER_PORTABLE if portable else 0)
     registered, devarys = [], []
@@ -187,13 +428,49 @@ def mapped(*arylist, stream=0, portable=False, wc=False):
 
 # -- interop -------------------------------------------------------------------------------------
 def is_cuda_array(obj):
-    """True when ``obj`` exposes ``__cuda_array_interface__``."""
+    """Whether ``obj`` exposes ``__cuda_array_interface__`` (CuPy arrays, torch CUDA
+    tensors, device arrays, ...).
+
+    Parameters
+    ----------
+    obj : object
+        Any object.
+
+    Returns
+    -------
+    bool
+        True when ``obj`` has the attribute (its value is not checked).
+    """
     return hasattr(obj, "__cuda_array_interface__")
 
 
 def as_cuda_array(obj, sync=True):
-    """A zero-copy :class:`DeviceNDArray` over any object exposing
-    ``__cuda_array_interface__`` (kept alive by the result)."""
+    """A zero-copy device array over any object exposing ``__cuda_array_interface__``.
+
+    Parameters
+    ----------
+    obj : object
+        A CUDA array interface producer (CuPy array, torch CUDA tensor, ...); the
+        result keeps it alive.
+    sync : bool, optional
+        Synchronize the producer's stream (interface v3 ``stream``) now, unless
+        ``CUDALITE_CUDA_ARRAY_INTERFACE_SYNC=0``.  That stream becomes the
+        array's default stream either way.
+
+    Returns
+    -------
+    DeviceNDArray
+        A view of ``obj``'s memory.
+
+    Raises
+    ------
+    TypeError
+        ``obj`` has no ``__cuda_array_interface__``.
+    ValueError
+        An unsupported interface version, or the invalid stream 0.
+    NotImplementedError
+        A masked array.
+    """
     if not is_cuda_array(obj):
         raise TypeError("*obj* doesn't implement the cuda array interface.")
     return from_cuda_array_interface(obj.__cuda_array_interface__, owner=obj, sync=sync)
