@@ -302,14 +302,45 @@ def _pyfunc(obj):
 
 
 def jit_compile(pyfunc, sig, *args, **kwargs):
-    """``cuda.compile``: also accepts ``@cuda.jit`` dispatchers."""
+    """``cuda.compile``: :func:`cudalite.nvvm.compile`, also accepting ``@cuda.jit`` dispatchers.
+
+    Parameters
+    ----------
+    pyfunc : function or dispatcher
+        A Python function, or a ``@cuda.jit`` kernel / device function (its Python function is compiled).
+    sig : str or Signature
+        The signature, e.g. ``"float32(float32, float32)"``.
+    *args, **kwargs
+        The options of :func:`cudalite.nvvm.compile` (``debug``, ``lineinfo``, ``device``, ``fastmath``,
+        ``cc``, ``opt``, ``abi``, ``abi_info``, ``output``, ``forceinline``, ``launch_bounds``).
+
+    Returns
+    -------
+    tuple
+        ``(code, resty)``: PTX (str) or LTO-IR (bytes), and the return type.
+    """
     from cudalite.nvvm import compile as nvvm_compile
 
     return nvvm_compile(_pyfunc(pyfunc), sig, *args, **kwargs)
 
 
 def jit_compile_ptx(pyfunc, sig, *args, **kwargs):
-    """``cuda.compile_ptx``: also accepts ``@cuda.jit`` dispatchers."""
+    """``cuda.compile_ptx``: :func:`cudalite.nvvm.compile_ptx`, also accepting ``@cuda.jit`` dispatchers.
+
+    Parameters
+    ----------
+    pyfunc : function or dispatcher
+        A Python function, or a ``@cuda.jit`` kernel / device function.
+    sig : str or Signature
+        The signature.
+    *args, **kwargs
+        The options of :func:`cudalite.nvvm.compile_ptx`.
+
+    Returns
+    -------
+    tuple
+        ``(ptx, resty)``.
+    """
     from cudalite.nvvm import compile_ptx
 
     return compile_ptx(_pyfunc(pyfunc), sig, *args, **kwargs)
@@ -318,7 +349,27 @@ def jit_compile_ptx(pyfunc, sig, *args, **kwargs):
 def compile_for_current_device(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=False,
                                opt=None, abi="c", abi_info=None, output="ptx", forceinline=False,
                                launch_bounds=None):
-    """``cuda.compile`` for the current device's compute capability: ``(code, resty)``."""
+    """``cuda.compile`` for the current device's compute capability.
+
+    Parameters
+    ----------
+    pyfunc : function or dispatcher
+        What to compile.
+    sig : str or Signature
+        The signature.
+    debug, lineinfo, device, fastmath, opt, abi, abi_info, output, forceinline, launch_bounds
+        As for :func:`cudalite.nvvm.compile` (``cc`` is the current device's).
+
+    Returns
+    -------
+    tuple
+        ``(code, resty)``.
+
+    Raises
+    ------
+    CudaDriverError
+        No usable device (the driver is initialized to read the compute capability).
+    """
     from cudalite.nvvm import compile as nvvm_compile
 
     return nvvm_compile(_pyfunc(pyfunc), sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath,
@@ -328,7 +379,22 @@ def compile_for_current_device(pyfunc, sig, debug=False, lineinfo=False, device=
 
 def compile_ptx_for_current_device(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False,
                                    opt=None, abi="numba", abi_info=None, forceinline=False, launch_bounds=None):
-    """``cuda.compile_ptx`` for the current device's compute capability: ``(ptx, resty)``."""
+    """``cuda.compile_ptx`` for the current device's compute capability.
+
+    Parameters
+    ----------
+    pyfunc : function or dispatcher
+        What to compile.
+    sig : str or Signature
+        The signature.
+    debug, lineinfo, device, fastmath, opt, abi, abi_info, forceinline, launch_bounds
+        As for :func:`cudalite.nvvm.compile_ptx` (``cc`` is the current device's).
+
+    Returns
+    -------
+    tuple
+        ``(ptx, resty)``.
+    """
     from cudalite.nvvm import compile_ptx
 
     return compile_ptx(_pyfunc(pyfunc), sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath,
