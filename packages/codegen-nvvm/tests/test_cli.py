@@ -9,6 +9,7 @@ import textwrap
 
 import pytest
 
+from cudalite.core.target import ComputeCapability
 from cudalite.nvvm.cli import parse_args
 
 MODULE = textwrap.dedent(
@@ -140,7 +141,7 @@ def test_parse_args_is_pure():
     req = parse_args(["m.py:f", "float32(float32)", "--output", "ltoir", "-o", "f.ltoir", "--cc", "9.0",
                       "--fastmath", "--lineinfo", "--opt", "0", "--abi-name", "g"])
     assert (req.path, req.qualname, req.emit, req.output, req.output_path) == ("m.py", "f", "ltoir", "ltoir", "f.ltoir")
-    assert req.cc == (9, 0) and req.fastmath and req.lineinfo and req.opt == 0 and req.abi == "c"
+    assert req.cc == ComputeCapability(9, 0) and req.fastmath and req.lineinfo and req.opt == 0 and req.abi == "c"
     assert req.abi_name == "g" and req.device
     k = parse_args(["C:/x/m.py:A.f", "void()", "--kernel"])
     assert (k.path, k.qualname, k.abi, k.device, k.emit) == ("C:/x/m.py", "A.f", "numba", False, "ptx")
@@ -158,3 +159,26 @@ def test_parse_args_usage_errors(argv, capsys):
         parse_args(argv)
     assert e.value.code == 2
     assert "error" in capsys.readouterr().err
+
+
+def test_bad_cc_is_a_usage_error_with_the_parser_message(mod):
+    r = cli(f"{mod}:add", "float32(float32, float32)", "--cc", "sm_70")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert ("cudalite-compile: error: argument --cc: invalid compute capability 'sm_70': 7.0 (sm_70) is older "
+            "than the oldest target of the CUDA 13 toolchain, 7.5 (sm_75)") in r.stderr
+
+
+def test_bad_environment_is_reported_before_compiling(mod):
+    import os
+
+    env = dict(os.environ, CUDALITE_DEFAULT_CC="latest")
+    r = subprocess.run([sys.executable, "-m", "cudalite.nvvm.cli", f"{mod}:add", "float32(float32, float32)",
+                        "--cc", "9.0"], capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 2 and "Traceback" not in r.stderr and r.stdout == ""
+    assert r.stderr.startswith("cudalite-compile: error: CUDALITE_DEFAULT_CC='latest': invalid compute capability")
+
+
+def test_cc_with_arch_suffix(mod):
+    r = cli(f"{mod}:add", "float32(float32, float32)", "--cc", "sm_90a")
+    assert r.returncode == 0, r.stderr
+    assert "\n.target sm_90a\n" in r.stdout

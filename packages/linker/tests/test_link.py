@@ -144,8 +144,9 @@ def test_add_rejects_other_objects():
         Linker("sm_90").add(b"raw bytes")
     with pytest.raises(TypeError, match="LinkerOptions"):
         Linker("sm_90", options={"debug": True})
-    with pytest.raises(ValueError, match="bad target"):
-        Linker("compute_90")
+    with pytest.raises(ValueError, match=r"invalid compute capability 'sm90': expected"):
+        Linker("sm90")
+    assert Linker("compute_90").arch == "sm_90"  # the compute capability's spelling, linked for sm_90
 
 
 def test_ltoir_type_is_checked_by_kind():

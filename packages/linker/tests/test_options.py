@@ -43,16 +43,34 @@ def test_options_frozen_and_validated():
 
 @pytest.mark.parametrize("given, expected", [
     ("sm_90", "sm_90"), ((9, 0), "sm_90"), ((12, 0), "sm_120"), (80, "sm_80"), ("86", "sm_86"),
-    ("sm_90a", "sm_90a"), ("SM_75", "sm_75"),
+    ("sm_90a", "sm_90a"), ("SM_75", "sm_75"), ("compute_90", "sm_90"), ("9.0", "sm_90"), ([10, 3], "sm_103"),
+    (100, "sm_100"), ("sm_100f", "sm_100f"), ("compute_120a", "sm_120a"), (" 8.6 ", "sm_86"),
 ])
 def test_normalize_arch(given, expected):
     assert normalize_arch(given) == expected
 
 
-@pytest.mark.parametrize("bad", ["compute_90", "sm90", "", None, (9,), True])
-def test_normalize_arch_rejects(bad):
-    with pytest.raises(ValueError, match="bad target"):
+@pytest.mark.parametrize("bad, why", [
+    ("sm90", "expected a compute capability such as 90, '9.0', (9, 0), 'sm_90', 'sm_90a' or 'compute_90'"),
+    ("", "expected a compute capability such as"),
+    (None, "expected a compute capability such as"),
+    (True, "expected a compute capability such as"),
+    ((9,), "a tuple or list is (major, minor), two ints"),
+    (9.0, "a float is ambiguous; write the string '9.0' or a tuple such as (9, 0)"),
+    (9, "a number names a target with 2 or 3 digits"),
+    ("sm_70", "7.0 (sm_70) is older than the oldest target of the CUDA 13 toolchain, 7.5 (sm_75)"),
+    ("sm_80a", "the arch-specific suffix 'a' needs compute capability 9.0 or newer"),
+    ("sm_90f", "the family-specific suffix 'f' needs compute capability 10.0 or newer"),
+])
+def test_normalize_arch_rejects(bad, why):
+    with pytest.raises(ValueError) as e:
         normalize_arch(bad)
+    assert str(e.value).startswith(f"invalid compute capability {bad!r}: {why}")
+
+
+def test_linker_flags_keep_the_arch_suffix():
+    assert linker_flags(LinkerOptions(), "sm_90a")[0] == "-arch=sm_90a"
+    assert linker_flags(LinkerOptions(), "compute_100f")[0] == "-arch=sm_100f"
 
 
 def test_config_reads_only_the_given_environment():

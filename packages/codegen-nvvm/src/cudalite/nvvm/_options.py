@@ -5,28 +5,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from cudalite.core.target import ComputeCapability, parse_cc
+
 from .config import load_config
 
-__all__ = ["CompileOptions", "make_options", "nvvm_flags", "normalize_cc"]
-
-
-def normalize_cc(cc, default):
-    if cc is None:
-        return tuple(default)
-    if isinstance(cc, str):
-        cc = cc.replace("sm_", "").replace("compute_", "")
-        if "." in cc:
-            major, minor = cc.split(".")
-        else:
-            major, minor = cc[:-1], cc[-1]
-        return int(major), int(minor)
-    major, minor = cc
-    return int(major), int(minor)
+__all__ = ["CompileOptions", "make_options", "nvvm_flags"]
 
 
 @dataclass(frozen=True)
 class CompileOptions:
-    """What a compilation is asked for (hashable: it is part of cache keys)."""
+    """What a compilation is asked for (hashable: it is part of cache keys).
+
+    ``cc`` is ``(major, minor)``; ``arch_suffix`` is ``'a'``/``'f'`` for an
+    arch-/family-specific target (``compute_90a``) or ``''``.
+    """
 
     cc: tuple = (7, 5)
     opt: int = 3
@@ -36,10 +28,16 @@ class CompileOptions:
     output: str = "ptx"  # 'ptx' | 'ltoir'
     forceinline: bool = False
     launch_bounds: tuple | None = None
+    arch_suffix: str = ""
+
+    @property
+    def target(self) -> ComputeCapability:
+        return ComputeCapability(self.cc[0], self.cc[1], self.arch_suffix)
 
     @property
     def arch(self) -> str:
-        return f"compute_{self.cc[0]}{self.cc[1]}"
+        """The libNVVM ``-arch``: ``compute_90``, ``compute_90a``."""
+        return self.target.virtual_arch
 
 
 def nvvm_flags(o: CompileOptions) -> list:
@@ -55,6 +53,8 @@ def nvvm_flags(o: CompileOptions) -> list:
 
 def make_options(*, cc=None, opt=None, fastmath=False, debug=False, lineinfo=False, output="ptx",
                  forceinline=False, launch_bounds=None) -> CompileOptions:
+    """Validated options.  ``cc``: any spelling :func:`cudalite.core.target.parse_cc`
+    accepts (``None``: ``CUDALITE_DEFAULT_CC``, else 7.5)."""
     if output not in ("ptx", "ltoir"):
         raise ValueError(f"output must be 'ptx' or 'ltoir', not {output!r}")
     if forceinline and output != "ltoir":
@@ -71,8 +71,10 @@ def make_options(*, cc=None, opt=None, fastmath=False, debug=False, lineinfo=Fal
             raise ValueError("launch_bounds must be an int or a tuple of 1 to 3 non-negative ints "
                              "(max threads per block, min blocks per SM, max blocks per cluster)")
         launch_bounds = lb
+    default = load_config().default_cc  # read on every call: a bad CUDALITE_* variable is reported here
+    target = default if cc is None else parse_cc(cc)
     return CompileOptions(
-        cc=normalize_cc(cc, load_config().default_cc), opt=opt_level, fastmath=bool(fastmath),
+        cc=target.cc, arch_suffix=target.arch_suffix, opt=opt_level, fastmath=bool(fastmath),
         debug=bool(debug), lineinfo=bool(lineinfo), output=output, forceinline=bool(forceinline),
         launch_bounds=launch_bounds,
     )

@@ -7,7 +7,9 @@
 :func:`parse_args` is the one pure function that turns ``argv`` into a
 :class:`Request`; :func:`run` does the work; :func:`main` maps errors to a
 message on stderr and exit status 1 (no traceback unless
-``CUDALITE_FULL_TRACEBACK=1``, read by :mod:`cudalite.nvvm.config`).
+``CUDALITE_FULL_TRACEBACK=1``, read by :mod:`cudalite.nvvm.config`).  Usage
+errors -- a bad option such as ``--cc nine``, or an unparsable ``CUDALITE_*``
+variable -- exit with status 2 and one message, no traceback.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ class Request:
     device: bool = True
     abi: str = "c"
     abi_name: str | None = None
-    cc: tuple | None = None
+    cc: object = None  # a cudalite.core.target.ComputeCapability; None: CUDALITE_DEFAULT_CC
     opt: int = 3
     fastmath: bool = False
     lineinfo: bool = False
@@ -55,18 +57,14 @@ class Request:
     forceinline: bool = False
 
 
-def _parse_cc(text: str) -> tuple:
-    cleaned = text.strip().lower().removeprefix("sm_").removeprefix("compute_")
+def _parse_cc(text: str):
+    """``--cc``: :func:`cudalite.core.target.parse_cc`, its error as a usage error."""
+    from cudalite.core.target import parse_cc
+
     try:
-        if "." in cleaned:
-            major, minor = cleaned.split(".")
-        elif cleaned.isdigit() and len(cleaned) >= 2:
-            major, minor = cleaned[:-1], cleaned[-1]
-        else:
-            raise ValueError
-        return int(major), int(minor)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid compute capability {text!r} (expected e.g. 9.0 or sm_90)") from None
+        return parse_cc(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -87,8 +85,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--abi", choices=("c", "numba"), default=None,
                    help="calling convention of a device function (default c; kernels use numba)")
     p.add_argument("--abi-name", default=None, metavar="NAME", help="symbol name of the C-ABI function")
-    p.add_argument("--cc", type=_parse_cc, default=None, metavar="X.Y",
-                   help="target compute capability, e.g. 9.0 (default: the compiler's default)")
+    p.add_argument("--cc", type=_parse_cc, default=None, metavar="CC",
+                   help="target compute capability: 90, 9.0, sm_90, sm_90a or compute_90 "
+                        "(default: CUDALITE_DEFAULT_CC, else 7.5)")
     p.add_argument("--opt", type=int, choices=(0, 1, 2, 3), default=3, help="libNVVM optimisation level")
     p.add_argument("--fastmath", action="store_true", help="ftz, fma, approximate division and sqrt")
     p.add_argument("--lineinfo", action="store_true", help="emit .loc line information")
@@ -231,9 +230,14 @@ def main(argv=None) -> int:
 
     req = parse_args(sys.argv[1:] if argv is None else argv)
     try:
+        config = load_config()
+    except ValueError as e:  # a bad CUDALITE_* variable: reported like a usage error
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return 2
+    try:
         run(req, sys.stdout)
     except (CudaliteError, CliError, OSError, ValueError) as e:
-        if load_config().full_traceback:
+        if config.full_traceback:
             raise
         print(format_error(e), file=sys.stderr)
         return 1

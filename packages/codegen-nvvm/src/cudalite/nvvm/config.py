@@ -1,8 +1,14 @@
 """The one place cudalite.nvvm reads the environment.
 
 * ``CUDALITE_FULL_TRACEBACK=1`` keeps compiler-internal frames in tracebacks of
-  compile errors (off by default: errors point at the user's code).
-* ``CUDALITE_DEFAULT_CC=8.0`` changes the default target of compile/compile_ptx.
+  compile errors (off by default: errors point at the user's code).  A boolean
+  switch parsed by :func:`cudalite.core.switches.parse_bool` (``off`` is false).
+* ``CUDALITE_DEFAULT_CC=9.0`` changes the default target of compile/compile_ptx,
+  the CLI and ``compile_ptx_for``; any spelling :func:`cudalite.core.target.parse_cc`
+  accepts (``90``, ``9.0``, ``sm_90``, ``sm_90a``, ``compute_90``).  Default 7.5.
+
+:func:`load_config` parses every variable it reads: an unparsable value raises a
+:class:`ValueError` naming the variable (never a silent fallback to the default).
 """
 
 from __future__ import annotations
@@ -10,28 +16,33 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from cudalite.core.switches import parse_bool
+from cudalite.core.target import ComputeCapability, parse_cc
+
 __all__ = ["Config", "load_config", "DEFAULT_CC"]
 
-DEFAULT_CC = (7, 5)
+DEFAULT_CC = ComputeCapability(7, 5)  # the oldest target libNVVM 13 accepts
 
 
 @dataclass(frozen=True)
 class Config:
     full_traceback: bool = False
-    default_cc: tuple = DEFAULT_CC
+    default_cc: ComputeCapability = DEFAULT_CC
 
 
-def _parse_cc(text):
-    try:
-        major, minor = text.strip().split(".")
-        return int(major), int(minor)
-    except ValueError:
+def _cc(name, text):
+    if not (text or "").strip():
         return DEFAULT_CC
+    try:
+        return parse_cc(text)
+    except ValueError as e:
+        raise ValueError(f"{name}={text!r}: {e}") from None
 
 
 def load_config(environ=None) -> Config:
+    """Read the configuration from ``environ`` (default ``os.environ``)."""
     env = os.environ if environ is None else environ
     return Config(
-        full_traceback=env.get("CUDALITE_FULL_TRACEBACK", "0") not in ("", "0", "false", "no"),
-        default_cc=_parse_cc(env["CUDALITE_DEFAULT_CC"]) if env.get("CUDALITE_DEFAULT_CC") else DEFAULT_CC,
+        full_traceback=parse_bool("CUDALITE_FULL_TRACEBACK", env.get("CUDALITE_FULL_TRACEBACK"), False),
+        default_cc=_cc("CUDALITE_DEFAULT_CC", env.get("CUDALITE_DEFAULT_CC")),
     )

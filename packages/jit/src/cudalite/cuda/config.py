@@ -18,6 +18,11 @@ needed, outside hot paths.
   shim); kernels go to ``<root>/kernels``.  Default ``$XDG_CACHE_HOME/cudalite`` or
   ``~/.cache/cudalite``.
 * ``CUDALITE_TIMINGS`` -- ``1`` prints per-stage compile times to stderr.
+
+Every boolean switch is read by :func:`cudalite.core.switches.parse_bool` (re-exported
+here): ``1/true/yes/on`` and ``0/false/no/off``, any case; another value is a
+:class:`ValueError` naming the variable.  The compile target's default,
+``CUDALITE_DEFAULT_CC``, belongs to :mod:`cudalite.nvvm.config`.
 """
 
 from __future__ import annotations
@@ -25,10 +30,9 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-__all__ = ["Config", "load_config", "parse_bool", "kernel_cache_dir"]
+from cudalite.core.switches import parse_bool
 
-_TRUE = ("1", "true", "yes", "on")
-_FALSE = ("0", "false", "no", "off")
+__all__ = ["Config", "load_config", "parse_bool", "kernel_cache_dir"]
 
 
 @dataclass(frozen=True)
@@ -41,18 +45,6 @@ class Config:
     cache_dir: str = ""  # CUDALITE_CACHE_DIR ("": the default root); see kernel_cache_dir()
     timings: bool = False
     toolchain_env: tuple = ()  # (name, value) of the set variables that choose the CUDA libraries
-
-
-def parse_bool(name, text, default):
-    """``text`` of environment variable ``name`` as a bool (empty/None: ``default``)."""
-    value = (text or "").strip().lower()
-    if not value:
-        return default
-    if value in _TRUE:
-        return True
-    if value in _FALSE:
-        return False
-    raise ValueError(f"{name}={text!r}: expected 0 or 1")
 
 
 def load_config(environ=None) -> Config:

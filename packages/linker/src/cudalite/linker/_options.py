@@ -2,32 +2,86 @@
 
 :class:`LinkerOptions` is a frozen dataclass; :func:`linker_flags` maps it,
 the target and the link mode (LTO, PTX output) to the flag list.  ``None``
-means "nvJitLink's default" and adds no flag.
+means "nvJitLink's default" and adds no flag.  :func:`normalize_arch` turns every
+spelling of a target (``90``, ``"9.0"``, ``(9, 0)``, ``"sm_90a"``, ``"compute_90"``)
+into the ``sm_XY`` nvJitLink and NVRTC take, the same way as
+``cudalite.core.target.parse_cc`` (see the note above it).
 """
 
 from __future__ import annotations
 
+import numbers
 import re
 from dataclasses import dataclass
 
 __all__ = ["LinkerOptions", "linker_flags", "normalize_arch"]
 
-_ARCH = re.compile(r"^sm_(\d+)([af]?)$")
+# -- the target ------------------------------------------------------------------------
+# A twin of cudalite.core.target.parse_cc: cudalite.linker imports nothing of core
+# (DESIGN.md: linker and core are siblings, and the linker serves other frontends
+# too), so it carries its own normalizer instead of a shared one.  It accepts the
+# same spellings and raises the same error text; tests-integration/
+# test_cc_spellings.py runs one table and random inputs through both to keep the
+# two equal.  Change one, change the other.
+_MIN_CC = (7, 5)  # the oldest target nvJitLink/NVRTC 13 accept
+_SUFFIXES = {"": ((0, 0), ""), "a": ((9, 0), "arch-specific"), "f": ((10, 0), "family-specific")}
+_SPELLINGS = "90, '9.0', (9, 0), 'sm_90', 'sm_90a' or 'compute_90'"
+_NAMED = re.compile(r"(?:sm_|compute_)?([1-9][0-9]{1,2})([af]?)")
+_DOTTED = re.compile(r"([0-9]{1,2})\.([0-9])")
+
+
+def _invalid(value, why=f"expected a compute capability such as {_SPELLINGS}") -> ValueError:
+    return ValueError(f"invalid compute capability {value!r}: {why}")
+
+
+def _sm(value, major: int, minor: int, suffix: str = "") -> str:
+    if not 1 <= major <= 99 or not 0 <= minor <= 9:
+        raise _invalid(value, "expected 1 <= major <= 99 and 0 <= minor <= 9")
+    if (major, minor) < _MIN_CC:
+        raise _invalid(value, f"{major}.{minor} (sm_{major}{minor}) is older than the oldest target of the "
+                              f"CUDA 13 toolchain, {_MIN_CC[0]}.{_MIN_CC[1]} (sm_{_MIN_CC[0]}{_MIN_CC[1]})")
+    oldest, name = _SUFFIXES[suffix]
+    if (major, minor) < oldest:
+        raise _invalid(value, f"the {name} suffix '{suffix}' needs compute capability "
+                              f"{oldest[0]}.{oldest[1]} or newer")
+    return f"sm_{major}{minor}{suffix}"
+
+
+def _from_number(value, n: int, suffix: str = "") -> str:
+    if not 10 <= n <= 999:
+        raise _invalid(value, f"a number names a target with 2 or 3 digits, e.g. {_SPELLINGS}")
+    return _sm(value, n // 10, n % 10, suffix)
 
 
 def normalize_arch(arch) -> str:
-    """``"sm_90"`` from ``"sm_90"``, ``"90"``, ``90`` or ``(9, 0)``; ``sm_90a``/``sm_100f`` kept."""
-    if isinstance(arch, tuple) and len(arch) == 2 and all(isinstance(x, int) for x in arch):
-        return f"sm_{arch[0]}{arch[1]}"
-    if isinstance(arch, int) and not isinstance(arch, bool):
-        return f"sm_{arch}"
-    if isinstance(arch, str):
-        text = arch.strip().lower()
-        if text.isdigit():
-            text = "sm_" + text
-        if _ARCH.match(text):
-            return text
-    raise ValueError(f"bad target {arch!r}: expected 'sm_XY' (e.g. 'sm_90') or a compute capability (9, 0)")
+    """The ``-arch`` for nvJitLink/NVRTC: ``"sm_90"`` from ``90``, ``"90"``, ``"9.0"``,
+    ``(9, 0)``, ``"sm_90"`` or ``"compute_90"``; ``"sm_90a"`` from ``"sm_90a"`` (the
+    ``a``/``f`` suffix is kept).  A clear :class:`ValueError` for anything else,
+    for targets older than sm_75, and for a suffix the target cannot have."""
+    value = arch
+    if isinstance(value, bool):
+        raise _invalid(value)
+    if isinstance(value, numbers.Integral):
+        return _from_number(value, int(value))
+    if isinstance(value, float):
+        raise _invalid(value, f"a float is ambiguous; write the string '{value}' or a tuple such as (9, 0)")
+    if isinstance(value, str):
+        text = value.strip().lower()
+        m = _DOTTED.fullmatch(text)
+        if m:
+            return _sm(value, int(m.group(1)), int(m.group(2)))
+        m = _NAMED.fullmatch(text)
+        if m:
+            return _from_number(value, int(m.group(1)), m.group(2))
+        raise _invalid(value)
+    if isinstance(value, (tuple, list)):
+        if len(value) == 2 and all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in value):
+            return _sm(value, int(value[0]), int(value[1]))
+        raise _invalid(value, "a tuple or list is (major, minor), two ints")
+    arch_attr = getattr(value, "arch", None)  # e.g. a cudalite.core.target.ComputeCapability
+    if isinstance(arch_attr, str) and arch_attr.startswith("sm_"):
+        return normalize_arch(arch_attr)
+    raise _invalid(value)
 
 
 def _bool(flag: str, value: bool) -> str:
