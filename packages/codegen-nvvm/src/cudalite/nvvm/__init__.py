@@ -19,7 +19,7 @@ from cudalite.core.device_api import (  # noqa: E402,F401  (the device-side API)
 from cudalite.core.device_api import DEVICE_API_NAMES as _DEVICE_API_NAMES
 
 _LAZY = {"compile": "api", "compile_ptx": "api", "compile_stages": "api", "STAGES": "pipeline",
-         "Artifact": "pipeline"}
+         "Artifact": "pipeline", "CompileOptions": "_options", "make_options": "_options"}
 
 
 def __getattr__(name):
@@ -33,7 +33,7 @@ def __getattr__(name):
     return getattr(import_module(f"{__name__}.{module}"), name)
 
 __all__ = [
-    "compile", "compile_ptx", "compile_stages", "STAGES", "Artifact", "types",
+    "compile", "compile_ptx", "compile_stages", "STAGES", "Artifact", "CompileOptions", "make_options", "types",
     "CompilerError", "CudaliteError", "NvvmError", "SignatureError", "TypingError", "UnsupportedError",
     *_DEVICE_API_NAMES,
 ]
