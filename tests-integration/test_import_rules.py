@@ -1,9 +1,16 @@
-"""The import-direction table of DESIGN.md, enforced on the source tree.
+"""The import rules of DESIGN.md, enforced on the source tree.
 
 Every ``.py`` under ``packages/*/src`` is parsed with :mod:`ast` (nothing is
 imported) and each absolute import -- statements anywhere in the file, plus
 ``__import__("x")`` / ``importlib.import_module("x")`` with a literal name -- is
 checked against what its package may import.
+
+Privacy: no package imports another package's private parts.  An absolute import of
+``cudalite.<pkg>...`` from a different package (sources and unit tests under
+``packages/*``) may not name a module or attribute whose dotted path has a component
+starting with ``_`` (``cudalite.core._numpy``, ``from cudalite.driver import _cu``);
+dunder names (``__version__``) are fine.  The driver package owns every CUDA driver
+call, so the runtime may not import ``cuda.bindings.driver`` either.
 """
 
 from __future__ import annotations
@@ -39,7 +46,7 @@ RULES = {
     # the runtime sits on top: it may use every package below it
     "jit": (
         ("cudalite", "cuda.bindings", "cuda.pathfinder", "numpy", "cffi", "llvmlite"),
-        ("cuda.core",),
+        ("cuda.core", "cuda.bindings.driver", "cuda.bindings.runtime"),  # driver calls: cudalite.driver
     ),
     "driver": (
         ("cudalite.driver", "cuda.bindings.driver", "numpy", "cffi", "_cffi_backend"),  # cffi's C part
@@ -48,6 +55,14 @@ RULES = {
     ),
 }
 MAX_LINES = 800
+# folder -> the cudalite modules it owns (anything else under ``cudalite.`` is another package's)
+OWNS = {
+    "core-typing": ("cudalite.core", "cudalite.types"),
+    "codegen-nvvm": ("cudalite.nvvm",),
+    "linker": ("cudalite.linker",),
+    "driver": ("cudalite.driver",),
+    "jit": ("cudalite.cuda",),
+}
 
 
 def _matches(name: str, prefix: str) -> bool:
@@ -89,6 +104,44 @@ def violations(package: str, source: str, filename: str = "<src>"):
     return out
 
 
+def imported_targets(source: str, filename: str = "<src>"):
+    """``(lineno, dotted_name)`` of everything an absolute import names: the modules of
+    ``import x`` and of literal ``import_module("x")``, and ``module.name`` for each name
+    of ``from module import name`` (the name may be a module or an attribute)."""
+    for lineno, name in imported_names(source, filename):
+        yield lineno, name
+    for node in ast.walk(ast.parse(source, filename)):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            for alias in node.names:
+                if alias.name != "*":
+                    yield node.lineno, f"{node.module}.{alias.name}"
+
+
+def _from_modules(source: str, filename: str):
+    """``(lineno, module)`` of ``from module import ...`` statements: their names are
+    checked with the module, so an allow-listed name also allows its module."""
+    for node in ast.walk(ast.parse(source, filename)):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            if all(alias.name != "*" for alias in node.names):
+                yield node.lineno, node.module
+
+
+def _is_private(component: str) -> bool:
+    return component.startswith("_") and not (component.startswith("__") and component.endswith("__"))
+
+
+def private_violations(package: str, source: str, filename: str = "<src>"):
+    """Imports of another package's private module or name (see the module docstring)."""
+    out = []
+    covered = set(_from_modules(source, filename))
+    for lineno, name in sorted(set(imported_targets(source, filename)) - covered):
+        if not name.startswith("cudalite.") or any(_matches(name, own) for own in OWNS[package]):
+            continue
+        if any(_is_private(c) for c in name.split(".")[1:]):
+            out.append(f"{filename}:{lineno}: {package} imports {name}, private to another package")
+    return out
+
+
 def _sources(package: str):
     return sorted((PACKAGES / package / "src").rglob("*.py"))
 
@@ -109,6 +162,25 @@ def test_import_direction(package):
     problems = []
     for path in files:
         problems += violations(package, path.read_text(encoding="utf-8"), str(path.relative_to(ROOT)))
+    assert not problems, "\n".join(problems)
+
+
+def _package_files(package: str):
+    """Sources and unit tests of ``package``."""
+    return sorted((PACKAGES / package).glob("src/**/*.py")) + sorted((PACKAGES / package).glob("tests/**/*.py"))
+
+
+def test_every_package_owns_its_modules():
+    assert set(OWNS) == set(RULES)
+
+
+@pytest.mark.parametrize("package", sorted(OWNS))
+def test_no_private_imports_across_packages(package):
+    if not (PACKAGES / package).is_dir():
+        pytest.skip(f"{package} not in this checkout")
+    problems = []
+    for path in _package_files(package):
+        problems += private_violations(package, path.read_text(encoding="utf-8"), str(path.relative_to(ROOT)))
     assert not problems, "\n".join(problems)
 
 
@@ -142,3 +214,51 @@ def test_modules_stay_small():
 ])
 def test_checker_catches_violations(package, source, bad):
     assert bool(violations(package, source)) is bad
+
+
+@pytest.mark.parametrize("package, source", [
+    ("jit", "from cuda.bindings import driver"),
+    ("jit", "import cuda.bindings.driver as cu"),
+    ("jit", "def f():\n    from cuda.bindings.driver import cuCtxSynchronize\n"),
+])
+def test_checker_keeps_driver_calls_in_the_driver(package, source):
+    assert violations(package, source)
+
+
+@pytest.mark.parametrize("package, source, bad", [
+    # another package's private module, however it is named
+    ("jit", "from cudalite.core._numpy import lazy_numpy", True),
+    ("codegen-nvvm", "from cudalite.core._numpy import is_ndarray, numpy", True),
+    ("jit", "import cudalite.nvvm._options", True),
+    ("jit", "def f():\n    from cudalite.nvvm._options import make_options\n", True),
+    ("jit", "from cudalite.core.frontend._source import capture", True),
+    ("jit", "from cudalite.driver._cu import call", True),
+    ("jit", "from cudalite.driver import _cu", True),
+    ("jit", "from cudalite.nvvm.lower import _registry", True),
+    ("jit", "import importlib\nimportlib.import_module('cudalite.driver._state')", True),
+    ("jit", "__import__('cudalite.linker._nvjitlink')", True),
+    ("jit", "from cudalite.driver.errors import _enum_name", True),  # a private name, too
+    ("jit", "from cudalite.core._numpy import *", True),
+    ("driver", "from cudalite.cuda._compile import compile_code", True),
+    # public names, dunders, relative imports and the package's own private modules are fine
+    ("jit", "from cudalite.core.numpy_support import lazy_numpy as np", False),
+    ("jit", "from cudalite.core.frontend import capture", False),
+    ("jit", "from cudalite.nvvm import make_options, libnvvm", False),
+    ("jit", "from cudalite.nvvm import __version__", False),
+    ("jit", "import cudalite.driver as _drv", False),
+    ("jit", "from cudalite.core.device_api import DEVICE_API_NAMES as _NAMES", False),
+    ("jit", "from cudalite.cuda._compile import _linker_items", False),
+    ("codegen-nvvm", "from cudalite.nvvm.lower._memory import x\nfrom ._options import make_options", False),
+    ("core-typing", "from cudalite.types import _private_helper\nfrom cudalite.core._numpy import numpy", False),
+    ("driver", "from ._cu import call\nimport cudalite.driver._state", False),
+])
+def test_private_checker_catches_violations(package, source, bad):
+    assert bool(private_violations(package, source)) is bad
+
+
+def test_private_checker_allow_list_is_per_file_and_name():
+    src = "from cudalite.nvvm._options import make_options\nfrom cudalite.nvvm._options import nvvm_flags"
+    allowed = private_violations("jit", src, "packages/jit/src/cudalite/cuda/_compile.py")
+    assert allowed == ["packages/jit/src/cudalite/cuda/_compile.py:2: jit imports cudalite.nvvm._options.nvvm_flags,"
+                       " private to another package"]
+    assert len(private_violations("jit", src, "packages/jit/src/cudalite/cuda/other.py")) == 2

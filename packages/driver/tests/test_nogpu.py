@@ -37,6 +37,7 @@ def test_import_touches_nothing():
         import sys
         import cudalite.driver
         from cudalite.driver import errors, config, params, launch, memory, module, stream, device
+        from cudalite.driver import pointer, registration
         bad = [m for m in ("cuda.bindings.driver", "cuda.bindings", "numpy", "cffi") if m in sys.modules]
         print("LOADED", bad)
         """

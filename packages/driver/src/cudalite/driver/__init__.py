@@ -3,16 +3,21 @@ streams, events, modules, fast kernel launch) over ``cuda.bindings.driver``.
 
 Importing it touches no GPU and does not import cuda.bindings: the driver is
 initialized (cuInit) on first use.  It knows nothing of Python typing or codegen.
+It is the only cudalite package that calls the CUDA driver.
 """
 
-from .device import Device, current_device, device_count, get_device, memory_info, set_current_device
+from .device import (
+    Device, current_device, device_count, get_device, memory_info, set_current_device, synchronize,
+)
 from .errors import CudaDriverError
 from .launch import Launcher, launch, launch_cooperative
 from .memory import (
     DeviceMemory,
     HostMemory,
+    ManagedMemory,
     alloc,
     alloc_host,
+    alloc_managed,
     copy_device_to_device,
     copy_device_to_host,
     copy_host_to_device,
@@ -22,13 +27,18 @@ from .memory import (
 )
 from .module import Function, Module, load_module
 from .params import ParamLayout, pack_params, param_layout
+from .pointer import PointerAttributes, pointer_attributes
+from .registration import HostRegistration, host_device_pointer, register_host
 from .stream import Event, Stream, elapsed_time
 
 __all__ = [
     "CudaDriverError",
     "Device", "device_count", "get_device", "set_current_device", "current_device", "memory_info",
-    "DeviceMemory", "HostMemory", "alloc", "alloc_host", "memset", "memset_d32",
+    "synchronize",
+    "DeviceMemory", "HostMemory", "ManagedMemory", "alloc", "alloc_host", "alloc_managed", "memset", "memset_d32",
     "copy_host_to_device", "copy_device_to_host", "copy_device_to_device", "device_pointer",
+    "HostRegistration", "register_host", "host_device_pointer",
+    "PointerAttributes", "pointer_attributes",
     "Stream", "Event", "elapsed_time",
     "Module", "Function", "load_module",
     "Launcher", "launch", "launch_cooperative",

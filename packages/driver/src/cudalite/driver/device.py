@@ -1,6 +1,7 @@
 """Devices: enumeration, attributes, and the per-thread current device.
 
-``device_count()``, ``get_device(i)``, ``set_current_device(i)``, ``current_device()``.
+``device_count()``, ``get_device(i)``, ``set_current_device(i)``, ``current_device()``,
+``synchronize()`` (wait for all work of the current device: cuCtxSynchronize).
 A :class:`Device` is a light value (equal by ordinal); its attributes are queried from
 the driver when read.  The first call initializes the driver (cuInit).
 """
@@ -10,7 +11,8 @@ from __future__ import annotations
 from ._cu import call, cu
 from ._state import get_driver
 
-__all__ = ["Device", "device_count", "get_device", "set_current_device", "current_device", "memory_info"]
+__all__ = ["Device", "device_count", "get_device", "set_current_device", "current_device", "memory_info",
+           "synchronize"]
 
 
 class Device:
@@ -87,6 +89,16 @@ class Device:
         get_driver().set_current(self.id)
         return self
 
+    def synchronize(self):
+        """Wait until all work queued on this device (every stream of its primary
+        context) has finished (cuCtxSynchronize); reports errors of earlier launches."""
+        d = get_driver()
+        d.push(self.id)
+        try:
+            call("cuCtxSynchronize")
+        finally:
+            d.pop()
+
     def memory_info(self):
         """(free, total) bytes of this device."""
         d = get_driver()
@@ -130,3 +142,10 @@ def memory_info():
     """(free, total) bytes of the current device."""
     get_driver().current()
     return call("cuMemGetInfo")
+
+
+def synchronize():
+    """Wait until all work queued on the calling thread's current device has finished
+    (cuCtxSynchronize on its primary context); reports errors of earlier launches."""
+    get_driver().current()
+    call("cuCtxSynchronize")

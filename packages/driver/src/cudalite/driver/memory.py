@@ -6,7 +6,8 @@ cuMemFreeAsync on the same stream.  Memory is freed by ``.free()``, or by a
 ``weakref.finalize`` when the object dies, or at interpreter exit; a free that finds the
 context gone is ignored.  ``alloc_host(nbytes)`` returns page-locked host memory that
 exposes ``__array_interface__`` (``numpy.asarray(h)``) and, on Python >= 3.12, the
-buffer protocol.
+buffer protocol.  ``alloc_managed(nbytes)`` returns unified memory (cuMemAllocManaged):
+a :class:`DeviceMemory` that the host can also read and write through NumPy views.
 
 Copies take device pointers as :class:`DeviceMemory` or ints, and host memory as
 NumPy arrays, any contiguous buffer-protocol object, :class:`HostMemory` or int
@@ -25,8 +26,10 @@ from .stream import as_custream
 __all__ = [
     "DeviceMemory",
     "HostMemory",
+    "ManagedMemory",
     "alloc",
     "alloc_host",
+    "alloc_managed",
     "memset",
     "memset_d32",
     "copy_host_to_device",
@@ -34,6 +37,28 @@ __all__ = [
     "copy_device_to_device",
     "device_pointer",
 ]
+
+
+_CU_MEM_ATTACH_GLOBAL = 1
+_CU_MEM_ATTACH_HOST = 2
+
+
+def _nbytes(nbytes, what):
+    """``nbytes`` as a non-negative int (checked before the driver is touched)."""
+    if isinstance(nbytes, bool) or not hasattr(nbytes, "__index__"):
+        raise TypeError(f"{what}: nbytes must be an int, not {type(nbytes).__name__}")
+    n = nbytes.__index__()
+    if n < 0:
+        raise ValueError(f"{what}: negative size {n}")
+    return n
+
+
+def _host_view(obj, dtype, shape):
+    """A NumPy view of host-addressable memory ``obj`` (which it keeps alive)."""
+    import numpy as np
+
+    arr = np.asarray(obj).view(dtype)
+    return arr if shape is None else arr.reshape(shape)
 
 
 def _release(kind, args, device_id, keepalive=None):
@@ -121,11 +146,7 @@ class HostMemory:
 
     def as_array(self, dtype="u1", shape=None):
         """A NumPy view (keeps this object alive) with ``dtype`` and ``shape``."""
-        import numpy as np
-
-        raw = np.asarray(self)
-        arr = raw.view(dtype)
-        return arr if shape is None else arr.reshape(shape)
+        return _host_view(self, dtype, shape)
 
     def __buffer__(self, flags):  # PEP 688 (Python >= 3.12)
         import numpy as np
@@ -156,6 +177,46 @@ def alloc_host(nbytes, *, portable=False, mapped=False, write_combined=False) ->
     return HostMemory(ptr, int(nbytes), dev)
 
 
+class ManagedMemory(DeviceMemory):
+    """Unified memory from cuMemAllocManaged: a :class:`DeviceMemory` (``.ptr`` is valid
+    on every device) that is also host-addressable: ``numpy.asarray(m)`` (uint8 view),
+    ``m.as_array(dtype, shape)``.  Freed with cuMemFree when the object dies.  Do not
+    touch it from the host while a kernel that uses it runs, unless the device reports
+    ``CONCURRENT_MANAGED_ACCESS``: synchronize first."""
+
+    __slots__ = ("attach_global",)
+
+    def __init__(self, ptr, size, device_id, attach_global=True):
+        super().__init__(ptr, size, device_id)
+        self.attach_global = attach_global
+
+    @property
+    def __array_interface__(self):
+        if self.freed:
+            raise ValueError("ManagedMemory was freed")
+        return {"shape": (self.size,), "typestr": "|u1", "data": (self.ptr, False), "version": 3}
+
+    def as_array(self, dtype="u1", shape=None):
+        """A host NumPy view (keeps this object alive) with ``dtype`` and ``shape``."""
+        return _host_view(self, dtype, shape)
+
+    def __repr__(self):
+        return f"<cudalite.driver.ManagedMemory {self.ptr:#x} size={self.size} device={self.device_id}>"
+
+
+def alloc_managed(nbytes, *, attach_global=True) -> ManagedMemory:
+    """Allocate ``nbytes`` of unified memory on the current device (cuMemAllocManaged).
+
+    ``attach_global=True`` (``CU_MEM_ATTACH_GLOBAL``): any stream of any device may
+    access it; ``False`` (``CU_MEM_ATTACH_HOST``): only the host, until attached to a
+    stream.  ``nbytes == 0`` still allocates one byte (``.size`` is 0), so ``.ptr`` is
+    a real address."""
+    n = _nbytes(nbytes, "alloc_managed")
+    dev = get_driver().current()
+    ptr = call("cuMemAllocManaged", max(n, 1), _CU_MEM_ATTACH_GLOBAL if attach_global else _CU_MEM_ATTACH_HOST)
+    return ManagedMemory(ptr, n, dev, bool(attach_global))
+
+
 def device_pointer(obj) -> int:
     """The int device address of a :class:`DeviceMemory`, int, or an object with
     ``__cuda_array_interface__``."""
@@ -176,7 +237,7 @@ def _host(obj, writable, nbytes):
         if nbytes is None:
             raise ValueError("nbytes is required when host memory is given as an int address")
         return obj, nbytes, None
-    if isinstance(obj, HostMemory):
+    if isinstance(obj, (HostMemory, ManagedMemory)):
         return obj.ptr, obj.size if nbytes is None else nbytes, obj
     import numpy as np
 

@@ -91,6 +91,11 @@ class Stream:
         """Wrap a stream created elsewhere (CuPy, torch, ...); never destroyed here."""
         return cls._wrap(int(handle))
 
+    @property
+    def cu_stream(self):
+        """The cuda.bindings ``CUstream`` object (``.handle`` is its int value)."""
+        return self._cu
+
     def __int__(self):
         return self.handle
 
@@ -132,6 +137,11 @@ class Event:
     @property
     def handle(self) -> int:
         return int(self._cu)
+
+    @property
+    def cu_event(self):
+        """The cuda.bindings ``CUevent`` object (``.handle`` is its int value)."""
+        return self._cu
 
     def record(self, stream=None):
         """Record the event in ``stream`` (default: legacy default stream)."""

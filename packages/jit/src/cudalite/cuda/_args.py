@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import sys
 
-from cudalite.core._numpy import lazy_numpy as np  # NumPy loads on first use
+from cudalite.core.numpy_support import lazy_numpy as np  # NumPy loads on first use
 
 from cudalite.core.types import Array, Boolean, Complex, Float, Integer, Tuple, type_from_dtype
 

@@ -377,7 +377,7 @@ def _value_fp(value, links, depth=0):
 def _source_fp(pyfunc):
     import hashlib
 
-    from cudalite.core.frontend._source import capture
+    from cudalite.core.frontend import capture
 
     src = capture(pyfunc)
     node = src.node
@@ -457,11 +457,10 @@ def _toolchain_fp(cfg) -> str:
 
 def real_toolchain_versions() -> tuple:
     """(libNVVM version, NVVM IR version, nvJitLink version): loads both libraries."""
-    from cuda.bindings import nvjitlink
-
+    from cudalite.linker import nvjitlink_version
     from cudalite.nvvm.libnvvm import ir_version, nvvm_version
 
-    return (tuple(nvvm_version()), tuple(ir_version()), tuple(nvjitlink.version()))
+    return (tuple(nvvm_version()), tuple(ir_version()), tuple(nvjitlink_version()))
 
 
 def _stamp_path(directory, cfg):

@@ -3,22 +3,20 @@
 ``to_device``, ``device_array``, ``device_array_like``, ``pinned_array``,
 ``pinned_array_like``, ``mapped_array``, ``managed_array``, the ``pinned``/``mapped``
 context managers (page-locking existing NumPy arrays with cuMemHostRegister),
-``as_cuda_array``, ``is_cuda_array`` and ``from_cuda_array_interface``.  Allocation and
-copies go through :mod:`cudalite.driver`; the few calls it has no helper for
-(cuMemAllocManaged, cuMemHostRegister, cuMemHostGetDevicePointer) go straight to
-``cuda.bindings.driver`` after the driver made the current context current.
+``as_cuda_array``, ``is_cuda_array`` and ``from_cuda_array_interface``.  Every driver
+call (allocation, copies, managed memory, host registration, mapped device pointers)
+goes through the public API of :mod:`cudalite.driver`.
 """
 
 from __future__ import annotations
 
 import contextlib
 
-from cudalite.core._numpy import lazy_numpy as np  # NumPy loads on first use
+from cudalite.core.numpy_support import lazy_numpy as np  # NumPy loads on first use
 
 import cudalite.driver as _drv
 
 from . import _array_layout as L
-from ._runtime import cu_call
 from .devicearray import DeviceNDArray, from_cuda_array_interface, is_device_array
 
 __all__ = [
@@ -26,12 +24,6 @@ __all__ = [
     "mapped_array", "managed_array", "pinned", "mapped", "as_cuda_array", "is_cuda_array",
     "from_cuda_array_interface",
 ]
-
-_CU_MEMHOSTREGISTER_PORTABLE = 1
-_CU_MEMHOSTREGISTER_DEVICEMAP = 2
-_CU_MEM_ATTACH_GLOBAL = 1
-_CU_MEM_ATTACH_HOST = 2
-
 
 def _strides_for(shape, dtype, strides, order):
     if strides is not None:
@@ -279,7 +271,7 @@ def mapped_array(shape, dtype=float, strides=None, order="C", stream=0, portable
     strides = _strides_for(shape, dtype, strides, order)
     nbytes = _nbytes(shape, dtype, strides)
     mem = _drv.alloc_host(nbytes, portable=portable, mapped=True, write_combined=wc)
-    devptr = int(cu_call("cuMemHostGetDevicePointer", mem.ptr, 0))
+    devptr = _drv.host_device_pointer(mem)
     from ._hostarray import MappedNDArray, host_array_over
 
     arr = host_array_over(mem.ptr, nbytes, mem, shape, dtype, strides, cls=MappedNDArray)
@@ -329,10 +321,8 @@ def managed_array(shape, dtype=float, strides=None, order="C", stream=0, attach_
     dtype = np.dtype(dtype)
     strides = _strides_for(shape, dtype, strides, order)
     nbytes = _nbytes(shape, dtype, strides)
-    dev = _drv.get_device()  # initializes the driver and makes the context current
-    flags = _CU_MEM_ATTACH_GLOBAL if attach_global else _CU_MEM_ATTACH_HOST
-    ptr = int(cu_call("cuMemAllocManaged", max(nbytes, 1), flags))
-    mem = _drv.DeviceMemory(ptr, max(nbytes, 1), dev.id)  # freed (cuMemFree) with the array
+    mem = _drv.alloc_managed(nbytes, attach_global=attach_global)  # freed (cuMemFree) with the array
+    ptr = mem.ptr
     from ._hostarray import ManagedNDArray, host_array_over
 
     arr = host_array_over(ptr, nbytes, mem, shape, dtype, strides, cls=ManagedNDArray)
@@ -364,18 +354,15 @@ def pinned(*arylist):
         Registering fails (e.g. the memory is already registered) or no device is
         usable; the arrays registered so far are unregistered.
     """
-    _drv.get_device()
     registered = []
     try:
         for ary in arylist:
             ptr, nbytes, _ = _host_span(ary)
             if nbytes:
-                cu_call("cuMemHostRegister", ptr, nbytes, 0)
-                registered.append(ptr)
+                registered.append(_drv.register_host(ptr, nbytes))
         yield
     finally:
-        for ptr in registered:
-            cu_call("cuMemHostUnregister", ptr)
+        _unregister(registered)
 
 
 @contextlib.contextmanager
@@ -407,23 +394,32 @@ def mapped(*arylist, stream=0, portable=False, wc=False):
         Registering fails or no device is usable; the arrays registered so far
         are unregistered.
     """
-    _drv.get_device()
-    flags = _CU_MEMHOSTREGISTER_DEVICEMAP | (_CU_MEMHOSTREGISTER_PORTABLE if portable else 0)
     registered, devarys = [], []
     try:
         for ary in arylist:
             ptr, nbytes, lo = _host_span(ary)
             devptr = 0
             if nbytes:
-                cu_call("cuMemHostRegister", ptr, nbytes, flags)
-                registered.append(ptr)
-                devptr = int(cu_call("cuMemHostGetDevicePointer", ptr, 0))
+                reg = _drv.register_host(ptr, nbytes, portable=portable, mapped=True)
+                registered.append(reg)
+                devptr = reg.device_ptr
             devarys.append(DeviceNDArray(ary.shape, ary.strides, ary.dtype, stream, ptr=devptr - lo if nbytes else 0,
                                          owner=ary))
         yield devarys[0] if len(devarys) == 1 else devarys
     finally:
-        for ptr in registered:
-            cu_call("cuMemHostUnregister", ptr)
+        _unregister(registered)
+
+
+def _unregister(registered):
+    """Undo every registration (in order), then raise the first error, if any."""
+    first = None
+    for reg in registered:
+        try:
+            reg.unregister()
+        except Exception as exc:
+            first = first or exc
+    if first is not None:
+        raise first
 
 
 # -- interop -------------------------------------------------------------------------------------

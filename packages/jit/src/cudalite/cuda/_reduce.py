@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import threading
 
-from cudalite.core._numpy import lazy_numpy as np  # NumPy loads on first use
+from cudalite.core.numpy_support import lazy_numpy as np  # NumPy loads on first use
 
 __all__ = ["Reduce", "reduce"]
 

@@ -17,20 +17,8 @@ __all__ = [
     "Device", "Stream", "Event", "gpus", "select_device", "get_current_device", "list_devices",
     "detect", "is_available", "close", "synchronize", "stream", "default_stream",
     "legacy_default_stream", "per_thread_default_stream", "external_stream", "event",
-    "event_elapsed_time", "driver_stream", "cu_call",
+    "event_elapsed_time", "driver_stream",
 ]
-
-
-def cu_call(name, *args):
-    """``cuda.bindings.driver.<name>(*args)``, raising :class:`CudaDriverError` on error."""
-    from cuda.bindings import driver
-
-    from cudalite.driver.errors import raise_for
-
-    res = getattr(driver, name)(*args)
-    if res[0] != 0:
-        raise_for(res[0], name)
-    return res[1] if len(res) == 2 else (None if len(res) == 1 else res[1:])
 
 
 # -- streams and events -----------------------------------------------------------------
@@ -47,7 +35,7 @@ class Stream:
     @property
     def handle(self):
         """The cuda.bindings ``CUstream`` (``int(s.handle)`` is the raw handle)."""
-        return self._drv._cu
+        return self._drv.cu_stream
 
     @property
     def device_id(self):
@@ -146,7 +134,8 @@ class Event:
 
     @property
     def handle(self):
-        return self._drv._cu
+        """The cuda.bindings ``CUevent``."""
+        return self._drv.cu_event
 
     def record(self, stream=0):
         """Record in ``stream`` (default: the default stream)."""
@@ -182,8 +171,7 @@ def event_elapsed_time(evtstart, evtend):
 
 def synchronize():
     """Wait for all work on the current device (cuCtxSynchronize)."""
-    _drv.get_device()
-    cu_call("cuCtxSynchronize")
+    _drv.synchronize()
 
 
 # -- devices ------------------------------------------------------------------------------
@@ -245,8 +233,8 @@ class Device:
         self.synchronize()
 
     def synchronize(self):
-        with _DeviceContext(self.id):
-            synchronize()
+        """Wait for all work on this device (cuCtxSynchronize in its context)."""
+        self._dev.synchronize()
 
 
 class _DeviceContext:

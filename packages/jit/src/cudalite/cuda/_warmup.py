@@ -26,9 +26,9 @@ def _warm():
     except Exception:
         pass
     try:
-        from cuda.bindings import nvjitlink
+        from cudalite.linker import nvjitlink_version
 
-        nvjitlink.version()  # loads nvJitLink
+        nvjitlink_version()  # loads nvJitLink
     except Exception:
         pass
     try:

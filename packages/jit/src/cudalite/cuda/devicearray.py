@@ -16,12 +16,12 @@ from __future__ import annotations
 import copy as _copy
 import ctypes
 
-from cudalite.core._numpy import lazy_numpy as np  # NumPy loads on first use
+from cudalite.core.numpy_support import lazy_numpy as np  # NumPy loads on first use
 
 import cudalite.driver as _drv
 
 from . import _array_layout as L
-from ._runtime import cu_call, driver_stream, external_stream
+from ._runtime import driver_stream, external_stream
 
 __all__ = ["DeviceNDArray", "is_device_array", "from_cuda_array_interface", "require_device_array"]
 
@@ -303,10 +303,10 @@ class DeviceNDArray:
             return dev
         if not self._ptr:
             return _drv.current_device().id
-        from cuda.bindings import driver
-
-        attr = driver.CUpointer_attribute.CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL
-        return int(cu_call("cuPointerGetAttribute", attr, self._ptr))
+        ordinal = _drv.pointer_attributes(self._ptr).device_ordinal
+        if ordinal is None:
+            raise BufferError(f"the CUDA driver does not know the address {self._ptr:#x} of this array")
+        return ordinal
 
     def __dlpack_device__(self):
         from ._dlpack import KDLCUDA

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from cudalite.core._numpy import is_ndarray, numpy
+from cudalite.core.numpy_support import is_ndarray, numpy
 from cudalite.core.types import (
     Array, Boolean, Complex, Float, Integer, NoneType, Tuple,
 )

@@ -12,7 +12,7 @@ import math
 from llvmlite import ir
 
 from cudalite.core import device_api as api
-from cudalite.core._numpy import numpy
+from cudalite.core.numpy_support import numpy
 
 from ._abi import itemsize
 from ._constants import array_struct, constant_array_global

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 
 from .. import ir
-from .._numpy import is_ndarray, is_numpy_scalar
+from ..numpy_support import is_ndarray, is_numpy_scalar
 from ..errors import TypingError, UnsupportedError
 from ._source import SourceInfo, capture, free_values, lookup_free
 

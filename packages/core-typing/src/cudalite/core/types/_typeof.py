@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import types as _pytypes
 
-from .._numpy import is_ndarray, is_numpy_scalar, loaded, numpy
+from ..numpy_support import is_ndarray, is_numpy_scalar, loaded, numpy
 from . import _scalar as S
 from ._base import Type
 from ._containers import Array, Record, Tuple

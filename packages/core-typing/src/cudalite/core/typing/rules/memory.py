@@ -10,7 +10,7 @@ array ``a`` into constant memory (a read-only array).
 
 from __future__ import annotations
 
-from ..._numpy import is_ndarray, is_numpy_integer
+from ...numpy_support import is_ndarray, is_numpy_integer
 
 from ... import device_api as api
 from ...registry import registry

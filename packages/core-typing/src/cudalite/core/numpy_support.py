@@ -1,9 +1,12 @@
-"""NumPy, imported only when needed, so ``import cudalite.nvvm`` stays fast.
+"""NumPy, imported only when needed, so ``import cudalite.nvvm`` and ``import cudalite.cuda`` stay fast.
 
 A NumPy value can only exist once NumPy is imported, so type tests against
 NumPy classes use :func:`loaded` (``None`` when NumPy is not loaded yet, and
 then no value can be a NumPy object); code that must create NumPy objects
 calls :func:`numpy`.
+
+Public: cudalite.nvvm and cudalite.cuda use it too (no package imports another's
+private ``_module``).
 """
 
 from __future__ import annotations
