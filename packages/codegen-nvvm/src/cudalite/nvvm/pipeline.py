@@ -12,6 +12,7 @@ import ast as _ast
 from time import perf_counter
 from dataclasses import dataclass, field
 
+from cudalite.core.abi import KernelABI, kernel_abi
 from cudalite.core.errors import SignatureError, TypingError
 from cudalite.core.ir.printer import format_typed_function
 from cudalite.core.registry import registry
@@ -59,6 +60,7 @@ class PipelineResult:
     uses_grid_sync: bool = False  # needs a cooperative launch
     timings: dict = field(default_factory=dict)  # stage -> seconds (parse, infer, lower, nvvm)
     link_items: tuple = ()  # code the module's foreign calls need (paths or cudalite.linker objects)
+    abi: KernelABI | None = None  # the entry point's flattened parameters (set from the nvvm-ir stage on)
 
     def __getitem__(self, stage):
         return self.artifacts[stage]
@@ -116,6 +118,7 @@ def run_pipeline(pyfunc, sig, entry: EntrySpec, options: CompileOptions, until: 
     else:
         name = entry.abi_name or mangle(fir.module, fir.qualname, argtypes)
     mb.exc_symbol = f"{name}__cudalite_exc"
+    result.abi = kernel_abi(tf.argtypes)  # what the entry wrappers below flatten (docs/abi.md)
     if not entry.device:
         emit_kernel(mb, tf, name, options.launch_bounds)
     elif entry.abi == "c":

@@ -138,7 +138,7 @@ class CompiledKernel:
         if self.cubin.setup_callback is not None:
             self.cubin.setup_callback(self.module)
         self.function = self.module.get_function(self.name)
-        self.launcher = self.function.launcher(self.param_format)
+        self.launcher = self.function.launcher(self.abi.param_format)
         self.cooperative = bool(self.result.uses_grid_sync)
         self.launch = self.launcher.launch_cooperative if self.cooperative else self.launcher.launch
         self.exceptions = tuple(self.result.exceptions)
@@ -151,7 +151,7 @@ class CompiledKernel:
 
     def build(self, pyfunc, argtypes, opts: JitOptions, cc, result=None):
         """GPU-less: ``self.result``, ``self.cubin`` (linked for ``sm_XY`` of ``cc``),
-        ``self.name`` and ``self.param_format``, from the on-disk cache when enabled
+        ``self.name``, ``self.abi`` and ``self.param_format``, from the on-disk cache when enabled
         and filled, else compiled (and stored).  Returns ``(timings, cache status)``."""
         from . import _cache
 
@@ -174,9 +174,10 @@ class CompiledKernel:
             t = perf_counter()
             self._link(pyfunc, opts)
             timings["link"] = perf_counter() - t
-            from cudalite.nvvm.lower import param_format
+            from cudalite.core.abi import kernel_abi
 
-            self.param_format = param_format(self.argtypes)
+            self.abi = getattr(self.result, "abi", None) or kernel_abi(self.argtypes)  # the kernel ABI
+            self.param_format = self.abi.param_format
             if probe is not None and probe.key is not None:
                 t = perf_counter()
                 if _cache.verify_after_compile(probe, self.result, store.path):
@@ -204,7 +205,10 @@ class CompiledKernel:
         if hit is not None:
             self.result = hit
             self.name = hit.entry_name
-            self.param_format = hit.param_format
+            from cudalite.core.abi import kernel_abi
+
+            self.abi = kernel_abi(self.argtypes)  # TODO(lead): KernelABI.from_payload of the cached ABI
+            self.param_format = self.abi.param_format
             self.cubin = _CachedCubin(payload["cubin"], probe.links)
         return hit
 
