@@ -16,7 +16,6 @@ import pytest
 from cudalite.driver import CudaDriverError, pack_params, param_layout
 from cudalite.driver.config import DEFAULT_LAUNCH_BACKEND, Config, load_config
 from cudalite.driver.errors import STICKY_ERRORS, error_from_code
-from cudalite.driver.params import format_from_ctypes
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "cudalite" / "driver"
 
@@ -152,13 +151,6 @@ def test_pack_errors_from_struct():
         pack_params("QQ", 1)
     with pytest.raises(struct.error):
         pack_params("B", 300)
-
-
-def test_format_from_ctypes():
-    assert format_from_ctypes(["pointer", "pointer", "pointer", "float32"]) == "QQQf"
-    assert format_from_ctypes(["int32", "d", "uint8"]) == "idB"
-    with pytest.raises(ValueError):
-        format_from_ctypes(["complex"])
 
 
 def test_config_defaults_and_parsing():

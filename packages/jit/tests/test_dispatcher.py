@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from cudalite import cuda
+from cudalite.core.abi import kernel_abi
 from cudalite.core.errors import TypingError
 from cudalite.core.types import Array, float32, float64, int64, typeof_constant, PyFunction, Tuple
 from cudalite.cuda import _args
@@ -213,6 +214,11 @@ def _handler(x):
     return CUDADispatcher(add_one)._rt.handler(type(x), x)
 
 
+def _spec(t):
+    """The kernel-ABI view (ArgABI) of one parameter of type ``t``."""
+    return kernel_abi((t,)).args[0]
+
+
 def test_scalar_keys_and_types():
     f32 = np.dtype("float32")
     for value, key, t in [(1.5, float, float64), (3, int, int64), (True, bool, None), (1j, complex, None),
@@ -221,8 +227,8 @@ def test_scalar_keys_and_types():
         assert h.key(value) is key
         if t is not None:
             assert _args.key_to_type(key) == t
-    assert _handler(np.float32(2)).flat(np.float32(2), float32, 0) == (2.0,)
-    assert _handler(1j).flat(1 + 2j, _args.key_to_type(complex), 0) == (1.0, 2.0)
+    assert _handler(np.float32(2)).flat(np.float32(2), _spec(float32), 0) == (2.0,)
+    assert _handler(1j).flat(1 + 2j, _spec(_args.key_to_type(complex)), 0) == (1.0, 2.0)
     assert f32.itemsize == 4
 
 
@@ -231,10 +237,10 @@ def test_device_array_contract_keys():
     h = _handler(a)
     assert h.key(a) == (np.dtype("float32"), 1, "C")
     assert _args.key_to_type(h.key(a)) == Array(float32, 1, "C")
-    assert h.flat(a, Array(float32, 1, "C"), 0) == (0x1000, 10)
+    assert h.flat(a, _spec(Array(float32, 1, "C")), 0) == (0x1000, 10)
     # a C array passed to a declared 'A' parameter gets its byte strides
     m = FakeDeviceArray(0x2000, (3, 4))
-    assert _handler(m).flat(m, Array(float32, 2, "A"), 0) == (0x2000, 3, 4, 16, 4)
+    assert _handler(m).flat(m, _spec(Array(float32, 2, "A")), 0) == (0x2000, 3, 4, 16, 4)
 
 
 def test_cai_keys_values_and_stream_wait(monkeypatch):
@@ -243,11 +249,11 @@ def test_cai_keys_values_and_stream_wait(monkeypatch):
     c = FakeCAI(0x3000, (4, 5), "<f8", None, stream=1)
     h = _handler(c)
     assert h.key(c) == (np.dtype("float64"), 2, "C")
-    assert h.flat(c, Array(float64, 2, "C"), 0) == (0x3000, 4, 5)
+    assert h.flat(c, _spec(Array(float64, 2, "C")), 0) == (0x3000, 4, 5)
     assert waited == []  # legacy default on both sides: nothing to do
     s = FakeCAI(0x3000, (4, 5), "<f8", (8, 32), stream=555)
     assert h.key(s) == (np.dtype("float64"), 2, "F")
-    assert h.flat(s, Array(float64, 2, "A"), 777) == (0x3000, 4, 5, 8, 32)
+    assert h.flat(s, _spec(Array(float64, 2, "A")), 777) == (0x3000, 4, 5, 8, 32)
     assert waited == [(777, 555)]
     t = FakeCAI(0x3000, (4, 5), "<f8", (80, 16), stream=None)
     assert h.key(t) == (np.dtype("float64"), 2, "A")
@@ -264,7 +270,7 @@ def test_numpy_record_and_tuple_keys():
     assert ht.key(t) == ("tuple", float, ("tuple", int, np.float32))
     ty = _args.key_to_type(ht.key(t))
     assert isinstance(ty, Tuple)
-    assert ht.flat(t, ty, 0) == (1.5, 2, 3.0)
+    assert ht.flat(t, _spec(ty), 0) == (1.5, 2, 3.0)
     with pytest.raises(TypeError, match="cannot pass an object"):
         _handler(object())
     with pytest.raises(TypeError, match="record scalar"):
@@ -285,6 +291,7 @@ def test_compatible_for_eager_signatures():
 class FakeKernel:
     def __init__(self, argtypes, calls, exc=False):
         self.argtypes = tuple(argtypes)
+        self.abi = kernel_abi(self.argtypes)
         self.calls = calls
         self.device_id = 0
         self.name = "fake"

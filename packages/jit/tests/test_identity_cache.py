@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from cudalite import cuda
+from cudalite.core.abi import kernel_abi
 
 
 def add_one(a, x):
@@ -25,6 +26,7 @@ def two(a, b):
 class FakeKernel:
     def __init__(self, argtypes, calls):
         self.argtypes = tuple(argtypes)
+        self.abi = kernel_abi(self.argtypes)
         self.calls = calls
         self.device_id = 0
         self.name = "fake"

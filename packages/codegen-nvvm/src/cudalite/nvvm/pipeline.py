@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from time import perf_counter
 from types import MappingProxyType
 
+from cudalite.core.abi import kernel_abi
 from cudalite.core.errors import SignatureError, TypingError
 from cudalite.core.ir.printer import format_typed_function
 from cudalite.core.registry import registry
@@ -134,17 +135,8 @@ def _lower(job: CompileJob, state: State):
             fn.attributes.add("alwaysinline")
     else:
         emit_numba_abi(mb, tf, name)
-    module = mb.finalize(name, _kernel_abi(job.argtypes))
+    module = mb.finalize(name, kernel_abi(job.argtypes))  # what the entry wrappers flatten
     return replace(state, module=module), {"nvvm-ir": module.text}
-
-
-def _kernel_abi(argtypes):
-    """The entry point's flattened parameters (one definition: ``cudalite.core.abi``)."""
-    try:
-        from cudalite.core.abi import kernel_abi
-    except ImportError:  # pragma: no cover - the ABI module arrives with the runtime's packing
-        return None
-    return kernel_abi(argtypes)
 
 
 def _nvvm(job: CompileJob, state: State):

@@ -11,6 +11,10 @@ aligned in its own slot and ``pack_params(fmt, *v) == struct.pack(fmt, *v)``.
 :func:`param_layout` gives the ``struct.Struct``, the total size and each slot's
 offset: the launcher points its ``void*`` array at those offsets once and then only
 re-packs the values on each launch.
+
+The format string is the driver's whole input: it knows nothing of the types behind
+it.  cudalite's kernels get theirs from the kernel ABI
+(``cudalite.core.abi.KernelABI.param_format``); another frontend writes its own.
 """
 
 from __future__ import annotations
@@ -19,10 +23,9 @@ import re
 import struct
 from dataclasses import dataclass
 
-__all__ = ["ParamLayout", "param_layout", "pack_params", "format_from_ctypes"]
+__all__ = ["ParamLayout", "param_layout", "pack_params"]
 
 _TOKEN = re.compile(r"(\d*)([bBhHiIlLqQnNefd?Ps])")
-_VALID = set("bBhHiIlLqQnNefd?Ps")
 
 
 @dataclass(frozen=True)
@@ -83,25 +86,3 @@ def pack_params(fmt: str, *values) -> bytes:
     buf = bytearray(layout.size)
     layout.struct.pack_into(buf, 0, *values)
     return bytes(buf)
-
-
-_CTYPE_CODES = {
-    "int8": "b", "uint8": "B", "int16": "h", "uint16": "H", "int32": "i", "uint32": "I",
-    "int64": "q", "uint64": "Q", "float16": "e", "float32": "f", "float64": "d",
-    "bool": "?", "pointer": "Q", "void*": "Q",
-}
-
-
-def format_from_ctypes(names) -> str:
-    """Parameter format from type names (``["pointer", "float32"]`` -> ``"Qf"``);
-    single struct codes pass through unchanged."""
-    out = []
-    for name in names:
-        if name in _VALID:
-            out.append(name)
-            continue
-        try:
-            out.append(_CTYPE_CODES[name])
-        except KeyError:
-            raise ValueError(f"unknown parameter type {name!r}") from None
-    return "".join(out)

@@ -7,11 +7,17 @@ A handler gives
 * ``key(arg)``: a hashable type key -- ``(np.dtype, ndim, layout)`` for every kind
   of array (so a DeviceNDArray, a CuPy array and a torch tensor of the same type
   share one specialization), the Python class for scalars, ``("tuple", *keys)``;
-* ``flat(arg, param_type, stream_handle)``: the flattened kernel parameter values
-  for the compiled parameter type (docs/abi.md), doing CUDA-array-interface v3
-  stream ordering on the way;
-* ``snippet(i, param_type, key, ns)``: Python source (guard, values) that
-  :mod:`._fastpath` inlines into the generated per-specialization launch code.
+* ``flat(arg, spec, stream_handle)``: the flattened kernel parameter values for
+  ``spec``, the :class:`cudalite.core.abi.ArgABI` of the compiled parameter (its type
+  and slots: the number and order of the values come from the kernel ABI, the one
+  definition of docs/abi.md), doing CUDA-array-interface v3 stream ordering on the way;
+* ``snippet(i, a, spec, key, ns)``: Python source (guard, values) that
+  :mod:`._fastpath` inlines into the generated per-specialization launch code (the
+  values spelled slot by slot when the code is generated, not per launch).
+
+Every array's layout ('C', 'F' or 'A', NumPy's relaxed rule) comes from one function,
+:func:`._array_layout.layout_of`, whatever its source: DeviceNDArray, CAI, DLPack,
+NumPy, CuPy or torch.
 
 Kinds: DeviceNDArray (its ``_type_key``/``_kernel_params``), NumPy arrays (copied
 in and back by the dispatcher, with a :class:`NumbaPerformanceWarning`), CuPy
@@ -26,11 +32,14 @@ import sys
 
 from cudalite.core.numpy_support import lazy_numpy as np  # NumPy loads on first use
 
+from cudalite.core.abi import Role, array_values, kernel_abi
 from cudalite.core.types import Array, Boolean, Complex, Float, Integer, Tuple, type_from_dtype
+
+from . import _array_layout as L
 
 __all__ = [
     "ArgHandler", "handler_for", "key_to_type", "compatible", "NumbaPerformanceWarning",
-    "CudalitePerformanceWarning", "is_device_array_like", "strides_for",
+    "CudalitePerformanceWarning", "is_device_array_like",
 ]
 
 
@@ -52,30 +61,6 @@ def is_device_array_like(obj) -> bool:
     if is_device_array is not None and is_device_array(obj):
         return True
     return hasattr(obj, "_type_key") and hasattr(obj, "_kernel_params")
-
-
-def strides_for(shape, itemsize, layout) -> tuple:
-    """Byte strides of a contiguous array ('C' or 'F')."""
-    out = [0] * len(shape)
-    acc = itemsize
-    order = range(len(shape) - 1, -1, -1) if layout == "C" else range(len(shape))
-    for i in order:
-        out[i] = acc
-        acc *= max(int(shape[i]), 1)
-    return tuple(out)
-
-
-def _layout_of(shape, strides, itemsize) -> str:
-    if strides is None:
-        return "C"
-    if tuple(strides) == strides_for(shape, itemsize, "C"):
-        return "C"
-    if len(shape) > 1 and tuple(strides) == strides_for(shape, itemsize, "F"):
-        return "F"
-    if any(int(n) <= 1 for n in shape):  # size-1 axes: any stride is contiguous
-        if all(s == c or n <= 1 for s, c, n in zip(strides, strides_for(shape, itemsize, "C"), shape)):
-            return "C"
-    return "A"
 
 
 def key_to_type(key):
@@ -119,22 +104,45 @@ def compatible(key, param) -> int:
     return -1
 
 
-def _array_flat(ptr, shape, strides, param):
-    """(ptr, *shape[, *byte strides]) for an Array parameter type."""
-    if param.layout == "A":
-        return (ptr, *shape, *strides)
-    return (ptr, *shape)
+def _array_flat(ptr, shape, strides, spec):
+    """The values of an array argument for the parameter ``spec`` (an ArgABI)."""
+    return array_values(ptr, shape, strides, spec.type.layout)
 
 
-def _scalar_flat(value, param):
-    if isinstance(param, Complex):
+_INT_CODES = frozenset("bBhHiIlLqQnN")  # struct codes of integer parameters
+
+
+def _scalar_flat(value, spec):
+    """The values of a number for the parameter ``spec``, by the roles of its slots."""
+    first = spec.slots[0]
+    if first.role is Role.REAL:
         c = complex(value)
         return (c.real, c.imag)
-    if isinstance(param, Boolean):
+    if first.role is Role.BOOL:
         return (1 if value else 0,)
-    if isinstance(param, Integer):
+    if first.code in _INT_CODES:
         return (int(value),)
     return (float(value),)
+
+
+def _slot_exprs(spec, data, shape, stride) -> str:
+    """Source of an array's values in slot order: ``data`` for the data pointer,
+    ``shape(d)``/``stride(d)`` for the extent/stride along ``d``."""
+    out = []
+    for s in spec.slots:
+        if s.role is Role.DATA:
+            out.append(data)
+        elif s.role is Role.SHAPE:
+            out.append(shape(s.dim))
+        elif s.role is Role.STRIDE:
+            out.append(stride(s.dim))
+        else:
+            raise TypeError(f"an array cannot fill a {s.role.value} parameter")
+    return ", ".join(out)
+
+
+def _has_strides(spec) -> bool:
+    return any(s.role is Role.STRIDE for s in spec.slots)
 
 
 class ArgHandler:
@@ -146,13 +154,13 @@ class ArgHandler:
     def key(self, arg):
         raise NotImplementedError
 
-    def flat(self, arg, param, sh):
+    def flat(self, arg, spec, sh):
         raise NotImplementedError
 
-    def snippet(self, i, a, param, key, ns):
-        """Python source for argument ``i`` (variable ``a``): ``(guard, prelude lines,
-        values)``; ``ns`` collects the names the source uses."""
-        ns[f"H{i}"], ns[f"K{i}"], ns[f"P{i}"] = self, key, param
+    def snippet(self, i, a, spec, key, ns):
+        """Python source for argument ``i`` (variable ``a``, parameter ``spec``):
+        ``(guard, prelude lines, values)``; ``ns`` collects the names the source uses."""
+        ns[f"H{i}"], ns[f"K{i}"], ns[f"P{i}"] = self, key, spec
         return f"H{i}.key({a}) == K{i}", [f"_cl_v{i} = H{i}.flat({a}, P{i}, SH)"], f"*_cl_v{i}"
 
     #: validation fields of the identity cache (0: the handler does not use one)
@@ -174,16 +182,17 @@ class ScalarHandler(ArgHandler):
     def key(self, arg):
         return self.cls
 
-    def flat(self, arg, param, sh):
-        return _scalar_flat(arg, param)
+    def flat(self, arg, spec, sh):
+        return _scalar_flat(arg, spec)
 
-    def snippet(self, i, a, param, key, ns):
+    def snippet(self, i, a, spec, key, ns):
         ns[f"C{i}"] = self.cls
-        if isinstance(param, Complex):
+        first = spec.slots[0]
+        if first.role is Role.REAL:
             val = f"{a}.real, {a}.imag" if self.cls is not bool else f"(1.0 if {a} else 0.0), 0.0"
-        elif isinstance(param, Boolean) or self.cls is bool or issubclass(self.cls, np.bool_):
+        elif first.role is Role.BOOL or self.cls is bool or issubclass(self.cls, np.bool_):
             val = f"(1 if {a} else 0)"
-        elif isinstance(param, Integer) and issubclass(self.cls, np.generic):
+        elif first.code in _INT_CODES and issubclass(self.cls, np.generic):
             val = f"int({a})"
         else:
             val = a
@@ -199,21 +208,24 @@ class DeviceArrayHandler(ArgHandler):
     def key(self, arg):
         return arg._type_key
 
-    def flat(self, arg, param, sh):
-        params = arg._kernel_params
-        if param.layout == "A" and len(params) == 1 + arg._type_key[1]:
-            return params + strides_for(params[1:], arg._type_key[0].itemsize, arg._layout)
-        return params
+    def flat(self, arg, spec, sh):
+        params = arg._kernel_params  # the values for the array's own layout (array_values)
+        if len(params) == spec.count:
+            return params
+        # a C/F array for an 'A' parameter: add the strides its values leave implicit
+        ptr, shape = params[0], params[1:1 + arg._type_key[1]]
+        strides = (L.c_strides if arg._layout == "C" else L.f_strides)(shape, arg._type_key[0].itemsize)
+        return _array_flat(ptr, shape, strides, spec)
 
-    def snippet(self, i, a, param, key, ns):
+    def snippet(self, i, a, spec, key, ns):
         # no class check: any object whose _type_key matches follows the contract (an
         # object without _type_key raises AttributeError, which the guard treats as a miss)
         ns[f"K{i}"] = key
         guard = f"{a}._type_key == K{i}"
-        if param.layout == "A" and key[2] != "A":
-            ns[f"H{i}"], ns[f"P{i}"] = self, param
+        if kernel_abi((key_to_type(key),)).n_values(0) != spec.count:  # C/F array, 'A' parameter
+            ns[f"H{i}"], ns[f"P{i}"] = self, spec
             return guard, [f"_cl_v{i} = H{i}.flat({a}, P{i}, SH)"], f"*_cl_v{i}"
-        names = [f"_cl_v{i}_{j}" for j in range(1 + key[1] * (2 if key[2] == "A" else 1))]
+        names = [f"_cl_v{i}_{j}" for j in range(spec.count)]
         return guard, [f"{', '.join(names)}, = {a}._kernel_params"], ", ".join(names)
 
 
@@ -238,21 +250,19 @@ class CAIHandler(ArgHandler):
         dtype = np.dtype(cai["typestr"])
         shape = tuple(cai["shape"])
         strides = cai.get("strides")
-        layout = _layout_of(shape, strides, dtype.itemsize)
-        if strides is None:
-            strides = strides_for(shape, dtype.itemsize, "C")
-        return cai, dtype, shape, tuple(strides), layout
+        strides = L.c_strides(shape, dtype.itemsize) if strides is None else tuple(strides)
+        return cai, dtype, shape, strides, L.layout_of(shape, strides, dtype.itemsize)
 
     def key(self, arg):
         _cai, dtype, shape, _strides, layout = self._read(arg)
         return (dtype, len(shape), layout)
 
-    def flat(self, arg, param, sh):
+    def flat(self, arg, spec, sh):
         cai, _dtype, shape, strides, _layout = self._read(arg)
         stream = cai.get("stream")
         if stream is not None and _needs_wait(stream, sh):
             _stream_wait(sh, stream)
-        return _array_flat(cai["data"][0] or 0, shape, strides, param)
+        return _array_flat(cai["data"][0] or 0, shape, strides, spec)
 
 
 class DLPackHandler(ArgHandler):
@@ -263,18 +273,29 @@ class DLPackHandler(ArgHandler):
         from ._dlpack import read_dlpack
 
         _ptr, shape, strides, dtype = read_dlpack(arg)
-        return (dtype, len(shape), _layout_of(shape, strides, dtype.itemsize))
+        return (dtype, len(shape), L.layout_of(shape, strides, dtype.itemsize))
 
-    def flat(self, arg, param, sh):
+    def flat(self, arg, spec, sh):
         from ._dlpack import read_dlpack
 
         ptr, shape, strides, _dtype = read_dlpack(arg, stream=sh if sh > 0 else 1)
-        return _array_flat(ptr, shape, strides, param)
+        return _array_flat(ptr, shape, strides, spec)
 
 
 class CupyHandler(CAIHandler):
     """CuPy arrays without building the CAI dict: ``data.ptr``, ``shape``, ``strides``;
-    stream ordering against CuPy's current stream (what its CAI would report)."""
+    stream ordering against CuPy's current stream (what its CAI would report).
+
+    The type key's layout comes from :func:`._array_layout.layout_of`.  The generated
+    guard reads CuPy's own contiguity flags instead (attribute reads, no call): that
+    is safe whatever rule CuPy's flags follow, as long as they are *sound* (a flag
+    claims only true contiguity).  A guard accepting 'C' (or 'F') means the array is
+    C- (or F-) contiguous, so the extents alone address it exactly as the kernel
+    derives; an 'A' specialization gets the real strides.  Where the flags and
+    ``layout_of`` disagree the guard misses and the launch takes the slow path, which
+    keys by ``layout_of`` (slower, never wrong).  CuPy's flags use NumPy's relaxed
+    rule (size-1 extents ignored, empty arrays both), so they agree in practice.
+"""
 
     def __init__(self, cls, sample):
         cupy = sys.modules["cupy"]  # loaded: one of its arrays is here (jit does not import cupy)
@@ -289,23 +310,16 @@ class CupyHandler(CAIHandler):
         self.current_stream = fast
         self.has_flags = hasattr(sample, "_c_contiguous")
 
-    def _layout(self, arg):
-        if self.has_flags:
-            c, f = arg._c_contiguous, arg._f_contiguous
-        else:
-            c, f = arg.flags.c_contiguous, arg.flags.f_contiguous
-        return "C" if c else ("F" if f and arg.ndim > 1 else "A")
-
     def key(self, arg):
-        return (arg.dtype, arg.ndim, self._layout(arg))
+        return (arg.dtype, arg.ndim, L.layout_of(arg.shape, arg.strides, arg.dtype.itemsize))
 
-    def flat(self, arg, param, sh):
+    def flat(self, arg, spec, sh):
         cs = self.current_stream()
         if _needs_wait(cs, sh) and cs != 0:
             _stream_wait(sh, cs)
-        return _array_flat(arg.data.ptr, arg.shape, arg.strides, param)
+        return _array_flat(arg.data.ptr, arg.shape, arg.strides, spec)
 
-    def snippet(self, i, a, param, key, ns):
+    def snippet(self, i, a, spec, key, ns):
         dtype, ndim, layout = key
         ns[f"C{i}"], ns[f"D{i}"], ns["CUPY_STREAM"], ns["WAIT"] = self.cls, dtype, self.current_stream, _stream_wait
         ns["NEEDS_WAIT"] = _needs_wait
@@ -313,13 +327,10 @@ class CupyHandler(CAIHandler):
             f"{a}.flags.c_contiguous", f"{a}.flags.f_contiguous")
         lay = {"C": c, "F": f"(not {c} and {f})", "A": f"(not {c} and not {f})"}[layout]
         guard = f"type({a}) is C{i} and {a}.dtype == D{i} and {a}.ndim == {ndim} and {lay}"
-        shape = [f"_cl_s{i}_{j}" for j in range(ndim)]
-        pre = [f"{', '.join(shape)}, = {a}.shape"]
-        vals = f"{a}.data.ptr, {', '.join(shape)}"
-        if param.layout == "A":
-            strides = [f"_cl_t{i}_{j}" for j in range(ndim)]
-            pre.append(f"{', '.join(strides)}, = {a}.strides")
-            vals += ", " + ", ".join(strides)
+        pre = [f"{', '.join(f'_cl_s{i}_{j}' for j in range(ndim))}, = {a}.shape"]
+        if _has_strides(spec):
+            pre.append(f"{', '.join(f'_cl_t{i}_{j}' for j in range(ndim))}, = {a}.strides")
+        vals = _slot_exprs(spec, f"{a}.data.ptr", lambda d: f"_cl_s{i}_{d}", lambda d: f"_cl_t{i}_{d}")
         return guard, pre, vals
 
     # Identity cache: a CuPy array's data pointer, dtype and strides cannot be
@@ -346,7 +357,11 @@ _TORCH_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "
 
 
 class TorchHandler(ArgHandler):
-    """PyTorch CUDA tensors: ``data_ptr()``, ``shape``, ``stride()`` (elements)."""
+    """PyTorch CUDA tensors: ``data_ptr()``, ``shape``, ``stride()`` (elements).
+
+    The key's layout comes from :func:`._array_layout.layout_of`; the generated guard
+    of a 'C' specialization calls ``is_contiguous()`` instead, which is sound in the
+    sense of :class:`CupyHandler` (torch's rule is also NumPy's relaxed one)."""
 
     def __init__(self, cls):
         torch = sys.modules["torch"]  # loaded: one of its tensors is here (jit does not import torch)
@@ -369,13 +384,13 @@ class TorchHandler(ArgHandler):
 
     def key(self, arg):
         dtype, shape, strides = self._info(arg)
-        return (dtype, len(shape), "C" if arg.is_contiguous() else _layout_of(shape, strides, dtype.itemsize))
+        return (dtype, len(shape), L.layout_of(shape, strides, dtype.itemsize))
 
-    def flat(self, arg, param, sh):
+    def flat(self, arg, spec, sh):
         _dtype, shape, strides = self._info(arg)
-        return _array_flat(arg.data_ptr(), shape, strides, param)
+        return _array_flat(arg.data_ptr(), shape, strides, spec)
 
-    def snippet(self, i, a, param, key, ns):
+    def snippet(self, i, a, spec, key, ns):
         dtype, ndim, layout = key
         torch_dtype = next(t for t, d in self.dtypes.items() if d == dtype)
         ns[f"C{i}"], ns[f"T{i}"], ns[f"H{i}"], ns[f"K{i}"] = self.cls, torch_dtype, self, key
@@ -384,11 +399,11 @@ class TorchHandler(ArgHandler):
                     f"and {a}.is_contiguous()"
         else:
             guard = f"type({a}) is C{i} and H{i}.key({a}) == K{i}"
-        if param.layout == "A":
-            ns[f"P{i}"] = param
+        if _has_strides(spec):  # torch strides are in elements: converted by flat()
+            ns[f"P{i}"] = spec
             return guard, [f"_cl_v{i} = H{i}.flat({a}, P{i}, SH)"], f"*_cl_v{i}"
-        shape = [f"_cl_s{i}_{j}" for j in range(ndim)]
-        return guard, [f"{', '.join(shape)}, = {a}.shape"], f"{a}.data_ptr(), {', '.join(shape)}"
+        pre = [f"{', '.join(f'_cl_s{i}_{j}' for j in range(ndim))}, = {a}.shape"]
+        return guard, pre, _slot_exprs(spec, f"{a}.data_ptr()", lambda d: f"_cl_s{i}_{d}", None)
 
     # Identity cache: every in-place op bumps ``_version`` (resize_, set_, as_strided_,
     # transpose_, t_, squeeze_/unsqueeze_ and data writes; verified on torch 2.11), so
@@ -410,8 +425,7 @@ class HostArrayHandler(ArgHandler):
     fast = False
 
     def key(self, arg):
-        layout = "C" if arg.flags.c_contiguous else ("F" if arg.flags.f_contiguous else "A")
-        return (arg.dtype, arg.ndim, layout)
+        return (arg.dtype, arg.ndim, L.layout_of(arg.shape, arg.strides, arg.dtype.itemsize))
 
 
 class TupleHandler(ArgHandler):
@@ -421,15 +435,15 @@ class TupleHandler(ArgHandler):
     def key(self, arg):
         return ("tuple", *(self.resolve(type(x), x).key(x) for x in arg))
 
-    def flat(self, arg, param, sh):
+    def flat(self, arg, spec, sh):
         out = []
-        for x, p in zip(arg, param.types):
-            out.extend(self.resolve(type(x), x).flat(x, p, sh))
+        for x, item in zip(arg, spec.items):
+            out.extend(self.resolve(type(x), x).flat(x, item, sh))
         return tuple(out)
 
-    def snippet(self, i, a, param, key, ns):
+    def snippet(self, i, a, spec, key, ns):
         ns[f"C{i}"] = tuple
-        guard, pre, vals = super().snippet(i, a, param, key, ns)
+        guard, pre, vals = super().snippet(i, a, spec, key, ns)
         return f"type({a}) is tuple and {guard}", pre, vals
 
 

@@ -3,7 +3,8 @@
 Strides are in bytes, as in NumPy.  Every function takes and returns plain tuples
 of ints, so the rules are unit-tested against NumPy's own views of the same shapes.
 Contiguity follows NumPy's relaxed rules: extents of 1 ignore their stride and an
-empty array is both C- and F-contiguous.
+empty array is both C- and F-contiguous (:func:`layout_of` is the one classifier;
+tested against NumPy's own flags).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import operator
 
 __all__ = [
     "normalize_shape", "c_strides", "f_strides", "is_c_contiguous", "is_f_contiguous", "layout_of",
-    "extent", "index_view", "reshape_strides", "transpose_view", "dtype_view", "kernel_params",
+    "extent", "index_view", "reshape_strides", "transpose_view", "dtype_view",
 ]
 
 
@@ -64,20 +65,16 @@ def is_f_contiguous(shape, strides, itemsize):
 
 
 def layout_of(shape, strides, itemsize):
-    """'C' if C-contiguous (1-d contiguous included), else 'F' if F-contiguous, else 'A'."""
+    """'C' if C-contiguous (1-d contiguous included), else 'F' if F-contiguous, else 'A'.
+
+    The one layout classifier of every array a kernel receives (DeviceNDArray, mapped
+    and managed arrays, CAI and DLPack objects, NumPy, CuPy and torch arrays): it picks
+    the compiled specialization, so two sources of the same memory layout share one."""
     if is_c_contiguous(shape, strides, itemsize):
         return "C"
     if is_f_contiguous(shape, strides, itemsize):
         return "F"
     return "A"
-
-
-def kernel_params(ptr, shape, strides, layout):
-    """The flattened kernel parameters of docs/abi.md: ``(ptr, *shape)`` for C/F arrays,
-    ``(ptr, *shape, *strides)`` for layout 'A'."""
-    if layout == "A":
-        return (ptr, *shape, *strides)
-    return (ptr, *shape)
 
 
 def extent(shape, strides, itemsize):

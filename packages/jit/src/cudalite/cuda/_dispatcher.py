@@ -412,8 +412,8 @@ class CUDADispatcher(InspectMixin):
                     except TypeError:  # an unhashable configuration
                         pass
         values = []
-        for h, a, p in zip(handlers, args, kernel.argtypes):
-            values.extend(h.flat(a, p, sh))
+        for h, a, spec in zip(handlers, args, kernel.abi.args):
+            values.extend(h.flat(a, spec, sh))
         kernel.ensure_dynamic_shared(shm)
         try:
             kernel.launch(grid, block, shm, sh, *values)

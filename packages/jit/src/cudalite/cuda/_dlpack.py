@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import ctypes
 
+from ._array_layout import c_strides
+
 __all__ = ["KDLCPU", "KDLCUDA", "KDLCUDAHOST", "KDLCUDAMANAGED", "dlpack_dtype", "to_dlpack", "read_dlpack"]
 
 KDLCPU, KDLCUDA, KDLCUDAHOST, KDLCUDAMANAGED = 1, 2, 3, 13
@@ -152,11 +154,8 @@ def read_dlpack(obj, stream=None):
     shape = tuple(t.shape[k] for k in range(t.ndim))
     if t.strides:
         strides = tuple(t.strides[k] * dtype.itemsize for k in range(t.ndim))
-    else:
-        strides, acc = [0] * t.ndim, dtype.itemsize
-        for k in range(t.ndim - 1, -1, -1):
-            strides[k], acc = acc, acc * shape[k]
-        strides = tuple(strides)
+    else:  # no strides: C-contiguous (DLPack's rule)
+        strides = c_strides(shape, dtype.itemsize)
     data = (t.data or 0) + t.byte_offset
     _capsule_set_name(capsule, _USED_NAME)  # consumed: the capsule's destructor leaves it alone
     deleter = managed.contents.deleter

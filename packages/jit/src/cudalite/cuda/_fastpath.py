@@ -74,13 +74,9 @@ def _launch_block(ind, kernel, values, ns):
     return body
 
 
-def _n_values(param):
-    """How many flattened values an array parameter has (docs/abi.md)."""
-    return 1 + param.ndim * (2 if param.layout == "A" else 1)
-
-
 def make_factory(disp, names, handlers, keys, kernel, record):
-    """The launcher factory for one specialization (``kernel``: a CompiledKernel)
+    """The launcher factory for one specialization (``kernel``: a CompiledKernel; its
+    ``abi`` says which values each argument flattens to, in which order)
     and the argument handlers/keys that select it; None when an argument kind
     cannot be inlined (NumPy host arrays).
 
@@ -102,8 +98,9 @@ def make_factory(disp, names, handlers, keys, kernel, record):
     ns = {"LAUNCH": kernel.launch, "REC": record, "DEV": kernel.device_id, "KERNEL": kernel,
           "DriverError": CudaDriverError, "FAULT": kernel_fault, "SLOW": disp._launch_slow}
     guards, pre, values = [], [], []
-    for i, (h, key, param, a) in enumerate(zip(handlers, keys, kernel.argtypes, names)):
-        guard, lines, vals = h.snippet(i, a, param, key, ns)
+    specs = kernel.abi.args  # per argument: its parameter slots (cudalite.core.abi.ArgABI)
+    for i, (h, key, spec, a) in enumerate(zip(handlers, keys, specs, names)):
+        guard, lines, vals = h.snippet(i, a, spec, key, ns)
         guards.append(f"({guard})")
         pre.append(lines)
         values.append(vals)
@@ -117,13 +114,13 @@ def make_factory(disp, names, handlers, keys, kernel, record):
     if cached:
         body.append(f"{ind}global {', '.join(f'_CL_M{i}' for i in cached)}")
         hit_guards, hit_pre = [], []
-        for i, (h, param, a) in enumerate(zip(handlers, kernel.argtypes, names)):
+        for i, (h, spec, a) in enumerate(zip(handlers, specs, names)):
             if i not in cached:
                 hit_guards.append(guards[i])
                 hit_pre.extend(pre[i])
                 continue
             fields = [f"_cl_k{i}_{j}" for j in range(h.cache_fields)]
-            vals = [f"_cl_c{i}_{j}" for j in range(_n_values(param))]
+            vals = [f"_cl_c{i}_{j}" for j in range(spec.count)]
             ns[f"_CL_M{i}"] = (_EMPTY,) + (None,) * (len(fields) + len(vals))
             body.append(f"{ind}_cl_l{i}, {', '.join(fields + vals)} = _CL_M{i}")
             checks, store_exprs = h.cache_snippet(a, fields, vals, ns)

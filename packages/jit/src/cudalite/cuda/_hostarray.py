@@ -15,6 +15,8 @@ import ctypes
 
 import numpy as np
 
+from cudalite.core.abi import array_values
+
 from . import _array_layout as L
 
 __all__ = ["GpuAddressableArray", "MappedNDArray", "ManagedNDArray", "host_array_over"]
@@ -77,7 +79,7 @@ class GpuAddressableArray(np.ndarray):
     @property
     def _kernel_params(self):
         ptr = self._device_ptr
-        return None if ptr is None else L.kernel_params(ptr, self.shape, self.strides, self._layout)
+        return None if ptr is None else array_values(ptr, self.shape, self.strides, self._layout)
 
     @property
     def _type_key(self):

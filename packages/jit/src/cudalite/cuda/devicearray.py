@@ -7,8 +7,10 @@ for allocations, the exporting object for arrays imported through
 owner.  The shape/stride rules live in :mod:`._array_layout`.
 
 Fast launch contract: every instance has the plain attributes ``_ptr``,
-``_kernel_params`` (docs/abi.md), ``_layout`` ('C', 'F' or 'A') and ``_type_key``
-(``(dtype, ndim, layout)``), set once in ``__init__``.
+``_kernel_params`` (its values as a parameter of its own type, in the kernel ABI's
+slot order: :func:`cudalite.core.abi.array_values`), ``_layout`` ('C', 'F' or 'A',
+from :func:`._array_layout.layout_of`) and ``_type_key`` (``(dtype, ndim, layout)``),
+set once in ``__init__``.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import copy as _copy
 import ctypes
 
+from cudalite.core.abi import array_values
 from cudalite.core.numpy_support import lazy_numpy as np  # NumPy loads on first use
 
 import cudalite.driver as _drv
@@ -68,7 +71,7 @@ class DeviceNDArray:
         self.gpu_data = gpu_data
         self._ptr = int(ptr)
         layout = self._layout = L.layout_of(shape, strides, dtype.itemsize)
-        self._kernel_params = L.kernel_params(self._ptr, shape, strides, layout)
+        self._kernel_params = array_values(self._ptr, shape, strides, layout)
         self._type_key = (dtype, len(shape), layout)
 
     def _view(self, offset, shape, strides, dtype=None):

@@ -1,14 +1,12 @@
 """The ABIs of compiled entry points, and Itanium-style name mangling.
 
 Parameter layout (documented in docs/abi.md), applied to kernels and to both
-device-function ABIs: every argument is flattened into scalar parameters
-
-* number -> one parameter (bool as ``i8``; complex as two floats)
-* array  -> ``data`` pointer, then ``ndim`` int64 extents, then -- for layout 'A'
-  only -- ``ndim`` int64 byte strides.  C/F-contiguous arrays carry no strides:
-  they are derived from the extents, so launches pack fewer bytes.
-* tuple  -> its items, flattened in order
-* CPointer / record -> one pointer
+device-function ABIs: every argument is flattened into scalar parameters as
+:func:`cudalite.core.abi.kernel_abi` says (the one definition): the wrappers take
+their parameter types from its slots (LLVM IR text read back with
+:func:`._irtypes.type_from_text`) and rebuild each argument from the slots of its
+:class:`~cudalite.core.abi.ArgABI`.  C/F-contiguous arrays carry no strides: they are
+derived here from the extents (:func:`contiguous_strides`).
 
 Entry points:
 
@@ -25,6 +23,7 @@ import re
 
 from llvmlite import ir
 
+from cudalite.core.abi import Role, kernel_abi
 from cudalite.core.errors import CompilerError
 from cudalite.core.types import (
     Array, Boolean, Complex, CPointer, Float, Integer, NoneType, Record, Tuple, Void,
@@ -32,7 +31,7 @@ from cudalite.core.types import (
 
 from ._casts import make_complex
 from ._constants import array_struct
-from ._irtypes import I8, I32, I64, memory_type, ptr, value_type
+from ._irtypes import I8, I32, I64, ptr, type_from_text, value_type
 
 __all__ = ["mangle", "mangle_type", "flat_params", "param_format", "emit_kernel", "emit_numba_abi",
            "emit_c_abi", "check_c_name"]
@@ -102,80 +101,41 @@ def check_c_name(name: str, loc=None) -> str:
     return name
 
 
-# -- parameter flattening ----------------------------------------------------------------------
+# -- parameter flattening: derived from the one kernel ABI (cudalite.core.abi) ----------------
 def flat_params(t) -> list:
-    """LLVM parameter types of one argument of type ``t``."""
-    if isinstance(t, Boolean):
-        return [I8]
-    if isinstance(t, Complex):
-        f = value_type(t.underlying)
-        return [f, f]
-    if isinstance(t, (Integer, Float, CPointer)):
-        return [value_type(t)]
-    if isinstance(t, Array):
-        n = t.ndim * (2 if t.layout == "A" else 1)
-        return [ptr(memory_type(t.dtype))] + [I64] * n
-    if isinstance(t, Tuple):
-        return [p for item in t.types for p in flat_params(item)]
-    if isinstance(t, Record):
-        return [ptr(I8)]
-    raise CompilerError(f"a value of type {t} cannot be passed as an argument of an entry point")
-
-
-_STRUCT_CODES = {
-    "bool": "B", "int8": "b", "uint8": "B", "int16": "h", "uint16": "H", "int32": "i", "uint32": "I",
-    "int64": "q", "uint64": "Q", "float16": "e", "float32": "f", "float64": "d",
-}
+    """LLVM parameter types of one argument of type ``t`` (the slots' types)."""
+    return [type_from_text(s.llvm_type) for s in kernel_abi((t,)).slots]
 
 
 def param_format(argtypes) -> str:
     """The kernel's flattened parameters as a ``struct`` format (one code per
-    parameter, in order): what a launcher packs.  Mirrors :func:`flat_params`."""
-    out = []
-
-    def one(t):
-        if isinstance(t, Complex):
-            out.append(_STRUCT_CODES[t.underlying.name] * 2)
-        elif isinstance(t, (Boolean, Integer, Float)):
-            out.append(_STRUCT_CODES[t.name])
-        elif isinstance(t, (CPointer, Record)):
-            out.append("Q")
-        elif isinstance(t, Array):
-            out.append("Q" + "q" * (t.ndim * (2 if t.layout == "A" else 1)))
-        elif isinstance(t, Tuple):
-            for item in t.types:
-                one(item)
-        else:
-            raise CompilerError(f"a value of type {t} cannot be passed to a kernel")
-
-    for t in argtypes:
-        one(t)
-    return "".join(out)
+    parameter, in order): what a launcher packs.  ``kernel_abi(argtypes).param_format``."""
+    return kernel_abi(argtypes).param_format
 
 
-def _rebuild(b, params, t):
-    """Consume parameters from the iterator ``params`` and rebuild a value of type ``t``."""
-    if isinstance(t, Boolean):
-        return b.icmp_unsigned("!=", next(params), ir.Constant(I8, 0))
-    if isinstance(t, Complex):
-        re_, im = next(params), next(params)
-        return make_complex(b, re_, im, t)
-    if isinstance(t, (Integer, Float, CPointer, Record)):
-        return next(params)
-    if isinstance(t, Array):
-        data = next(params)
-        shape = [next(params) for _ in range(t.ndim)]
-        if t.layout == "A":
-            strides = [next(params) for _ in range(t.ndim)]
-        else:
-            strides = contiguous_strides(b, t, shape)
-        return array_struct(b, t, data, shape, strides)
+def _rebuild(b, params, arg):
+    """Rebuild the value of one argument (or tuple item) from its slots' parameters:
+    ``params`` maps each of ``arg.slots`` (an :class:`~cudalite.core.abi.ArgABI`) to
+    its IR value."""
+    t = arg.type
     if isinstance(t, Tuple):
         v = ir.Constant(value_type(t), ir.Undefined)
-        for i, item in enumerate(t.types):
+        for i, item in enumerate(arg.items):
             v = b.insert_value(v, _rebuild(b, params, item), i)
         return v
-    raise CompilerError(f"cannot rebuild an argument of type {t}")
+    by_role = {}
+    for s in arg.slots:
+        by_role.setdefault(s.role, []).append(params[s])
+    if isinstance(t, Boolean):
+        return b.icmp_unsigned("!=", by_role[Role.BOOL][0], ir.Constant(I8, 0))
+    if isinstance(t, Complex):
+        return make_complex(b, by_role[Role.REAL][0], by_role[Role.IMAG][0], t)
+    if isinstance(t, Array):
+        shape = by_role[Role.SHAPE]
+        strides = by_role.get(Role.STRIDE) or contiguous_strides(b, t, shape)
+        return array_struct(b, t, by_role[Role.DATA][0], shape, strides)
+    (slot,) = arg.slots  # a number or a pointer: one parameter, passed as is
+    return params[slot]
 
 
 def itemsize(t) -> int:
@@ -201,15 +161,15 @@ def contiguous_strides(b, t: Array, shape):
 
 
 def _wrapper(mb, tf, name, ret, extra_first=()):
-    argtypes = tf.argtypes
-    params = list(extra_first) + [p for t in argtypes for p in flat_params(t)]
+    abi = kernel_abi(tf.argtypes)
+    params = list(extra_first) + [type_from_text(s.llvm_type) for s in abi.slots]
     fn = ir.Function(mb.ir_module, ir.FunctionType(ret, params), name)
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     if mb.debug is not None:  # callers need debug info too, or inlined line info is dropped
         sp = mb.debug.subprogram(fn, tf.fir)
         b.debug_metadata = mb.debug.location(tf.fir.loc, sp)
-    it = iter(fn.args[len(extra_first):])
-    args = [_rebuild(b, it, t) for t in argtypes]
+    values = dict(zip(abi.slots, fn.args[len(extra_first):]))
+    args = [_rebuild(b, values, arg) for arg in abi.args]
     return fn, b, args
 
 

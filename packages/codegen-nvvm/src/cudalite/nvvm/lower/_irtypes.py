@@ -12,9 +12,15 @@ Value representations:
 * array -> ``{T* data, [n x i64] shape, [n x i64] strides}`` (strides in bytes)
 * record -> ``i8*`` pointing at the record (records have reference semantics)
 * CPointer(T) -> ``T*``; compile-time objects -> ``{}`` (no runtime value)
+
+:func:`type_from_text` reads the IR text of a type (as printed by llvmlite) back into
+an llvmlite type: the kernel ABI (:mod:`cudalite.core.abi`) spells parameter types
+as text, since core does not import llvmlite.
 """
 
 from __future__ import annotations
+
+import re
 
 from llvmlite import ir
 
@@ -25,7 +31,7 @@ from cudalite.core.types import (
 __all__ = [
     "value_type", "memory_type", "EMPTY", "I1", "I8", "I32", "I64", "ptr", "const_int",
     "DATA_LAYOUT", "TRIPLE", "ADDRSPACE_GENERIC", "ADDRSPACE_GLOBAL", "ADDRSPACE_SHARED",
-    "ADDRSPACE_CONST", "ADDRSPACE_LOCAL",
+    "ADDRSPACE_CONST", "ADDRSPACE_LOCAL", "type_from_text",
 ]
 
 TRIPLE = "nvptx64-nvidia-cuda"
@@ -83,3 +89,71 @@ def memory_type(t):
     if isinstance(t, Record):
         return ir.ArrayType(I8, t.size)
     return value_type(t)
+
+
+_NAMED = {"half": _FLOATS[16], "float": _FLOATS[32], "double": _FLOATS[64], "void": ir.VoidType()}
+_TOKEN = re.compile(r"\s*(addrspace\((\d+)\)|i\d+|half|float|double|void|\d+|x|[{}\[\],*])")
+
+
+def type_from_text(text: str):
+    """The llvmlite type whose IR text is ``text`` (integers, half/float/double,
+    literal structs, arrays, pointers with address spaces); ``str()`` of the result
+    is ``text`` again.  ValueError for anything else."""
+    tokens, pos = [], 0
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if m is None or not m.group(1):
+            raise ValueError(f"not an LLVM type: {text!r}")
+        tokens.append(m.group(1))
+        pos = m.end()
+    ty, end = _parse_type(tokens, 0, text)
+    if end != len(tokens) or str(ty) != text:
+        raise ValueError(f"not an LLVM type: {text!r}")
+    return ty
+
+
+def _parse_type(tokens, k, text):
+    def expect(k, tok):
+        if k >= len(tokens) or tokens[k] != tok:
+            raise ValueError(f"not an LLVM type: {text!r}")
+        return k + 1
+
+    if k >= len(tokens):
+        raise ValueError(f"not an LLVM type: {text!r}")
+    tok = tokens[k]
+    if tok in _NAMED:
+        ty, k = _NAMED[tok], k + 1
+    elif tok[0] == "i" and tok[1:].isdigit():
+        ty, k = ir.IntType(int(tok[1:])), k + 1
+    elif tok == "{":
+        elems, k = [], k + 1
+        if k < len(tokens) and tokens[k] == "}":
+            k += 1
+        else:
+            while True:
+                elem, k = _parse_type(tokens, k, text)
+                elems.append(elem)
+                if k < len(tokens) and tokens[k] == ",":
+                    k += 1
+                    continue
+                k = expect(k, "}")
+                break
+        ty = ir.LiteralStructType(elems)
+    elif tok == "[":
+        if k + 1 >= len(tokens) or not tokens[k + 1].isdigit():
+            raise ValueError(f"not an LLVM type: {text!r}")
+        count = int(tokens[k + 1])
+        k = expect(k + 2, "x")
+        elem, k = _parse_type(tokens, k, text)
+        k = expect(k, "]")
+        ty = ir.ArrayType(elem, count)
+    else:
+        raise ValueError(f"not an LLVM type: {text!r}")
+    while k < len(tokens) and (tokens[k] == "*" or tokens[k].startswith("addrspace")):
+        space = 0
+        if tokens[k].startswith("addrspace"):
+            space = int(tokens[k][len("addrspace("):-1])
+            k += 1
+        k = expect(k, "*")
+        ty = ir.PointerType(ty, space)
+    return ty, k

@@ -1,0 +1,154 @@
+"""GPU-less stand-ins for every kind of array a kernel accepts, all describing the same
+(pointer, shape, byte strides, dtype): DeviceNDArray over a fake address, CUDA array
+interface objects, DLPack-only exporters, NumPy views (``as_strided``, never read),
+and CuPy/torch look-alikes (classes whose module is ``cupy``/``torch``; call
+:func:`install_fake_libs` first so the handlers find those modules)."""
+
+from __future__ import annotations
+
+import sys
+import types
+
+import numpy as np
+
+from cudalite.cuda import _dlpack
+from cudalite.cuda._args import handler_for
+from cudalite.cuda.devicearray import DeviceNDArray
+
+BASE = 0x7F0000000000
+_TORCH_NAMES = ("bool", "int8", "int16", "int32", "int64", "uint8", "float16", "float32", "float64", "complex64",
+                "complex128")
+
+
+class FakeMemory:
+    device_id = 0
+
+
+class _TorchDType:
+    """A torch dtype look-alike (hashable, compared by identity)."""
+
+    def __init__(self, name):
+        self.name = name
+
+
+def host_view(shape, strides, dtype):
+    """A NumPy array with this shape and these byte strides (for its flags only: the
+    memory behind it is one element, never read)."""
+    return np.lib.stride_tricks.as_strided(np.zeros(1, dtype), tuple(shape), tuple(strides), writeable=False)
+
+
+def numpy_layout(shape, strides, dtype):
+    """The layout NumPy's own flags give."""
+    flags = host_view(shape, strides, dtype).flags
+    return "C" if flags.c_contiguous else ("F" if flags.f_contiguous else "A")
+
+
+class CAI:
+    """An object exposing ``__cuda_array_interface__`` v3."""
+
+    def __init__(self, ptr, shape, strides, dtype, stream=None):
+        self.__cuda_array_interface__ = {"data": (ptr, False), "shape": tuple(shape), "typestr": np.dtype(dtype).str,
+                                         "strides": None if strides is None else tuple(strides), "version": 3,
+                                         "stream": stream}
+
+
+class DLPackOnly:
+    """Exports only DLPack (a framework array without the CUDA array interface)."""
+
+    def __init__(self, array):
+        self.array = array
+
+    def __dlpack_device__(self):
+        return (_dlpack.KDLCUDA, 0)
+
+    def __dlpack__(self, stream=None):
+        return _dlpack.to_dlpack(self.array, _dlpack.KDLCUDA, 0)
+
+
+class _CupyMem:
+    def __init__(self, ptr):
+        self.ptr = ptr
+
+
+class CupyArray:
+    """A CuPy ``ndarray`` look-alike, its contiguity flags set as CuPy does (NumPy's
+    relaxed rule)."""
+
+    def __init__(self, ptr, shape, strides, dtype):
+        self.data, self.dtype, self.shape, self.strides = _CupyMem(ptr), np.dtype(dtype), tuple(shape), tuple(strides)
+        self.ndim = len(self.shape)
+        flags = host_view(shape, strides, dtype).flags
+        self._c_contiguous, self._f_contiguous = flags.c_contiguous, flags.f_contiguous
+
+
+CupyArray.__module__ = "cupy"
+
+
+class TorchTensor:
+    """A torch CUDA tensor look-alike: strides in elements, ``is_contiguous()``."""
+
+    def __init__(self, ptr, shape, strides, dtype):
+        torch = sys.modules["torch"]
+        self.ptr, self.shape, self.np_dtype = ptr, tuple(shape), np.dtype(dtype)
+        self.dtype = getattr(torch, self.np_dtype.name)
+        self.strides = tuple(s // self.np_dtype.itemsize for s in strides)
+        self._version, self.is_cuda = 0, True
+        self.contiguous = host_view(shape, strides, dtype).flags.c_contiguous
+
+    def data_ptr(self):
+        return self.ptr
+
+    def dim(self):
+        return len(self.shape)
+
+    def stride(self):
+        return self.strides
+
+    def is_contiguous(self):
+        return self.contiguous
+
+
+TorchTensor.__module__ = "torch"
+
+
+def install_fake_libs(monkeypatch):
+    """Put fake ``torch`` and ``cupy`` modules in ``sys.modules`` (the handlers read them)."""
+    torch = types.ModuleType("torch")
+    for name in _TORCH_NAMES:
+        setattr(torch, name, _TorchDType(name))
+    cupy = types.ModuleType("cupy")
+    cupy.cuda = types.SimpleNamespace(stream=types.SimpleNamespace(get_current_stream_ptr=lambda: 0))
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    monkeypatch.setitem(sys.modules, "cupy", cupy)
+
+
+SOURCES = ("device", "cai", "cai-nostrides", "dlpack", "cupy", "torch", "numpy")
+
+
+def make_source(kind, ptr, shape, strides, dtype):
+    """An array of ``kind`` (one of :data:`SOURCES`) describing this memory."""
+    dtype = np.dtype(dtype)
+    if kind == "device":
+        return DeviceNDArray(shape, strides, dtype, ptr=ptr, owner=FakeMemory())
+    if kind == "cai":
+        return CAI(ptr, shape, strides, dtype)
+    if kind == "cai-nostrides":  # only valid for C strides: CAI's None means C-contiguous
+        return CAI(ptr, shape, None, dtype)
+    if kind == "dlpack":
+        return DLPackOnly(DeviceNDArray(shape, strides, dtype, ptr=ptr, owner=FakeMemory()))
+    if kind == "cupy":
+        return CupyArray(ptr, shape, strides, dtype)
+    if kind == "torch":
+        return TorchTensor(ptr, shape, strides, dtype)
+    if kind == "numpy":
+        return host_view(shape, strides, dtype)
+    raise ValueError(kind)
+
+
+def handler(obj):
+    """The argument handler of ``obj`` (not cached: fake classes come and go)."""
+
+    def resolve(cls, x):
+        return handler_for(cls, x, resolve)
+
+    return resolve(type(obj), obj)
