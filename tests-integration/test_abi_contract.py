@@ -32,11 +32,10 @@ def _entry_param_sizes(ptx, name):
 
 def test_ptx_params_driver_layout_and_kernel_format_agree():
     argtypes = parse_signature(SIG)[1]
-    k = CompiledKernel.__new__(CompiledKernel)
-    k.build(mixed, argtypes, JitOptions(), (9, 0))  # GPU-less: compile and link, no load
+    k = CompiledKernel(mixed, argtypes, JitOptions(), (9, 0), load=False)  # GPU-less: compile and link
     abi = kernel_abi(argtypes)
-    assert k.abi == abi and k.result.abi == abi
+    assert k.abi == abi and k.artifact.abi == abi
     assert k.param_format == abi.param_format == "Qq" + "Qqqqq" + "iBe" + "B" + "Qqq" + "f" + "Q" + "dd"
     layout = param_layout(abi.param_format)
     assert layout.count == len(abi.slots)
-    assert list(layout.sizes) == _entry_param_sizes(k.result.artifacts["ptx"].data, k.name)
+    assert list(layout.sizes) == _entry_param_sizes(k.stage("ptx"), k.name)

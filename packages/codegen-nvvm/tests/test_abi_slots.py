@@ -10,7 +10,7 @@ import pytest
 from llvmlite import ir
 
 from cudalite import types as T
-from cudalite.core.abi import _memory_text, _value_text, kernel_abi
+from cudalite.core.abi import llvm_memory_text, llvm_value_text, kernel_abi
 from cudalite.core.types import SliceType, none
 from cudalite.nvvm.api import make_options
 from cudalite.nvvm.lower._abi import flat_params
@@ -68,9 +68,9 @@ TYPES = [T.boolean, T.int8, T.uint16, T.int64, T.float16, T.float32, T.float64, 
 
 @pytest.mark.parametrize("t", TYPES, ids=str)
 def test_core_llvm_text_is_what_the_dialect_prints(t):
-    assert _value_text(t) == str(value_type(t))
-    assert _memory_text(t) == str(memory_type(t))
-    for text in (_value_text(t), _memory_text(t), _memory_text(t) + "*"):
+    assert llvm_value_text(t) == str(value_type(t))
+    assert llvm_memory_text(t) == str(memory_type(t))
+    for text in (llvm_value_text(t), llvm_memory_text(t), llvm_memory_text(t) + "*"):
         assert str(type_from_text(text)) == text
 
 

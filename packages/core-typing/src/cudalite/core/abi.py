@@ -35,6 +35,7 @@ from .types import Array, Boolean, Complex, CPointer, Float, Integer, Record, Sl
 
 __all__ = [
     "ABI_VERSION", "Role", "ParamSlot", "ArgABI", "KernelABI", "kernel_abi", "passes_strides", "array_values",
+    "llvm_value_text", "llvm_memory_text",
 ]
 
 #: version of :meth:`KernelABI.to_payload`'s data (bump when the layout rule changes)
@@ -109,7 +110,7 @@ def array_values(ptr, shape, strides, layout) -> tuple:
     return (ptr, *shape)
 
 
-def _value_text(t) -> str:
+def llvm_value_text(t) -> str:
     """LLVM IR text of a value of type ``t`` in registers (what llvmlite prints)."""
     if isinstance(t, Boolean):
         return "i1"
@@ -121,12 +122,12 @@ def _value_text(t) -> str:
         f = _FLOAT_TEXT[t.underlying.bitwidth]
         return f"{{{f}, {f}}}"
     if isinstance(t, Tuple):
-        return "{" + ", ".join(_value_text(i) for i in t.types) + "}"
+        return "{" + ", ".join(llvm_value_text(i) for i in t.types) + "}"
     if isinstance(t, Array):
-        return f"{{{_memory_text(t.dtype)}*, [{t.ndim} x i64], [{t.ndim} x i64]}}"
+        return f"{{{llvm_memory_text(t.dtype)}*, [{t.ndim} x i64], [{t.ndim} x i64]}}"
     if isinstance(t, CPointer):
         space = f" addrspace({t.addrspace})" if t.addrspace else ""
-        return f"{_memory_text(t.dtype)}{space}*"
+        return f"{llvm_memory_text(t.dtype)}{space}*"
     if isinstance(t, Record):
         return "i8*"
     if isinstance(t, SliceType):
@@ -134,13 +135,13 @@ def _value_text(t) -> str:
     return "{}"  # compile-time objects (None, functions, ...) have no runtime value
 
 
-def _memory_text(t) -> str:
+def llvm_memory_text(t) -> str:
     """LLVM IR text of ``t`` stored in memory (array elements, pointees)."""
     if isinstance(t, Boolean):
         return "i8"
     if isinstance(t, Record):
         return f"[{t.size} x i8]"
-    return _value_text(t)
+    return llvm_value_text(t)
 
 
 def _flatten(t, arg, path, out) -> ArgABI:
@@ -151,14 +152,14 @@ def _flatten(t, arg, path, out) -> ArgABI:
         out.append(ParamSlot(Role.BOOL, arg, path, None, "i8", _STRUCT_CODES["bool"]))
     elif isinstance(t, Complex):
         f = t.underlying
-        out.append(ParamSlot(Role.REAL, arg, path, None, _value_text(f), _STRUCT_CODES[f.name]))
-        out.append(ParamSlot(Role.IMAG, arg, path, None, _value_text(f), _STRUCT_CODES[f.name]))
+        out.append(ParamSlot(Role.REAL, arg, path, None, llvm_value_text(f), _STRUCT_CODES[f.name]))
+        out.append(ParamSlot(Role.IMAG, arg, path, None, llvm_value_text(f), _STRUCT_CODES[f.name]))
     elif isinstance(t, (Integer, Float)):
-        out.append(ParamSlot(Role.SCALAR, arg, path, None, _value_text(t), _STRUCT_CODES[t.name]))
+        out.append(ParamSlot(Role.SCALAR, arg, path, None, llvm_value_text(t), _STRUCT_CODES[t.name]))
     elif isinstance(t, (CPointer, Record)):
-        out.append(ParamSlot(Role.POINTER, arg, path, None, _value_text(t), _POINTER_CODE))
+        out.append(ParamSlot(Role.POINTER, arg, path, None, llvm_value_text(t), _POINTER_CODE))
     elif isinstance(t, Array):
-        out.append(ParamSlot(Role.DATA, arg, path, None, _memory_text(t.dtype) + "*", _POINTER_CODE))
+        out.append(ParamSlot(Role.DATA, arg, path, None, llvm_memory_text(t.dtype) + "*", _POINTER_CODE))
         out.extend(ParamSlot(Role.SHAPE, arg, path, d, "i64", _EXTENT_CODE) for d in range(t.ndim))
         if passes_strides(t.layout):
             out.extend(ParamSlot(Role.STRIDE, arg, path, d, "i64", _EXTENT_CODE) for d in range(t.ndim))
