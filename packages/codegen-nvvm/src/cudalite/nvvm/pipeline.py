@@ -20,7 +20,7 @@ from cudalite.core.typing import TypedFunction, TypingContext
 
 from . import libnvvm
 from ._options import CompileOptions, nvvm_flags
-from .lower import LowerOptions, ModuleBuilder, check_c_name, emit_c_abi, emit_kernel, emit_numba_abi, mangle
+from .lower import LowerOptions, ModuleBuilder, check_c_name, emit_c_abi, emit_kernel, emit_numba_abi, lowerings, mangle
 
 __all__ = ["STAGES", "Artifact", "PipelineResult", "EntrySpec", "run_pipeline"]
 
@@ -108,7 +108,7 @@ def run_pipeline(pyfunc, sig, entry: EntrySpec, options: CompileOptions, until: 
     t2 = perf_counter()
     lopts = LowerOptions(debug=options.debug, lineinfo=options.lineinfo, fastmath=options.fastmath,
                          forceinline=options.forceinline, nvvm_ir_version=libnvvm.ir_version(), cc=options.cc)
-    mb = ModuleBuilder(fir.qualname, lopts)
+    mb = ModuleBuilder(fir.qualname, lopts, lowerings=lowerings)
     if not entry.device:
         name = mangle(fir.module, fir.qualname, argtypes)
     elif entry.abi == "c":

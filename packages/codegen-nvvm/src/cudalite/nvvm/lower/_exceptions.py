@@ -16,6 +16,7 @@ return too, so the exception propagates to the kernel's exit.
 from __future__ import annotations
 
 import builtins
+from dataclasses import dataclass
 
 from llvmlite import ir
 
@@ -29,13 +30,16 @@ __all__ = ["ExceptionInfo", "check_status_after_call"]
 _SREGS = ("tid.x", "tid.y", "tid.z", "ctaid.x", "ctaid.y", "ctaid.z")
 
 
+@dataclass(frozen=True, slots=True)
 class ExceptionInfo:
     """What the host raises for a recorded index: class, constant args, location."""
 
-    __slots__ = ("exc_class", "args", "loc")
+    exc_class: type
+    args: tuple
+    loc: object
 
-    def __init__(self, exc_class, args, loc):
-        self.exc_class, self.args, self.loc = exc_class, tuple(args), loc
+    def __post_init__(self):
+        object.__setattr__(self, "args", tuple(self.args))
 
     def __repr__(self):
         return f"ExceptionInfo({self.exc_class.__name__}{self.args!r} at {self.loc})"
@@ -87,8 +91,8 @@ def _exception_of(lc, exc):
     return RuntimeError, ("exception raised in device code",)
 
 
-@lowerings.value("raise")
-def _raise(lc, stmt, _info):
+@lowerings.stmt(cir.Raise)
+def _raise(lc, stmt):
     if not lc.module.options.debug:
         lc.ret_default()
         lc.dead_block()
@@ -97,8 +101,8 @@ def _raise(lc, stmt, _info):
     _record(lc, cls, args, stmt.loc)
 
 
-@lowerings.value("assert")
-def _assert(lc, stmt, _info):
+@lowerings.stmt(cir.Assert)
+def _assert(lc, stmt):
     if not lc.module.options.debug:
         return
     b = lc.builder

@@ -28,8 +28,12 @@ class LowerOptions:
 
 
 class ModuleBuilder:
-    def __init__(self, name: str, options: LowerOptions):
+    """``lowerings``: the lowering table every function of this module dispatches
+    through (normally :data:`cudalite.nvvm.lower.lowerings`)."""
+
+    def __init__(self, name: str, options: LowerOptions, *, lowerings):
         self.options = options
+        self.lowerings = lowerings
         self.ir_module = m = ir.Module(name)
         m.triple = TRIPLE
         m.data_layout = DATA_LAYOUT

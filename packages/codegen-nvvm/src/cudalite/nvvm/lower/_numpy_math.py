@@ -42,7 +42,7 @@ def _nan_propagating(pick_first_when):
         b = lc.builder
         a, c = args
         if not isinstance(a.type, (ir.FloatType, ir.DoubleType, ir.HalfType)):
-            return lowerings.lookup_call(builtins.max if pick_first_when == ">" else builtins.min)(
+            return lc.module.lowerings.lookup_call(builtins.max if pick_first_when == ">" else builtins.min)(
                 lc, node, args, info)
         first = b.or_(is_nan(b, a), b.fcmp_ordered(pick_first_when, a, c))
         return b.select(first, a, c)
