@@ -114,3 +114,45 @@ def test_typing_records_the_payloads_lowering_reads():
     assert by_name["cuda.atomic.max"].payload == AtomicOp("max")
     with pytest.raises(AttributeError):  # records are frozen
         by_name["cuda.grid"].payload.ndim = 2
+
+
+class _FastExp:
+    """A library's device function, typed and lowered by an extension (registry docstring)."""
+
+    __module__ = "mylib"
+
+    def __call__(self, x):
+        raise RuntimeError("device only")
+
+
+fast_exp = _FastExp()
+
+
+def test_an_extension_registers_a_typer_with_a_payload_and_its_lowering():
+    from dataclasses import dataclass
+
+    from llvmlite import ir as llir
+
+    from cudalite.core.typing import Resolved
+
+    @dataclass(frozen=True, slots=True)
+    class Scale:
+        factor: float
+
+    @registry.call(fast_exp, params=("x",), name="mylib.fast_exp")
+    def _type_fast_exp(site):
+        (x,) = site.args
+        return Resolved(T.float32(T.float32), Scale(2.0)) if x == T.float32 else None
+
+    @lowerings.call(fast_exp)
+    def _lower_fast_exp(lc, node, args, info):
+        x = lc.builder.fmul(args[0], llir.Constant(args[0].type, info.payload.factor))
+        return lc.call_libdevice("__nv_expf", x.type, [x])
+
+    def k(out, x):
+        out[0] = fast_exp(x=x)
+
+    text = _lower(k, (T.float32[::1], T.float32), lowerings)
+    assert "fmul float" in text and "0x4000000000000000" in text and '@"__nv_expf"(float' in text
+    with pytest.raises(Exception, match=r"no implementation of mylib\.fast_exp\(\) for argument types \(int32\)"):
+        _typed(k, T.float32[::1], T.int32)

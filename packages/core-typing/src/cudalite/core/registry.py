@@ -2,18 +2,39 @@
 
 Keys are the Python objects users write (``math.sin``, ``abs``,
 ``cuda.atomic.add``, ``cuda.threadIdx.x``) or ``(TypeClass, name)`` pairs for
-attributes and methods of typed values.  The backend (cudalite.nvvm) keeps a
-lowering table with the same keys, so a built-in, the FFI and a third-party
-extension add callables the same way::
+attributes and methods of typed values (the table class is
+:class:`cudalite.core.tables.KeyedTable`).  The backend keeps a lowering table
+with the same keys (:data:`cudalite.nvvm.lower.lowerings`), so a built-in, the
+FFI and a third-party extension add callables the same way -- a typer here and
+a lowering there::
+
+    from cudalite.core.registry import registry
+    from cudalite.core.typing import Resolved
+    from cudalite.nvvm.lower import lowerings
+
+    @dataclass(frozen=True, slots=True)
+    class Scale:                       # what the typer decided, for the lowering
+        factor: float
 
     @registry.call(mylib.fast_exp, params=("x",))
     def _type_fast_exp(site):
         (x,) = site.args
-        return types.float32(types.float32) if x == types.float32 else None
+        if x != types.float32:
+            return None                # no match: "no implementation of ..."
+        return Resolved(types.float32(types.float32), Scale(2.0))
+
+    @lowerings.call(mylib.fast_exp)   # info: the frozen CallInfo typing recorded
+    def _lower_fast_exp(lc, node, args, info):
+        x = lc.builder.fmul(args[0], llvmlite.ir.Constant(args[0].type, info.payload.factor))
+        return lc.call_libdevice("__nv_expf", x.type, [x])
 
 A typer takes a :class:`CallSite` and returns a :class:`Signature` (the types
-the arguments are converted to and the result type) or None for "no match".
-The registry is filled at import time by decorators and read-only afterwards.
+the arguments are converted to and the result type), ``Resolved(sig, payload)``
+when the lowering needs more than the signature (``payload``: a frozen
+dataclass of the extension's own), or None for "no match".  Lowering reads
+only what typing recorded; it never calls a typer again.  Both tables are
+filled at import time by decorators (NumPy's lazily, on first use, thread-safe)
+and are read-only afterwards.
 """
 
 from __future__ import annotations
