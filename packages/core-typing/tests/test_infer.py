@@ -11,7 +11,7 @@ from cudalite.core import ir
 from cudalite.core.errors import TypingError
 from cudalite.core.registry import registry
 from cudalite.core.types import Array, Tuple, UniTuple
-from cudalite.core.typing import TypingContext
+from cudalite.core.typing import CallKind, Comparison, TypingContext
 
 
 def typed(func, *argtypes, return_type=None):
@@ -486,9 +486,25 @@ def test_chained_comparisons_conditional_expressions_and_boolean_ops():
     cmp = tf.fir.body[0].value.items[0]
     assert isinstance(cmp, ir.Compare) and cmp.ops == ["<", "<="]
     info = tf.calls[cmp]
-    (s1, s2) = info.key[1]
-    assert s1.args == (T.int64, T.int64)
-    assert s2.args == (T.float64, T.float64)
+    assert info.kind is CallKind.COMPARE
+    (l1, l2) = info.payload
+    assert (l1.op, l1.sig.args, l1.constant) == ("<", (T.int64, T.int64), None)
+    assert (l2.op, l2.sig.args, l2.constant) == ("<=", (T.float64, T.float64), None)
+
+
+def test_tuple_and_none_comparisons_are_decided_by_typing():
+    def f(t, u, v, x):
+        return t == u, t != v, x is None, x is not None
+
+    tf = typed(f, Tuple((T.int32, Tuple((T.float32, T.int8)))), Tuple((T.int64, Tuple((T.float64, T.int8)))),
+               UniTuple(T.int32, 3), T.int32)
+    eq, ne, is_none, is_not_none = (tf.calls[c].payload[0] for c in tf.fir.body[0].value.items)
+    assert eq.is_tuple and eq.constant is None
+    first, nested = eq.items
+    assert first == Comparison("==", T.boolean(T.int64, T.int64))
+    assert nested.is_tuple and [i.sig.args for i in nested.items] == [(T.float64, T.float64), (T.int64, T.int64)]
+    assert (ne.op, ne.constant) == ("!=", True)  # lengths 2 and 3: never equal
+    assert (is_none.constant, is_not_none.constant) == (False, True)  # an int32 is never None
 
 
 def test_conditional_expression_branches_must_unify():

@@ -35,6 +35,7 @@ from . import libnvvm
 from ._options import CompileOptions, nvvm_flags
 from .artifacts import Artifact, LoweredModule
 from .lower import LowerOptions, ModuleBuilder, check_c_name, emit_c_abi, emit_kernel, emit_numba_abi, mangle
+from .lower import lowerings as default_lowerings
 
 __all__ = [
     "STAGES", "PIPELINE", "Artifact", "CompileJob", "State", "Stage", "PipelineResult", "EntrySpec",
@@ -63,7 +64,8 @@ class CompileJob:
     return_type: object
     entry: EntrySpec
     options: CompileOptions
-    context: TypingContext
+    context: TypingContext  # typing: holds the typing registry
+    lowerings: object  # lowering: the lowering table (cudalite.nvvm.lower.Lowerings)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +128,7 @@ def _lower(job: CompileJob, state: State):
     lopts = LowerOptions(debug=options.debug, lineinfo=options.lineinfo, fastmath=options.fastmath,
                          forceinline=options.forceinline, nvvm_ir_version=libnvvm.ir_version(), cc=options.cc)
     name = _entry_name(job, state.fir)
-    mb = ModuleBuilder(state.fir.qualname, lopts, exc_symbol=f"{name}__cudalite_exc")
+    mb = ModuleBuilder(state.fir.qualname, lopts, lowerings=job.lowerings, exc_symbol=f"{name}__cudalite_exc")
     if not entry.device:
         emit_kernel(mb, tf, name, options.launch_bounds)
     elif entry.abi == "c":
@@ -267,14 +269,16 @@ def _check_entry(entry: EntrySpec, ret):
 
 
 def run_pipeline(pyfunc, sig, entry: EntrySpec, options: CompileOptions, until: str = "ptx",
-                 context: TypingContext | None = None) -> PipelineResult:
+                 context: TypingContext | None = None, lowerings=None) -> PipelineResult:
     """Compile ``pyfunc`` for ``sig`` and stop after the stage making ``until``
     (the ``nvvm`` stage makes ``until`` when it is 'ptx' or 'ltoir', else
-    ``options.output``)."""
+    ``options.output``).  ``context``: the typing context (default: a new one over
+    the built-in registry); ``lowerings``: the lowering table (default: the built-in one)."""
     _stage_index(until)
     ret, argtypes = parse_signature(sig)
     _check_entry(entry, ret)
-    job = CompileJob(pyfunc, tuple(argtypes), ret, entry, options, context or TypingContext(registry, options))
+    job = CompileJob(pyfunc, tuple(argtypes), ret, entry, options, context or TypingContext(registry, options),
+                     default_lowerings if lowerings is None else lowerings)
     output = until if until in ("ptx", "ltoir") else None
     return run_stages(job, State(), 0, until, output=output)
 
@@ -312,11 +316,4 @@ def compile_nvvm_ir(text: str, options: CompileOptions, output: str = "ptx", *, 
 def _return_locs(fir):
     from cudalite.core import ir
 
-    def walk(stmts):
-        for s in stmts:
-            if isinstance(s, ir.Return) and s.value is not None:
-                yield s.loc
-            for attr in ("body", "orelse"):
-                yield from walk(getattr(s, attr, []) or [])
-
-    return walk(fir.body)
+    return (s.loc for s in ir.walk_stmts(fir.body) if isinstance(s, ir.Return) and s.value is not None)

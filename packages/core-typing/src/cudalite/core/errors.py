@@ -10,6 +10,7 @@ Every user-facing compile error carries a ``Loc`` and renders as::
 from __future__ import annotations
 
 import linecache
+from dataclasses import dataclass
 
 __all__ = [
     "Loc", "CudaliteError", "CompilerError", "TypingError", "UnsupportedError",
@@ -17,18 +18,21 @@ __all__ = [
 ]
 
 
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class Loc:
-    """A source location: file, 1-based line, 0-based column, optional end."""
+    """A source location: file, 1-based line, 0-based column, optional end
+    (immutable; compared by identity like the IR nodes that carry it)."""
 
-    __slots__ = ("filename", "line", "col", "end_line", "end_col", "source_line")
+    filename: str | None
+    line: int | None
+    col: int | None = 0
+    end_line: int | None = None
+    end_col: int | None = None
+    source_line: str | None = None
 
-    def __init__(self, filename, line, col=0, end_line=None, end_col=None, source_line=None):
-        self.filename = filename or "<unknown>"
-        self.line = line
-        self.col = col or 0
-        self.end_line = end_line
-        self.end_col = end_col
-        self.source_line = source_line
+    def __post_init__(self):
+        object.__setattr__(self, "filename", self.filename or "<unknown>")
+        object.__setattr__(self, "col", self.col or 0)
 
     def text(self) -> str | None:
         if self.source_line is not None:

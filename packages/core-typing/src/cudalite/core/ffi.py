@@ -25,18 +25,26 @@ Importing this module needs no GPU library: link items are opaque here.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from .errors import SignatureError
-from .types import Signature, Void, parse_signature
+from .types import Signature, Type, Void, parse_signature
 
 __all__ = ["ForeignFunction", "declare_device", "resolve_extension", "LINK_HOOKS"]
 
 LINK_HOOKS = ("__cudalite_link__", "__numba_cuda_link__")
 
 
+@dataclass(frozen=True, eq=False, repr=False, init=False)
 class ForeignFunction:
-    """A device function implemented outside Python (immutable)."""
+    """A device function implemented outside Python (immutable; compared by identity)."""
 
     __slots__ = ("name", "return_type", "argtypes", "abi", "link", "__weakref__")
+    name: str
+    return_type: Type
+    argtypes: tuple
+    abi: str
+    link: tuple
 
     def __init__(self, name: str, sig, link=None, abi: str = "numba"):
         if abi not in ("numba", "c"):
@@ -51,14 +59,9 @@ class ForeignFunction:
             link = ()
         elif isinstance(link, (str, bytes)) or not isinstance(link, (list, tuple)):
             link = (link,)
-        object.__setattr__(self, "name", name)
-        object.__setattr__(self, "return_type", ret)
-        object.__setattr__(self, "argtypes", tuple(args))
-        object.__setattr__(self, "abi", abi)
-        object.__setattr__(self, "link", tuple(link))
-
-    def __setattr__(self, key, value):
-        raise AttributeError("ForeignFunction is immutable")
+        for key, value in (("name", name), ("return_type", ret), ("argtypes", tuple(args)), ("abi", abi),
+                           ("link", tuple(link))):
+            object.__setattr__(self, key, value)
 
     @property
     def signature(self) -> Signature:

@@ -289,28 +289,14 @@ def clear(path=None) -> int:
 
 
 # -- the key ---------------------------------------------------------------------------------
-def _walk_consts(node, out, seen):
-    """Named constants (frozen globals, closure values, folded attributes) in an IR tree."""
-    from dataclasses import fields, is_dataclass
-
+def _walk_consts(body, out):
+    """Named constants (frozen globals, closure values, folded attributes) in a function body."""
     from cudalite.core import ir
 
-    if isinstance(node, (list, tuple)):
-        for item in node:
-            _walk_consts(item, out, seen)
-    elif isinstance(node, dict):
-        for item in node.values():
-            _walk_consts(item, out, seen)
-    elif isinstance(node, ir.Node):
-        if id(node) in seen:
-            return
-        seen.add(id(node))
-        if isinstance(node, ir.Const) and node.name:
-            out.append((node.name, node.value))
-        if is_dataclass(node):
-            for f in fields(node):
-                if f.name != "loc":
-                    _walk_consts(getattr(node, f.name), out, seen)
+    for stmt in ir.walk_stmts(body):
+        for e in ir.walk_exprs(stmt):
+            if isinstance(e, ir.Const) and e.name:
+                out.append((e.name, e.value))
 
 
 class Uncacheable(Exception):
@@ -548,7 +534,7 @@ def probe_kernel(pyfunc, argtypes, opts, cc, *, directory=None, kind="kernel") -
         funcs = []
         for f in _graph(tf):
             consts = []
-            _walk_consts(f.fir.body, consts, set())
+            _walk_consts(f.fir.body, consts)
             for info in f.calls.values():
                 links.extend(info.links or ())
                 links.extend(getattr(info.key, "link", ()) if _is_foreign(info.key) else ())

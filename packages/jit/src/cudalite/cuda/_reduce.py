@@ -39,7 +39,9 @@ def _make_kernel(op, nbtype, block):
     ``kernel(arr, n, out, init, use_init)`` folds ``arr[:n]`` block by block and
     writes block ``b``'s value to ``out[b]``, combined with ``init`` when
     ``use_init`` is nonzero (the last pass, launched with a single block)."""
-    from cudalite import cuda
+    from cudalite.core import device_api as cuda  # the device API the kernel below calls
+
+    from ._dispatcher import jit
 
     half = block // 2
 
@@ -68,7 +70,7 @@ def _make_kernel(op, nbtype, block):
                 value = nbtype(op(value, init))
             out[cuda.blockIdx.x] = value
 
-    return cuda.jit(reduce_kernel)
+    return jit(reduce_kernel)
 
 
 def _check_functor(functor):

@@ -10,32 +10,13 @@ from llvmlite import ir
 from cudalite.core.types import Boolean, Complex, Float, Integer
 
 from ._casts import complex_parts, make_complex
+from ._complexmath import complex_pow
+from ._floats import complex_div, fneg, libm, narrow, widen
 from ._irtypes import value_type
 
-__all__ = ["binop", "unaryop", "compare", "fneg"]
+__all__ = ["binop", "unaryop", "compare", "float_divmod"]
 
 _FCMP = {"<": "<", "<=": "<=", ">": ">", ">=": ">=", "==": "=="}
-
-
-def fneg(b, v):
-    """``-v`` for floats (LLVM 7 has no ``fneg`` instruction)."""
-    return b.fsub(ir.Constant(v.type, -0.0), v)
-
-
-def _f32(lc, v, ty):
-    """float16 math goes through float32 libdevice functions."""
-    return lc.builder.fpext(v, ir.FloatType()) if ty.bitwidth == 16 else v
-
-
-def _back(lc, v, ty):
-    return lc.builder.fptrunc(v, ir.HalfType()) if ty.bitwidth == 16 else v
-
-
-def _libm(lc, name, ty, *args):
-    """Call libdevice ``__nv_<name>[f]`` in the float type ``ty``."""
-    args = [_f32(lc, a, ty) for a in args]
-    fname = f"__nv_{name}{'' if ty.bitwidth == 64 else 'f'}"
-    return _back(lc, lc.call_libdevice(fname, args[0].type, args), ty)
 
 
 def binop(lc, op, a, bv, ty):
@@ -141,18 +122,18 @@ def _float_binop(lc, op, a, bv, ty):
     if op == "**":
         if isinstance(bv.type, ir.IntType):
             n = b.trunc(bv, ir.IntType(32)) if bv.type.width > 32 else bv
-            return _libm(lc, "powi", ty, a, n) if ty.bitwidth == 64 else \
-                _back(lc, lc.call_libdevice("__nv_powif", ir.FloatType(), [_f32(lc, a, ty), n]), ty)
-        return _libm(lc, "pow", ty, a, bv)
+            return libm(lc, "powi", ty, a, n) if ty.bitwidth == 64 else \
+                narrow(lc, lc.call_libdevice("__nv_powif", ir.FloatType(), [widen(lc, a, ty), n]), ty)
+        return libm(lc, "pow", ty, a, bv)
     if op in ("//", "%"):
-        return _float_divmod(lc, a, bv, ty)[0 if op == "//" else 1]
+        return float_divmod(lc, a, bv, ty)[0 if op == "//" else 1]
     raise TypeError(f"no float operator {op}")
 
 
-def _float_divmod(lc, a, bv, ty):
+def float_divmod(lc, a, bv, ty):
     """CPython's float_divmod: returns (floordiv, mod)."""
     b = lc.builder
-    a32, b32 = _f32(lc, a, ty), _f32(lc, bv, ty)
+    a32, b32 = widen(lc, a, ty), widen(lc, bv, ty)
     fty = a32.type
     zero, half, one = (ir.Constant(fty, c) for c in (0.0, 0.5, 1.0))
     mod = b.frem(a32, b32)
@@ -168,7 +149,7 @@ def _float_divmod(lc, a, bv, ty):
     floor = b.select(b.fcmp_ordered(">", b.fsub(div, floor), half), b.fadd(floor, one), floor)
     div_nz = b.fcmp_ordered("!=", div, zero)
     floordiv = b.select(div_nz, floor, lc.call_libdevice(csign, fty, [zero, b.fdiv(a32, b32)]))
-    return _back(lc, floordiv, ty), _back(lc, mod, ty)
+    return narrow(lc, floordiv, ty), narrow(lc, mod, ty)
 
 
 def _complex_binop(lc, op, a, bv, ty):
@@ -186,30 +167,8 @@ def _complex_binop(lc, op, a, bv, ty):
     if op == "/":
         return complex_div(lc, ar, ai, br, bi, ty)
     if op == "**":
-        from ._complexmath import complex_pow
-
         return complex_pow(lc, a, bv, ty)
     raise TypeError(f"no complex operator {op}")
-
-
-def complex_div(lc, ar, ai, br, bi, ty):
-    """Smith's algorithm (as CPython's ``_Py_c_quot``) for well-scaled results."""
-    b = lc.builder
-    fty = ar.type
-    fabs = "__nv_fabs" + ("" if ty.underlying.bitwidth == 64 else "f")
-    abr = lc.call_libdevice(fabs, fty, [br])
-    abi = lc.call_libdevice(fabs, fty, [bi])
-    use_real = b.fcmp_ordered(">=", abr, abi)
-    # branch-free: compute both forms and select
-    ratio1 = b.fdiv(bi, br)
-    denom1 = b.fadd(br, b.fmul(bi, ratio1))
-    re1 = b.fdiv(b.fadd(ar, b.fmul(ai, ratio1)), denom1)
-    im1 = b.fdiv(b.fsub(ai, b.fmul(ar, ratio1)), denom1)
-    ratio2 = b.fdiv(br, bi)
-    denom2 = b.fadd(b.fmul(br, ratio2), bi)
-    re2 = b.fdiv(b.fadd(b.fmul(ar, ratio2), ai), denom2)
-    im2 = b.fdiv(b.fsub(b.fmul(ai, ratio2), ar), denom2)
-    return make_complex(b, b.select(use_real, re1, re2), b.select(use_real, im1, im2), ty)
 
 
 def unaryop(lc, op, v, ty):

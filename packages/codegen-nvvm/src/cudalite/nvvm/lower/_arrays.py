@@ -3,47 +3,23 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from llvmlite import ir
 
 from cudalite.core.types import (
-    Array, Boolean, CPointer, Record, SliceType, Tuple,
+    Array, CPointer, Record, Signature, SliceType, Tuple,
 )
+from cudalite.core.typing import ArrayView, TupleIndex
 
 from ._abi import itemsize
 from ._constants import array_struct
-from ._irtypes import I8, I64, memory_type, ptr, value_type
+from ._elements import element_pointer, load_mem, store_mem, wrap_index
+from ._irtypes import I64, memory_type, ptr, value_type
 from ._registry import lowerings
-from ._slices import slice_view
+from ._slices import slice_view, store_into_view
 
-__all__ = ["element_pointer", "load_mem", "store_mem", "wrap_index"]
-
-
-def load_mem(b, p, ty):
-    """Load a value of type ``ty`` from memory (bools are bytes, records stay pointers)."""
-    if isinstance(ty, Record):
-        return b.bitcast(p, ptr(I8))
-    v = b.load(p)
-    if isinstance(ty, Boolean):
-        return b.icmp_unsigned("!=", v, ir.Constant(I8, 0))
-    return v
-
-
-def store_mem(b, p, v, ty):
-    if isinstance(ty, Boolean):
-        v = b.zext(v, I8)
-    b.store(v, p)
-
-
-def wrap_index(b, idx, ity, extent):
-    """Index as i64, with Python's negative-index wraparound for signed indices."""
-    if isinstance(ity, Boolean):
-        return b.zext(idx, I64)
-    if ity.bitwidth < 64:
-        idx = (b.sext if ity.signed else b.zext)(idx, I64)
-    if not ity.signed:
-        return idx
-    neg = b.icmp_signed("<", idx, ir.Constant(I64, 0))
-    return b.select(neg, b.add(idx, extent), idx)
+__all__ = []
 
 
 def _index_items(b, idx, ity):
@@ -52,39 +28,11 @@ def _index_items(b, idx, ity):
     return [(idx, ity)]
 
 
-def _offset_pointer(b, data, byte_offset, elem_ptr_type):
-    raw = b.bitcast(data, ptr(I8, elem_ptr_type.addrspace))
-    return b.bitcast(b.gep(raw, [byte_offset]), elem_ptr_type)
-
-
-def element_pointer(b, aty: Array, arr, items):
-    """Pointer to the element (or sub-array start) at the given leading indices."""
-    data = b.extract_value(arr, 0)
-    shape = [b.extract_value(arr, [1, k]) for k in range(aty.ndim)]
-    idxs = [wrap_index(b, v, t, shape[k]) for k, (v, t) in enumerate(items)]
-    full = len(idxs) == aty.ndim
-    if aty.layout == "C" and full:
-        lin = idxs[0]
-        for k in range(1, aty.ndim):
-            lin = b.add(b.mul(lin, shape[k]), idxs[k])
-        return b.gep(data, [lin], inbounds=True)
-    if aty.layout == "F" and full:
-        lin = idxs[-1]
-        for k in range(aty.ndim - 2, -1, -1):
-            lin = b.add(b.mul(lin, shape[k]), idxs[k])
-        return b.gep(data, [lin], inbounds=True)
-    off = None
-    for k, i in enumerate(idxs):
-        term = b.mul(i, b.extract_value(arr, [2, k]))
-        off = term if off is None else b.add(off, term)
-    return _offset_pointer(b, data, off, data.type)
-
-
 @lowerings.method(Array, "__getitem__")
 def _array_getitem(lc, node, args, info):
     b = lc.builder
     arr, idx = args
-    aty = info.site.recv
+    aty = info.recv
     ity = info.sig.args[0]
     items = _index_items(b, idx, ity)
     rt = info.sig.return_type
@@ -103,26 +51,15 @@ def _array_getitem(lc, node, args, info):
 def _array_setitem(lc, node, args, info):
     b = lc.builder
     arr, idx, val = args
-    aty = info.site.recv
-    view_ty = info.site.data.get("view")
-    if view_ty is not None:  # slice / partial-index store: elementwise over the view
-        from ._slices import store_into_view
-
-        view = _array_getitem(lc, node, [arr, idx], _ViewInfo(info, view_ty))
+    aty = info.recv
+    if isinstance(info.payload, ArrayView):  # slice / partial-index store: elementwise over the view
+        view_ty = info.payload.view
+        view_info = replace(info, sig=Signature(view_ty, (info.sig.args[0],)), payload=None)
+        view = _array_getitem(lc, node, [arr, idx], view_info)
         store_into_view(lc, view, view_ty, val, info.sig.args[1])
         return
     p = element_pointer(b, aty, arr, _index_items(b, idx, info.sig.args[0]))
     store_mem(b, p, val, aty.dtype)
-
-
-class _ViewInfo:
-    """The CallInfo of ``arr[idx]`` read as the view a slice store writes into."""
-
-    def __init__(self, info, view_ty):
-        from cudalite.core.types import Signature
-
-        self.site = info.site
-        self.sig = Signature(view_ty, (info.sig.args[0],))
 
 
 @lowerings.attr(Array, "shape", "strides")
@@ -169,9 +106,9 @@ def _len(lc, node, args, info):
 def _tuple_getitem(lc, node, args, info):
     b = lc.builder
     tup, idx = args
-    if "index" in info.site.data:
-        return b.extract_value(tup, info.site.data["index"])
-    tty = info.site.recv
+    if isinstance(info.payload, TupleIndex):
+        return b.extract_value(tup, info.payload.index)
+    tty = info.recv
     n = len(tty.types)
     elem = value_type(tty.types[0])
     slot = lc.alloca(ir.ArrayType(elem, n))
@@ -185,13 +122,13 @@ def _tuple_getitem(lc, node, args, info):
 @lowerings.method(CPointer, "__getitem__")
 def _ptr_getitem(lc, node, args, info):
     p, idx = args
-    return load_mem(lc.builder, lc.builder.gep(p, [idx]), info.site.recv.dtype)
+    return load_mem(lc.builder, lc.builder.gep(p, [idx]), info.recv.dtype)
 
 
 @lowerings.method(CPointer, "__setitem__")
 def _ptr_setitem(lc, node, args, info):
     p, idx, val = args
-    store_mem(lc.builder, lc.builder.gep(p, [idx]), val, info.site.recv.dtype)
+    store_mem(lc.builder, lc.builder.gep(p, [idx]), val, info.recv.dtype)
 
 
 # -- records ---------------------------------------------------------------------------------------
@@ -203,18 +140,18 @@ def _field_pointer(b, rec, rty: Record, name):
 
 @lowerings.attr(Record, "*")
 def _record_attr(lc, rec, info):
-    p, fty = _field_pointer(lc.builder, rec, info.sig.args[0], info.site.name)
+    p, fty = _field_pointer(lc.builder, rec, info.sig.args[0], info.name)
     return load_mem(lc.builder, p, fty)
 
 
 @lowerings.method(Record, "__getitem__")
 def _record_getitem(lc, node, args, info):
-    p, fty = _field_pointer(lc.builder, args[0], info.site.recv, info.site.data["field"])
+    p, fty = _field_pointer(lc.builder, args[0], info.recv, info.payload.name)
     return load_mem(lc.builder, p, fty)
 
 
 @lowerings.method(Record, "__setitem__", "__setattr__")
 def _record_setfield(lc, node, args, info):
-    p, fty = _field_pointer(lc.builder, args[0], info.site.recv, info.site.data["field"])
+    p, fty = _field_pointer(lc.builder, args[0], info.recv, info.payload.name)
     store_mem(lc.builder, p, args[2], fty)
 

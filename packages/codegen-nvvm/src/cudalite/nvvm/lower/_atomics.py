@@ -14,8 +14,8 @@ from llvmlite import ir
 from cudalite.core import device_api as api
 from cudalite.core.types import Float, Tuple
 
-from ._arith import fneg
-from ._arrays import element_pointer
+from ._floats import fneg
+from ._elements import element_pointer
 from ._irtypes import I1, ptr
 from ._registry import lowerings
 
@@ -140,7 +140,7 @@ def _rmw_lowering(lc, node, args, info):
     arr, idx, val = args
     aty, ity, _ = info.sig.args
     p = atomic_pointer(lc, aty, arr, idx, ity)
-    return _rmw(lc, info.site.data["op"], p, val, aty.dtype)
+    return _rmw(lc, info.payload.op, p, val, aty.dtype)
 
 
 lowerings.call(*(getattr(api.atomic, op) for op in (

@@ -10,7 +10,7 @@ from llvmlite import ir
 from cudalite.core.types import Boolean, Complex, Float, Integer, Tuple, complex128, float64
 
 from . import _arith
-from ._arith import _back, _f32, fneg
+from ._floats import fneg, narrow, widen
 from ._casts import cast, complex_parts, make_complex
 from ._irtypes import value_type
 from ._registry import lowerings
@@ -49,8 +49,8 @@ def abs_value(lc, v, ty):
         zero = ir.Constant(v.type, 0)
         return b.select(b.icmp_signed("<", v, zero), b.sub(zero, v), v)
     if isinstance(ty, Float):
-        x = _f32(lc, v, ty)
-        return _back(lc, lc.call_libdevice(_fname("fabs", x.type), x.type, [x]), ty)
+        x = widen(lc, v, ty)
+        return narrow(lc, lc.call_libdevice(_fname("fabs", x.type), x.type, [x]), ty)
     if isinstance(ty, Complex):
         re, im = complex_parts(b, v)
         return lc.call_libdevice(_fname("hypot", re.type), re.type, [re, im])
@@ -94,8 +94,8 @@ lowerings.call(max)(_make_minmax(">"))
 # -- round ---------------------------------------------------------------------------------
 def round_half_even(lc, v, ty):
     """Round a float to the nearest integral value, ties to even (``__nv_rint``)."""
-    x = _f32(lc, v, ty)
-    return _back(lc, lc.call_libdevice(_fname("rint", x.type), x.type, [x]), ty)
+    x = widen(lc, v, ty)
+    return narrow(lc, lc.call_libdevice(_fname("rint", x.type), x.type, [x]), ty)
 
 
 def _round_float_digits(lc, x, ndigits, ty):
@@ -162,7 +162,7 @@ def _divmod(lc, node, args, info):
     b = lc.builder
     ty = info.sig.args[0]
     if isinstance(ty, Float):
-        q, r = _arith._float_divmod(lc, args[0], args[1], ty)
+        q, r = _arith.float_divmod(lc, args[0], args[1], ty)
     else:
         q = _arith.binop(lc, "//", args[0], args[1], ty)
         r = _arith.binop(lc, "%", args[0], args[1], ty)
@@ -195,7 +195,7 @@ for _cls in (Integer, Float, Complex, Boolean):
 @lowerings.method(Float, "conjugate")
 @lowerings.method(Integer, "conjugate")
 def _conjugate(lc, node, args, info):
-    recv = info.site.recv
+    recv = info.recv
     if isinstance(recv, Complex):
         b = lc.builder
         re, im = complex_parts(b, args[0])

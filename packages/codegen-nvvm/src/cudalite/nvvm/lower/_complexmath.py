@@ -15,7 +15,7 @@ import sys
 
 from llvmlite import ir
 
-from ._arith import complex_div, fneg
+from ._floats import complex_div, fneg
 from ._casts import complex_parts, make_complex
 from ._registry import lowerings
 

@@ -78,8 +78,8 @@ def _exception_of(lc, exc):
     return RuntimeError, ("exception raised in device code",)
 
 
-@lowerings.value("raise")
-def _raise(lc, stmt, _info):
+@lowerings.stmt(cir.Raise)
+def _raise(lc, stmt):
     if not lc.module.options.debug:
         lc.ret_default()
         lc.dead_block()
@@ -88,8 +88,8 @@ def _raise(lc, stmt, _info):
     _record(lc, cls, args, stmt.loc)
 
 
-@lowerings.value("assert")
-def _assert(lc, stmt, _info):
+@lowerings.stmt(cir.Assert)
+def _assert(lc, stmt):
     if not lc.module.options.debug:
         return
     b = lc.builder

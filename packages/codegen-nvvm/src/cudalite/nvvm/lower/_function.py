@@ -11,9 +11,8 @@ from llvmlite import ir
 
 from cudalite.core import ir as cir
 from cudalite.core.errors import LoweringError
-from cudalite.core.types import (
-    BoundMethod, NoneType, Tuple, Void,
-)
+from cudalite.core.types import BoundMethod, NoneType, Void
+from cudalite.core.typing import CallKind
 
 from . import _arith
 from ._casts import cast, truth
@@ -22,7 +21,6 @@ from ._irtypes import I1, value_type
 from ._exceptions import check_status_after_call
 from ._iteration import lower_for_iter
 from ._loops import lower_for_range
-from ._registry import lowerings
 from ._slices import lower_slice
 
 __all__ = ["FunctionLowerer"]
@@ -30,7 +28,7 @@ __all__ = ["FunctionLowerer"]
 
 class FunctionLowerer:
     def __init__(self, module, tf):
-        self.module = module
+        self.module = module  # the ModuleBuilder; its ``lowerings`` is the table to dispatch through
         self.tf = tf
         self.fn = None
         self.builder: ir.IRBuilder = None
@@ -138,9 +136,9 @@ class FunctionLowerer:
             else:
                 idx, idx_ty = ir.Constant(value_type(info.sig.args[0]), None), info.sig.args[0]
             args = [self.cast(idx, idx_ty, info.sig.args[0]), self.cast(v, vty, info.sig.args[1])]
-            fn = lowerings.lookup_method(info.key)
+            fn = self.module.lowerings.method_at(info.key)
             if fn is None:
-                raise self.error(f"no lowering for {info.key[1]} on {info.site.recv}", target.loc)
+                raise self.error(f"no lowering for {info.name} on {info.recv}", target.loc)
             fn(self, target, [recv] + args, info)
 
     def stmt_ExprStmt(self, s):
@@ -209,17 +207,17 @@ class FunctionLowerer:
         self.dead_block()
 
     def stmt_Raise(self, s):
-        hook = lowerings.lookup_value("raise")
+        hook = self.module.lowerings.lookup_stmt(cir.Raise)
         if hook is not None:
-            hook(self, s, None)
+            hook(self, s)
             return
         self.ret_default()
         self.dead_block()
 
     def stmt_Assert(self, s):
-        hook = lowerings.lookup_value("assert")
+        hook = self.module.lowerings.lookup_stmt(cir.Assert)
         if hook is not None:
-            hook(self, s, None)
+            hook(self, s)
 
     # -- expressions ---------------------------------------------------------------------------
     def expr(self, e):
@@ -249,8 +247,8 @@ class FunctionLowerer:
 
     def expr_Const(self, e):
         info = self.tf.calls.get(e)
-        if info is not None and info.kind == "value":  # a device value (cuda.threadIdx.x)
-            return lowerings.lookup_value(info.key)(self, e, info)
+        if info is not None and info.kind is CallKind.VALUE:  # a device value (cuda.threadIdx.x)
+            return self.module.lowerings.lookup_value(info.key)(self, e, info)
         return lower_constant(self, e.value, self.typeof(e))
 
     def expr_Var(self, e):
@@ -270,7 +268,7 @@ class FunctionLowerer:
         info = self.tf.calls[e]
         a, bv = self.expr(e.left), self.expr(e.right)
         lt, rt = self.typeof(e.left), self.typeof(e.right)
-        if info.kind == "tuple_concat":
+        if info.kind is CallKind.TUPLE_CONCAT:
             out_t = info.sig.return_type
             out = ir.Constant(value_type(out_t), ir.Undefined)
             for i in range(len(lt)):
@@ -293,44 +291,29 @@ class FunctionLowerer:
 
     def expr_Compare(self, e):
         b = self.builder
-        ops, sigs = self.tf.calls[e].key
+        links = self.tf.calls[e].payload  # one Comparison per link of the chain
         vals = [self.expr(o) for o in e.operands]
         tys = [self.typeof(o) for o in e.operands]
         result = None
-        for i, (op, sig) in enumerate(zip(ops, sigs)):
-            if op in ("is", "is not"):
-                same = isinstance(tys[i], NoneType) and isinstance(tys[i + 1], NoneType)
-                r = ir.Constant(I1, int(same == (op == "is")))
-            elif isinstance(sig.args[0], Tuple):
-                r = self.tuple_equal(vals[i], vals[i + 1], tys[i], tys[i + 1])
-                if op == "!=":
-                    r = b.xor(r, ir.Constant(I1, 1))
-            else:
-                ct = sig.args[0]
-                r = _arith.compare(self, op, self.cast(vals[i], tys[i], ct),
-                                   self.cast(vals[i + 1], tys[i + 1], ct), ct)
+        for i, link in enumerate(links):
+            r = self.compare(link, vals[i], vals[i + 1], tys[i], tys[i + 1])
             result = r if result is None else b.and_(result, r)
         return result
 
-    def tuple_equal(self, a, bv, ta, tb):
-        from cudalite.core.typing.rules.arithmetic import compare_signature
-
+    def compare(self, link, a, bv, ta, tb):
+        """``a link.op bv`` as typing resolved it (a :class:`Comparison`)."""
         b = self.builder
-        if len(ta) != len(tb):
-            return ir.Constant(I1, 0)
-        acc = ir.Constant(I1, 1)
-        for i, (x, y) in enumerate(zip(ta.types, tb.types)):
-            xv, yv = b.extract_value(a, i), b.extract_value(bv, i)
-            if isinstance(x, Tuple):
-                r = self.tuple_equal(xv, yv, x, y)
-            else:
-                sig = compare_signature("==", x, y)
-                if sig is None:
-                    return ir.Constant(I1, 0)
-                ct = sig.args[0]
-                r = _arith.compare(self, "==", self.cast(xv, x, ct), self.cast(yv, y, ct), ct)
-            acc = b.and_(acc, r)
-        return acc
+        if link.constant is not None:
+            return ir.Constant(I1, int(link.constant))
+        if link.is_tuple:  # == / != item by item
+            acc = ir.Constant(I1, 1)
+            for i, item in enumerate(link.items):
+                x, y = ta.types[i], tb.types[i]
+                r = self.compare(item, b.extract_value(a, i), b.extract_value(bv, i), x, y)
+                acc = b.and_(acc, r)
+            return b.xor(acc, ir.Constant(I1, 1)) if link.op == "!=" else acc
+        ct = link.sig.args[0]
+        return _arith.compare(self, link.op, self.cast(a, ta, ct), self.cast(bv, tb, ct), ct)
 
     def expr_BoolOp(self, e):
         b = self.builder
@@ -381,7 +364,7 @@ class FunctionLowerer:
             return self.expr(e.value)  # the receiver; the Call lowers the method
         info = self.tf.calls.get(e)
         value = self.expr(e.value)
-        fn = lowerings.lookup_attr(info.key) if info else None
+        fn = self.module.lowerings.attr_at(info.key) if info else None
         if fn is None:
             raise self.error(f"no lowering for attribute {e.attr!r} of {self.typeof(e.value)}", e.loc)
         return fn(self, value, info)
@@ -390,7 +373,7 @@ class FunctionLowerer:
         info = self.tf.calls[e]
         recv = self.expr(e.value)
         idx = self.cast(self.expr(e.index), self.typeof(e.index), info.sig.args[0])
-        fn = lowerings.lookup_method(info.key)
+        fn = self.module.lowerings.method_at(info.key)
         if fn is None:
             raise self.error(f"no lowering for indexing {self.typeof(e.value)}", e.loc)
         return fn(self, e, [recv, idx], info)
@@ -403,25 +386,25 @@ class FunctionLowerer:
 
     def expr_Call(self, e):
         info = self.tf.calls[e]
-        if info.kind == "function":
+        if info.kind is CallKind.FUNCTION:
             fn = self.module.function_for(info.callee)
             self.module.add_links(info.links)
             res = self.builder.call(fn, self.call_args(e, info))
             if self.module.options.debug:
                 check_status_after_call(self)
             return res if self.return_is_value(info.callee) else ir.Constant(value_type(info.sig.return_type), None)
-        if info.kind == "cast":
+        if info.kind is CallKind.CAST:
             (a,) = e.args
             return self.cast(self.expr(a), self.typeof(a), info.sig.return_type)
-        if info.kind == "method":
+        if info.kind is CallKind.METHOD:
             recv = self.expr(e.func)
-            fn = lowerings.lookup_method(info.key)
+            fn = self.module.lowerings.method_at(info.key)
             if fn is None:
-                raise self.error(f"no lowering for method {info.key[1]} of {info.site.recv}", e.loc)
+                raise self.error(f"no lowering for method {info.name} of {info.recv}", e.loc)
             return fn(self, e, [recv] + self.call_args(e, info), info)
-        fn = lowerings.lookup_call(info.key)
+        fn = self.module.lowerings.lookup_call(info.key)
         if fn is None:
-            raise self.error(f"no lowering for {info.site.name if info.site else info.key}()", e.loc)
+            raise self.error(f"no lowering for {info.name or info.key}()", e.loc)
         return fn(self, e, self.call_args(e, info), info)
 
     @staticmethod

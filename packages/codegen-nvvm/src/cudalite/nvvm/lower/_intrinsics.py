@@ -14,7 +14,7 @@ from llvmlite import ir
 from cudalite.core import device_api as api
 from cudalite.core.typing.rules.intrinsics import SREG_VALUES
 
-from ._arith import fneg
+from ._floats import fneg
 from ._irtypes import I1, I32, I64
 from ._registry import lowerings
 
@@ -73,7 +73,7 @@ def _grid(lc, node, args, info):
         ntid = b.sext(read_sreg(lc, f"ntid.{a}"), I64)
         return b.add(tid, b.mul(ctaid, ntid))
 
-    return _pack(lc, [axis(a) for a in "xyz"[: info.site.data["ndim"]]])
+    return _pack(lc, [axis(a) for a in "xyz"[: info.payload.ndim]])
 
 
 @lowerings.call(api.gridsize)
@@ -83,7 +83,7 @@ def _gridsize(lc, node, args, info):
     def axis(a):
         return b.mul(b.sext(read_sreg(lc, f"ntid.{a}"), I64), b.sext(read_sreg(lc, f"nctaid.{a}"), I64))
 
-    return _pack(lc, [axis(a) for a in "xyz"[: info.site.data["ndim"]]])
+    return _pack(lc, [axis(a) for a in "xyz"[: info.payload.ndim]])
 
 
 def _pack(lc, values):
@@ -224,4 +224,4 @@ _FP16_LOWER = {
 
 @lowerings.call(*(getattr(api.fp16, n) for n in api.FP16_OPS))
 def _fp16(lc, node, args, info):
-    return _FP16_LOWER[info.site.data["op"]](lc, *args)
+    return _FP16_LOWER[info.payload.op](lc, *args)

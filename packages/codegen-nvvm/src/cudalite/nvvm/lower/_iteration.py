@@ -7,8 +7,9 @@ from __future__ import annotations
 from llvmlite import ir
 
 from cudalite.core.types import int64
+from cudalite.core.typing import ArrayIter, EnumerateIter, RangeIter, TupleIter, ZipIter
 
-from ._arrays import element_pointer, load_mem
+from ._elements import element_pointer, load_mem
 from ._constants import array_struct
 from ._irtypes import I64, value_type
 from ._loops import counted_loop, trip_count
@@ -23,44 +24,44 @@ class _Source:
         self.lc = lc
         self.plan = plan
         b = lc.builder
-        kind = plan[0]
-        if kind == "array":
-            _, node, aty = plan
-            self.arr, self.aty = lc.expr(node), aty
+        if isinstance(plan, ArrayIter):
+            self.arr, self.aty = lc.expr(plan.node), plan.type
             self.length = b.extract_value(self.arr, [1, 0])
-        elif kind == "tuple":
-            _, node, tty, elem = plan
-            tup = lc.expr(node)
+        elif isinstance(plan, TupleIter):
+            tty, elem = plan.type, plan.elem
+            tup = lc.expr(plan.node)
             self.slot = lc.alloca(ir.ArrayType(value_type(elem), len(tty.types)))
             for i, t in enumerate(tty.types):
                 item = lc.cast(b.extract_value(tup, i), t, elem)
                 b.store(item, b.gep(self.slot, [ir.Constant(I64, 0), ir.Constant(I64, i)]))
             self.length = ir.Constant(I64, len(tty.types))
-        elif kind == "enumerate":
-            _, start, inner = plan
-            self.inner = _Source(lc, inner)
+        elif isinstance(plan, EnumerateIter):
+            start = plan.start
+            self.inner = _Source(lc, plan.inner)
             self.length = self.inner.length
             self.start = (ir.Constant(I64, 0) if start is None
                           else lc.cast(lc.expr(start), lc.typeof(start), int64))
-        elif kind == "range":
-            args = [lc.cast(lc.expr(a), lc.typeof(a), int64) for a in plan[1]]
+        elif isinstance(plan, RangeIter):
+            args = [lc.cast(lc.expr(a), lc.typeof(a), int64) for a in plan.args]
             zero, one = ir.Constant(I64, 0), ir.Constant(I64, 1)
             start, stop, step = (zero, args[0], one) if len(args) == 1 else (
                 (args[0], args[1], one) if len(args) == 2 else tuple(args))
             self.start, self.step = start, step
-            const_step = lc.tf.consts.get(plan[1][2]) if len(plan[1]) == 3 else 1
+            const_step = lc.tf.consts.get(plan.args[2]) if len(plan.args) == 3 else 1
             self.length = trip_count(b, start, stop, step, const_step, True)
-        elif kind == "zip":
-            self.parts = [_Source(lc, p) for p in plan[1]]
+        elif isinstance(plan, ZipIter):
+            self.parts = [_Source(lc, p) for p in plan.parts]
             length = self.parts[0].length
             for p in self.parts[1:]:
                 length = b.select(b.icmp_unsigned("<", p.length, length), p.length, length)
             self.length = length
+        else:
+            raise TypeError(f"no lowering for the iteration plan {plan!r}")
 
     def element(self, j, ety):
         b = self.lc.builder
-        kind = self.plan[0]
-        if kind == "array":
+        plan = self.plan
+        if isinstance(plan, ArrayIter):
             if self.aty.ndim == 1:
                 p = element_pointer(b, self.aty, self.arr, [(j, int64)])
                 return load_mem(b, p, self.aty.dtype)
@@ -68,12 +69,12 @@ class _Source:
             shape = [b.extract_value(self.arr, [1, k]) for k in range(1, self.aty.ndim)]
             strides = [b.extract_value(self.arr, [2, k]) for k in range(1, self.aty.ndim)]
             return array_struct(b, ety, p, shape, strides)
-        if kind == "tuple":
+        if isinstance(plan, TupleIter):
             return b.load(b.gep(self.slot, [ir.Constant(I64, 0), j]))
-        if kind == "range":
+        if isinstance(plan, RangeIter):
             return b.add(self.start, b.mul(j, self.step, flags=("nsw",)), flags=("nsw",))
         out = ir.Constant(value_type(ety), ir.Undefined)
-        if kind == "enumerate":
+        if isinstance(plan, EnumerateIter):
             out = b.insert_value(out, b.add(j, self.start), 0)
             return b.insert_value(out, self.inner.element(j, ety.types[1]), 1)
         for i, (part, t) in enumerate(zip(self.parts, ety.types)):
@@ -83,7 +84,7 @@ class _Source:
 
 def lower_for_iter(lc, s, info):
     ety = info.sig.return_type
-    src = _Source(lc, info.key)
+    src = _Source(lc, info.payload)
 
     def bind(j):
         lc.store_target(s.target, src.element(j, ety), ety)

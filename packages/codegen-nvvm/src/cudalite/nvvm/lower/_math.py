@@ -15,7 +15,7 @@ from llvmlite import ir
 
 from cudalite.core.types import Float, Integer
 
-from ._arith import _back, _f32, _libm
+from ._floats import libm, narrow, widen
 from ._irtypes import I1, I32, value_type
 from ._registry import lowerings
 
@@ -41,11 +41,6 @@ def libm_name(stem, ty):
     return f"__nv_{stem}{'' if ty.bitwidth == 64 else 'f'}"
 
 
-def libm(lc, stem, ty, *args):
-    """``__nv_<stem>[f](*args)`` in float type ``ty`` (args and result of type ``ty``)."""
-    return _libm(lc, stem, ty, *args)
-
-
 def fconst(v, value):
     """A float constant of the same LLVM type as value ``v``."""
     return ir.Constant(v.type, value)
@@ -56,12 +51,12 @@ def is_nan(b, v):
 
 
 def is_inf(lc, v, ty):
-    a = _libm(lc, "fabs", ty, v)
+    a = libm(lc, "fabs", ty, v)
     return lc.builder.fcmp_ordered("==", a, fconst(a, math.inf))
 
 
 def is_finite(lc, v, ty):
-    a = _libm(lc, "fabs", ty, v)
+    a = libm(lc, "fabs", ty, v)
     return lc.builder.fcmp_ordered("<", a, fconst(a, math.inf))
 
 
@@ -72,14 +67,14 @@ def _reg(name):
 
 def _make_unary(stem):
     def lower(lc, node, args, info):
-        return _libm(lc, stem, info.sig.return_type, args[0])
+        return libm(lc, stem, info.sig.return_type, args[0])
 
     return lower
 
 
 def _make_binary(stem):
     def lower(lc, node, args, info):
-        return _libm(lc, stem, info.sig.return_type, *args)
+        return libm(lc, stem, info.sig.return_type, *args)
 
     return lower
 
@@ -93,8 +88,8 @@ for _name, _stem in _BINARY.items():
 def _scale(factor):
     def lower(lc, node, args, info):
         ty = info.sig.return_type
-        x = _f32(lc, args[0], ty)
-        return _back(lc, lc.builder.fmul(x, fconst(x, factor)), ty)
+        x = widen(lc, args[0], ty)
+        return narrow(lc, lc.builder.fmul(x, fconst(x, factor)), ty)
 
     return lower
 
@@ -107,10 +102,10 @@ _reg("radians")(_scale(math.pi / 180.0))
 def _log(lc, node, args, info):
     ty = info.sig.return_type
     if len(args) == 1:
-        return _libm(lc, "log", ty, args[0])
-    num = lc.call_libdevice(libm_name("log", ty), _f32(lc, args[0], ty).type, [_f32(lc, args[0], ty)])
-    den = lc.call_libdevice(libm_name("log", ty), num.type, [_f32(lc, args[1], ty)])
-    return _back(lc, lc.builder.fdiv(num, den), ty)
+        return libm(lc, "log", ty, args[0])
+    num = lc.call_libdevice(libm_name("log", ty), widen(lc, args[0], ty).type, [widen(lc, args[0], ty)])
+    den = lc.call_libdevice(libm_name("log", ty), num.type, [widen(lc, args[1], ty)])
+    return narrow(lc, lc.builder.fdiv(num, den), ty)
 
 
 def _make_to_int(stem):
@@ -118,7 +113,7 @@ def _make_to_int(stem):
         src = info.sig.args[0]
         if not isinstance(src, Float):
             return args[0]  # integers pass through
-        x = _f32(lc, args[0], src)
+        x = widen(lc, args[0], src)
         r = lc.call_libdevice(libm_name(stem, src), x.type, [x])
         return lc.builder.fptosi(r, value_type(info.sig.return_type))
 
@@ -147,18 +142,18 @@ _reg("isfinite")(_make_predicate(is_finite, True))
 @_reg("ldexp")
 def _ldexp(lc, node, args, info):
     ty = info.sig.return_type
-    x = _f32(lc, args[0], ty)
+    x = widen(lc, args[0], ty)
     r = lc.call_libdevice(libm_name("ldexp", ty), x.type, [x, args[1]])
-    return _back(lc, r, ty)
+    return narrow(lc, r, ty)
 
 
 @_reg("frexp")
 def _frexp(lc, node, args, info):
     ty = info.sig.args[0]
     b = lc.builder
-    x = _f32(lc, args[0], ty)
+    x = widen(lc, args[0], ty)
     slot = lc.alloca(I32, name="frexp.exp")
-    m = _back(lc, lc.call_libdevice(libm_name("frexp", ty), x.type, [x, slot]), ty)
+    m = narrow(lc, lc.call_libdevice(libm_name("frexp", ty), x.type, [x, slot]), ty)
     out = ir.Constant(value_type(info.sig.return_type), ir.Undefined)
     out = b.insert_value(out, m, 0)
     return b.insert_value(out, b.load(slot), 1)
@@ -168,10 +163,10 @@ def _frexp(lc, node, args, info):
 def _modf(lc, node, args, info):
     ty = info.sig.args[0]
     b = lc.builder
-    x = _f32(lc, args[0], ty)
+    x = widen(lc, args[0], ty)
     slot = lc.alloca(x.type, name="modf.int")
-    frac = _back(lc, lc.call_libdevice(libm_name("modf", ty), x.type, [x, slot]), ty)
-    whole = _back(lc, b.load(slot), ty)
+    frac = narrow(lc, lc.call_libdevice(libm_name("modf", ty), x.type, [x, slot]), ty)
+    whole = narrow(lc, b.load(slot), ty)
     out = ir.Constant(value_type(info.sig.return_type), ir.Undefined)
     out = b.insert_value(out, frac, 0)
     return b.insert_value(out, whole, 1)

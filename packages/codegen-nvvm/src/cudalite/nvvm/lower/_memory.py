@@ -61,7 +61,7 @@ def _dynamic_shared(lc, aty):
 @lowerings.call(api.shared.array)
 def _shared_array(lc, node, args, info):
     aty = info.sig.return_type
-    shape = info.site.data["shape"]
+    shape = info.payload.shape
     if not shape:
         return _dynamic_shared(lc, aty)
     elem = memory_type(aty.dtype)
@@ -80,7 +80,7 @@ def _shared_array(lc, node, args, info):
 @lowerings.call(api.local.array)
 def _local_array(lc, node, args, info):
     aty = info.sig.return_type
-    shape = info.site.data["shape"]
+    shape = info.payload.shape
     elem = memory_type(aty.dtype)
     slot = lc.alloca(ir.ArrayType(elem, math.prod(shape)), name="local.array")
     zero = ir.Constant(I32, 0)
@@ -91,7 +91,7 @@ def _local_array(lc, node, args, info):
 @lowerings.call(api.const.array_like)
 def _const_array_like(lc, node, args, info):
     aty = info.sig.return_type
-    value = numpy().ascontiguousarray(info.site.data["array"])
-    first = constant_array_global(lc.module, info.site.data["array"], aty)
+    value = numpy().ascontiguousarray(info.payload.value)
+    first = constant_array_global(lc.module, info.payload.value, aty)
     data = lc.builder.addrspacecast(first, ptr(memory_type(aty.dtype)))
     return _static_array(lc, aty, data, value.shape)

@@ -33,8 +33,13 @@ class LowerOptions:
 
 
 class ModuleBuilder:
-    def __init__(self, name: str, options: LowerOptions, *, exc_symbol: str = "cudalite_exc"):
+    """``lowerings``: the lowering table every function of this module dispatches
+    through (normally :data:`cudalite.nvvm.lower.lowerings`); ``exc_symbol``: the
+    name of the debug status global."""
+
+    def __init__(self, name: str, options: LowerOptions, *, lowerings, exc_symbol: str = "cudalite_exc"):
         self.options = options
+        self.lowerings = lowerings
         self.ir_module = m = ir.Module(name)
         m.triple = TRIPLE
         m.data_layout = DATA_LAYOUT

@@ -18,9 +18,9 @@ from ._registry import lowerings
 __all__ = []
 
 
-def _unary(stem):
+def _unary(stem, table):
     if stem in ("radians", "degrees"):
-        return lowerings.lookup_call(getattr(math, stem))
+        return table.lookup_call(getattr(math, stem))
 
     def lower(lc, node, args, info):
         return libm(lc, stem, info.sig.return_type, args[0])
@@ -42,7 +42,7 @@ def _nan_propagating(pick_first_when):
         b = lc.builder
         a, c = args
         if not isinstance(a.type, (ir.FloatType, ir.DoubleType, ir.HalfType)):
-            return lowerings.lookup_call(builtins.max if pick_first_when == ">" else builtins.min)(
+            return lc.module.lowerings.lookup_call(builtins.max if pick_first_when == ">" else builtins.min)(
                 lc, node, args, info)
         first = b.or_(is_nan(b, a), b.fcmp_ordered(pick_first_when, a, c))
         return b.select(first, a, c)
@@ -54,24 +54,25 @@ def _square(lc, node, args, info):
     return binop(lc, "*", args[0], args[0], info.sig.return_type)
 
 
-def _register():
+def _register(table=lowerings):
+    """Register NumPy's lowerings in ``table`` (some are the math/builtin ones it holds)."""
     import numpy as np  # already imported: one of its functions is being compiled
 
     for fn, (kind, stem) in numpy_table(np).items():
         if kind == "unary":
-            lowerings.call(fn)(_unary(stem))
+            table.call(fn)(_unary(stem, table))
         elif kind == "binary":
-            lowerings.call(fn)(_binary(stem))
+            table.call(fn)(_binary(stem))
         elif kind == "predicate":
-            lowerings.call(fn)(lowerings.lookup_call(getattr(math, stem)))
+            table.call(fn)(table.lookup_call(getattr(math, stem)))
         elif kind == "abs":
-            lowerings.call(fn)(lowerings.lookup_call(builtins.abs))
+            table.call(fn)(table.lookup_call(builtins.abs))
         elif kind == "maximum":
-            lowerings.call(fn)(_nan_propagating(">"))
+            table.call(fn)(_nan_propagating(">"))
         elif kind == "minimum":
-            lowerings.call(fn)(_nan_propagating("<"))
+            table.call(fn)(_nan_propagating("<"))
         elif kind == "square":
-            lowerings.call(fn)(_square)
+            table.call(fn)(_square)
 
 
 lowerings.lazy("numpy", _register)

@@ -1,33 +1,38 @@
-"""Lowering tables, keyed exactly like :mod:`cudalite.core.registry`.
+"""The lowering table, keyed exactly like :mod:`cudalite.core.registry`.
 
 A lowering is ``fn(lc, node, args, info) -> llvmlite value`` where ``lc`` is the
 :class:`~cudalite.nvvm.lower._function.FunctionLowerer`, ``args`` are already
 converted to ``info.sig.args`` (methods get the receiver first) and ``info`` is
-the :class:`~cudalite.core.typing.CallInfo` chosen by the typer.  Attribute
-lowerings are ``fn(lc, value, info)``; value lowerings ``fn(lc, node, info)``.
-Filled at import time by decorators, read-only afterwards.
+the :class:`~cudalite.core.typing.CallInfo` typing recorded (its ``payload``
+carries what the typer decided).  Attribute lowerings are ``fn(lc, value,
+info)``; value lowerings ``fn(lc, node, info)``; statement hooks ``fn(lc, stmt)``,
+keyed by the IR statement class (``ir.Raise``, ``ir.Assert``).
+
+The decorators fill the default table :data:`lowerings` at import time; lowering
+code looks entries up in the table its ``ModuleBuilder`` was given
+(``lc.module.lowerings``), never in a global.
 """
 
 from __future__ import annotations
 
-from cudalite.core.registry import registry_key
+from cudalite.core.tables import KeyedTable
 
 __all__ = ["Lowerings", "lowerings"]
 
 
-class Lowerings:
+class Lowerings(KeyedTable):
+    """Lowering functions for calls, values, attributes, methods and statements."""
+
     def __init__(self):
-        self._calls: dict = {}
-        self._class_calls: dict = {}
-        self._lazy: dict = {}
-        self._values: dict = {}
-        self._attrs: dict = {}
-        self._methods: dict = {}
+        super().__init__()
+        self._stmts: dict = {}
 
     def call(self, *objs):
+        """The lowering of calls to each of ``objs``."""
+
         def deco(fn):
             for obj in objs:
-                self._calls[registry_key(obj)] = fn
+                self.add_call(obj, fn)
             return fn
 
         return deco
@@ -37,7 +42,7 @@ class Lowerings:
 
         def deco(fn):
             for cls in classes:
-                self._class_calls[cls] = fn
+                self.add_class_call(cls, fn)
             return fn
 
         return deco
@@ -45,7 +50,7 @@ class Lowerings:
     def value(self, *objs):
         def deco(fn):
             for obj in objs:
-                self._values[registry_key(obj)] = fn
+                self.add_value(obj, fn)
             return fn
 
         return deco
@@ -53,7 +58,7 @@ class Lowerings:
     def attr(self, type_class, *names):
         def deco(fn):
             for name in names:
-                self._attrs[(type_class, name)] = fn
+                self.add_attr(type_class, name, fn)
             return fn
 
         return deco
@@ -61,38 +66,23 @@ class Lowerings:
     def method(self, type_class, *names):
         def deco(fn):
             for name in names:
-                self._methods[(type_class, name)] = fn
+                self.add_method(type_class, name, fn)
             return fn
 
         return deco
 
-    def lazy(self, module: str, register):
-        """Run ``register()`` on the first lookup of an object of ``module``."""
-        self._lazy[module] = register
+    def stmt(self, *stmt_classes):
+        """The hook lowering statements of these IR classes (e.g. ``ir.Raise``)."""
 
-    def lookup_call(self, obj):
-        fn = self._calls.get(registry_key(obj))
-        if fn is None and self._lazy:
-            mod = getattr(obj, "__module__", None) or type(obj).__module__
-            register = self._lazy.pop((mod if isinstance(mod, str) else "").split(".")[0], None)
-            if register is not None:
-                register()
-                fn = self._calls.get(registry_key(obj))
-        if fn is None and self._class_calls:
-            for cls in type(obj).__mro__:
-                fn = self._class_calls.get(cls)
-                if fn is not None:
-                    break
-        return fn
+        def deco(fn):
+            for cls in stmt_classes:
+                self._stmts[cls] = fn
+            return fn
 
-    def lookup_value(self, obj):
-        return self._values.get(registry_key(obj))
+        return deco
 
-    def lookup_attr(self, key):
-        return self._attrs.get(key)
-
-    def lookup_method(self, key):
-        return self._methods.get(key)
+    def lookup_stmt(self, stmt_class):
+        return self._stmts.get(stmt_class)
 
 
 lowerings = Lowerings()

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from cudalite.core.types import Boolean, Integer, SliceType
+from cudalite.core.types import Array, Boolean, Integer, SliceType, int64
 
 from ._constants import array_struct
+from ._elements import element_pointer, load_mem, store_mem, wrap_index
 from ._irtypes import I8, I64, ptr
+from ._loops import counted_loop
 
 __all__ = ["lower_slice", "slice_view", "store_into_view"]
 
@@ -67,8 +69,6 @@ def _resolve(b, sv, sty: SliceType, n):
 
 def slice_view(b, aty, arr, items, rty):
     """The view ``arr[items]`` where items mix integers ``(value, type)`` and slices."""
-    from ._arrays import wrap_index
-
     data = b.extract_value(arr, 0)
     raw = b.bitcast(data, ptr(I8, data.type.addrspace))
     offset = ir.Constant(I64, 0)
@@ -95,11 +95,6 @@ def slice_view(b, aty, arr, items, rty):
 def store_into_view(lc, view, vty, value, value_ty):
     """``view[...] = value``: a scalar broadcast to every element, or an array of the
     same shape copied element by element (converted to the view's dtype)."""
-    from cudalite.core.types import Array, int64
-
-    from ._arrays import element_pointer, load_mem, store_mem
-    from ._loops import counted_loop
-
     b = lc.builder
     src_is_array = isinstance(value_ty, Array)
 

@@ -294,24 +294,18 @@ def _single_constants(body, params) -> dict:
     counts: dict[str, int] = {}
     values: dict[str, object] = {}
 
-    def visit(stmts):
-        for s in stmts:
-            if isinstance(s, ir.Assign):
-                _count_targets(s.target, counts)
-                if isinstance(s.target, ir.VarTarget):
-                    value = _literal(s.value)
-                    if value is not ir.NOTCONST:
-                        values[s.target.name] = value
-            elif isinstance(s, ir.ForRange):
-                counts[s.target] = counts.get(s.target, 0) + 2
-            elif isinstance(s, ir.ForIter):
-                _count_targets(s.target, counts)
-                _count_targets(s.target, counts)
-            for attr in ("body", "orelse"):
-                if hasattr(s, attr):
-                    visit(getattr(s, attr))
-
-    visit(body)
+    for s in ir.walk_stmts(body):
+        if isinstance(s, ir.Assign):
+            _count_targets(s.target, counts)
+            if isinstance(s.target, ir.VarTarget):
+                value = _literal(s.value)
+                if value is not ir.NOTCONST:
+                    values[s.target.name] = value
+        elif isinstance(s, ir.ForRange):
+            counts[s.target] = counts.get(s.target, 0) + 2
+        elif isinstance(s, ir.ForIter):
+            _count_targets(s.target, counts)
+            _count_targets(s.target, counts)
     return {
         k: v for k, v in values.items()
         if counts.get(k) == 1 and k not in params and (isinstance(v, (int, float, bool, tuple)) or is_numpy_scalar(v))

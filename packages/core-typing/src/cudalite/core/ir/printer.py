@@ -6,8 +6,11 @@ from __future__ import annotations
 
 from ..errors import Loc
 from . import _nodes as n
+from ._walk import walk_stmts
 
 __all__ = ["format_typed_function"]
+
+_SHOWN_CALLS = ("registry", "function", "method", "value")  # CallKind values noted per line
 
 
 def _targets(t):
@@ -27,30 +30,21 @@ def _notes(tf) -> dict:
         if text not in notes:
             notes.append(text)
 
-    def walk(stmts):
-        for s in stmts:
-            if isinstance(s, n.Assign):
-                for name in _targets(s.target):
-                    if not name.startswith("$"):
-                        note(s.loc, f"{name} = {tf.vartypes.get(name)}")
-            elif isinstance(s, n.ForRange):
-                note(s.loc, f"{s.target} = {tf.vartypes.get(s.target)} (range)")
-            elif isinstance(s, n.Return) and s.value is not None:
-                note(s.loc, f"return {tf.typemap.get(s.value)}")
-            for attr in ("body", "orelse"):
-                walk(getattr(s, attr, None) or [])
-
-    walk(tf.fir.body)
+    for s in walk_stmts(tf.fir.body):
+        if isinstance(s, n.Assign):
+            for name in _targets(s.target):
+                if not name.startswith("$"):
+                    note(s.loc, f"{name} = {tf.vartypes.get(name)}")
+        elif isinstance(s, n.ForRange):
+            note(s.loc, f"{s.target} = {tf.vartypes.get(s.target)} (range)")
+        elif isinstance(s, n.Return) and s.value is not None:
+            note(s.loc, f"return {tf.typemap.get(s.value)}")
     for node, t in tf.typemap.items():
         if isinstance(node, n.Var) and not node.name.startswith("$"):
             note(node.loc, f"{node.name}: {t}")
     for node, info in tf.calls.items():
-        if info.kind in ("registry", "function", "method", "value") and isinstance(node, (n.Call, n.Const)):
-            if info.site is not None:
-                name = info.site.name
-            else:
-                name = getattr(info.key, "__qualname__", None) or str(info.key)
-            note(node.loc, f"{name} :: {info.sig}")
+        if info.kind.value in _SHOWN_CALLS and isinstance(node, (n.Call, n.Const)):
+            note(node.loc, f"{info.name} :: {info.sig}")
     return per_line
 
 

@@ -10,6 +10,8 @@ from ._scalar import __all__ as _scalar_all
 from ._signature import TYPE_NAMES, as_type, parse_signature, parse_type
 from ._typeof import dtype_of, type_from_dtype, typeof_constant
 
+Type._convert_arg = staticmethod(as_type)  # int32("float32"), float64(np.float32): see Type.__call__
+
 __all__ = [
     "Signature", "Type", "Array", "CPointer", "Record", "Tuple", "UniTuple",
     "array_from_subscript", "BoundMethod", "DType", "Module", "NumberClass", "Opaque",

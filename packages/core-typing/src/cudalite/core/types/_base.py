@@ -7,6 +7,8 @@ build array types (``float32[:, ::1]``), as in numba.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 __all__ = ["Type", "Signature"]
 
 
@@ -14,6 +16,12 @@ class Type:
     """Base class of all cudalite types.  Subclasses define ``key`` and ``name``."""
 
     __slots__ = ("_key", "name")
+
+    # How ``__call__`` turns an argument that is not a Type (a type name, a NumPy
+    # dtype) into one: ``as_type``, which needs every type class -- and they all
+    # derive from this one -- so the package facade (cudalite.core.types) installs
+    # it once they exist, instead of this module importing the parser back.
+    _convert_arg = None
 
     def __init__(self, key, name: str):
         self._key = (type(self).__name__, key)
@@ -36,9 +44,7 @@ class Type:
 
     # -- signature building: ``types.int32(types.int32, types.int32)`` --------
     def __call__(self, *args):
-        from ._signature import Signature as _Sig, as_type
-
-        return _Sig(self, tuple(as_type(a) for a in args))
+        return Signature(self, tuple(a if isinstance(a, Type) else Type._convert_arg(a) for a in args))
 
     @property
     def is_scalar(self) -> bool:
@@ -49,24 +55,15 @@ class Type:
         return True
 
 
+@dataclass(frozen=True, slots=True, repr=False)
 class Signature:
     """A function signature: return type plus argument types (immutable)."""
 
-    __slots__ = ("return_type", "args")
+    return_type: Type | None
+    args: tuple
 
-    def __init__(self, return_type, args):
-        self.return_type = return_type
-        self.args = tuple(args)
-
-    def __eq__(self, other):
-        return (
-            isinstance(other, Signature)
-            and self.return_type == other.return_type
-            and self.args == other.args
-        )
-
-    def __hash__(self):
-        return hash((self.return_type, self.args))
+    def __post_init__(self):
+        object.__setattr__(self, "args", tuple(self.args))
 
     def __repr__(self):
         rt = "?" if self.return_type is None else str(self.return_type)

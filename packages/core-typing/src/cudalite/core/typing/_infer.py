@@ -21,29 +21,19 @@ from ..types import (
     Array, Boolean, BoundMethod, Complex, Integer, NoneType, NumberClass, Opaque, PyFunction, RangeType,
     Signature, SliceType, StringLiteral, Tuple, Type, boolean, int64, typeof_constant, void,
 )
+from ._records import (
+    ArrayIter, CallInfo, CallKind, Comparison, EnumerateIter, RangeIter, Resolved, TupleIter, ZipIter,
+)
 from .rules.arithmetic import binop_signature, compare_signature, int_result, unary_signature
 from .rules.casts import can_convert, unify
 
-__all__ = ["TypingContext", "TypedFunction", "CallInfo", "infer"]
+__all__ = ["TypingContext", "TypedFunction", "infer"]
 
 _MAX_PASSES = 50
 
 
 class _Unknown(Exception):
     """Raised in non-strict passes when an operand's type is not known yet."""
-
-
-@dataclass
-class CallInfo:
-    """How a call (or operator, attribute, index) was resolved."""
-
-    kind: str  # 'registry' | 'method' | 'function' | 'cast' | 'value' | 'attr'
-    key: object
-    sig: Signature
-    site: CallSite | None = None
-    callee: "TypedFunction | None" = None
-    arg_nodes: tuple | None = None  # argument expressions in parameter order (keywords folded)
-    links: tuple = ()  # code the callee needs linked (device functions declared with link=)
 
 
 @dataclass(eq=False)
@@ -125,6 +115,13 @@ def infer(context: TypingContext, pyfunc, argtypes, return_type=None) -> TypedFu
     return context.type_function(pyfunc, argtypes, return_type)
 
 
+def _typed(answer):
+    """A typer's answer as ``(signature or None, payload)``."""
+    if isinstance(answer, Resolved):
+        return answer.sig, answer.payload
+    return answer, None
+
+
 def falls_through(stmts) -> bool:
     """Whether control can reach the end of ``stmts`` (conservatively: every
     ``if`` branch is assumed reachable; ``while True`` without ``break`` never ends)."""
@@ -159,6 +156,23 @@ def _breaks(stmts) -> bool:
         if isinstance(s, ir.If) and (_breaks(s.body) or _breaks(s.orelse)):
             return True
     return False
+
+
+def _tuple_equality(a, b) -> Comparison:
+    """``a == b`` of two tuple types, item by item (the signature of each item's
+    comparison is decided here, so lowering never asks the typing rules again)."""
+    sig = Signature(boolean, (a, b))
+    if len(a) != len(b):
+        return Comparison("==", sig, constant=False)
+    items = []
+    for x, y in zip(a.types, b.types):
+        if isinstance(x, Tuple) and isinstance(y, Tuple):
+            items.append(_tuple_equality(x, y))
+            continue
+        item = compare_signature("==", x, y)
+        items.append(Comparison("==", Signature(boolean, (x, y)), constant=False) if item is None
+                     else Comparison("==", item))
+    return Comparison("==", sig, items=tuple(items))
 
 
 class _Inference:
@@ -302,14 +316,12 @@ class _Inference:
 
     def stmt_ForIter(self, s):
         plan, elem = self.iteration_plan(s.iter)
-        self.record_call(s, CallInfo("iter", plan, Signature(elem, ())))
+        self.record_call(s, CallInfo(CallKind.ITER, Signature(elem, ()), payload=plan))
         self.assign(s.target, elem)
         self.block(s.body)
 
     def iteration_plan(self, e):
-        """How to iterate ``e``: (plan, element type).  Plans: ("array", node, type),
-        ("tuple", node, type, element type), ("enumerate", start node, inner plan),
-        ("zip", [inner plans])."""
+        """How to iterate ``e``: (an :class:`IterPlan`, the element type)."""
         builtin = e.func.value if isinstance(e, ir.Call) and isinstance(e.func, ir.Const) else None
         if builtin is enumerate:
             start = e.args[1] if len(e.args) > 1 else e.kwargs.get("start")
@@ -318,23 +330,23 @@ class _Inference:
             if start is not None and not isinstance(self.expr(start), (Integer, Boolean)):
                 raise TypingError("enumerate() start must be an integer", start.loc)
             inner, elem = self.iteration_plan(e.args[0])
-            return ("enumerate", start, inner), Tuple((int64, elem))
+            return EnumerateIter(start, inner), Tuple((int64, elem))
         if builtin is range:
             if e.kwargs or not 1 <= len(e.args) <= 3:
                 raise TypingError("range() takes 1 to 3 positional arguments", e.loc)
             for a in e.args:
                 if not isinstance(self.expr(a), (Integer, Boolean)):
                     raise TypingError(f"range() arguments must be integers, not {self.typeof_node(a)}", a.loc)
-            return ("range", list(e.args)), int64
+            return RangeIter(tuple(e.args)), int64
         if builtin is zip:
             if not e.args or e.kwargs:
                 raise TypingError("zip() takes one or more iterables", e.loc)
             parts = [self.iteration_plan(a) for a in e.args]
-            return ("zip", [p for p, _ in parts]), Tuple([t for _, t in parts])
+            return ZipIter(tuple(p for p, _ in parts)), Tuple([t for _, t in parts])
         t = self.expr(e)
         if isinstance(t, Array):
             elem = t.dtype if t.ndim == 1 else t.copy(ndim=t.ndim - 1, layout="C" if t.layout == "C" else "A")
-            return ("array", e, t), elem
+            return ArrayIter(e, t), elem
         if isinstance(t, Tuple):
             if not t.types:
                 raise TypingError("cannot iterate over an empty tuple", e.loc)
@@ -345,7 +357,7 @@ class _Inference:
                     raise TypingError(f"cannot iterate over the tuple {t}: its items ({elem} and {other}) "
                                       "do not unify to one type", e.loc)
                 elem = u
-            return ("tuple", e, t, elem), elem
+            return TupleIter(e, t, elem), elem
         raise TypingError(f"cannot iterate over a value of type {t} in device code (iterate over range(), "
                           "an array, a tuple, enumerate() or zip())", e.loc)
 
@@ -427,7 +439,8 @@ class _Inference:
         typer = self.reg.lookup_value(e.value)
         if typer is not None:  # a device value such as cuda.threadIdx.x
             t = typer(CallSite(getattr(e, "name", None) or repr(e.value), (), (), e.loc, self.ctx))
-            self.record_call(e, CallInfo("value", e.value, Signature(t, ())))
+            name = getattr(e.value, "__qualname__", None) or str(e.value)
+            self.record_call(e, CallInfo(CallKind.VALUE, Signature(t, ()), e.value, name))
             return t
         t = typeof_constant(e.value)
         if t is None:
@@ -449,12 +462,12 @@ class _Inference:
         a, b = self.expr(e.left), self.expr(e.right)
         if e.op == "+" and isinstance(a, Tuple) and isinstance(b, Tuple):
             t = Tuple(a.types + b.types)
-            self.record_call(e, CallInfo("tuple_concat", None, Signature(t, (a, b))))
+            self.record_call(e, CallInfo(CallKind.TUPLE_CONCAT, Signature(t, (a, b))))
             return t
         sig = binop_signature(e.op, a, b)
         if sig is None:
             raise TypingError(f"unsupported operand types for {e.op}: {a} and {b}", e.loc)
-        self.record_call(e, CallInfo("binop", e.op, sig))
+        self.record_call(e, CallInfo(CallKind.BINOP, sig, name=e.op))
         return sig.return_type
 
     def expr_UnaryOp(self, e):
@@ -464,28 +477,32 @@ class _Inference:
             raise TypingError(f"bad operand type for unary {e.op}: {a}", e.loc)
         if e.op == "not":
             self.truth(e.operand)
-        self.record_call(e, CallInfo("unary", e.op, sig))
+        self.record_call(e, CallInfo(CallKind.UNARY, sig, name=e.op))
         return sig.return_type
 
     def expr_Compare(self, e):
         ts = [self.expr(o) for o in e.operands]
-        sigs = []
-        for op, a, b, node in zip(e.ops, ts, ts[1:], e.operands[1:]):
+        links = []
+        for op, a, b in zip(e.ops, ts, ts[1:]):
             if op in ("is", "is not"):
                 if not (isinstance(a, NoneType) or isinstance(b, NoneType)):
                     raise TypingError(f"'{op}' is supported only to compare with None, not {a} and {b}",
                                       e.loc)
-                sigs.append(Signature(boolean, (a, b)))
+                same = isinstance(a, NoneType) and isinstance(b, NoneType)
+                links.append(Comparison(op, Signature(boolean, (a, b)), constant=same == (op == "is")))
                 continue
             if op in ("in", "not in"):
                 raise TypingError(f"the '{op}' operator is not supported for {a} and {b}", e.loc)
             sig = compare_signature(op, a, b)
             if sig is None and isinstance(a, Tuple) and isinstance(b, Tuple) and op in ("==", "!="):
-                sig = Signature(boolean, (a, b))
+                eq = _tuple_equality(a, b)
+                constant = None if eq.constant is None else eq.constant == (op == "==")
+                links.append(Comparison(op, eq.sig, constant, eq.items))
+                continue
             if sig is None:
                 raise TypingError(f"cannot compare {a} {op} {b}", e.loc)
-            sigs.append(sig)
-        self.record_call(e, CallInfo("compare", (tuple(e.ops), tuple(sigs)), Signature(boolean, tuple(ts))))
+            links.append(Comparison(op, sig))
+        self.record_call(e, CallInfo(CallKind.COMPARE, Signature(boolean, tuple(ts)), payload=tuple(links)))
         return boolean
 
     def expr_BoolOp(self, e):
@@ -525,7 +542,7 @@ class _Inference:
         if typer is not None:
             rt = typer(t)
             if rt is not None:
-                self.record_call(e, CallInfo("attr", (cls, e.attr), Signature(rt, (t,))))
+                self.record_call(e, CallInfo(CallKind.ATTR, Signature(rt, (t,)), (cls, e.attr), e.attr))
                 return rt
         if self.reg.has_method(t, e.attr):
             return BoundMethod(t, e.attr)
@@ -533,8 +550,7 @@ class _Inference:
         if typer is not None:
             rt = typer(t, e.attr)
             if rt is not None:
-                self.record_call(e, CallInfo("attr", (cls, "*"), Signature(rt, (t,)),
-                                             CallSite(e.attr, (t,), (e.attr,), e.loc)))
+                self.record_call(e, CallInfo(CallKind.ATTR, Signature(rt, (t,)), (cls, "*"), e.attr))
                 return rt
         raise TypingError(f"{t} has no attribute {e.attr!r}", e.loc)
 
@@ -561,7 +577,8 @@ class _Inference:
             args, consts, nodes = self.bind_arguments(e, self.ctx.function_ir(ft.obj), args, consts, kw)
             callee = self.ctx.type_function(ft.obj, args, loc=e.loc)
             sig = Signature(callee.return_type, tuple(args))
-            self.record_call(e, CallInfo("function", ft.obj, sig, callee=callee, arg_nodes=nodes,
+            name = getattr(ft.obj, "__qualname__", None) or str(ft.obj)
+            self.record_call(e, CallInfo(CallKind.FUNCTION, sig, ft.obj, name, callee=callee, arg_nodes=nodes,
                                          links=ft.links))
             return callee.return_type
         if isinstance(ft, Opaque):
@@ -577,11 +594,11 @@ class _Inference:
                 args, consts, nodes = self.fold_kwargs(e, entry.params, args, consts, kw, entry.name)
             name = getattr(obj, "name", None) if isinstance(obj, ForeignFunction) else entry.name
             site = CallSite(name or entry.name, tuple(args), tuple(consts), e.loc, self.ctx, callee=obj)
-            sig = entry.typer(site)
+            sig, payload = _typed(entry.typer(site))
             if sig is None:
                 raise TypingError(f"no implementation of {site.name}() for argument types "
                                   f"({', '.join(map(str, args))})", e.loc)
-            self.record_call(e, CallInfo("registry", obj, sig, site, arg_nodes=nodes))
+            self.record_call(e, CallInfo(CallKind.REGISTRY, sig, obj, site.name, payload=payload, arg_nodes=nodes))
             return sig.return_type
         raise TypingError(f"a value of type {ft} is not callable", e.func.loc)
 
@@ -589,11 +606,11 @@ class _Inference:
         if isinstance(target, Complex) and len(args) == 2 and not kw:  # complex(re, im)
             entry = self.reg.lookup_call(complex)
             site = CallSite(entry.name, tuple(args), tuple(self.const_of(a) for a in e.args), e.loc, self.ctx)
-            sig = entry.typer(site)
+            sig, payload = _typed(entry.typer(site))
             if sig is None:
                 raise TypingError(f"no implementation of complex() for argument types "
                                   f"({', '.join(map(str, args))})", e.loc)
-            self.record_call(e, CallInfo("registry", complex, sig, site))
+            self.record_call(e, CallInfo(CallKind.REGISTRY, sig, complex, site.name, payload=payload))
             return sig.return_type
         if kw or len(args) != 1:
             raise TypingError(f"{target}() takes exactly one positional argument", e.loc)
@@ -601,7 +618,7 @@ class _Inference:
         if not can_convert(a, target) and not (is_number(a) and is_number(target)):
             raise TypingError(f"cannot convert {a} to {target}", e.loc)
         sig = Signature(target, (a,))
-        self.record_call(e, CallInfo("cast", target, sig))
+        self.record_call(e, CallInfo(CallKind.CAST, sig, target, str(target)))
         return target
 
     def bind_arguments(self, e, fir, args, consts, kw):
@@ -666,10 +683,10 @@ class _Inference:
         if kwargs:
             args, consts, nodes = self.fold_kwargs(node, entry.params, args, consts, kwargs, name)
         site = CallSite(name, tuple(args), tuple(consts), loc, self.ctx, recv=recv)
-        sig = entry.typer(site)
+        sig, payload = _typed(entry.typer(site))
         if sig is None:
             raise TypingError(f"{recv} does not support {what} with ({', '.join(map(str, args))})", loc)
-        return CallInfo("method", (cls, name), sig, site, arg_nodes=nodes)
+        return CallInfo(CallKind.METHOD, sig, (cls, name), name, recv, payload, arg_nodes=nodes)
 
     def record_call(self, node, info):
         self.tf.calls[node] = info

@@ -9,6 +9,7 @@ from ...types import (
     Array, Boolean, CPointer, Integer, Record, Signature, SliceType, StringLiteral, Tuple, UniTuple,
     int64, none,
 )
+from .._records import ArrayView, RecordField, Resolved, TupleIndex
 from .casts import can_convert
 
 __all__ = ["array_index_result"]
@@ -69,14 +70,13 @@ def _array_setitem(site):
     if rt is None:
         raise site.error(err)
     if isinstance(rt, Array):  # a[1:3] = 0, a[i] = row, a[:, j] = other[...]: elementwise
-        site.data["view"] = rt
         if isinstance(value, Array):
             if value.ndim != rt.ndim or not can_convert(value.dtype, rt.dtype):
                 raise site.error(f"cannot store a {value} into a {rt.ndim}-d view of {rt.dtype}")
-            return Signature(none, (index, value))
+            return Resolved(Signature(none, (index, value)), ArrayView(rt))
         if not can_convert(value, rt.dtype):
             raise site.error(f"cannot store a {value} into an array of {rt.dtype}")
-        return Signature(none, (index, rt.dtype))
+        return Resolved(Signature(none, (index, rt.dtype)), ArrayView(rt))
     if not can_convert(value, rt):
         raise site.error(f"cannot store a {value} into an array of {rt}")
     return Signature(none, (index, rt))
@@ -92,8 +92,7 @@ def _tuple_getitem(site):
         n = len(tup.types)
         if not -n <= i < n:
             raise site.error(f"tuple index {i} is out of range for a tuple of length {n}")
-        site.data["index"] = i % n
-        return Signature(tup.types[i], (index,))
+        return Resolved(Signature(tup.types[i], (index,)), TupleIndex(i % n))
     if tup.is_uniform:
         return Signature(tup.types[0], (int64,))
     raise site.error(f"a heterogeneous tuple ({tup}) can only be indexed by a constant")
@@ -126,8 +125,7 @@ def _record_getitem(site):
     f = site.recv.field(name) if isinstance(name, str) else None
     if f is None:
         raise site.error(f"record has no field {name!r}")
-    site.data["field"] = name
-    return Signature(f[0], (StringLiteral(name),))
+    return Resolved(Signature(f[0], (StringLiteral(name),)), RecordField(name))
 
 
 @registry.method(Record, "__setitem__")
@@ -140,5 +138,4 @@ def _record_setfield(site):
     value = site.args[1]
     if not can_convert(value, f[0]):
         raise site.error(f"cannot store a {value} into record field {name!r} of type {f[0]}")
-    site.data["field"] = name
-    return Signature(none, (site.args[0], f[0]))
+    return Resolved(Signature(none, (site.args[0], f[0])), RecordField(name))

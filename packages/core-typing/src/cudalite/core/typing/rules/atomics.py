@@ -12,6 +12,7 @@ from ... import device_api as api
 from ..._compat import numeric_kind
 from ...registry import registry
 from ...types import Array, Signature, Tuple, float32, float64, int32, int64, uint32, uint64
+from .._records import AtomicOp, Resolved
 from .intrinsics import check_arity
 
 __all__ = ["ATOMIC_DTYPES"]
@@ -58,8 +59,7 @@ def _rmw_typer(op):
         ary = _check_array(site, op)
         idx = _check_index(site, ary, site.args[1])
         dt = _check_value(site, 2, ary)
-        site.data["op"] = op
-        return Signature(dt, (ary, idx, dt))
+        return Resolved(Signature(dt, (ary, idx, dt)), AtomicOp(op))
 
     return typer
 

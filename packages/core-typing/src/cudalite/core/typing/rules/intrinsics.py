@@ -19,6 +19,7 @@ from ...types import (
     Float, Integer, Signature, UniTuple, boolean, float16, float32, float64, int32, int64,
     uint32, void,
 )
+from .._records import Fp16Op, GridDims, Resolved
 from .arithmetic import promote
 
 __all__ = ["SREG_VALUES", "check_arity"]
@@ -54,8 +55,7 @@ def _grid_typer(site):
     ndim = site.const(0, "number of dimensions")
     if ndim not in (1, 2, 3) or isinstance(ndim, bool):
         raise site.error(f"the number of dimensions must be 1, 2 or 3, not {ndim!r}")
-    site.data["ndim"] = ndim
-    return Signature(int64 if ndim == 1 else UniTuple(int64, ndim), (site.args[0],))
+    return Resolved(Signature(int64 if ndim == 1 else UniTuple(int64, ndim), (site.args[0],)), GridDims(ndim))
 
 
 registry.call(api.grid, params=("ndim",), name="cuda.grid")(_grid_typer)
@@ -178,8 +178,7 @@ def _fp16_typer(name):
         for a in site.args:
             if numeric_kind(a) not in ("b", "i", "f"):
                 raise site.error(f"expects float16 arguments, not {a}")
-        site.data["op"] = name
-        return Signature(boolean if name in _FP16_COMPARE else float16, (float16,) * n)
+        return Resolved(Signature(boolean if name in _FP16_COMPARE else float16, (float16,) * n), Fp16Op(name))
 
     return typer
 

@@ -16,6 +16,7 @@ from ... import device_api as api
 from ...registry import registry
 from ...types import Array, Record, Signature, type_from_dtype
 from ...types._containers import MAX_NDIM
+from .._records import ArraySpec, ConstArray, Resolved
 from .intrinsics import check_arity
 
 __all__ = ["const_shape", "const_dtype"]
@@ -60,9 +61,8 @@ def _array_typer(dynamic_ok):
         check_arity(site, 2)
         shape = const_shape(site, allow_zero=dynamic_ok)
         dtype = const_dtype(site)
-        site.data["shape"] = shape
-        site.data["dtype"] = dtype
-        return Signature(Array(dtype, max(len(shape), 1), "C"), tuple(site.args))
+        return Resolved(Signature(Array(dtype, max(len(shape), 1), "C"), tuple(site.args)),
+                        ArraySpec(shape, dtype))
 
     return typer
 
@@ -82,5 +82,5 @@ def _array_like(site):
     if dtype is None or value.ndim == 0 or value.size == 0:
         raise site.error(f"cannot place an array of dtype {value.dtype} and shape {value.shape} "
                          "in constant memory")
-    site.data["array"] = value
-    return Signature(Array(dtype, value.ndim, "C", readonly=True), tuple(site.args))
+    return Resolved(Signature(Array(dtype, value.ndim, "C", readonly=True), tuple(site.args)),
+                    ConstArray(value))

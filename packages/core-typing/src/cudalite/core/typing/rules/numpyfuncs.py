@@ -84,26 +84,26 @@ def numpy_table(np) -> dict:
     return table
 
 
-def register_numpy(np) -> dict:
-    """Register the typers; returns {numpy function: (kind, stem)} for the backend."""
+def register_numpy(np, reg=registry) -> dict:
+    """Register the typers in ``reg``; returns {numpy function: (kind, stem)} for the backend."""
     table = {}
     for name, stem in NUMPY_UNARY.items():
         table[getattr(np, name)] = ("unary", stem)
-        registry.call(getattr(np, name), name=f"numpy.{name}")(_unary)
+        reg.call(getattr(np, name), name=f"numpy.{name}")(_unary)
     for name, stem in NUMPY_BINARY.items():
         table[getattr(np, name)] = ("binary", stem)
-        registry.call(getattr(np, name), name=f"numpy.{name}")(_binary)
+        reg.call(getattr(np, name), name=f"numpy.{name}")(_binary)
     for name in NUMPY_PREDICATES:
         table[getattr(np, name)] = ("predicate", name)
-        registry.call(getattr(np, name), name=f"numpy.{name}")(_predicate)
+        reg.call(getattr(np, name), name=f"numpy.{name}")(_predicate)
     for fn in (np.abs, np.absolute):
         table[fn] = ("abs", "abs")
-        registry.call(fn, name="numpy.abs")(_abs)
+        reg.call(fn, name="numpy.abs")(_abs)
     for name in ("minimum", "maximum"):
         table[getattr(np, name)] = (name, name)
-        registry.call(getattr(np, name), name=f"numpy.{name}")(_minmax)
+        reg.call(getattr(np, name), name=f"numpy.{name}")(_minmax)
     table[np.square] = ("square", "square")
-    registry.call(np.square, name="numpy.square")(_square)
+    reg.call(np.square, name="numpy.square")(_square)
     return table
 
 
