@@ -136,7 +136,7 @@ def rows(cuda):
     except Exception as exc:
         print(f"# torch rows skipped: {type(exc).__name__}: {exc}")
 
-    cubin = ck.cubin.data
+    cubin = ck.artifact.cubin
     try:
         try:
             from cuda.core import Device, LaunchConfig, ObjectCode, launch as core_launch
