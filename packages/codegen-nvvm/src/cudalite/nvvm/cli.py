@@ -5,22 +5,41 @@
     cudalite-compile mymod.py:add "float32(float32, float32)" --emit all -o build/add
 
 :func:`parse_args` is the one pure function that turns ``argv`` into a
-:class:`Request`; :func:`run` does the work; :func:`main` maps errors to a
-message on stderr and exit status 1 (no traceback unless
-``CUDALITE_FULL_TRACEBACK=1``, read by :mod:`cudalite.nvvm.config`).  Usage
-errors -- a bad option such as ``--cc nine``, or an unparsable ``CUDALITE_*``
-variable -- exit with status 2 and one message, no traceback.
+:class:`Request`; :func:`run` does the work; :func:`main` maps errors to one
+message on stderr (no traceback unless ``CUDALITE_FULL_TRACEBACK=1``, read by
+:mod:`cudalite.nvvm.config`) and an exit status:
+
+* 0 -- done;
+* 1 -- the function could not be compiled (a compile error, a missing or failing
+  input file, no such function) or the output could not be written (a full disk,
+  a closed stdout, a reader that went away: ``| head``);
+* 2 -- a usage error, found before anything is compiled: a bad option (``--cc
+  nine``), an unparsable ``CUDALITE_*`` variable, ``-o`` naming the input file (also
+  through a symlink or hard link) or a module it imports, ``-o`` naming a directory
+  (a file for ``--emit all``) or a file in a missing directory, binary LTO-IR to a
+  terminal;
+* 130 -- interrupted (Ctrl-C).
+
+Outputs are written all or nothing (:mod:`cudalite.nvvm._cli_output`).  The input
+file is loaded under a private module name, its sibling modules found only after
+stdlib and site-packages (:func:`load_module`).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import importlib.machinery
 import importlib.util
 import os
+import stat
 import sys
 from dataclasses import dataclass
 
-__all__ = ["Request", "CliError", "parse_args", "run", "main"]
+from ._cli_output import OutputError, missing_dirs, write_files, write_stdout
+
+__all__ = ["Request", "CliError", "UsageError", "OutputPlan", "parse_args", "plan_outputs", "load_module",
+           "load_function", "run", "main"]
 
 PROG = "cudalite-compile"
 OUTPUTS = ("ptx", "ltoir")
@@ -33,7 +52,11 @@ SUFFIXES = {
 
 
 class CliError(Exception):
-    """A usage error: bad function spec, missing file, bad option value."""
+    """The input cannot be compiled: a missing or failing file, no such function (exit 1)."""
+
+
+class UsageError(CliError):
+    """The command line is wrong, found before compiling: ``-o`` names an input (exit 2)."""
 
 
 @dataclass(frozen=True)
@@ -124,28 +147,77 @@ def parse_args(argv) -> Request:
     )
 
 
-def load_function(path: str, qualname: str):
-    """Import ``path`` as a module named after its stem and return ``qualname`` from it."""
+class _SiblingFinder:
+    """Finds the user's sibling modules (``import helpers`` next to ``mymod.py``).
+
+    Appended to :data:`sys.meta_path`, so it is asked only after every other finder
+    has found nothing: stdlib, site-packages and namespace packages (``cuda``) always
+    win over a ``cuda.py``, ``random.py`` or ``numpy.py`` lying next to the input.
+    (Appending the folder to ``sys.path`` would not do: a module anywhere on the path
+    beats a namespace package.)"""
+
+    def __init__(self, folder: str):
+        self.folder = folder
+
+    def find_spec(self, fullname, path=None, target=None):
+        if path is not None or "." in fullname:
+            return None  # submodules of a sibling package are found through its __path__
+        return importlib.machinery.PathFinder.find_spec(fullname, [self.folder])
+
+
+def private_module_name(path: str) -> str:
+    """The ``sys.modules`` key of the user's file: private, one per absolute path."""
+    digest = hashlib.sha256(os.path.abspath(path).encode("utf-8", "surrogateescape")).hexdigest()
+    return f"_cudalite_cli_user_{digest[:16]}"
+
+
+def load_module(path: str):
+    """Execute the file ``path``; return ``(module, sources)``.
+
+    The module is registered in :data:`sys.modules` under :func:`private_module_name`
+    only, so it never replaces nor is mistaken for another module (a file named
+    ``random.py`` or ``numpy.py`` compiles, and ``import random`` elsewhere still gets
+    the standard one).  Its ``__name__`` is the file's stem, as ``import mymod`` would
+    give it, so mangled (``--abi numba``, kernel) symbol names do not depend on where
+    the file lies.  Its sibling imports are found after stdlib and site-packages
+    (:class:`_SiblingFinder`).  ``sources`` are the files of the module and of every
+    module its execution imported: inputs an output must never overwrite."""
     if not os.path.isfile(path):
         raise CliError(f"{path}: no such file")
-    name = os.path.splitext(os.path.basename(path))[0]
-    spec = importlib.util.spec_from_file_location(name, os.path.abspath(path))
-    if spec is None or spec.loader is None:
+    abspath = os.path.abspath(path)
+    name = private_module_name(abspath)
+    stem = os.path.splitext(os.path.basename(abspath))[0]
+    # the loader is told the stem: it checks the name of the module it executes
+    loader = importlib.machinery.SourceFileLoader(stem, abspath)
+    spec = importlib.util.spec_from_file_location(name, abspath, loader=loader)
+    if spec is None:
         raise CliError(f"{path}: cannot be imported as a Python module")
     module = importlib.util.module_from_spec(spec)
-    registered = name not in sys.modules
-    if registered:
-        sys.modules[name] = module  # so the module can be found by name while it runs
-    folder = os.path.dirname(os.path.abspath(path))
-    sys.path.insert(0, folder)  # sibling imports of the user's module
+    module.__name__ = stem
+    before = set(sys.modules)
+    sys.modules[name] = module  # found by name (inspect, dataclasses) while it runs and after
+    finder = _SiblingFinder(os.path.dirname(abspath))
+    sys.meta_path.append(finder)
     try:
         spec.loader.exec_module(module)
     except SyntaxError as e:
+        sys.modules.pop(name, None)
         raise CliError(f"{e.filename}:{e.lineno}:{e.offset or 0}: SyntaxError: {e.msg}") from None
     except Exception as e:
+        sys.modules.pop(name, None)
         raise CliError(f"{path}: importing the module failed: {type(e).__name__}: {e}") from None
     finally:
-        sys.path.remove(folder)
+        sys.meta_path.remove(finder)
+    sources = [abspath]
+    for key in sorted(set(sys.modules) - before - {name}):
+        file = getattr(sys.modules.get(key), "__file__", None)
+        if isinstance(file, str) and file not in sources:
+            sources.append(file)
+    return module, tuple(sources)
+
+
+def find_function(module, path: str, qualname: str):
+    """``qualname`` in ``module`` (a jit-decorated function gives its ``py_func``)."""
     obj = module
     for part in qualname.split("."):
         try:
@@ -158,11 +230,18 @@ def load_function(path: str, qualname: str):
     return obj
 
 
-def compile_request(req: Request) -> dict:
+def load_function(path: str, qualname: str):
+    """Load ``path`` (:func:`load_module`) and return ``qualname`` from it."""
+    module, _ = load_module(path)
+    return find_function(module, path, qualname)
+
+
+def compile_request(req: Request, pyfunc=None) -> dict:
     """Run the pipeline for ``req``: ``{stage: Artifact}`` for the stages asked for."""
     from .api import compile_stages
 
-    pyfunc = load_function(req.path, req.qualname)
+    if pyfunc is None:
+        pyfunc = load_function(req.path, req.qualname)
     kwargs = dict(
         device=req.device, abi=req.abi, abi_info={"abi_name": req.abi_name} if req.abi_name else None,
         cc=req.cc, opt=req.opt, fastmath=req.fastmath, lineinfo=req.lineinfo, debug=req.debug,
@@ -177,42 +256,89 @@ def compile_request(req: Request) -> dict:
     return stages
 
 
-def _write(path: str, data) -> None:
-    mode = "w" if isinstance(data, str) else "wb"
-    with open(path, mode) as f:
-        f.write(data)
+# -- outputs: planned and checked before compiling, written all or nothing -------------------
+@dataclass(frozen=True)
+class OutputPlan:
+    """Where each stage goes: ``files`` maps a stage to its (resolved) path; no
+    files means stdout.  ``make_dirs``: directories ``--emit all`` creates."""
+
+    files: tuple = ()  # ((stage, path), ...)
+    make_dirs: tuple = ()
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)  # follows symlinks; equal inodes catch hard links
+    except OSError:
+        return False
+
+
+def _check_target(path: str, inputs, shown: str) -> str:
+    """The path to write for the output ``path``; :class:`UsageError` when it is a
+    directory or one of ``inputs`` (also through a symlink or a hard link)."""
+    if os.path.isdir(path):
+        raise UsageError(f"-o {shown} is a directory; give a file name (a directory is for --emit all)")
+    for src in inputs:
+        if _same_file(path, src):
+            raise UsageError(f"-o {shown} is the input file {src}; refusing to overwrite it")
+    try:
+        special = not stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        special = False
+    return path if special else os.path.realpath(path)  # a symlinked output is written through
+
+
+def plan_outputs(req: Request, inputs=()) -> OutputPlan:
+    """Check ``-o`` before anything is compiled or written (:class:`UsageError`)."""
+    inputs = (req.path, *inputs) if os.path.exists(req.path) else tuple(inputs)
+    if req.emit != "all":
+        if req.output_path in (None, "-"):
+            return OutputPlan()
+        target = _check_target(req.output_path, inputs, req.output_path)
+        parent = os.path.dirname(target)
+        if not os.path.isdir(parent):
+            raise UsageError(f"-o {req.output_path}: directory {parent} does not exist")
+        return OutputPlan(files=((req.emit, target),))
+    folder = req.output_path
+    if os.path.exists(folder) and not os.path.isdir(folder):
+        raise UsageError(f"-o {folder} is not a directory (--emit all writes one file per stage into it)")
+    base = req.abi_name or req.qualname.rsplit(".", 1)[-1]
+    files = []
+    for stage, suffix in SUFFIXES.items():
+        path = os.path.join(folder, base + suffix)
+        files.append((stage, _check_target(path, inputs, path)))
+    return OutputPlan(files=tuple(files), make_dirs=tuple(missing_dirs(folder)))
 
 
 def run(req: Request, stdout) -> None:
-    """Compile and write the result to ``req.output_path`` (a file, a directory, or ``stdout``)."""
-    stages = compile_request(req)
-    if req.emit == "all":
-        os.makedirs(req.output_path, exist_ok=True)
-        base = req.abi_name or req.qualname.rsplit(".", 1)[-1]
-        for stage, art in stages.items():
-            _write(os.path.join(req.output_path, base + SUFFIXES[stage]), art.data)
+    """Compile and write the result to ``req.output_path`` (a file, a directory, or ``stdout``).
+
+    Everything that can be checked before compiling is: ``-o`` (:func:`plan_outputs`),
+    a closed stdout, binary output to a terminal.  Outputs are then written all or
+    nothing (:func:`cudalite.nvvm._cli_output.write_files`): a failed compile or write
+    leaves no output file, no temporary file and the old outputs untouched."""
+    plan = plan_outputs(req)
+    if not plan.files:
+        if stdout is None or getattr(stdout, "closed", False):
+            raise OutputError("standard output is closed; write to a file with -o FILE")
+        if req.emit == "ltoir" and stdout.isatty():
+            raise UsageError(f"{req.emit} is binary; write it to a file with -o FILE")
+    module, sources = load_module(req.path)
+    pyfunc = find_function(module, req.path, req.qualname)
+    plan = plan_outputs(req, sources)  # again: no output may overwrite a module the input imported
+    stages = compile_request(req, pyfunc)
+    if not plan.files:
+        write_stdout(stdout, stages[req.emit].data)
         return
-    data = stages[req.emit].data
-    if req.output_path not in (None, "-"):
-        parent = os.path.dirname(os.path.abspath(req.output_path))
-        if not os.path.isdir(parent):
-            raise CliError(f"{req.output_path}: directory {parent} does not exist")
-        _write(req.output_path, data)
-    elif isinstance(data, str):
-        stdout.write(data if data.endswith("\n") else data + "\n")
-        stdout.flush()
-    else:
-        if stdout.isatty():
-            raise CliError(f"{req.emit} is binary; write it to a file with -o FILE")
-        stdout.buffer.write(data)
-        stdout.flush()
+    write_files([(path, stages[stage].data) for stage, path in plan.files if stage in stages],
+                make_dirs=plan.make_dirs)
 
 
 def format_error(exc: BaseException) -> str:
     """One line ``file:line:col: Kind: message``, then the source line and a caret."""
     from cudalite.core.errors import CompilerError
 
-    if isinstance(exc, CliError):
+    if isinstance(exc, (CliError, OutputError)):
         return f"{PROG}: error: {exc}"
     if isinstance(exc, CompilerError) and exc.loc is not None:
         head, *rest = exc.loc.render().split("\n")
@@ -222,8 +348,20 @@ def format_error(exc: BaseException) -> str:
     return f"{PROG}: error: {kind}: {exc}"
 
 
+def _report(message: str) -> None:
+    """``message`` on stderr, if there is one (``2>&-`` closes it; print would fall back to stdout)."""
+    stream = sys.stderr
+    if stream is None:
+        return
+    try:
+        stream.write(message + "\n")
+        stream.flush()
+    except (OSError, ValueError):
+        pass
+
+
 def main(argv=None) -> int:
-    """Entry point of ``cudalite-compile``; returns the exit status."""
+    """Entry point of ``cudalite-compile``; returns the exit status (see the module docstring)."""
     from cudalite.core.errors import CudaliteError
 
     from .config import load_config
@@ -232,15 +370,21 @@ def main(argv=None) -> int:
     try:
         config = load_config()
     except ValueError as e:  # a bad CUDALITE_* variable: reported like a usage error
-        print(f"{PROG}: error: {e}", file=sys.stderr)
+        _report(f"{PROG}: error: {e}")
         return 2
     try:
         run(req, sys.stdout)
-    except (CudaliteError, CliError, OSError, ValueError) as e:
+    except UsageError as e:
+        _report(format_error(e))
+        return 2
+    except (CudaliteError, CliError, OutputError, OSError, ValueError) as e:
         if config.full_traceback:
             raise
-        print(format_error(e), file=sys.stderr)
+        _report(format_error(e))
         return 1
+    except KeyboardInterrupt:
+        _report(f"{PROG}: interrupted")
+        return 130
     return 0
 
 

@@ -12,7 +12,10 @@ runtime uses (``$CUDALITE_CACHE_DIR/kernels``, else ``~/.cache/cudalite/kernels`
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
+import os
 import sys
 
 __all__ = ["main"]
@@ -25,7 +28,7 @@ def _size(n):
         n /= 1024
 
 
-def main(argv=None) -> int:
+def _main(argv=None) -> int:
     from ._cache import CacheStore
 
     ap = argparse.ArgumentParser(prog="cudalite-cache", description="Show or clear cudalite's kernel cache.")
@@ -56,6 +59,62 @@ def main(argv=None) -> int:
     else:
         n = store.clear()
         print(f"removed {n} entries from {store.path}")
+    return 0
+
+
+def _report(message: str) -> None:
+    """One line on stderr, if there is one (``print(file=None)`` would write to stdout)."""
+    if sys.stderr is not None:
+        try:
+            sys.stderr.write(f"cudalite-cache: error: {message}\n")
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
+
+
+def _emit(stream, text: str) -> None:
+    """Write ``text`` straight to ``stream``'s file descriptor: nothing stays buffered
+    to fail again when the interpreter exits (an in-memory stream is written as is)."""
+    if not text:
+        return
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation
+        stream.write(text)
+        stream.flush()
+        return
+    stream.flush()
+    view = memoryview(text.encode("utf-8"))
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def main(argv=None) -> int:
+    """Entry point of ``cudalite-cache``: the report is made in memory, then written at once.
+
+    Exit status: 0 done; 1 the report could not be written -- stdout closed (checked
+    before any command runs, so ``clear >&-`` clears nothing), a full disk, a reader
+    that went away (``| head``) -- one line on stderr, no traceback; 2 a usage error."""
+    stdout = sys.stdout
+    if stdout is None or getattr(stdout, "closed", False):
+        _report("standard output is closed")
+        return 1
+    buf = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(buf):
+            code = _main(argv)
+    except SystemExit:  # argparse: --help (its text is in buf) or a usage error
+        _flush(stdout, buf.getvalue())
+        raise
+    return _flush(stdout, buf.getvalue()) or code
+
+
+def _flush(stdout, text: str) -> int:
+    try:
+        _emit(stdout, text)
+    except (OSError, ValueError) as e:
+        _report(f"cannot write to standard output: {getattr(e, 'strerror', None) or e}")
+        return 1
     return 0
 
 
