@@ -209,8 +209,8 @@ def test_fresh_dirs_are_private_under_umask_002(tmp_path):
     assert os.stat(shim.path).st_mode & 0o777 == 0o700
 
 
-def _refusal(directory, why):
-    return (f"cudalite: not using the launch shim directory {directory}: it is {why}; no launch shim is loaded "
+def _refusal(directory, why, what="launch shim directory"):
+    return (f"cudalite: not using the {what} {directory}: it is {why}; no launch shim is loaded "
             f"from it (launches use the bindings backend). Fix: make it yours and private (chown to you, "
             f"chmod 700 {directory}) or set CUDALITE_CACHE_DIR to a directory only you can write.")
 
@@ -236,7 +236,18 @@ def test_foreign_shim_dir_is_refused_once_per_process(built, tmp_path, monkeypat
     drv.config, drv._native, drv._lock = Config(cache_dir=str(cache)), {}, threading.RLock()
     result, warned = _warned(lambda: [drv.native("shim"), drv.native("shim")])
     assert result == [None, None]
-    assert warned == [_refusal(files.directory, f"owned by uid {me}, not by you (uid {me + 1})")]
+    assert warned == [_refusal(cache, f"owned by uid {me}, not by you (uid {me + 1})", "cache directory")]
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX modes")
+def test_shared_cache_root_is_refused(built, tmp_path):
+    """A cache root others can write into is refused even when the shim's directory in
+    it is private (they could swap the directory for their own)."""
+    cache, files = _copy_built(built, tmp_path)
+    os.chmod(cache, 0o1777)  # like /tmp
+    shim, warned = _warned(lambda: _shim.load_shim(str(cache)))
+    assert shim is None
+    assert warned == [_refusal(cache, "writable by group and others (mode 1777)", "cache directory")]
 
 
 def test_no_compiler_falls_back(tmp_path):

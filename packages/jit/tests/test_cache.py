@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import warnings
 
 import pytest
 
@@ -451,8 +452,6 @@ def test_fresh_cache_dirs_are_private_under_umask_002(tmp_path, monkeypatch, uma
 
 
 def _refused_twice(kernels, monkeypatch):
-    import warnings
-
     with warnings.catch_warnings(record=True) as record:
         warnings.simplefilter("always")  # a second warning would be seen: the once is ours
         builds = [_build(_scale, SIG, kernels, monkeypatch) for _ in range(2)]
@@ -477,6 +476,29 @@ def test_group_or_other_writable_dir_is_refused_with_one_warning(tmp_path, monke
     assert os.listdir(kernels) == []  # no entry, no stamp
 
 
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX modes")
+def test_shared_default_cache_root_is_refused(tmp_path, monkeypatch):
+    """``$CUDALITE_CACHE_DIR/kernels``: the root is judged too (others could swap
+    ``kernels`` for their own directory)."""
+    from cudalite.cuda._compile import build_kernel
+
+    root = tmp_path / "root"
+    (root / "kernels").mkdir(parents=True, mode=0o700)
+    os.chmod(root, 0o775)
+    monkeypatch.setenv("CUDALITE_CACHE_DIR", str(root))
+    monkeypatch.setattr(_cache, "_settings", {"enabled": True, "dir": None})
+    assert _cache.cache_dir() == str(root / "kernels")
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        builds = [build_kernel(_scale.py_func, parse_signature(SIG)[1], _scale.options, (9, 0)) for _ in range(2)]
+    assert [b.status for b in builds] == ["off (untrusted cache directory)"] * 2
+    (message,) = _untrusted_warnings(record)
+    assert message.startswith(f"cudalite: not using the kernel cache directory {root}: it is writable by group "
+                              f"(mode 0775);")
+    os.chmod(root, 0o700)
+    assert _build(_scale, SIG, root / "kernels", monkeypatch).status == "miss"  # fixed: used again
+
+
 @pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX ownership")
 def test_foreign_owner_is_refused_with_one_warning(tmp_path, monkeypatch):
     kernels = tmp_path / "kernels"
@@ -493,8 +515,6 @@ def test_foreign_owner_is_refused_with_one_warning(tmp_path, monkeypatch):
 
 @pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX modes")
 def test_load_from_a_dir_made_writable_later_is_refused(tmp_path, capsys):
-    import warnings
-
     store = _cache.CacheStore(tmp_path / "k")
     assert store.store("ab" * 32, _payload())
     os.chmod(store.path, 0o777)

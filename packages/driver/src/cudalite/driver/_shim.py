@@ -277,8 +277,8 @@ def load_verified(files: ShimFiles):
 
 
 def load_shim(cache_dir, cc=""):
-    """The shim for this interpreter: the cached build if its directory is trusted, its
-    hash is the recorded one and it passes its self-test, else a fresh build; None
+    """The shim for this interpreter: the cached build if its directory and the cache
+    root ``cache_dir`` are trusted, its hash is the recorded one and it passes its self-test, else a fresh build; None
     when neither works (fall back to ``bindings``; with one warning when the directory
     or the cached file was refused)."""
     try:
@@ -289,11 +289,12 @@ def load_shim(cache_dir, cc=""):
         make_private_dirs(files.directory)
     except OSError:
         return None  # unwritable cache: silently no shim
-    reason = dir_refusal(files.directory)
-    if reason is not None:
-        _warn(refusal_message(files.directory, reason, "launch shim directory",
-                              "no launch shim is loaded from it (launches use the bindings backend)"))
-        return None
+    for directory, what in ((cache_dir, "cache directory"), (files.directory, "launch shim directory")):
+        reason = dir_refusal(directory)
+        if reason is not None:
+            _warn(refusal_message(directory, reason, what,
+                                  "no launch shim is loaded from it (launches use the bindings backend)"))
+            return None
     shim = load_verified(files)
     if shim is not None:
         return shim

@@ -174,13 +174,25 @@ def _atomic_write(path: str, data: bytes):
 
 
 # -- trusting the directory ------------------------------------------------------------------
+def _checked_dirs(directory):
+    """The kernel directory, preceded by cudalite's cache root when it is the default
+    ``<root>/kernels`` (a directory given to :func:`enable` is its own root)."""
+    from .config import kernel_cache_dir
+
+    default = kernel_cache_dir()
+    if os.path.abspath(directory) == os.path.abspath(default):
+        return (os.path.dirname(default), directory)
+    return (directory,)
+
+
 def directory_refusal(directory, *, create=False, warn=True):
     """Why the kernel cache directory must not be used, or None (usable).  On POSIX it
-    must be owned by the user and not writable by group or others, judged after
-    resolving symlinks (``cudalite.driver.cachedir.dir_refusal``).  ``create``: make
-    it first (0700, with its missing parents); one that cannot be made is not refused
-    (nothing is stored).  ``warn``: an :class:`UntrustedCacheWarning` naming the
-    directory, why and how to fix it, once per process per directory."""
+    (and the cache root it lies in, for the default ``<root>/kernels``) must be owned
+    by the user and not writable by group or others, judged after resolving symlinks
+    (``cudalite.driver.cachedir.dir_refusal``).  ``create``: make it first (0700,
+    with its missing parents); one that cannot be made is not refused (nothing is
+    stored).  ``warn``: an :class:`UntrustedCacheWarning` naming the directory, why
+    and how to fix it, once per process per directory."""
     from cudalite.driver.cachedir import dir_refusal, make_private_dirs
 
     if create:
@@ -188,10 +200,13 @@ def directory_refusal(directory, *, create=False, warn=True):
             make_private_dirs(directory)
         except OSError:
             return None
-    reason = dir_refusal(directory)
-    if reason is not None and warn:
-        _warn_once(directory, reason)
-    return reason
+    for d in _checked_dirs(directory):
+        reason = dir_refusal(d)
+        if reason is not None:
+            if warn:
+                _warn_once(d, reason)
+            return reason
+    return None
 
 
 def _warn_once(directory, reason):
