@@ -169,8 +169,8 @@ def test_symlinked_or_loose_library_is_not_loaded(built, tmp_path):
     os.replace(library, elsewhere)  # the very same bytes, but through a symlink
     os.symlink(elsewhere, library)
     shim, warned = _warned(lambda: _shim.load_shim(str(cache), cc="/nonexistent/cc"))
-    assert shim is None and warned == [f"cudalite: not loading the launch shim {library}: it is not a private "
-                                       f"regular file ({files.record}); rebuilding it."]
+    assert shim is None and warned == [f"cudalite: not loading the launch shim {library}: it is missing or not "
+                                       f"a private regular file ({files.record}); rebuilding it."]
     shutil.copy(elsewhere, library)
     os.chmod(library, 0o722)  # group/other-writable file in a private directory
     shim, warned = _warned(lambda: _shim.load_shim(str(cache), cc="/nonexistent/cc"))

@@ -262,7 +262,7 @@ def load_verified(files: ShimFiles):
     library = files.library(digest)
     data = read_regular(library, _MAX_LIBRARY, private=True)
     if data is None or hashlib.sha256(data).hexdigest() != digest:
-        why = ("is not a private regular file" if data is None
+        why = ("is missing or not a private regular file" if data is None
                else "does not match the sha256 recorded when cudalite built it")
         _warn(f"cudalite: not loading the launch shim {library}: it {why} ({files.record}); rebuilding it.")
         try:
