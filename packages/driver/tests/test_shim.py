@@ -1,23 +1,30 @@
 """GPU-less tests of the compiled launch shim: build, cache, atomic publication,
-corrupt-cache handling, fallback without a compiler, and the generated launcher and
-``Launcher`` calling through it (with ``cl_probe`` standing in for libcuda)."""
+the cache directory as untrusted input (private modes, refused directories, a
+library loaded only when its sha256 is the recorded one), fallback without a
+compiler, and the generated launcher and ``Launcher`` calling through it (with
+``cl_probe`` standing in for libcuda)."""
 
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import importlib
+import json
 import os
+import shutil
 import struct
 import subprocess
 import sys
 import textwrap
 import threading
+import warnings
 from pathlib import Path
 
 import pytest
 
 from cudalite.driver import CudaDriverError, param_layout
-from cudalite.driver import _shim
+from cudalite.driver import _shim, _state
+from cudalite.driver.cachedir import UntrustedCacheWarning
 from cudalite.driver.config import Config
 
 pytestmark = pytest.mark.skipif(_shim.find_compiler() is None, reason="no C compiler")
@@ -39,24 +46,33 @@ def _record(shim, rc=0):
     return rec, int(shim.ffi.cast("uintptr_t", rec))
 
 
+def _library(files):
+    """The library the build record names (and its digest)."""
+    digest, name = Path(files.record).read_text().split()
+    assert name == os.path.basename(files.library(digest))
+    return digest, files.library(digest)
+
+
 def test_build_layout_and_cache_hit(built):
     cache, shim = built
-    name, path = _shim.shim_location(str(cache))
-    assert shim.path == path and os.path.isfile(path)
-    folder = Path(path).parent
+    files = _shim.shim_location(str(cache))
+    digest, library = _library(files)
+    assert shim.path == library and os.path.isfile(library)
+    assert hashlib.sha256(Path(library).read_bytes()).hexdigest() == digest
+    folder = Path(files.directory)
     assert folder.parent == cache
     assert folder.name.startswith(f"driver-cp{sys.version_info[0]}{sys.version_info[1]}-")
-    assert [p.name for p in folder.iterdir()] == [Path(path).name]  # no temp dirs left behind
-    mtime = os.stat(path).st_mtime_ns
+    assert sorted(p.name for p in folder.iterdir()) == sorted([Path(library).name, Path(files.record).name])
+    mtime = os.stat(library).st_mtime_ns
     again = _shim.load_shim(str(cache), cc="/nonexistent/cc")  # a cache hit needs no compiler
-    assert again is not None and again.path == path and os.stat(path).st_mtime_ns == mtime
+    assert again is not None and again.path == library and os.stat(library).st_mtime_ns == mtime
 
 
 def test_location_depends_on_source(tmp_path, monkeypatch):
-    name, path = _shim.shim_location(str(tmp_path))
+    files = _shim.shim_location(str(tmp_path))
     monkeypatch.setattr(_shim, "C_SOURCE", _shim.C_SOURCE + "\n/* changed */\n")
-    name2, path2 = _shim.shim_location(str(tmp_path))
-    assert name != name2 and Path(path).parent != Path(path2).parent
+    files2 = _shim.shim_location(str(tmp_path))
+    assert files.name != files2.name and files.directory != files2.directory
 
 
 def test_shim_calls_the_entry_point(built):
@@ -73,32 +89,177 @@ def test_shim_calls_the_entry_point(built):
     assert list(rec2[0:10]) == [9, 8, 7, 6, 5, 4, 3, 2, params, 0xABCDEF]
 
 
-def test_corrupt_cache_file_is_rebuilt(tmp_path):
-    name, path = _shim.shim_location(str(tmp_path))
-    os.makedirs(os.path.dirname(path))
-    Path(path).write_bytes(b"\x7fELF not really a shared object")
-    shim = _shim.load_shim(str(tmp_path))
+def _copy_built(built, tmp_path):
+    """A private copy of the module's built cache (a fresh cache per test, no compile)."""
+    cache, _ = built
+    dst = tmp_path / "cache"
+    shutil.copytree(cache, dst)
+    return dst, _shim.shim_location(str(dst))
+
+
+def _warned(fn):
+    """``(result, [messages of UntrustedCacheWarning])``, every warning recorded."""
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        result = fn()
+    return result, [str(w.message) for w in record if issubclass(w.category, UntrustedCacheWarning)]
+
+
+def test_corrupt_library_is_not_loaded_and_is_rebuilt(built, tmp_path):
+    cache, files = _copy_built(built, tmp_path)
+    digest, library = _library(files)
+    Path(library).write_bytes(b"\x7fELF not really a shared object")
+    shim, warned = _warned(lambda: _shim.load_shim(str(cache)))
     assert shim is not None and shim.lib.cl_abi_version() == _shim.ABI_VERSION
-    assert Path(path).read_bytes()[:4] == b"\x7fELF" and os.path.getsize(path) > 1000
+    assert warned == [f"cudalite: not loading the launch shim {library}: it does not match the sha256 recorded "
+                      f"when cudalite built it ({files.record}); rebuilding it."]
+    digest, rebuilt = _library(files)
+    assert rebuilt == shim.path and hashlib.sha256(Path(rebuilt).read_bytes()).hexdigest() == digest
+    assert os.path.getsize(rebuilt) > 1000  # a real build, not the bytes planted
 
 
-def test_corrupt_cache_without_compiler_falls_back(tmp_path):
-    name, path = _shim.shim_location(str(tmp_path))
-    os.makedirs(os.path.dirname(path))
-    Path(path).write_bytes(b"garbage")
-    assert _shim.load_shim(str(tmp_path), cc="/nonexistent/cc") is None
+EVIL = r"""
+#include <stdio.h>
+__attribute__((constructor)) static void run_on_load(void) {
+    FILE *f = fopen(MARKER, "w");
+    if (f) { fputs("ran", f); fclose(f); }
+}
+int cl_abi_version(void) { return 1; }
+"""
+
+
+def _evil_library(tmp_path):
+    """A valid shared object whose constructor writes a marker file when loaded."""
+    marker = tmp_path / "constructor-ran"
+    src = tmp_path / "evil.c"
+    src.write_text(EVIL.replace("MARKER", json.dumps(str(marker))))
+    out = tmp_path / "evil.so"
+    subprocess.run(_shim.find_compiler() + ["-shared", "-fPIC", str(src), "-o", str(out)], check=True)
+    return out.read_bytes(), marker
+
+
+def test_replaced_library_never_runs_and_is_rebuilt(built, tmp_path):
+    """A shim replaced by other bytes (a valid shared object with a constructor) is not
+    loaded: its constructor never runs; the shim is rebuilt, with one warning."""
+    cache, files = _copy_built(built, tmp_path)
+    digest, library = _library(files)
+    evil, marker = _evil_library(tmp_path)
+    Path(library).write_bytes(evil)
+    shim, warned = _warned(lambda: _shim.load_shim(str(cache)))
+    assert not marker.exists()  # nothing of the replaced file ran
+    assert shim is not None and len(warned) == 1 and library in warned[0]
+    digest, rebuilt = _library(files)
+    assert shim.path == rebuilt and hashlib.sha256(Path(rebuilt).read_bytes()).hexdigest() == digest
+
+
+def test_replaced_library_without_compiler_falls_back(built, tmp_path):
+    cache, files = _copy_built(built, tmp_path)
+    _, library = _library(files)
+    evil, marker = _evil_library(tmp_path)
+    Path(library).write_bytes(evil)
+    shim, warned = _warned(lambda: _shim.load_shim(str(cache), cc="/nonexistent/cc"))
+    assert shim is None and len(warned) == 1 and not marker.exists()
+    assert not os.path.exists(library)  # the mismatching file is removed
+
+
+def test_symlinked_or_loose_library_is_not_loaded(built, tmp_path):
+    cache, files = _copy_built(built, tmp_path)
+    _, library = _library(files)
+    elsewhere = tmp_path / "elsewhere.so"
+    os.replace(library, elsewhere)  # the very same bytes, but through a symlink
+    os.symlink(elsewhere, library)
+    shim, warned = _warned(lambda: _shim.load_shim(str(cache), cc="/nonexistent/cc"))
+    assert shim is None and warned == [f"cudalite: not loading the launch shim {library}: it is missing or not "
+                                       f"a private regular file ({files.record}); rebuilding it."]
+    shutil.copy(elsewhere, library)
+    os.chmod(library, 0o722)  # group/other-writable file in a private directory
+    shim, warned = _warned(lambda: _shim.load_shim(str(cache), cc="/nonexistent/cc"))
+    assert shim is None and len(warned) == 1
+
+
+@pytest.mark.parametrize("record", ["garbage", "other-name", "absolute", "empty"])
+def test_crafted_build_record_is_refused(built, tmp_path, record):
+    cache, files = _copy_built(built, tmp_path)
+    digest, library = _library(files)
+    text = {"garbage": "not a record\n", "other-name": f"{digest}  ../../evil.so\n",
+            "absolute": f"{digest}  {library}\n", "empty": ""}[record]
+    Path(files.record).write_text(text)
+    shim, warned = _warned(lambda: _shim.load_shim(str(cache), cc="/nonexistent/cc"))
+    assert shim is None and warned == [
+        f"cudalite: not loading the launch shim of {files.directory}: its build record {files.record} is not a "
+        f"private regular file in the expected format; rebuilding it."]
+    shim, warned = _warned(lambda: _shim.load_shim(str(cache)))  # with a compiler: rebuilt
+    assert shim is not None and len(warned) == 1
+    digest, rebuilt = _library(files)
+    assert shim.path == rebuilt and hashlib.sha256(Path(rebuilt).read_bytes()).hexdigest() == digest
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX modes")
+def test_fresh_dirs_are_private_under_umask_002(tmp_path):
+    old = os.umask(0o002)
+    try:
+        shim = _shim.load_shim(str(tmp_path / "home" / ".cache" / "cudalite"))
+    finally:
+        os.umask(old)
+    assert shim is not None
+    files = _shim.shim_location(str(tmp_path / "home" / ".cache" / "cudalite"))
+    for d in (tmp_path / "home", tmp_path / "home" / ".cache", Path(files.directory).parent, files.directory):
+        assert os.stat(d).st_mode & 0o777 == 0o700, d
+    assert os.stat(files.record).st_mode & 0o777 == 0o600
+    assert os.stat(shim.path).st_mode & 0o777 == 0o700
+
+
+def _refusal(directory, why, what="launch shim directory"):
+    return (f"cudalite: not using the {what} {directory}: it is {why}; no launch shim is loaded "
+            f"from it (launches use the bindings backend). Fix: make it yours and private (chown to you, "
+            f"chmod 700 {directory}) or set CUDALITE_CACHE_DIR to a directory only you can write.")
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX modes")
+def test_world_writable_shim_dir_is_refused(built, tmp_path):
+    cache, files = _copy_built(built, tmp_path)
+    os.chmod(files.directory, 0o777)
+    shim, warned = _warned(lambda: _shim.load_shim(str(cache)))
+    assert shim is None  # a valid build is there, but not loaded from an untrusted directory
+    assert warned == [_refusal(files.directory, "writable by group and others (mode 0777)")]
+    assert len(os.listdir(files.directory)) == 2  # nothing built there either
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX ownership")
+def test_foreign_shim_dir_is_refused_once_per_process(built, tmp_path, monkeypatch):
+    """Another user's directory is refused; the driver opens the shim once per process,
+    so two launchers give one warning."""
+    cache, files = _copy_built(built, tmp_path)
+    me = os.getuid()
+    monkeypatch.setattr(os, "getuid", lambda: me + 1)
+    drv = _state.Driver.__new__(_state.Driver)  # the driver object without cuInit (GPU-less)
+    drv.config, drv._native, drv._lock = Config(cache_dir=str(cache)), {}, threading.RLock()
+    result, warned = _warned(lambda: [drv.native("shim"), drv.native("shim")])
+    assert result == [None, None]
+    assert warned == [_refusal(cache, f"owned by uid {me}, not by you (uid {me + 1})", "cache directory")]
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX modes")
+def test_shared_cache_root_is_refused(built, tmp_path):
+    """A cache root others can write into is refused even when the shim's directory in
+    it is private (they could swap the directory for their own)."""
+    cache, files = _copy_built(built, tmp_path)
+    os.chmod(cache, 0o1777)  # like /tmp
+    shim, warned = _warned(lambda: _shim.load_shim(str(cache)))
+    assert shim is None
+    assert warned == [_refusal(cache, "writable by group and others (mode 1777)", "cache directory")]
 
 
 def test_no_compiler_falls_back(tmp_path):
     assert _shim.load_shim(str(tmp_path), cc="/nonexistent/cc") is None
-    name, path = _shim.shim_location(str(tmp_path))
-    assert not os.path.exists(path)
+    files = _shim.shim_location(str(tmp_path))
+    assert os.listdir(files.directory) == []
 
 
 def test_compile_error_falls_back_and_cleans_up(tmp_path):
     assert _shim.load_shim(str(tmp_path), cc="false") is None  # compiler exits 1
-    name, path = _shim.shim_location(str(tmp_path))
-    assert os.listdir(os.path.dirname(path)) == []
+    files = _shim.shim_location(str(tmp_path))
+    assert os.listdir(files.directory) == []
 
 
 def test_missing_python_headers_fall_back(tmp_path, monkeypatch):
@@ -109,7 +270,8 @@ def test_missing_python_headers_fall_back(tmp_path, monkeypatch):
 def test_unwritable_cache_falls_back(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
-    assert _shim.load_shim(str(blocker / "cache")) is None
+    shim, warned = _warned(lambda: _shim.load_shim(str(blocker / "cache")))
+    assert shim is None and warned == []
 
 
 _RACE = textwrap.dedent(
@@ -134,11 +296,12 @@ def test_concurrent_builds_both_succeed(tmp_path):
     procs = [subprocess.Popen([sys.executable, "-c", _RACE, str(tmp_path), start], stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True, env=env) for _ in range(3)]
     outs = [p.communicate(timeout=120) for p in procs]
-    name, path = _shim.shim_location(str(tmp_path))
+    files = _shim.shim_location(str(tmp_path))
+    _, library = _library(files)
     for p, (out, err) in zip(procs, outs):
         assert p.returncode == 0, err
-        assert out.split() == ["OK", str(_shim.ABI_VERSION), path]
-    assert os.listdir(os.path.dirname(path)) == [os.path.basename(path)]
+        assert out.split() == ["OK", str(_shim.ABI_VERSION), library]
+    assert sorted(os.listdir(files.directory)) == sorted([os.path.basename(library), os.path.basename(files.record)])
     assert _shim.load_shim(str(tmp_path), cc="/nonexistent/cc") is not None
 
 

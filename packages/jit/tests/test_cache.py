@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import warnings
 
 import pytest
 
@@ -386,3 +387,191 @@ def test_fifo_or_symlinked_entry_is_not_read(tmp_path):
     os.symlink("/dev/zero", store.entry_path("a2" * 32))
     assert store.load("a2" * 32) is None  # no unbounded read
     assert store.info()["entries"] == 2 and store.info()["invalid"] == 2
+
+
+# -- the directory is untrusted input ---------------------------------------------------------
+from cudalite import cuda  # noqa: E402
+
+
+@cuda.jit
+def _scale(out, x, a):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = x[i] * a
+
+
+@cuda.jit(debug=True, opt=False)
+def _raiser(out, n):
+    i = cuda.grid(1)
+    if i >= n:
+        raise ValueError("past the end")
+    out[i] = 1.0
+
+
+def _build(kernel, sig, directory, monkeypatch):
+    from cudalite.cuda._compile import build_kernel
+
+    monkeypatch.setattr(_cache, "_settings", {"enabled": True, "dir": str(directory)})
+    return build_kernel(kernel.py_func, parse_signature(sig)[1], kernel.options, (9, 0))
+
+
+def _mode(path):
+    return os.stat(path).st_mode & 0o777
+
+
+@pytest.fixture
+def umask_002():
+    old = os.umask(0o002)
+    try:
+        yield
+    finally:
+        os.umask(old)
+
+
+def _untrusted_warnings(record):
+    from cudalite.driver.cachedir import UntrustedCacheWarning
+
+    return [str(w.message) for w in record if issubclass(w.category, UntrustedCacheWarning)]
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX modes")
+def test_fresh_cache_dirs_are_private_under_umask_002(tmp_path, monkeypatch, umask_002):
+    kernels = tmp_path / "home" / ".cache" / "cudalite" / "kernels"
+    assert _build(_scale, SIG, kernels, monkeypatch).status == "miss"
+    assert _build(_scale, SIG, kernels, monkeypatch).status == "hit"
+    for d in (tmp_path / "home", tmp_path / "home" / ".cache", kernels.parent, kernels):
+        assert _mode(d) == 0o700, d
+    names = os.listdir(kernels)
+    assert len(names) == 2 and {n.rsplit(".", 1)[-1] for n in names} == {"stamp", "cubin-entry"}
+    for n in names:
+        assert _mode(kernels / n) == 0o600, n
+    store = _cache.CacheStore(tmp_path / "other" / "k")  # the store alone, too
+    assert store.store("ab" * 32, _payload())
+    assert _mode(tmp_path / "other") == _mode(tmp_path / "other" / "k") == 0o700
+    assert _mode(store.entry_path("ab" * 32)) == 0o600
+
+
+def _refused_twice(kernels, monkeypatch):
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")  # a second warning would be seen: the once is ours
+        builds = [_build(_scale, SIG, kernels, monkeypatch) for _ in range(2)]
+    for b in builds:
+        assert b.status == "off (untrusted cache directory)"
+        assert b.artifact.cubin[:4] == b"\x7fELF"  # compiled all the same
+    return _untrusted_warnings(record)
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX modes")
+@pytest.mark.parametrize("mode, why", [(0o777, "writable by group and others (mode 0777)"),
+                                       (0o775, "writable by group (mode 0775)"),
+                                       (0o702, "writable by others (mode 0702)")])
+def test_group_or_other_writable_dir_is_refused_with_one_warning(tmp_path, monkeypatch, mode, why):
+    kernels = tmp_path / "kernels"
+    kernels.mkdir()
+    os.chmod(kernels, mode)
+    (message,) = _refused_twice(kernels, monkeypatch)
+    assert message == (f"cudalite: not using the kernel cache directory {kernels}: it is {why}; kernels are "
+                       f"compiled and run without the cache. Fix: make it yours and private (chown to you, "
+                       f"chmod 700 {kernels}) or set CUDALITE_CACHE_DIR to a directory only you can write.")
+    assert os.listdir(kernels) == []  # no entry, no stamp
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX modes")
+def test_shared_default_cache_root_is_refused(tmp_path, monkeypatch):
+    """``$CUDALITE_CACHE_DIR/kernels``: the root is judged too (others could swap
+    ``kernels`` for their own directory)."""
+    from cudalite.cuda._compile import build_kernel
+
+    root = tmp_path / "root"
+    (root / "kernels").mkdir(parents=True, mode=0o700)
+    os.chmod(root, 0o775)
+    monkeypatch.setenv("CUDALITE_CACHE_DIR", str(root))
+    monkeypatch.setattr(_cache, "_settings", {"enabled": True, "dir": None})
+    assert _cache.cache_dir() == str(root / "kernels")
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        builds = [build_kernel(_scale.py_func, parse_signature(SIG)[1], _scale.options, (9, 0)) for _ in range(2)]
+    assert [b.status for b in builds] == ["off (untrusted cache directory)"] * 2
+    (message,) = _untrusted_warnings(record)
+    assert message.startswith(f"cudalite: not using the kernel cache directory {root}: it is writable by group "
+                              f"(mode 0775);")
+    os.chmod(root, 0o700)
+    assert _build(_scale, SIG, root / "kernels", monkeypatch).status == "miss"  # fixed: used again
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX ownership")
+def test_foreign_owner_is_refused_with_one_warning(tmp_path, monkeypatch):
+    kernels = tmp_path / "kernels"
+    store = _cache.CacheStore(kernels)
+    assert store.store("ab" * 32, _payload())  # a valid entry, written while it was ours
+    me = os.getuid()
+    monkeypatch.setattr(os, "getuid", lambda: me + 1)  # now someone else's directory
+    (message,) = _refused_twice(kernels, monkeypatch)
+    assert f"it is owned by uid {me}, not by you (uid {me + 1})" in message and str(kernels) in message
+    assert sorted(os.listdir(kernels)) == ["ab" * 32 + _cache.ENTRY_SUFFIX]
+    assert store.load("ab" * 32) is None and store.store("cd" * 32, _payload()) is False  # warned already
+    assert _cache_cli.main(["--dir", str(kernels), "--json", "info"]) == 0  # listing still works
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX modes")
+def test_load_from_a_dir_made_writable_later_is_refused(tmp_path, capsys):
+    store = _cache.CacheStore(tmp_path / "k")
+    assert store.store("ab" * 32, _payload())
+    os.chmod(store.path, 0o777)
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        assert store.load("ab" * 32) is None and store.load("ab" * 32) is None
+    assert len(_untrusted_warnings(record)) == 1
+    assert _cache_cli.main(["--dir", store.path, "info"]) == 0
+    out = capsys.readouterr().out
+    assert "1 entries" in out and "refused: it is writable by group and others (mode 0777)" in out
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink") or not hasattr(os, "getuid"), reason="POSIX")
+def test_symlinked_cache_dir_is_judged_by_its_target(tmp_path, monkeypatch):
+    mine = tmp_path / "mine"
+    mine.mkdir(mode=0o700)
+    link = tmp_path / "link"
+    link.symlink_to(mine)
+    assert _build(_scale, SIG, link, monkeypatch).status == "miss"  # the user's own symlink: followed
+    assert _build(_scale, SIG, link, monkeypatch).status == "hit"
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.chmod(shared, 0o777)
+    link2 = tmp_path / "link2"
+    link2.symlink_to(shared)
+    (message,) = _refused_twice(link2, monkeypatch)
+    assert str(link2) in message and "writable by group and others" in message
+
+
+def test_exception_table_names_are_not_imported(tmp_path, monkeypatch):
+    """A crafted entry naming a module in its exception table loads without importing it."""
+    import struct
+
+    from cudalite.cuda._artifact import MAGIC
+
+    marker = tmp_path / "imported"
+    src = tmp_path / "mods"
+    src.mkdir()
+    (src / "evil_module_xyz.py").write_text(f"open({str(marker)!r}, 'w').close()\nclass Boom(Exception): pass\n")
+    monkeypatch.syspath_prepend(str(src))
+    sig = "void(float32[::1], int32)"
+    art = _build(_raiser, sig, tmp_path / "k", monkeypatch).artifact
+    data = art.to_payload()
+    n = struct.unpack_from("<II", data, len(MAGIC))[1]
+    start = len(MAGIC) + 8
+    doc = json.loads(data[start:start + n])
+    assert doc["exceptions"] and doc["exceptions"][0][:2] == ["builtins", "ValueError"]
+    doc["exceptions"][0][:3] = ["evil_module_xyz", "Boom", ["x"]]
+    body = json.dumps(doc).encode()
+    crafted = MAGIC + struct.pack("<II", 1, len(body)) + body + data[start + n:]
+    store = _cache.CacheStore(tmp_path / "k")
+    assert store.store("ee" * 32, crafted)
+    before = set(sys.modules)
+    loaded = store.load_artifact("ee" * 32, parse_signature(sig)[1])
+    assert loaded is not None and loaded.cubin == art.cubin
+    info = loaded.exceptions.entries[0]
+    assert (info.exc_module, info.exc_qualname) == ("evil_module_xyz", "Boom") and info.resolve_class() is None
+    exc = loaded.exceptions.decode([1, 3, 0, 0, 1, 0, 0])
+    assert type(exc) is RuntimeError and exc.args == ("tid=[3, 0, 0] ctaid=[1, 0, 0]: evil_module_xyz.Boom('x',)",)
+    assert "evil_module_xyz" not in sys.modules and set(sys.modules) == before and not marker.exists()

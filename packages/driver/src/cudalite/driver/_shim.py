@@ -12,12 +12,18 @@ pointer.  This module owns that extension:
   signature and records its arguments: the self-test run on every load (and the tests)
   call it instead of the driver.
 * :func:`load_shim` -- compile on first use into the cache directory
-  (``<cache>/driver-cpXY-<hash of source, cffi and ABI>/``), atomically: the C code is
-  compiled in a private temporary directory next to the target, imported and
-  self-tested there, then published with ``os.replace`` (concurrent processes each
-  publish a complete file; the last one wins).  A cached file that fails to import or
-  to self-test is rebuilt; any failure (no compiler, no ``Python.h``, a broken cache
-  directory) returns ``None`` and the caller falls back to the ``bindings`` backend.
+  (``<cache>/driver-cpXY-<hash of source, cffi, ABI and layout>/``, created 0700),
+  atomically: the C code is compiled in a private temporary directory inside it,
+  hashed, imported and self-tested there, then published with ``os.replace`` -- the
+  library as ``<name>-<sha256 prefix><suffix>``, then the build record
+  ``<name>.sha256`` naming it (concurrent processes each publish a complete pair).
+  The cache directory is untrusted input (docs/cache.md): a directory not owned by
+  the user or writable by group/others is refused with a warning (no shim: the
+  ``bindings`` backend), and a cached library is loaded -- its constructor runs --
+  only after it is found to be a private regular file whose sha256 is the recorded
+  one (else a warning and a rebuild).  A verified file that fails to import or to
+  self-test is rebuilt; any failure (no compiler, no ``Python.h``, an unwritable
+  cache directory) returns ``None`` and the caller falls back to ``bindings``.
 * :func:`entry_points` -- the driver's function addresses.
 """
 
@@ -26,18 +32,24 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
+import re
 import shlex
 import shutil
 import subprocess
 import sys
 import sysconfig
 import tempfile
+import warnings
 from dataclasses import dataclass
 
-__all__ = ["C_SOURCE", "CDEF", "ABI_VERSION", "Shim", "ShimError", "shim_location", "load_shim",
-           "build_shim", "find_compiler", "entry_points"]
+from .cachedir import UntrustedCacheWarning, dir_refusal, make_private_dirs, read_regular, refusal_message
+
+__all__ = ["C_SOURCE", "CDEF", "ABI_VERSION", "LAYOUT", "Shim", "ShimError", "ShimFiles", "shim_location",
+           "load_shim", "load_verified", "build_shim", "find_compiler", "entry_points"]
 
 ABI_VERSION = 1
+LAYOUT = 2  # the cache layout: a build record naming a library whose name carries its hash
+_MAX_LIBRARY = 64 << 20  # bytes: a larger file is not our shim
 
 C_SOURCE = r"""
 #include <stdint.h>
@@ -104,30 +116,51 @@ class Shim:
     path: str
 
 
-def shim_location(cache_dir):
-    """(module name, path of the extension file) for this Python, cffi and source."""
+@dataclass(frozen=True)
+class ShimFiles:
+    """Where the shim of this Python, cffi and source lives: ``directory`` (made 0700)
+    holds the build record ``<name>.sha256`` (``sha256sum`` format) naming the library
+    ``<name>-<first 16 hex digits of its sha256><suffix>``.  The library's name carries
+    its hash, so concurrent builders never leave a record naming other bytes."""
+
+    name: str  # the extension's module name (its init function is PyInit_<name>)
+    directory: str
+    suffix: str
+
+    @property
+    def record(self) -> str:
+        return os.path.join(self.directory, self.name + ".sha256")
+
+    def library(self, digest: str) -> str:
+        return os.path.join(self.directory, f"{self.name}-{digest[:16]}{self.suffix}")
+
+
+def shim_location(cache_dir) -> ShimFiles:
+    """The :class:`ShimFiles` of this Python, cffi, source and layout under ``cache_dir``."""
     # cffi's C backend (what the compiled shim imports) has cffi's version: loading a
     # cached shim does not import the pure-Python cffi package
     import _cffi_backend
 
     suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
     tag = f"cp{sys.version_info[0]}{sys.version_info[1]}"
-    key = "\0".join([C_SOURCE, CDEF, _cffi_backend.__version__, suffix, sys.implementation.cache_tag or ""])
+    key = "\0".join([C_SOURCE, CDEF, _cffi_backend.__version__, suffix, sys.implementation.cache_tag or "",
+                      f"layout {LAYOUT}"])
     digest = hashlib.sha256(key.encode()).hexdigest()[:16]
-    name = f"_cudalite_launch_{digest}"
-    return name, os.path.join(cache_dir, f"driver-{tag}-{digest}", name + suffix)
+    return ShimFiles(f"_cudalite_launch_{digest}", os.path.join(os.fspath(cache_dir), f"driver-{tag}-{digest}"),
+                     suffix)
 
 
 def find_compiler(cc=""):
     """The compiler command as a list (``cc`` from the config, else the first of cc,
-    gcc, clang on PATH), or None."""
+    gcc, clang on PATH) with its program as an absolute path, or None."""
     if cc:
         cmd = shlex.split(cc)
-        return cmd if cmd and shutil.which(cmd[0]) else None
+        found = shutil.which(cmd[0]) if cmd else None
+        return [os.path.abspath(found), *cmd[1:]] if found else None
     for name in ("cc", "gcc", "clang"):
         path = shutil.which(name)
         if path:
-            return [path]
+            return [os.path.abspath(path)]
     return None
 
 
@@ -156,9 +189,10 @@ def _import(name, path):
         raise ShimError(f"{path}: {type(exc).__name__}: {exc}") from None
 
 
-def build_shim(name, path, cc=""):
-    """Compile the shim into a private temporary directory next to ``path``, import
-    and self-test it there, then publish it atomically at ``path``."""
+def build_shim(files: ShimFiles, cc=""):
+    """Compile the shim into a private temporary directory inside ``files.directory``,
+    hash it, import and self-test it there, then publish it atomically: the library
+    under its hash-carrying name first, then the record naming it."""
     import cffi
 
     compiler = find_compiler(cc)
@@ -167,46 +201,105 @@ def build_shim(name, path, cc=""):
     include = sysconfig.get_paths().get("include") or ""
     if not os.path.isfile(os.path.join(include, "Python.h")):
         raise ShimError(f"Python.h not found in {include!r}")
-    directory = os.path.dirname(path)
-    os.makedirs(directory, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix=".build-", dir=directory)
+    make_private_dirs(files.directory)
+    tmp = tempfile.mkdtemp(prefix=".build-", dir=files.directory)  # 0700: only this process writes here
     try:
         from cffi.recompiler import make_c_source
 
         ffi = cffi.FFI()
         ffi.cdef(CDEF)
-        c_file = os.path.join(tmp, name + ".c")
-        make_c_source(ffi, name, C_SOURCE, c_file, verbose=False)  # == set_source + emit_c_code, quietly
-        out = os.path.join(tmp, os.path.basename(path))
+        c_name, out_name = files.name + ".c", files.name + files.suffix
+        make_c_source(ffi, files.name, C_SOURCE, os.path.join(tmp, c_name), verbose=False)  # quietly
         link = ["-bundle", "-undefined", "dynamic_lookup"] if sys.platform == "darwin" else ["-shared"]
-        cmd = compiler + ["-O2", "-fPIC", *link, "-I", include, c_file, "-o", out]
+        # relative names, run in tmp: the binary does not depend on the temporary directory's name
+        cmd = compiler + ["-O2", "-fPIC", *link, "-I", include, c_name, "-o", out_name]
         try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=tmp)
         except (OSError, subprocess.SubprocessError) as exc:
             raise ShimError(f"{compiler[0]} failed to run: {exc}") from None
         if proc.returncode != 0:
             raise ShimError(f"{' '.join(cmd)} failed:\n{proc.stderr[-2000:]}")
-        shim = _import(name, out)  # verified before anyone else can see it
-        os.replace(out, path)
-        return Shim(shim.lib, shim.ffi, path)
+        out = os.path.join(tmp, out_name)
+        os.chmod(out, 0o700)  # private whatever the umask
+        data = read_regular(out, _MAX_LIBRARY)
+        if data is None:
+            raise ShimError(f"{out}: not a regular file of at most {_MAX_LIBRARY} bytes")
+        digest = hashlib.sha256(data).hexdigest()
+        shim = _import(files.name, out)  # our own build, verified before anyone else can see it
+        library = files.library(digest)
+        os.replace(out, library)
+        record = os.path.join(tmp, "record")
+        fd = os.open(record, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(f"{digest}  {os.path.basename(library)}\n")
+        os.replace(record, files.record)
+        return Shim(shim.lib, shim.ffi, library)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def load_shim(cache_dir, cc=""):
-    """The shim for this interpreter: the cached build if it imports and passes its
-    self-test, else a fresh build; None when neither works (fall back silently)."""
+def _warn(message):
+    warnings.warn(message, UntrustedCacheWarning, stacklevel=3)
+
+
+def load_verified(files: ShimFiles):
+    """The cached shim, loaded only if its record and library are private regular files
+    in ``files.directory`` (already judged trusted) and the library's sha256 is the one
+    recorded when this install built it; None otherwise (never built here, or refused
+    with a warning: the caller rebuilds).  Nothing of the file runs before the check."""
+    if not os.path.lexists(files.record):
+        return None
+    blob = read_regular(files.record, 4096, private=True)
+    digest = None
+    if blob is not None:
+        m = re.fullmatch(rb"([0-9a-f]{64})  ([!-~]+)\n", blob)
+        if m and m.group(2).decode() == os.path.basename(files.library(m.group(1).decode())):
+            digest = m.group(1).decode()
+    if digest is None:
+        _warn(f"cudalite: not loading the launch shim of {files.directory}: its build record {files.record} "
+              f"is not a private regular file in the expected format; rebuilding it.")
+        return None
+    library = files.library(digest)
+    data = read_regular(library, _MAX_LIBRARY, private=True)
+    if data is None or hashlib.sha256(data).hexdigest() != digest:
+        why = ("is missing or not a private regular file" if data is None
+               else "does not match the sha256 recorded when cudalite built it")
+        _warn(f"cudalite: not loading the launch shim {library}: it {why} ({files.record}); rebuilding it.")
+        try:
+            os.unlink(library)
+        except OSError:
+            pass
+        return None
     try:
-        name, path = shim_location(cache_dir)
+        return _import(files.name, library)
+    except ShimError:
+        return None  # our own build, unusable here (another cffi backend ...): rebuild
+
+
+def load_shim(cache_dir, cc=""):
+    """The shim for this interpreter: the cached build if its directory and the cache
+    root ``cache_dir`` are trusted, its hash is the recorded one and it passes its self-test, else a fresh build; None
+    when neither works (fall back to ``bindings``; with one warning when the directory
+    or the cached file was refused)."""
+    try:
+        files = shim_location(cache_dir)
     except Exception:  # cffi missing
         return None
-    if os.path.isfile(path):
-        try:
-            return _import(name, path)
-        except ShimError:
-            pass  # corrupt or foreign file: rebuild over it
     try:
-        return build_shim(name, path, cc)
+        make_private_dirs(files.directory)
+    except OSError:
+        return None  # unwritable cache: silently no shim
+    for directory, what in ((cache_dir, "cache directory"), (files.directory, "launch shim directory")):
+        reason = dir_refusal(directory)
+        if reason is not None:
+            _warn(refusal_message(directory, reason, what,
+                                  "no launch shim is loaded from it (launches use the bindings backend)"))
+            return None
+    shim = load_verified(files)
+    if shim is not None:
+        return shim
+    try:
+        return build_shim(files, cc)
     except (ShimError, OSError):
         return None
 

@@ -9,7 +9,9 @@
 * ``CUDALITE_LIBCUDA`` -- the libcuda to dlopen for the cffi/ctypes backends
   (default ``libcuda.so.1``; ``nvcuda.dll`` on Windows).
 * ``CUDALITE_CACHE_DIR`` -- where compiled helpers (the launch shim) are cached;
-  default ``$XDG_CACHE_HOME/cudalite`` or ``~/.cache/cudalite``.
+  default ``$XDG_CACHE_HOME/cudalite`` or ``~/.cache/cudalite``.  Directories
+  cudalite creates there are 0700; one not owned by the user or writable by group
+  or others is refused (:mod:`cudalite.driver.cachedir`, docs/cache.md).
 * ``CUDALITE_CC`` (else ``CC``) -- the C compiler command for the launch shim;
   default: the first of ``cc``, ``gcc``, ``clang`` on ``PATH``.
 """

@@ -28,6 +28,14 @@ same directory and are published with ``os.replace`` (atomic: concurrent
 writers of one entry both succeed, readers see a whole entry or none).  A
 truncated, corrupt or malformed entry is ignored (a miss) and rewritten.
 
+The directory is untrusted input.  It is created 0700 (with the parents cudalite
+makes), entries 0600.  One not owned by the user or writable by group or others is
+refused (:func:`directory_refusal`, judged after resolving symlinks): kernels compile
+and run without the cache (``[cache: off (untrusted cache directory)]``), with one
+:class:`~cudalite.driver.cachedir.UntrustedCacheWarning` per process per directory,
+remembered on the process's ``jit_runtime()``.  Entries are opened with
+``O_NOFOLLOW``: no symlink inside the directory is followed.
+
 libNVVM/nvJitLink versions are remembered in ``<dir>/toolchain-<fp>.stamp``,
 where ``fp`` is a fingerprint of the site-packages directories on ``sys.path``
 (their mtimes change when pip installs or upgrades a wheel) and the
@@ -45,7 +53,7 @@ import time
 
 __all__ = [
     "enable", "disable", "is_enabled", "cache_dir", "info", "entries", "clear", "CacheStore",
-    "KernelProbe", "probe_kernel", "report_timings", "ENTRY_SUFFIX",
+    "KernelProbe", "probe_kernel", "report_timings", "ENTRY_SUFFIX", "directory_refusal",
 ]
 
 FORMAT = 2
@@ -136,33 +144,23 @@ def _decode(blob: bytes):
 
 def _read_regular(path: str, limit: int = _MAX_ENTRY):
     """The bytes of ``path`` if it is a regular file of at most ``limit`` bytes (a
-    FIFO, device or symlink to one is never opened for reading: no hang, no
-    unbounded read); None otherwise."""
-    import stat
+    FIFO, device or symlink is never opened for reading: no hang, no unbounded read);
+    None otherwise."""
+    from cudalite.driver.cachedir import read_regular
 
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
-        return None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
-            return None
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            data = f.read(limit + 1)
-        return data if len(data) <= limit else None
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
+    return read_regular(path, limit)
 
 
 def _atomic_write(path: str, data: bytes):
+    """Write ``data`` to a 0600 temporary file in ``path``'s directory (made 0700 with
+    its missing parents) and publish it with ``os.replace``."""
     import tempfile
 
+    from cudalite.driver.cachedir import make_private_dirs
+
     directory = os.path.dirname(path)
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".part", dir=directory)
+    make_private_dirs(directory)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".part", dir=directory)  # mode 0600
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
@@ -175,6 +173,60 @@ def _atomic_write(path: str, data: bytes):
         raise
 
 
+# -- trusting the directory ------------------------------------------------------------------
+def _checked_dirs(directory):
+    """The kernel directory, preceded by cudalite's cache root when it is the default
+    ``<root>/kernels`` (a directory given to :func:`enable` is its own root)."""
+    from .config import kernel_cache_dir
+
+    default = kernel_cache_dir()
+    if os.path.abspath(directory) == os.path.abspath(default):
+        return (os.path.dirname(default), directory)
+    return (directory,)
+
+
+def directory_refusal(directory, *, create=False, warn=True):
+    """Why the kernel cache directory must not be used, or None (usable).  On POSIX it
+    (and the cache root it lies in, for the default ``<root>/kernels``) must be owned
+    by the user and not writable by group or others, judged after resolving symlinks
+    (``cudalite.driver.cachedir.dir_refusal``).  ``create``: make it first (0700,
+    with its missing parents); one that cannot be made is not refused (nothing is
+    stored).  ``warn``: an :class:`UntrustedCacheWarning` naming the directory, why
+    and how to fix it, once per process per directory."""
+    from cudalite.driver.cachedir import dir_refusal, make_private_dirs
+
+    if create:
+        try:
+            make_private_dirs(directory)
+        except OSError:
+            return None
+    for d in _checked_dirs(directory):
+        reason = dir_refusal(d)
+        if reason is not None:
+            if warn:
+                _warn_once(d, reason)
+            return reason
+    return None
+
+
+def _warn_once(directory, reason):
+    import warnings
+
+    from cudalite.driver.cachedir import UntrustedCacheWarning, refusal_message
+
+    from ._faults import jit_runtime
+
+    rt = jit_runtime()
+    seen = os.path.realpath(directory)
+    with rt.lock:
+        if seen in rt.refused_dirs:
+            return
+        rt.refused_dirs.add(seen)
+    warnings.warn(refusal_message(directory, reason, "kernel cache directory",
+                                  "kernels are compiled and run without the cache"),
+                  UntrustedCacheWarning, stacklevel=4)
+
+
 class CacheStore:
     """A directory of entries: ``load(key)``, ``store(key, payload)``, listing, clearing."""
 
@@ -184,9 +236,18 @@ class CacheStore:
     def entry_path(self, key: str) -> str:
         return os.path.join(self.path, key + ENTRY_SUFFIX)
 
+    def refusal(self, *, create=False, warn=True):
+        """Why this directory must not be used, or None (see :func:`directory_refusal`)."""
+        return directory_refusal(self.path, create=create, warn=warn)
+
     def load(self, key: str):
         """``(metadata, artifact payload)`` stored for ``key``, or None (absent,
-        truncated, corrupt, foreign, not a regular file)."""
+        truncated, corrupt, foreign, not a regular file, an untrusted directory)."""
+        if self.refusal() is not None:
+            return None
+        return self._read_entry(key)
+
+    def _read_entry(self, key: str):
         blob = _read_regular(self.entry_path(key))
         entry = None if blob is None else _decode(blob)
         if entry is None or entry[0].get("key") != key:
@@ -208,8 +269,10 @@ class CacheStore:
 
     def store(self, key: str, payload: bytes, meta=None) -> bool:
         """Write an entry atomically; False (and no exception) when the directory is
-        not writable."""
+        not writable or not trusted."""
         meta = dict(meta or {}, key=key, format=FORMAT)
+        if self.refusal(create=True) is not None:
+            return False
         try:
             _atomic_write(self.entry_path(key), _encode(meta, bytes(payload)))
             return True
@@ -238,7 +301,7 @@ class CacheStore:
                 size = os.path.getsize(path)
             except OSError:
                 continue
-            entry = self.load(key)
+            entry = self._read_entry(key)  # data only: listed whoever owns the directory
             meta = entry[0] if entry is not None else {}
             out.append({"key": key, "path": path, "size": size, "valid": entry is not None,
                         "qualname": _text(meta.get("qualname")), "signature": _text(meta.get("signature")),
@@ -247,6 +310,7 @@ class CacheStore:
         return out
 
     def info(self) -> dict:
+        """``{path, entries, bytes, invalid}``."""
         es = self.entries()
         return {"path": self.path, "entries": len(es), "bytes": sum(e["size"] for e in es),
                 "invalid": sum(not e["valid"] for e in es)}
@@ -529,6 +593,11 @@ def probe_kernel(pyfunc, argtypes, opts, cc, *, directory=None, kind="kernel") -
         return p
     t2 = time.perf_counter()
     p.timings.update(parse=t1 - t0, infer=t2 - t1)
+    directory = directory or cache_dir()
+    if directory_refusal(directory, create=True) is not None:  # warned once: compile without the cache
+        p.reason = "untrusted cache directory"
+        p.timings["key"] = time.perf_counter() - t2
+        return p
     links = list(opts.link)
     try:
         funcs = []
@@ -546,7 +615,7 @@ def probe_kernel(pyfunc, argtypes, opts, cc, *, directory=None, kind="kernel") -
         parts = (("format", FORMAT), ("kind", kind), ("compiler", compiler_fingerprint()),
                  ("argtypes", _type_fp(tuple(argtypes))), ("options", _options_fp(opts)),
                  ("arch", f"sm_{cc[0]}{cc[1]}"), ("functions", tuple(funcs)), ("links", link_hashes(links)))
-        p.parts = parts + (("toolchain", toolchain_versions(directory or cache_dir(), cfg)),)
+        p.parts = parts + (("toolchain", toolchain_versions(directory, cfg)),)
         p.key = hashlib.sha256(repr(p.parts).encode()).hexdigest()
     except Uncacheable as e:
         p.reason = str(e)

@@ -5,7 +5,9 @@
     cudalite-cache [--dir DIR] clear     # remove every entry
     cudalite-cache [--dir DIR] path      # print the directory
 
-``--json`` prints ``info``/``list`` as JSON.  The directory defaults to the one the
+``--json`` prints ``info``/``list`` as JSON.  ``info`` says when the runtime refuses the
+directory (not owned by you, or writable by group/others: docs/cache.md); listing
+and clearing still work there (entries are data).  The directory defaults to the one the
 runtime uses (``$CUDALITE_CACHE_DIR/kernels``, else ``~/.cache/cudalite/kernels``).
 """
 
@@ -41,11 +43,15 @@ def _main(argv=None) -> int:
         print(store.path)
     elif args.command == "info":
         info = store.info()
+        refused = store.refusal(warn=False)
         if args.json:
-            print(json.dumps(info))
+            print(json.dumps(dict(info, refused=refused)))
         else:
             print(f"{info['path']}: {info['entries']} entries, {_size(info['bytes'])}"
                   + (f" ({info['invalid']} invalid)" if info["invalid"] else ""))
+            if refused:
+                print(f"refused: {refused}: the runtime does not use this directory "
+                      f"(chmod 700 {info['path']}, or set CUDALITE_CACHE_DIR to a directory only you can write)")
     elif args.command == "list":
         entries = store.entries()
         if args.json:

@@ -5,7 +5,9 @@ One :class:`JitRuntime` per process, created by the locked accessor
 
 * ``handlers``: ``type(arg) -> ArgHandler`` (shared by all dispatchers);
 * ``last``: ``device id -> CompiledKernel`` launched last there, so that a kernel
-  fault reported by a later synchronizing call can name the kernel.
+  fault reported by a later synchronizing call can name the kernel;
+* ``refused_dirs``: the kernel cache directories refused as untrusted (each is
+  warned about once per process, see ``_cache.directory_refusal``).
 
 :class:`KernelFaultError` (a :class:`~cudalite.driver.CudaDriverError`) wraps
 such an error; :func:`kernel_fault` builds one from a driver error, and other
@@ -43,6 +45,7 @@ class JitRuntime:
         self.last = {}
         self.lock = threading.Lock()
         self.warmup = None  # the background warm-up thread (see _warmup.py)
+        self.refused_dirs = set()  # untrusted kernel cache directories already warned about
 
     def handler(self, cls, sample):
         h = self.handlers.get(cls)
