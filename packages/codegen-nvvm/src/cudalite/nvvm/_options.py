@@ -3,13 +3,16 @@ turns them into libNVVM flags."""
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 from cudalite.core.target import ComputeCapability, parse_cc
 
 from .config import load_config
 
-__all__ = ["CompileOptions", "make_options", "nvvm_flags"]
+__all__ = ["CompileOptions", "make_options", "nvvm_flags", "opt_level_of", "option_warnings"]
+
+OPT_LEVELS = (0, 1, 2, 3)  # what libNVVM's -opt accepts
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,32 @@ def nvvm_flags(o: CompileOptions) -> list:
     return flags
 
 
+def opt_level_of(opt) -> int:
+    """The libNVVM ``-opt`` level of ``opt``: ``None``/``True`` -> 3, ``False`` -> 0,
+    an int 0..3 as is (NumPy integers too); ValueError for anything else."""
+    if opt is None or opt is True:
+        return 3
+    if opt is False:
+        return 0
+    if isinstance(opt, numbers.Integral) and int(opt) in OPT_LEVELS:
+        return int(opt)
+    raise ValueError(f"opt must be True, False or an optimization level 0, 1, 2 or 3, not {opt!r}")
+
+
+def option_warnings(*, debug, opt, lineinfo) -> list:
+    """What to warn about in a combination of ``debug``/``opt``/``lineinfo``
+    (numba-cuda warns about the same two): debug builds are never optimized, and
+    debug information already holds the line information."""
+    out = []
+    if debug and opt is not None and opt_level_of(opt) > 0:
+        out.append(f"debug=True with opt={opt!r}: debug builds are compiled without optimization "
+                   "(-opt=0), so opt is ignored; pass opt=False (or leave it out) to silence this warning")
+    if debug and lineinfo:
+        out.append("debug and lineinfo are mutually exclusive: debug=True already emits full debug "
+                   "information, line information included; lineinfo=True adds nothing")
+    return out
+
+
 def make_options(*, cc=None, opt=None, fastmath=False, debug=False, lineinfo=False, output="ptx",
                  forceinline=False, launch_bounds=None) -> CompileOptions:
     """Validated options.  ``cc``: any spelling :func:`cudalite.core.target.parse_cc`
@@ -59,12 +88,7 @@ def make_options(*, cc=None, opt=None, fastmath=False, debug=False, lineinfo=Fal
         raise ValueError(f"output must be 'ptx' or 'ltoir', not {output!r}")
     if forceinline and output != "ltoir":
         raise ValueError("forceinline=True is only supported with output='ltoir'")
-    if opt is None or opt is True:
-        opt_level = 3
-    elif opt is False:
-        opt_level = 0
-    else:
-        opt_level = int(opt)
+    opt_level = opt_level_of(opt)
     if launch_bounds is not None:
         lb = (launch_bounds,) if isinstance(launch_bounds, int) else tuple(launch_bounds)
         if not 1 <= len(lb) <= 3 or not all(isinstance(v, int) and v >= 0 for v in lb):

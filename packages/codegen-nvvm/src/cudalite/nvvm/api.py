@@ -8,22 +8,58 @@
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Mapping
+
 from cudalite.core.errors import CompilerError, CudaliteError, Loc
 
-from ._options import make_options
+from ._options import make_options, option_warnings
+from .lower import is_symbol_name
 from .config import load_config
 from .pipeline import EntrySpec, run_pipeline
 
 __all__ = ["compile", "compile_ptx", "compile_stages", "make_options"]
 
 def _entry(device, abi, abi_info):
+    """The validated entry point: ``abi`` is 'numba' or 'c'; ``abi_info`` a dict whose
+    only key is ``abi_name``, a symbol name PTX accepts (see :func:`_check_abi_name`)."""
     if abi not in ("numba", "c"):
         raise NotImplementedError(f"unsupported ABI: {abi!r} (use 'numba' or 'c')")
-    abi_info = abi_info or {}
+    if abi_info is None:
+        abi_info = {}
+    if not isinstance(abi_info, Mapping):
+        raise TypeError(f"abi_info must be a dict such as {{'abi_name': 'my_name'}}, not {abi_info!r}")
     unknown = set(abi_info) - {"abi_name"}
     if unknown:
-        raise ValueError(f"unknown abi_info keys: {sorted(unknown)}")
-    return EntrySpec(device=bool(device), abi=abi, abi_name=abi_info.get("abi_name"))
+        raise ValueError(f"unknown abi_info keys: {sorted(unknown, key=repr)} (the only key is 'abi_name')")
+    name = abi_info.get("abi_name")
+    if name is not None:
+        _check_abi_name(name, abi)
+    return EntrySpec(device=bool(device), abi=abi, abi_name=name)
+
+
+def _check_abi_name(name, abi):
+    """``abi_info['abi_name']`` must be a str that PTX accepts as a function name: a
+    letter, then letters, digits, '_' or '$' (or '_'/'$' and at least one more);
+    the same rule for both ABIs (a C caller declares it with ``extern "C"``)."""
+    if not isinstance(name, str):
+        raise TypeError(f"abi_info['abi_name'] must be a str, not {type(name).__name__} ({name!r})")
+    if not is_symbol_name(name):
+        bad = sorted({c for c in name if not (c.isascii() and (c.isalnum() or c in "_$"))})
+        why = (f"it contains {', '.join(map(repr, bad))}" if bad
+               else "it is empty" if not name
+               else "it is a name PTX reserves" if name == "WARP_SZ"
+               else "a name starting with '_' or '$' needs at least one more character" if len(name) == 1
+               else "it must not start with a digit")
+        raise ValueError(f"abi_info['abi_name'] {name!r} is not a valid symbol name for abi={abi!r}: {why}; "
+                         "use letters, digits, '_' and '$', not starting with a digit")
+
+
+def _warn_options(*, debug, opt, lineinfo):
+    """Warn (as numba-cuda does) about debug=True with optimization asked for, and
+    debug=True with lineinfo=True.  The stack level points at the user's call."""
+    for msg in option_warnings(debug=debug, opt=opt, lineinfo=lineinfo):
+        warnings.warn(msg, UserWarning, stacklevel=3)
 
 
 def _compile(pyfunc, sig, entry, options, until):
@@ -98,6 +134,7 @@ def compile(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=Fals
     entry = _entry(device, abi, abi_info)
     options = make_options(cc=cc, opt=opt, fastmath=fastmath, debug=debug, lineinfo=lineinfo,
                            output=output, forceinline=forceinline, launch_bounds=launch_bounds)
+    _warn_options(debug=debug, opt=opt, lineinfo=lineinfo)
     res, err = _compile(pyfunc, sig, entry, options, output)
     if err is not None:
         raise err
@@ -120,6 +157,7 @@ def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath
     entry = _entry(device, abi, abi_info)
     options = make_options(cc=cc, opt=opt, fastmath=fastmath, debug=debug, lineinfo=lineinfo,
                            output="ptx", forceinline=False, launch_bounds=launch_bounds)
+    _warn_options(debug=debug, opt=opt, lineinfo=lineinfo)
     if forceinline:
         raise ValueError("forceinline=True is only supported by compile(..., output='ltoir')")
     res, err = _compile(pyfunc, sig, entry, options, "ptx")

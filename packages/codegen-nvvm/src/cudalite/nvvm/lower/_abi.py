@@ -34,7 +34,7 @@ from ._constants import array_struct
 from ._irtypes import I8, I32, I64, ptr, type_from_text, value_type
 
 __all__ = ["mangle", "mangle_type", "flat_params", "param_format", "emit_kernel", "emit_numba_abi",
-           "emit_c_abi", "check_c_name"]
+           "emit_c_abi", "check_c_name", "is_symbol_name"]
 
 _SCALAR_CODES = {
     "bool": "b", "int8": "a", "uint8": "h", "int16": "s", "uint16": "t", "int32": "i",
@@ -90,11 +90,20 @@ def mangle(module: str, qualname: str, argtypes) -> str:
     return "_ZN" + "".join(_source_name(p) for p in parts) + "E" + args
 
 
-_C_NAME = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$]*$")
+# A PTX identifier (PTX ISA "Identifiers"): a letter then letters, digits, '_' or '$';
+# or '_'/'$' then at least one more of those ('%' names are for registers, and libNVVM
+# refuses them).  WARP_SZ is a predefined PTX constant.
+_SYMBOL = re.compile(r"[A-Za-z][A-Za-z0-9_$]*|[_$][A-Za-z0-9_$]+")
+_PTX_RESERVED = frozenset({"WARP_SZ"})
+
+
+def is_symbol_name(name) -> bool:
+    """Whether ``name`` can name a function in PTX (both ABIs' entry points)."""
+    return isinstance(name, str) and _SYMBOL.fullmatch(name) is not None and name not in _PTX_RESERVED
 
 
 def check_c_name(name: str, loc=None) -> str:
-    if not _C_NAME.match(name or ""):
+    if not is_symbol_name(name):
         raise CompilerError(
             f"{name!r} is not a valid C symbol name for abi='c'; pass abi_info={{'abi_name': 'my_name'}}", loc
         )

@@ -112,8 +112,11 @@ def _tuple_getitem(lc, node, args, info):
     n = len(tty.types)
     elem = value_type(tty.types[0])
     slot = lc.alloca(ir.ArrayType(elem, n))
-    for i in range(n):
-        b.store(b.extract_value(tup, i), b.gep(slot, [ir.Constant(I64, 0), ir.Constant(I64, i)]))
+    if tup.type == slot.type.pointee:  # a uniform tuple is already an [n x T] array: one store
+        b.store(tup, slot)
+    else:
+        for i in range(n):
+            b.store(b.extract_value(tup, i), b.gep(slot, [ir.Constant(I64, 0), ir.Constant(I64, i)]))
     i = wrap_index(b, idx, info.sig.args[0], ir.Constant(I64, n))
     return b.load(b.gep(slot, [ir.Constant(I64, 0), i]))
 

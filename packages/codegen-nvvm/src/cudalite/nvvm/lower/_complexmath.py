@@ -17,6 +17,7 @@ from llvmlite import ir
 
 from ._floats import complex_div, fneg
 from ._casts import complex_parts, make_complex
+from ._irtypes import value_type
 from ._registry import lowerings
 
 __all__ = ["complex_pow", "CMath"]
@@ -302,7 +303,7 @@ def _phase(lc, node, args, info):
 def _polar(lc, node, args, info):
     m = CMath(lc, info.sig.args[0])
     x, y = m.parts(args[0])
-    out = ir.Constant(ir.LiteralStructType([m.lty, m.lty]), ir.Undefined)
+    out = ir.Constant(value_type(info.sig.return_type), ir.Undefined)
     out = m.b.insert_value(out, m.f("hypot", x, y), 0)
     return m.b.insert_value(out, m.f("atan2", y, x), 1)
 

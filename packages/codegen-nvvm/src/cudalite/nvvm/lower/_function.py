@@ -256,9 +256,12 @@ class FunctionLowerer:
 
     def expr_TupleExpr(self, e):
         t = self.typeof(e)
+        items = [self.expr(item) for item in e.items]
+        if all(isinstance(v, ir.Constant) for v in items):  # one constant, not a chain of insertvalues
+            return ir.Constant(value_type(t), items)
         v = ir.Constant(value_type(t), ir.Undefined)
-        for i, item in enumerate(e.items):
-            v = self.builder.insert_value(v, self.expr(item), i)
+        for i, item in enumerate(items):
+            v = self.builder.insert_value(v, item, i)
         return v
 
     def expr_SliceExpr(self, e):

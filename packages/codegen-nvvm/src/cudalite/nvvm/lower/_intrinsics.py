@@ -15,7 +15,7 @@ from cudalite.core import device_api as api
 from cudalite.core.typing.rules.intrinsics import SREG_VALUES
 
 from ._floats import fneg
-from ._irtypes import I1, I32, I64
+from ._irtypes import I1, I32, I64, value_type
 from ._registry import lowerings
 
 __all__ = ["call_intrinsic", "inline_asm", "read_sreg"]
@@ -73,7 +73,7 @@ def _grid(lc, node, args, info):
         ntid = b.sext(read_sreg(lc, f"ntid.{a}"), I64)
         return b.add(tid, b.mul(ctaid, ntid))
 
-    return _pack(lc, [axis(a) for a in "xyz"[: info.payload.ndim]])
+    return _pack(lc, [axis(a) for a in "xyz"[: info.payload.ndim]], info.sig.return_type)
 
 
 @lowerings.call(api.gridsize)
@@ -83,13 +83,13 @@ def _gridsize(lc, node, args, info):
     def axis(a):
         return b.mul(b.sext(read_sreg(lc, f"ntid.{a}"), I64), b.sext(read_sreg(lc, f"nctaid.{a}"), I64))
 
-    return _pack(lc, [axis(a) for a in "xyz"[: info.payload.ndim]])
+    return _pack(lc, [axis(a) for a in "xyz"[: info.payload.ndim]], info.sig.return_type)
 
 
-def _pack(lc, values):
+def _pack(lc, values, rt):
     if len(values) == 1:
         return values[0]
-    out = ir.Constant(ir.LiteralStructType([I64] * len(values)), ir.Undefined)
+    out = ir.Constant(value_type(rt), ir.Undefined)
     for i, v in enumerate(values):
         out = lc.builder.insert_value(out, v, i)
     return out

@@ -8,7 +8,9 @@ Value representations:
 * bool -> ``i1`` in registers, ``i8`` in memory and kernel parameters
 * intN -> ``iN``; float16/32/64 -> ``half``/``float``/``double``
 * complex -> ``{float, float}`` / ``{double, double}``
-* tuple -> a literal struct of its items
+* tuple -> a literal struct of its items; a uniform tuple of two or more items
+  (``UniTuple``) -> an array ``[n x T]`` (as numba's data model: its IR text stays
+  short however many items it has, so a large tuple makes linear-size IR)
 * array -> ``{T* data, [n x i64] shape, [n x i64] strides}`` (strides in bytes)
 * record -> ``i8*`` pointing at the record (records have reference semantics)
 * CPointer(T) -> ``T*``; compile-time objects -> ``{}`` (no runtime value)
@@ -66,6 +68,8 @@ def value_type(t):
         f = _FLOATS[t.underlying.bitwidth]
         return ir.LiteralStructType([f, f])
     if isinstance(t, Tuple):
+        if len(t.types) > 1 and t.is_uniform:
+            return ir.ArrayType(value_type(t.types[0]), len(t.types))
         return ir.LiteralStructType([value_type(i) for i in t.types])
     if isinstance(t, Array):
         return ir.LiteralStructType([

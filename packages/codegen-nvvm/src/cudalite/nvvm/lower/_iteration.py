@@ -31,9 +31,12 @@ class _Source:
             tty, elem = plan.type, plan.elem
             tup = lc.expr(plan.node)
             self.slot = lc.alloca(ir.ArrayType(value_type(elem), len(tty.types)))
-            for i, t in enumerate(tty.types):
-                item = lc.cast(b.extract_value(tup, i), t, elem)
-                b.store(item, b.gep(self.slot, [ir.Constant(I64, 0), ir.Constant(I64, i)]))
+            if all(t == elem for t in tty.types) and tup.type == self.slot.type.pointee:
+                b.store(tup, self.slot)  # already an [n x T] array: one store
+            else:
+                for i, t in enumerate(tty.types):
+                    item = lc.cast(b.extract_value(tup, i), t, elem)
+                    b.store(item, b.gep(self.slot, [ir.Constant(I64, 0), ir.Constant(I64, i)]))
             self.length = ir.Constant(I64, len(tty.types))
         elif isinstance(plan, EnumerateIter):
             start = plan.start

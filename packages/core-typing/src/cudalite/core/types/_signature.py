@@ -36,10 +36,17 @@ def _tuple_type(*items):
 _CALLABLES = {"CPointer": CPointer, "UniTuple": UniTuple, "Tuple": _tuple_type}
 
 
+_NONE_HINT = ("None is not a type (NumPy would read it as float64); a parameter needs a type such as "
+              "float32, and a function that returns nothing is declared void(...)")
+
+
 def as_type(obj) -> Type:
-    """Accept a cudalite type, a type name string, or a NumPy dtype/scalar class."""
+    """Accept a cudalite type, a type name string, or a NumPy dtype/scalar class
+    (never ``None``: NumPy's ``dtype(None)`` is float64, which is never what is meant)."""
     if isinstance(obj, Type):
         return obj
+    if obj is None:
+        raise SignatureError(_NONE_HINT)
     if isinstance(obj, str):
         return parse_type(obj)
     from ._typeof import type_from_dtype
@@ -75,27 +82,45 @@ def _eval_checked(node, text):
 def parse_signature(sig) -> tuple[Type | None, tuple[Type, ...]]:
     """Normalise any accepted signature form to ``(return_type or None, argtypes)``."""
     if isinstance(sig, Signature):
-        return sig.return_type, sig.args
+        return sig.return_type, _arg_types(sig.args, sig)
     if isinstance(sig, str):
         try:
             node = ast.parse(sig.strip(), mode="eval").body
         except SyntaxError as e:
             raise SignatureError(f"cannot parse signature {sig!r}: {e.msg}") from None
+        if isinstance(node, ast.Tuple):  # '(int32, float32)': argument types only
+            for i, e in enumerate(node.elts, 1):
+                if _is_none(e):
+                    raise SignatureError(f"argument {i} of signature {sig!r} is None: {_NONE_HINT}")
         val = _eval_checked(node, sig)
         if isinstance(val, Signature):
             return val.return_type, val.args
         if isinstance(val, tuple):
-            return None, tuple(as_type(v) for v in val)
+            return None, _arg_types(val, sig)
         raise SignatureError(
             f"signature {sig!r} must look like 'rettype(argtypes...)', e.g. 'float32(float32, float32)'"
         )
     if isinstance(sig, (tuple, list)):
-        return None, tuple(as_type(a) for a in sig)
+        return None, _arg_types(sig, sig)
     if isinstance(sig, Type):
         raise SignatureError(
             f"{sig} is a type, not a signature; write {sig}(argtypes...) or a tuple of argument types"
         )
     raise SignatureError(f"cannot use {sig!r} as a signature")
+
+
+def _arg_types(items, sig) -> tuple:
+    """The argument types of a sequence signature; a ``None`` item is refused by position."""
+    out = []
+    for i, a in enumerate(items, 1):
+        if a is None:
+            raise SignatureError(f"argument {i} of signature {sig!r} is None: {_NONE_HINT}")
+        out.append(as_type(a))
+    return tuple(out)
+
+
+def _is_none(node) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
 
 
 def _eval(node, text):
@@ -108,7 +133,15 @@ def _eval(node, text):
     if isinstance(node, ast.Attribute):  # types.float32, np.float32, nb.types.int32
         return _eval(ast.Name(id=node.attr), text)
     if isinstance(node, ast.Call):
+        if _is_none(node.func):
+            raise SignatureError(f"the return type in signature {text!r} is None: write void(...) "
+                                 "for a function that returns nothing")
         fn = _eval(node.func, text)
+        for i, a in enumerate(node.args, 1):
+            if _is_none(a):
+                where = (f"argument {i} of signature {text!r}" if isinstance(fn, Type)
+                         else f"item {i} of {ast.unparse(node)!r} in signature {text!r}")
+                raise SignatureError(f"{where} is None: {_NONE_HINT}")
         args = [_eval(a, text) for a in node.args]
         if node.keywords:
             raise SignatureError(f"keyword arguments are not allowed in signature {text!r}")
@@ -119,6 +152,10 @@ def _eval(node, text):
         base = _eval(node.value, text)
         return base[_eval_slice(node.slice, text)]
     if isinstance(node, ast.Tuple):
+        for i, e in enumerate(node.elts, 1):
+            if _is_none(e):
+                raise SignatureError(f"item {i} of {ast.unparse(node)!r} in signature {text!r} is None: "
+                                     f"{_NONE_HINT}")
         return tuple(_eval(e, text) for e in node.elts)
     if isinstance(node, ast.Constant) and isinstance(node.value, int):
         return node.value

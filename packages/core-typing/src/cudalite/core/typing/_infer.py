@@ -21,6 +21,7 @@ from ..types import (
     Array, Boolean, BoundMethod, Complex, Integer, NoneType, NumberClass, Opaque, PyFunction, RangeType,
     Signature, SliceType, StringLiteral, Tuple, Type, boolean, int64, typeof_constant, void,
 )
+from ._fold import ConstantRangeError, fold_binop, fold_unary
 from ._records import (
     ArrayIter, CallInfo, CallKind, Comparison, EnumerateIter, RangeIter, Resolved, TupleIter, ZipIter,
 )
@@ -429,11 +430,25 @@ class _Inference:
             base, i = self.const_of(e.value), self.const_of(e.index)
             if isinstance(base, tuple) and isinstance(i, int) and -len(base) <= i < len(base):
                 return base[i]
-        if isinstance(e, ir.UnaryOp) and e.op == "-":
+        if isinstance(e, ir.UnaryOp) and e.op in ("-", "+", "~"):
             v = self.const_of(e.operand)
-            if isinstance(v, (int, float)) and not isinstance(v, bool):
-                return -v
+            if isinstance(v, float) and e.op != "~":
+                return -v if e.op == "-" else v
+            return self.folded(e, fold_unary, e.op, v)
+        if isinstance(e, ir.BinOp):  # TPB * 2, 2**10, -(-N // 4): integer arithmetic folds
+            left = self.const_of(e.left)
+            if left is ir.NOTCONST:
+                return left
+            return self.folded(e, fold_binop, e.op, left, self.const_of(e.right))
         return ir.NOTCONST
+
+    def folded(self, e, fold, *args):
+        if ir.NOTCONST in args:
+            return ir.NOTCONST
+        try:
+            return fold(*args)
+        except ConstantRangeError as err:
+            raise TypingError(str(err), e.loc) from None
 
     def expr_Const(self, e):
         typer = self.reg.lookup_value(e.value)

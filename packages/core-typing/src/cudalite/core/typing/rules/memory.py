@@ -6,20 +6,53 @@ type, a NumPy scalar type/dtype or a dtype string.  The result is a C-layout
 array.  ``cuda.shared.array(0, dtype)`` is the dynamic shared-memory array (1-d,
 its length set at launch).  ``cuda.const.array_like(a)`` copies the global NumPy
 array ``a`` into constant memory (a read-only array).
+
+Sizes are checked here, at the user's call, against the target's limits
+(:func:`memory_limits`): a static shared array may take at most 48 KiB (what ptxas
+allows a block's static shared data; more is dynamic shared memory, sized at
+launch), a local array at most 512 KiB (the per-thread local memory of every
+compute capability; ptxas does not check it, the launch would fail).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from ...numpy_support import is_ndarray, is_numpy_integer
 
 from ... import device_api as api
 from ...registry import registry
-from ...types import Array, Record, Signature, type_from_dtype
+from ...types import Array, Boolean, Record, Signature, type_from_dtype
 from ...types._containers import MAX_NDIM
 from .._records import ArraySpec, ConstArray, Resolved
 from .intrinsics import check_arity
 
-__all__ = ["const_shape", "const_dtype"]
+__all__ = ["const_shape", "const_dtype", "MemoryLimits", "memory_limits", "itemsize"]
+
+
+@dataclass(frozen=True)
+class MemoryLimits:
+    """Bytes an array of one memory space may take on a target."""
+
+    shared_static: int  # all static shared arrays of a block together
+    local: int  # local memory of one thread
+
+
+def memory_limits(cc=None) -> MemoryLimits:
+    """The limits of compute capability ``cc`` (``(9, 0)``; None: the target is not
+    known yet).  The same on every target CUDA 12 and 13 compile for (sm_75 to
+    sm_120; checked with nvJitLink: "uses too much shared data (0xc004 bytes,
+    0xc000 max)"); a target with other limits gets its row here."""
+    return MemoryLimits(shared_static=48 * 1024, local=512 * 1024)
+
+
+def itemsize(t) -> int:
+    """Bytes of one element of type ``t`` in memory."""
+    if isinstance(t, Record):
+        return t.size
+    if isinstance(t, Boolean):
+        return 1
+    return t.bitwidth // 8
 
 
 def const_shape(site, allow_zero=False):
@@ -46,6 +79,8 @@ def const_dtype(site, i=1):
     if not site.is_const(i):
         raise site.error(f"the dtype must be a compile-time constant, not a runtime {site.args[i]}")
     value = site.consts[i]
+    if value is None:  # NumPy reads dtype None as float64: never what is meant here
+        raise site.error("the dtype must be given (a type such as float32), not None")
     t = None
     try:
         t = type_from_dtype(value)
@@ -56,19 +91,44 @@ def const_dtype(site, i=1):
     return t
 
 
-def _array_typer(dynamic_ok):
+def _size_limit(space, limits):
+    if space == "shared":
+        return limits.shared_static, "static shared memory a block may have"
+    return limits.local, "local memory a thread may have"
+
+
+def check_size(site, space, shape, dtype):
+    """Refuse an array larger than its memory space allows on the target (the
+    target's compute capability is the typing context's, when it has options)."""
+    cc = getattr(getattr(site.context, "options", None), "cc", None)
+    limit, what = _size_limit(space, memory_limits(cc))
+    count = 1
+    for n in shape:
+        count *= n
+    nbytes = count * itemsize(dtype)
+    if nbytes > limit:
+        target = f"sm_{cc[0]}{cc[1]}" if cc else "any target"
+        dims = " x ".join(map(str, shape))
+        hint = (" (for more, use dynamic shared memory: cuda.shared.array(0, dtype) and the "
+                "launch's sharedmem size)" if space == "shared" else "")
+        raise site.error(f"this {space} array of {dims} {dtype} takes {nbytes} bytes, more than the "
+                         f"{limit} bytes ({limit // 1024} KiB) of {what} on {target}{hint}")
+
+
+def _array_typer(space):
     def typer(site):
         check_arity(site, 2)
-        shape = const_shape(site, allow_zero=dynamic_ok)
+        shape = const_shape(site, allow_zero=space == "shared")
         dtype = const_dtype(site)
+        check_size(site, space, shape, dtype)
         return Resolved(Signature(Array(dtype, max(len(shape), 1), "C"), tuple(site.args)),
                         ArraySpec(shape, dtype))
 
     return typer
 
 
-registry.call(api.shared.array, params=("shape", "dtype"), name="cuda.shared.array")(_array_typer(True))
-registry.call(api.local.array, params=("shape", "dtype"), name="cuda.local.array")(_array_typer(False))
+registry.call(api.shared.array, params=("shape", "dtype"), name="cuda.shared.array")(_array_typer("shared"))
+registry.call(api.local.array, params=("shape", "dtype"), name="cuda.local.array")(_array_typer("local"))
 
 
 @registry.call(api.const.array_like, params=("ndarray",), name="cuda.const.array_like")
