@@ -584,7 +584,9 @@ def probe_kernel(pyfunc, argtypes, opts, cc, *, directory=None, kind="kernel") -
     p = KernelProbe()
     t0 = time.perf_counter()
     try:
-        p.context = TypingContext(registry, None)
+        from ._compile import nvvm_options
+
+        p.context = TypingContext(registry, nvvm_options(opts, cc))  # the compile on a miss reuses it
         p.context.function_ir(pyfunc)
         t1 = time.perf_counter()
         tf = p.typed = p.context.type_function(pyfunc, tuple(argtypes))

@@ -85,13 +85,13 @@ def compile_code(pyfunc, argtypes, opts: JitOptions, cc, *, device=False, until=
     that already typed the function (the cache's probe); typing is not repeated."""
     from cudalite.nvvm.pipeline import EntrySpec, resume, run_pipeline
 
-    if context is None:
-        from cudalite.core.registry import registry
-        from cudalite.core.typing import TypingContext
-
-        context = TypingContext(registry)
     try:
         options = nvvm_options(opts, cc)
+        if context is None:
+            from cudalite.core.registry import registry
+            from cudalite.core.typing import TypingContext
+
+            context = TypingContext(registry, options)
         res = run_pipeline(pyfunc, tuple(argtypes), EntrySpec(device=device), options,
                            until=until or "nvvm-ir", context=context)
         if until is None:
