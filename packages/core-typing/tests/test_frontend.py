@@ -77,11 +77,12 @@ def test_decorated_function_is_found_by_its_decorator_line():
     assert src.loc(src.node.body[0]).line == first_line(decorated) + 3
 
 
-def test_function_wrapped_by_functools_wraps_is_compiled_from_the_original():
+def test_a_functools_wraps_wrapper_is_compiled_as_itself():
     @wrapping_deco
     def wrapped(x):
         return x
 
+    assert capture(wrapped).node.name == "wrapper"  # its own body, not __wrapped__'s
     original = wrapped.__wrapped__
     assert capture(original).node.name == "wrapped"
 

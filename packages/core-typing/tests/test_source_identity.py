@@ -399,3 +399,16 @@ def test_every_function_of_real_modules_is_proved(name):
 
 def test_unsupported_error_compatibility():
     assert issubclass(SourceError, UnsupportedError) and SourceError.kind == "SourceError"
+
+
+def test_a_cell_compiled_statement_by_statement_like_ipython():
+    name = "<ipython-input-7-srcid>"
+    text = "import math\n\ndef f(x):\n    return math.floor(x) + 1\n\ng = lambda x: math.floor(x) * 2\n"
+    linecache.cache[name] = (len(text), None, text.splitlines(True), name)
+    ns: dict = {}
+    for node in ast.parse(text).body:  # each statement alone: no module-level import in sight
+        exec(compile(ast.Module([node], type_ignores=[]), name, "exec"), ns)
+    assert returned_op(ns["f"]) == "+" and returned_op(ns["g"]) == "*"
+    together: dict = {}
+    exec(compile(text, name, "exec"), together)  # and the cell as one module
+    assert returned_op(together["f"]) == "+"

@@ -99,7 +99,7 @@ def parse_lines(lines: list, filename: str) -> Parsed:
 
 
 class _Same:
-    """A cache key equal only to itself's object (it holds it, so the id stays unique)."""
+    """A cache key equal only to a key for the same object (held, so its id stays unique)."""
 
     __slots__ = ("obj",)
 
@@ -196,29 +196,32 @@ def _by_compiling_each(code, parsed, found, key, rewritten):
 
 
 def _built(parsed, top, key, stubbed=()):
-    """Every code object named ``key`` that compiling statement ``top`` gives,
-    for each optimization level (lazily: the usual first level is enough)."""
-    for opt in _OPTIMIZE:
-        if stubbed:
-            codes = _collect(_compile_top(parsed, top, opt, tuple(stubbed)))
-        else:
-            codes = _compiled(parsed, top, opt)
-        yield from codes.get(key, ())
+    """Every code object named ``key`` that compiling statement ``top`` gives, in
+    each way Python compiles a module's statement (lazily: the first is the usual
+    one): with the module's imports (``import``, ``exec`` of a file), alone (IPython
+    compiles each statement of a cell on its own), at each optimization level."""
+    for imports in (True, False):
+        for opt in _OPTIMIZE:
+            if stubbed:
+                codes = _collect(_compile_top(parsed, top, opt, imports, tuple(stubbed)))
+            else:
+                codes = _compiled(parsed, top, opt, imports)
+            yield from codes.get(key, ())
 
 
 @functools.lru_cache(maxsize=64)
-def _compiled(parsed, top, optimize):
-    return _collect(_compile_top(parsed, top, optimize))
+def _compiled(parsed, top, optimize, imports):
+    return _collect(_compile_top(parsed, top, optimize, imports))
 
 
-def _compile_top(parsed, top, optimize, stubbed=()):
+def _compile_top(parsed, top, optimize, imports, stubbed=()):
     stmt = parsed.tree.body[top]
     if stubbed:  # a copy with the stubbed nodes replaced by ``None``
         memo = {id(n): ast.copy_location(ast.Constant(None), n) for n in stubbed}
         stmt = copy.deepcopy(stmt, memo)
-    # The module's imports come along: CPython compiles ``mod.f()`` differently
-    # when ``mod`` is a name the module imports (3.11+: LOAD_ATTR, not LOAD_METHOD).
-    body = [*parsed.futures, *parsed.imports, stmt]
+    # The module's imports matter: CPython compiles ``mod.f()`` differently when
+    # ``mod`` is a name the module imports (3.11+: LOAD_ATTR, not LOAD_METHOD).
+    body = [*parsed.futures, *(parsed.imports if imports else ()), stmt]
     try:
         return compile(ast.Module(body=body, type_ignores=[]), parsed.filename, "exec",
                        dont_inherit=True, optimize=optimize)
@@ -283,21 +286,33 @@ def _same_const(x, y, positions):
 
 # -- modules whose asserts pytest rewrote --------------------------------------------------
 def _pytest_rewritten(code):
-    return any(n.startswith("@py_assert") for n in code.co_varnames) or "@pytest_ar" in code.co_names
+    """Whether pytest rewrote asserts in ``code`` or a function nested in it (its
+    ``@py_assert`` names are no Python identifiers: no source text makes them)."""
+    return (any(n.startswith("@py_assert") for n in code.co_varnames) or "@pytest_ar" in code.co_names
+            or any(_pytest_rewritten(c) for c in code.co_consts if isinstance(c, types.CodeType)))
 
 
 def _same_except_asserts(a, b, node):
-    """Per source line, the same instructions (jumps and their targets aside), the
-    lines of ``assert`` statements left out; same name, parameters, first line."""
+    """Per source line, the same instructions (jumps and their targets aside), in
+    the code and the functions nested in it, the lines of ``assert`` statements
+    left out; same name, parameters, first line."""
     if (a.co_name, a.co_firstlineno, _code_params(a)) != (b.co_name, b.co_firstlineno, _code_params(b)):
         return False
     skip = {ln for n in ast.walk(node) if isinstance(n, ast.Assert)
             for ln in range(n.lineno, n.end_lineno + 1)}
-    return _line_ops(a, skip) == _line_ops(b, skip)
+    return _line_ops(a, skip, Counter()) == _line_ops(b, skip, Counter())
 
 
-def _line_ops(code, skip):
-    ops: Counter = Counter()
+# Instruction forms that the extra locals and branches of rewritten asserts can change:
+# 3.13+ superinstructions (local indices < 16 only) and flow-dependent variants of LOAD_FAST.
+_SUPER = {"LOAD_FAST_LOAD_FAST": ("LOAD_FAST", "LOAD_FAST"), "STORE_FAST_LOAD_FAST": ("STORE_FAST", "LOAD_FAST"),
+          "STORE_FAST_STORE_FAST": ("STORE_FAST", "STORE_FAST"),
+          "LOAD_FAST_BORROW_LOAD_FAST_BORROW": ("LOAD_FAST", "LOAD_FAST")}
+_PLAIN = {"LOAD_FAST_CHECK": "LOAD_FAST", "LOAD_FAST_BORROW": "LOAD_FAST"}
+
+
+def _line_ops(code, skip, ops):
+    where = (code.co_name, code.co_firstlineno)
     line = None
     for ins in dis.get_instructions(code):
         pos = getattr(ins, "positions", None)  # 3.11+; 3.10 marks the first instruction of each line
@@ -311,7 +326,16 @@ def _line_ops(code, skip):
             arg = (arg.co_name, arg.co_firstlineno)
         elif isinstance(arg, (float, complex)):
             arg = repr(arg)
-        ops[(line, ins.opname, arg if _hashable(arg) else repr(arg))] += 1
+        pair = _SUPER.get(ins.opname)
+        if pair is not None and isinstance(arg, tuple) and len(arg) == 2:
+            for opname, x in zip(pair, arg):  # a superinstruction forms only for low local indices
+                ops[(where, line, opname, x)] += 1
+            continue
+        opname = _PLAIN.get(ins.opname, ins.opname)
+        ops[(where, line, opname, arg if _hashable(arg) else repr(arg))] += 1
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            _line_ops(c, skip, ops)
     return ops
 
 
