@@ -12,7 +12,7 @@ import pytest
 
 from cudalite.core import ir
 from cudalite.core.errors import UnsupportedError
-from cudalite.core.frontend import build_ir, capture
+from cudalite.core.frontend import _identity, build_ir, capture
 from cudalite.core.frontend._source import free_values, lookup_free
 
 K = 10
@@ -77,11 +77,12 @@ def test_decorated_function_is_found_by_its_decorator_line():
     assert src.loc(src.node.body[0]).line == first_line(decorated) + 3
 
 
-def test_function_wrapped_by_functools_wraps_is_compiled_from_the_original():
+def test_a_functools_wraps_wrapper_is_compiled_as_itself():
     @wrapping_deco
     def wrapped(x):
         return x
 
+    assert capture(wrapped).node.name == "wrapper"  # its own body, not __wrapped__'s
     original = wrapped.__wrapped__
     assert capture(original).node.name == "wrapped"
 
@@ -96,6 +97,8 @@ def test_two_lambdas_on_one_line_use_co_positions():
     assert a.lineno == b.lineno
     assert a.col_offset < b.col_offset
     assert isinstance(a.body.op, ast.Add) and isinstance(b.body.op, ast.Mult)
+    if not _identity.HAS_POSITIONS:
+        return  # Python 3.10: identical lambdas are one function (test_source_identity.py)
     # identical lambda texts too: only the columns tell them apart
     sa, sb = capture(F_SAME_A).node, capture(F_SAME_B).node
     line = linecache.getline(__file__, sa.lineno)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 __all__ = [
     "Loc", "CudaliteError", "CompilerError", "TypingError", "UnsupportedError",
-    "SignatureError", "NvvmError", "LoweringError",
+    "SignatureError", "NvvmError", "LoweringError", "SourceError", "SourceWarning",
 ]
 
 
@@ -110,6 +110,19 @@ class UnsupportedError(CompilerError):
     """Python syntax or a feature cudalite does not compile (try, with, yield...)."""
 
     kind = "UnsupportedError"
+
+
+class SourceError(UnsupportedError):
+    """The source of the function to compile cannot be proved to be the code Python
+    runs: not available, not Python, changed after import, or two lambdas on one
+    line that cannot be told apart.  Located at the function's first line."""
+
+    kind = "SourceError"
+
+
+class SourceWarning(UserWarning):
+    """cudalite compiles something other than the object it was given (the
+    function a source-less wrapper wraps)."""
 
 
 class SignatureError(CompilerError, TypeError):

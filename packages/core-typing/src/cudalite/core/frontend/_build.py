@@ -42,7 +42,7 @@ _VALUE_TYPES = (int, float, complex, bool, str, tuple, type(None))
 def build_ir(func) -> ir.FunctionIR:
     """Parse ``func``'s source and build its :class:`FunctionIR`."""
     src = capture(func)
-    return _Builder(func, src).build()
+    return _Builder(src.func, src).build()  # src.func: what a source-less wrapper wraps
 
 
 class _Builder:

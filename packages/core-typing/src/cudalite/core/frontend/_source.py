@@ -1,34 +1,41 @@
 """Source capture: find the exact AST of a function or lambda, and its free names.
 
-Source is read with ``linecache`` (files, IPython cells) and located by the code
-object's first line (functions) or ``co_positions()`` (lambdas), so columns in
-error messages are those of the user's file.  Globals and closure cells are
+Source is read with ``linecache`` (files, IPython cells, ``exec``'d text
+registered there) and the node is *proved* to be the code object's source
+(``_identity``): the frontend compiles the function Python runs, or raises a
+located :class:`~cudalite.core.errors.SourceError` -- never a guess.  Columns in
+error messages are those of the user's file.  A wrapper whose own source cannot
+be read (a C wrapper, code made from a string) is compiled as the function it
+wraps (``__wrapped__``), with a :class:`~cudalite.core.errors.SourceWarning`; a
+wrapper with Python source is compiled as itself.  Globals and closure cells are
 read here once: they become compile-time constants.
 """
 
 from __future__ import annotations
 
-import ast
-import functools
 import builtins
-import inspect
 import linecache
-import textwrap
+import types
+import warnings
 
-from ..errors import Loc, UnsupportedError
+from ..errors import Loc, SourceError, SourceWarning
+from . import _identity
 
-__all__ = ["SourceInfo", "capture"]
+__all__ = ["SourceInfo", "capture", "free_values", "lookup_free"]
 
 
 class SourceInfo:
-    """Where a function's AST came from, and how to map its positions."""
+    """Where a function's AST came from, and how to map its positions.
+    ``func`` is the function whose source it is (the wrapped function when a
+    wrapper without source was given)."""
 
-    def __init__(self, node, filename, lines, line_offset=0, col_offset=0):
+    def __init__(self, node, filename, lines, line_offset=0, col_offset=0, func=None):
         self.node = node
         self.filename = filename
         self.lines = lines
         self.line_offset = line_offset
         self.col_offset = col_offset
+        self.func = func
 
     def loc(self, node) -> Loc:
         line = getattr(node, "lineno", None) or self.node.lineno
@@ -49,86 +56,94 @@ class SourceInfo:
         )
 
 
-@functools.lru_cache(maxsize=16)
-def _parse_file(text: str, filename: str):
-    """Parse a whole source file once per content (a module with many kernels is
-    parsed once, not once per kernel).  The trees are never mutated."""
-    return ast.parse(text, filename)
+class _NoSource(Exception):
+    """The function's own source cannot be read (a wrapper may still be unwrapped)."""
 
 
 def capture(func) -> SourceInfo:
-    """Locate the ``ast.FunctionDef``/``ast.Lambda`` of ``func`` in its source."""
-    code = func.__code__
+    """The proved ``ast.FunctionDef``/``ast.Lambda`` of ``func`` in its source.
+
+    Raises :class:`SourceError` at the function's ``file:line`` when the source is
+    not available, is not Python, changed after import, or cannot tell two
+    lambdas apart."""
+    target, seen = func, set()
+    while True:
+        code = getattr(target, "__code__", None)
+        if isinstance(code, types.CodeType):
+            try:
+                return _capture(target, code)
+            except _NoSource as e:
+                reason, err = e.args
+            name = f"{getattr(code, 'co_qualname', code.co_name)} ({code.co_filename}:{code.co_firstlineno})"
+        else:
+            reason, err, name = "it is not a Python function", None, repr(target)
+        wrapped = getattr(target, "__wrapped__", None)
+        if wrapped is None or id(wrapped) in seen:
+            if err is not None:
+                raise err
+            raise SourceError(f"cannot compile {target!r}: it is not a Python function and wraps none")
+        seen.add(id(target))
+        warnings.warn(f"cudalite compiles {getattr(wrapped, '__qualname__', repr(wrapped))} (its __wrapped__) "
+                      f"in place of the wrapper {name}, which cannot be compiled: {reason}",
+                      SourceWarning, stacklevel=2)
+        target = wrapped
+
+
+def _capture(func, code) -> SourceInfo:
     filename = code.co_filename
-    lines = linecache.getlines(filename, func.__globals__)
-    if lines:
-        try:
-            tree = _parse_file("".join(lines), filename)
-        except SyntaxError:
-            tree = None
-        if tree is not None:
-            node = _find(tree, func)
-            if node is not None:
-                return SourceInfo(node, filename, lines)
+    globs = getattr(func, "__globals__", None)
+    lines = linecache.getlines(filename, globs)
     try:
-        src = inspect.getsource(func)
-    except (OSError, TypeError) as e:
-        raise UnsupportedError(
-            f"cannot compile {func.__qualname__}: its source code is not available ({e})",
-            Loc(filename, code.co_firstlineno),
-        ) from None
-    dedented = textwrap.dedent(src)
-    shift = _indent(src) - _indent(dedented)
-    tree = ast.parse(dedented, filename)
-    node = _find(tree, func, first_line=1, col_shift=shift) or next(
-        (n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.Lambda))), None
-    )
-    return SourceInfo(node, filename, dedented.splitlines(True), code.co_firstlineno - 1, shift)
+        return _prove(func, code, lines)
+    except (SourceError, _NoSource):
+        # linecache may hold an old text (the module was edited and reloaded
+        # since it was read): read the file again and prove against that.
+        if filename.startswith("<") and filename.endswith(">"):
+            raise
+        linecache.checkcache(filename)
+        fresh = linecache.getlines(filename, globs)
+        if fresh == lines:
+            raise
+    return _prove(func, code, fresh)
 
 
-def _indent(text):
-    first = text.splitlines()[0] if text else ""
-    return len(first) - len(first.lstrip())
+def _prove(func, code, lines) -> SourceInfo:
+    filename, first = code.co_filename, code.co_firstlineno
+    if not lines:
+        raise _NoSource(f"no source text for {filename}", _error(
+            func, code, "cannot compile {}: its source code is not available "
+            f"(no file or linecache entry for {filename})"))
+    try:
+        parsed = _identity.parse_lines(lines, filename)
+    except SyntaxError as e:
+        raise _NoSource(f"{filename} is not Python source", _error(
+            func, code, "cannot compile {}: " f"{filename} is not Python source ({e.msg}, line {e.lineno})")) from None
+    try:
+        node = _identity.prove(code, parsed)
+    except _identity.NotFound:
+        kind = "lambda" if code.co_name == "<lambda>" else f"def {code.co_name}"
+        raise _error(func, code, "cannot find the source of {}: " f"line {first} of {filename} has no '{kind}' "
+                     "with its parameters (the file changed after import, or the function was made by "
+                     "exec/compile with this file's name); reload the module") from None
+    except _identity.Mismatch:
+        raise _error(func, code, "the source of {} changed after import: " f"{filename}:{first} no longer compiles "
+                     "to the code Python runs (or the function was made by exec/compile with this file's "
+                     "name); reload the module") from None
+    except _identity.Ambiguous:
+        raise _error(func, code, "cannot tell which lambda is {}: " f"several lambdas on line {first} could be it "
+                     "and this Python has no co_positions to tell which; put them on separate lines") from None
+    return SourceInfo(node, filename, lines, func=func)
 
 
-def _find(tree, func, first_line=None, col_shift=0):
-    code = func.__code__
-    first = code.co_firstlineno if first_line is None else first_line
-    if func.__name__ == "<lambda>":
-        return _find_lambda(tree, code, first, code.co_firstlineno - first, col_shift)
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == func.__name__:
-            starts = [node.lineno] + [d.lineno for d in node.decorator_list]
-            if first in starts:
-                return node
-    return None
-
-
-def _find_lambda(tree, code, first, line_offset=0, col_shift=0):
-    """The Lambda node of ``code``: the smallest lambda whose span holds every
-    instruction's source span (``co_positions``, Python 3.11+), so two lambdas on
-    one line are told apart.  ``line_offset``/``col_shift`` map file positions to
-    those of ``tree`` (parsed from a dedented snippet)."""
-    lambdas = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)]
-    positions = []
-    if hasattr(code, "co_positions"):
-        for ln, eln, col, ecol in code.co_positions():
-            if None in (ln, eln, col, ecol) or (eln, ecol) <= (ln, col):
-                continue  # no position, or an empty span (RESUME and implicit returns: col 0..0)
-            positions.append(((ln - line_offset, col - col_shift), (eln - line_offset, ecol - col_shift)))
-    if positions:
-        inside = [
-            n for n in lambdas
-            if all((n.lineno, n.col_offset) <= start and end <= (n.end_lineno, n.end_col_offset)
-                   for start, end in positions)
-        ]
-        if inside:
-            return min(inside, key=lambda n: (n.end_lineno - n.lineno, n.end_col_offset - n.col_offset))
-    argnames = list(code.co_varnames[: code.co_argcount])
-    for n in lambdas:
-        if n.lineno == first and [a.arg for a in n.args.args] == argnames:
-            return n
-    return None
+def _error(func, code, template) -> SourceError:
+    """A :class:`SourceError` located at the function's first line; ``{}`` in
+    ``template`` is the function's qualified name (the code's own: a wrapper's
+    ``__qualname__`` is that of the function it wraps)."""
+    what = getattr(code, "co_qualname", None)
+    if what is None:  # Python 3.10
+        qual = getattr(func, "__qualname__", "")
+        what = qual if qual.rpartition(".")[2] == code.co_name else code.co_name
+    return SourceError(template.replace("{}", what, 1), Loc(code.co_filename, code.co_firstlineno))
 
 
 def free_values(func) -> tuple[dict, dict]:
