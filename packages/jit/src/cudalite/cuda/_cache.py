@@ -574,8 +574,9 @@ class KernelProbe:
         self.key = hashlib.sha256(repr(self.parts).encode()).hexdigest()
 
 
-def probe_kernel(pyfunc, argtypes, opts, cc, *, directory=None, kind="kernel") -> KernelProbe:
-    """Type ``pyfunc`` for ``argtypes`` and compute its cache key."""
+def probe_kernel(pyfunc, argtypes, opts, cc, *, directory=None, kind="kernel", compile_options=None) -> KernelProbe:
+    """Type ``pyfunc`` for ``argtypes`` and compute its cache key.  ``compile_options``:
+    the compiler's options for the typing context (the compile on a miss reuses it)."""
     import hashlib
 
     from cudalite.core.registry import registry
@@ -584,9 +585,7 @@ def probe_kernel(pyfunc, argtypes, opts, cc, *, directory=None, kind="kernel") -
     p = KernelProbe()
     t0 = time.perf_counter()
     try:
-        from ._compile import nvvm_options
-
-        p.context = TypingContext(registry, nvvm_options(opts, cc))  # the compile on a miss reuses it
+        p.context = TypingContext(registry, compile_options)
         p.context.function_ir(pyfunc)
         t1 = time.perf_counter()
         tf = p.typed = p.context.type_function(pyfunc, tuple(argtypes))

@@ -168,7 +168,8 @@ def build_kernel(pyfunc, argtypes, opts: JitOptions, cc) -> KernelBuild:
     timings, status, probe, store = {}, "off", None, None
     if _cache.is_enabled(opts):
         store = _cache.CacheStore()
-        probe = _cache.probe_kernel(pyfunc, argtypes, opts, cc, directory=store.path)
+        probe = _cache.probe_kernel(pyfunc, argtypes, opts, cc, directory=store.path,
+                                    compile_options=nvvm_options(opts, cc))
         timings.update(probe.timings)
         if probe.key is not None:
             t = perf_counter()
