@@ -30,14 +30,14 @@ def _exited_normally(run: subprocess.CompletedProcess):
 
 
 def test_corrupt_ltoir_header_is_a_linker_error_not_sigsegv():
-    # One flipped bit in the container's header-size field (40 -> 524328) made nvJitLink
+    # One flipped bit in the container's header-size field (40 -> 16777256) made nvJitLink
     # read past the input and die of SIGSEGV (tools/mutation_crashes.py found 13 such flips).
     run = _run("""
         from cudalite.linker import LTOIR, Linker, LinkerError, compile_cuda
         src = 'extern "C" __device__ int g(int x) { return x * 3; }'
         data = bytearray(compile_cuda(src, name="g.cu", arch="sm_90", lto=True).data)
         assert int.from_bytes(data[16:20], "little") == 40
-        data[18] ^= 0x08
+        data[19] ^= 0x01
         try:
             Linker("sm_90").add(LTOIR(bytes(data), name="g.ltoir")).link()
         except LinkerError as e:
@@ -46,39 +46,79 @@ def test_corrupt_ltoir_header_is_a_linker_error_not_sigsegv():
             print("linked")
     """)
     _exited_normally(run)
+    size = run.stdout.split("within the ")[-1].split("-byte")[0]
+    assert size.isdigit()
     assert run.stdout.strip() == (
-        f"InvalidInputError invalid LTO-IR input 'g.ltoir': container header size 524328 is not within "
-        f"the {run.stdout.split('the ')[-1].split('-byte')[0]}-byte input (corrupt header or truncated)")
+        f"InvalidInputError invalid LTO-IR input 'g.ltoir': container header size 16777256 is not within "
+        f"the {size}-byte input (corrupt header or truncated)")
 
 
-# Inputs found by tools/mutation_crashes.py to kill nvJitLink 13.x (SIGSEGV), as
-# (kind, offset, xor mask) on the sample inputs built by linker_testlib.crash_samples.
-CRASHING_MUTATIONS = [
-    ("ltoir", 18, 0x08), ("ltoir", 19, 0x01), ("ltoir", 19, 0x80),
-]
+def _word_offset(image, section_name: str, offset: int) -> int:
+    return next(s for s in image.sections if s.name == section_name).offset + offset
 
 
-def test_known_crashing_mutations_are_rejected_before_nvjitlink():
+def _crashing_mutations(samples) -> list:
+    """(kind, label, mutated bytes): one-bit flips of real inputs that kill nvJitLink
+    13.5 with SIGSEGV in every run tried, found by tools/mutation_crashes.py; offsets
+    of fields inside the inputs are located by parsing the valid sample."""
+    from cudalite.linker._elf import read_elf
+
+    def flip(kind, offset, mask):
+        data = bytearray(samples[kind].data)
+        data[offset] ^= mask
+        return kind, f"{kind} byte {offset} ^ {mask:#x}", bytes(data)
+
+    cubin = read_elf(samples["cubin"].data)
+    symtab = next(s for s in cubin.sections if s.name == ".symtab")
+    cases = [
+        flip("ltoir", 19, 0x01),                    # container header size 40 -> 16777256
+        flip("ltoir", 19, 0x80),
+        flip("cubin", _word_offset(cubin, ".nv.info", 7), 0x01),        # REGCOUNT's symbol index
+        flip("cubin", _word_offset(cubin, ".nv.callgraph", 8), 0x01),   # caller: not a function
+        flip("cubin", _word_offset(cubin, ".nv.prototype", 2), 0x01),   # prototype's symbol index
+        flip("cubin", symtab.offset + (symtab.size // 24 - 1) * 24 + 4, 0x01),  # g: FUNC -> SECTION
+    ]
+    if "fatbin" in samples:
+        cases += [flip("fatbin", 6, 0x08),           # fatbin header size
+                  flip("fatbin", 23, 0x01)]          # entry header size
+    if "object" in samples:
+        obj = read_elf(samples["object"].data)
+        fatbin = _word_offset(obj, "__nv_relfatbin", 0)
+        cases += [flip("object", 43, 0x01),          # e_shoff
+                  flip("object", fatbin + 23, 0x01)]  # embedded fatbin's entry header size
+    if "archive" in samples:
+        data = samples["archive"].data
+        member = data.index(b"\x7fELF")
+        cases += [flip("archive", member + 43, 0x01)]   # the member object's e_shoff
+    return cases
+
+
+def test_known_crashing_mutations_are_rejected_before_nvjitlink(tmp_path):
+    from linker_testlib import crash_samples
+
+    samples = crash_samples()
+    cases = _crashing_mutations(samples)
+    suffix = {"ltoir": ".ltoir", "cubin": ".cubin", "fatbin": ".fatbin", "object": ".o", "archive": ".a"}
+    paths = []
+    for n, (kind, label, data) in enumerate(cases):
+        path = tmp_path / f"case{n}{suffix[kind]}"
+        path.write_bytes(data)
+        paths.append((str(path), label))
     run = _run(f"""
-        from linker_testlib import crash_samples
         from cudalite.linker import Linker, InvalidInputError
-        samples = crash_samples()
-        for kind, offset, mask in {CRASHING_MUTATIONS!r}:
-            code = samples[kind]
-            data = bytearray(code.data)
-            data[offset] ^= mask
+        for path, label in {paths!r}:
             try:
-                Linker("sm_90").add(type(code)(bytes(data), name=code.name)).link()
+                Linker("sm_90").add(path).link()
             except InvalidInputError as e:
-                print("rejected", kind, offset, mask)
+                print("rejected", label)
             except Exception as e:
-                print("LINK ERROR", kind, offset, mask, type(e).__name__, e)
+                print("LINK ERROR", label, type(e).__name__, e)
             else:
-                print("LINKED", kind, offset, mask)
+                print("LINKED", label)
     """)
     _exited_normally(run)
-    lines = run.stdout.splitlines()
-    assert lines == [f"rejected {k} {o} {m}" for k, o, m in CRASHING_MUTATIONS]
+    assert run.stdout.splitlines() == [f"rejected {label}" for _, label in paths]
+    assert len(paths) >= 6
 
 
 _FAULT = """

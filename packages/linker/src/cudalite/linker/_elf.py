@@ -28,6 +28,9 @@ _PHDR = struct.Struct("<IIQQQQQQ")             # program header (56 bytes)
 _SYM = struct.Struct("<IBBHQQ")                # symbol (24 bytes)
 _SHT_NULL, _SHT_SYMTAB, _SHT_STRTAB, _SHT_RELA, _SHT_NOBITS, _SHT_REL, _SHT_DYNSYM = 0, 2, 3, 4, 8, 9, 11
 _SHN_LORESERVE = 0xFF00
+_SHT_LOPROC = 0x70000000
+_CUDA_TABLES = (0x70000000, 0x70000001, 0x70000002)   # .nv.info, .nv.callgraph, .nv.prototype
+_SHF_EXECINSTR = 0x4
 _ENTSIZE = {_SHT_SYMTAB: _SYM.size, _SHT_DYNSYM: _SYM.size, _SHT_RELA: 24, _SHT_REL: 16}
 EM_CUDA = 190
 _CUDA_ABI_V7 = 0x33  # EI_OSABI of cubins up to CUDA 12.x: e_flags & 0xff is the SM
@@ -49,6 +52,7 @@ class ElfSection(NamedTuple):
     index: int
     name: str
     type: int
+    flags: int
     offset: int
     size: int
     link: int
@@ -142,11 +146,19 @@ def read_elf(data: bytes, name: str = "<elf>", what: str = "ELF") -> ElfImage:
     if shstrndx >= shnum:
         check.fail(f"section name table index e_shstrndx={shstrndx} is not below e_shnum={shnum}")
     raw = [_SHDR.unpack_from(data, shoff + i * _SHDR.size) for i in range(shnum)]
-    for i, (_n, sh_type, _fl, _addr, offset, size, link, info, _align, entsize) in enumerate(raw):
+    symtab = next((h for h in raw if h[1] == _SHT_SYMTAB), None)
+    infos = max(shnum, symtab[5] // _SYM.size if symtab is not None else 0)
+    for i, (_n, sh_type, sh_flags, _addr, offset, size, link, info, align, entsize) in enumerate(raw):
         if sh_type not in (_SHT_NULL, _SHT_NOBITS):
             check.within(f"section {i}", offset, size, total)
         if link >= shnum:
             check.fail(f"section {i} links to section {link}, but there are {shnum}")
+        # sh_info: a section or a symbol index; a CUDA code section's names its function,
+        # with the function's register count in the top 8 bits
+        if (info & 0xFFFFFF if sh_flags & _SHF_EXECINSTR else info) > infos:
+            check.fail(f"section {i} sh_info={info} names neither a section nor a symbol")
+        if align & (align - 1):
+            check.fail(f"section {i} alignment {align} is not a power of two")
         expected = _ENTSIZE.get(sh_type)
         if expected is not None:
             if entsize != expected:
@@ -166,11 +178,20 @@ def read_elf(data: bytes, name: str = "<elf>", what: str = "ELF") -> ElfImage:
             check.fail(f"section name table (section {shstrndx}) is not a string table")
         names = data[raw[shstrndx][4]:raw[shstrndx][4] + raw[shstrndx][5]]
     sections = []
-    for i, (sh_name, sh_type, _fl, _addr, offset, size, link, info, _align, entsize) in enumerate(raw):
+    for i, (sh_name, sh_type, sh_flags, _addr, offset, size, link, info, _align, entsize) in enumerate(raw):
         if sh_name and sh_name >= len(names):
             check.fail(f"section {i} name offset {sh_name} is past the section name table ({len(names)} bytes)")
-        sections.append(ElfSection(i, _cstr(names, sh_name) if sh_name else "", sh_type, offset, size, link,
-                                   info, entsize))
+        sections.append(ElfSection(i, _cstr(names, sh_name) if sh_name else "", sh_type, sh_flags, offset,
+                                   size, link, info, entsize))
+    # Sections of the standard types and CUDA's tables do not overlap (two may share the
+    # very same bytes: -G cubins alias debug sections).  Other processor-specific types
+    # are left out: CUDA has NOBITS-like ones (.nv.global) whose offsets repeat.
+    laid_out = sorted({(s.offset, s.offset + s.size): s.index for s in sections
+                       if s.size and s.type not in (_SHT_NULL, _SHT_NOBITS)
+                       and (s.type < _SHT_LOPROC or s.type in _CUDA_TABLES)}.items())
+    for ((_start, end), first), ((start, _end), second) in zip(laid_out, laid_out[1:]):
+        if start < end:
+            check.fail(f"sections {first} and {second} overlap")
     image = ElfImage(e_type, machine, ident[7], flags, tuple(sections))
     for section in sections:
         if section.type in (_SHT_SYMTAB, _SHT_DYNSYM):

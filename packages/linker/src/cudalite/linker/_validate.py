@@ -21,7 +21,8 @@ import struct
 from ._elf import EM_CUDA, read_elf
 from ._errors import InvalidInputError
 
-__all__ = ["validate_input", "check_fatbin", "check_archive", "check_ltoir", "check_ptx"]
+__all__ = ["validate_input", "check_cubin", "check_object", "check_fatbin", "check_archive", "check_ltoir",
+           "check_ptx"]
 
 _FATBIN_MAGIC = 0xBA55ED50
 _FATBIN_HEADER = struct.Struct("<IHHQ")      # magic, version, header size, size of what follows
@@ -35,6 +36,18 @@ _WRAPPER_MAGIC = struct.pack("<I", 0x0B17C0DE)
 _WRAPPER = struct.Struct("<IIIII")           # magic, version, offset, size, cputype
 _AR_MAGIC = b"!<arch>\n"
 _AR_HEADER = 60
+_SYM = struct.Struct("<IBBHQQ")
+_SHT_PROGBITS, _SHT_SYMTAB = 1, 2
+_SHT_CUDA_INFO, _SHT_CUDA_CALLGRAPH, _SHT_CUDA_PROTOTYPE = 0x70000000, 0x70000001, 0x70000002
+_CUDA_SECTION_TYPES = ((".nv.info", _SHT_CUDA_INFO), (".nv.callgraph", _SHT_CUDA_CALLGRAPH),
+                       (".nv.prototype", _SHT_CUDA_PROTOTYPE))
+_STT_FUNC = 2
+_SHF_EXECINSTR = 0x4
+_SHN_LORESERVE = 0xFF00
+_CALLGRAPH_MARKERS = 0xFFFFFFF0     # -16..-1 as unsigned: the call graph's group markers
+# global .nv.info attributes whose payload starts with a function's symbol index
+# (FRAME_SIZE, MIN_STACK_SIZE, CRS_STACK_SIZE, MAX_STACK_SIZE, REGCOUNT)
+_NV_INFO_FUNCTION_ATTRS = frozenset({0x11, 0x12, 0x1E, 0x23, 0x2F})
 
 
 class _Check:
@@ -97,16 +110,97 @@ def check_object(data: bytes, name: str = "<object>", kind: str = "object"):
     """A relocatable ELF: a host object (its fatbin sections checked) or a cubin."""
     image = read_elf(data, name, kind)
     if image.machine == EM_CUDA:
+        _check_cuda_tables(data, image, _Check(name, kind))
         return
     for section in image.sections:
         if section.name in _FATBIN_SECTIONS:
             _check_embedded_fatbins(image.section_bytes(data, section), name, f"section {section.name}")
 
 
-def check_cubin(data: bytes, name: str = "<cubin>"):
-    image = read_elf(data, name, "cubin")
+def check_cubin(data: bytes, name: str = "<cubin>", kind: str = "cubin"):
+    """A CUDA ELF: the checked ELF structure, then the CUDA tables that name symbols."""
+    image = read_elf(data, name, kind)
     if image.machine != EM_CUDA:
-        raise InvalidInputError(name, "cubin", f"not a CUDA ELF (e_machine {image.machine}, expected {EM_CUDA})")
+        raise InvalidInputError(name, kind, f"not a CUDA ELF (e_machine {image.machine}, expected {EM_CUDA})")
+    _check_cuda_tables(data, image, _Check(name, kind))
+
+
+def _check_cuda_tables(data: bytes, image, check: _Check):
+    """nvJitLink follows the symbol indices in ``.nv.info``, ``.nv.callgraph`` and
+    ``.nv.prototype`` without checking them (measured: out-of-range or non-function
+    indices there crash it), and expects a function symbol to live in a code section."""
+    symtab = next((s for s in image.sections if s.type == _SHT_SYMTAB), None)
+    if symtab is None:
+        return
+    symbols = list(_SYM.iter_unpack(image.section_bytes(data, symtab)))
+    sections = image.sections
+
+    def function(index: int, where: str):
+        if index >= len(symbols):
+            check.fail(f"{where} names symbol {index}, but the symbol table has {len(symbols)}")
+        if symbols[index][1] & 0xF != _STT_FUNC:
+            check.fail(f"{where} names symbol {index}, which is not a function")
+
+    for k, (_name, info, _other, shndx, _value, _size) in enumerate(symbols):
+        if info & 0xF == _STT_FUNC and 0 < shndx < _SHN_LORESERVE and sections[shndx].type != _SHT_PROGBITS:
+            check.fail(f"function symbol {k} is in section {shndx}, which holds no code (type "
+                       f"{sections[shndx].type:#x})")
+    for section in sections:
+        body = image.section_bytes(data, section)
+        label = f"section {section.index} ({section.name or 'unnamed'})"
+        for prefix, kind in _CUDA_SECTION_TYPES:
+            if section.name.startswith(prefix) and section.type != kind:
+                check.fail(f"{label} has type {section.type:#x}, expected {kind:#x}")
+        if section.type in (_SHT_CUDA_CALLGRAPH, _SHT_CUDA_PROTOTYPE) and section.entsize != 8:
+            check.fail(f"{label} has entry size {section.entsize}, expected 8")
+        if section.type == _SHT_CUDA_INFO and section.info:  # a function's attributes: its code section
+            if section.info >= len(sections) or not sections[section.info].flags & _SHF_EXECINSTR:
+                check.fail(f"{label} describes section {section.info}, which is not a code section")
+        if section.type == _SHT_CUDA_INFO:
+            for attribute, payload in _nv_info_records(body, label, check):
+                if section.info == 0 and attribute in _NV_INFO_FUNCTION_ATTRS and len(payload) >= 4:
+                    function(struct.unpack_from("<I", payload)[0], f"{label} attribute {attribute:#x}")
+        elif section.type == _SHT_CUDA_CALLGRAPH:
+            if len(body) % 8:
+                check.fail(f"{label} size {len(body)} is not a multiple of 8")
+            for k, (caller, callee) in enumerate(struct.iter_unpack("<II", body)):
+                # (0, marker) heads a group (markers: -1, -2, ...); other entries are
+                # (function, callee or flag)
+                if callee >= _CALLGRAPH_MARKERS:
+                    if caller:
+                        check.fail(f"{label} entry {k}: a group marker ({callee - (1 << 32)}) with "
+                                   f"caller {caller} (expected 0)")
+                elif caller:
+                    function(caller, f"{label} entry {k}")
+        elif section.type == _SHT_CUDA_PROTOTYPE:
+            if len(body) % 8:
+                check.fail(f"{label} size {len(body)} is not a multiple of 8")
+            names = sections[symtab.link].size
+            for k, (index, prototype) in enumerate(struct.iter_unpack("<II", body)):
+                function(index, f"{label} entry {k}")
+                if prototype >= names:
+                    check.fail(f"{label} entry {k}: prototype name offset {prototype} is past the "
+                               f"string table ({names} bytes)")
+
+
+def _nv_info_records(body: bytes, label: str, check: _Check):
+    """``(attribute, payload)`` of each ``.nv.info`` record: a format byte (1 none,
+    2 byte, 3 half-word: the value in the 4-byte header; 4: a 16-bit size and that
+    many bytes follow), an attribute byte."""
+    pos = 0
+    while pos < len(body):
+        if pos + 4 > len(body):
+            check.fail(f"{label}: record at offset {pos} is truncated")
+        fmt, attribute, size = struct.unpack_from("<BBH", body, pos)
+        if fmt not in (1, 2, 3, 4):
+            check.fail(f"{label}: record at offset {pos} has unknown format {fmt}")
+        if fmt == 4:
+            if pos + 4 + size > len(body):
+                check.fail(f"{label}: record at offset {pos} ({size} bytes) ends past the section")
+            yield attribute, body[pos + 4:pos + 4 + size]
+            pos += 4 + size
+        else:
+            pos += 4
 
 
 def _ar_size(check: _Check, header: bytes, pos: int) -> int:
