@@ -7,6 +7,7 @@ several packages' test folders run in one pytest session.)
 from __future__ import annotations
 
 import struct
+import subprocess
 
 KERNEL_CALLS_F = 'extern "C" __device__ int f(int x);\n' \
                  'extern "C" __global__ void k(int *p) { p[0] = f(p[1]); }\n'
@@ -34,3 +35,34 @@ def cubin_symbols(data: bytes) -> set:
                 end = data.index(b"\0", strtab[4] + st_name)
                 names.add(data[strtab[4] + st_name:end].decode())
     return names
+
+
+def crash_samples() -> dict:
+    """One small real input of each kind (``g`` defined), as tools/mutation_crashes.py
+    builds them: NVRTC LTO-IR, cubin and PTX; with nvcc on PATH also an nvcc fatbin,
+    object (``-dc``) and archive (``-lib``)."""
+    import os
+    import shutil
+    import tempfile
+
+    from cudalite.linker import Archive, Fatbin, Object, compile_cuda
+
+    samples = {
+        "ltoir": compile_cuda(DEFINES_G, name="g.cu", arch="sm_90", lto=True),
+        "cubin": compile_cuda(DEFINES_G, name="g.cu", arch="sm_90", cubin=True),
+        "ptx": compile_cuda(DEFINES_G, name="g.cu", arch="sm_90"),
+    }
+    nvcc = shutil.which("nvcc")
+    if nvcc is None:
+        return samples
+    with tempfile.TemporaryDirectory() as folder:
+        with open(os.path.join(folder, "g.cu"), "w") as f:
+            f.write(DEFINES_G)
+        for args in (["-dc", "-arch=sm_90", "g.cu", "-o", "g.o"], ["-lib", "g.o", "-o", "libg.a"],
+                     ["-fatbin", "-rdc=true", "-arch=sm_90", "g.cu", "-o", "g.fatbin"]):
+            if subprocess.run([nvcc, *args], cwd=folder, capture_output=True).returncode:
+                return samples
+        samples["object"] = Object.from_path(os.path.join(folder, "g.o"))
+        samples["archive"] = Archive.from_path(os.path.join(folder, "libg.a"))
+        samples["fatbin"] = Fatbin.from_path(os.path.join(folder, "g.fatbin"))
+    return samples

@@ -8,15 +8,17 @@ cudalite's typing or code generation, so any frontend can use it alone::
 """
 
 from ._code import LTOIR, Archive, Cubin, CUSource, Fatbin, LinkableCode, Object, PTXSource
-from ._errors import LinkerError, MissingFileError, NvrtcError, UnknownFileTypeError
+from ._errors import InvalidInputError, LinkerError, MissingFileError, NvrtcError, UnknownFileTypeError
 from ._linker import Linker, link
 from ._nvjitlink import LinkFailure, nvjitlink_version
 from ._nvrtc import compile_cuda, cuda_include_dirs, nvrtc_version, parse_nvrtc_log
 from ._options import LinkerOptions, linker_flags, normalize_arch
+from ._validate import validate_input
 
 __all__ = [
     "LinkableCode", "PTXSource", "CUSource", "Cubin", "Fatbin", "Object", "Archive", "LTOIR",
     "Linker", "LinkerOptions", "link", "linker_flags", "normalize_arch",
-    "compile_cuda", "cuda_include_dirs", "parse_nvrtc_log", "nvrtc_version", "nvjitlink_version",
+    "validate_input", "compile_cuda", "cuda_include_dirs", "parse_nvrtc_log", "nvrtc_version", "nvjitlink_version",
     "LinkerError", "LinkFailure", "NvrtcError", "MissingFileError", "UnknownFileTypeError",
+    "InvalidInputError",
 ]

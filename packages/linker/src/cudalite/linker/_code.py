@@ -156,8 +156,9 @@ class Cubin(LinkableCode):
 
     def symbol_names(self, defined_only: bool = True) -> list[str]:
         """Names of the functions and variables in the cubin's symbol table
-        (kernels, device functions, globals; no section or file symbols)."""
-        return [s.name for s in elf_symbols(self._data)
+        (kernels, device functions, globals; no section or file symbols).
+        ``InvalidInputError`` if the data is not a well-formed ELF64 file."""
+        return [s.name for s in elf_symbols(self._data, self._name)
                 if s.type not in (3, 4) and (s.defined or not defined_only)]
 
 

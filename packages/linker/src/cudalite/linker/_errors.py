@@ -3,12 +3,13 @@
 Every failure of this package is a :class:`LinkerError`.  Errors that come from
 a tool carry that tool's log: ``LinkerError.error_log``/``info_log`` hold
 nvJitLink's logs, :class:`NvrtcError` holds NVRTC's log and the first
-``file(line)`` NVRTC reported.
+``file(line)`` NVRTC reported.  :class:`InvalidInputError` is a structurally
+malformed input, rejected before it reaches nvJitLink (which may crash on it).
 """
 
 from __future__ import annotations
 
-__all__ = ["LinkerError", "NvrtcError", "MissingFileError", "UnknownFileTypeError"]
+__all__ = ["LinkerError", "NvrtcError", "MissingFileError", "UnknownFileTypeError", "InvalidInputError"]
 
 
 class LinkerError(Exception):
@@ -48,6 +49,22 @@ class MissingFileError(LinkerError, FileNotFoundError):
 
 class UnknownFileTypeError(LinkerError, ValueError):
     """A path whose extension names no kind of linkable code."""
+
+
+class InvalidInputError(LinkerError, ValueError):
+    """An input whose structure is malformed (truncated, offsets or sizes past its end,
+    bad counts, wrong magic), found before nvJitLink sees it (also a ``ValueError``).
+
+    ``input_name`` is the input's name, ``kind`` what it was read as (``"cubin"``,
+    ``"LTO-IR"``, ...), ``reason`` what is wrong.
+    """
+
+    def __init__(self, input_name: str, kind: str, reason: str):
+        self.input_name = input_name
+        self.kind = kind
+        self.reason = reason
+        LinkerError.__init__(self, f"invalid {kind} input {input_name!r}: {reason}")
+        self.args = (input_name, kind, reason)  # pickles and copies like the others
 
 
 class NvrtcError(LinkerError):

@@ -18,6 +18,7 @@ from ._nvjitlink import LinkFailure, run_link
 from ._nvrtc import compile_cuda
 from ._options import LinkerOptions, linker_flags, normalize_arch
 from ._symbols import duplicate_definitions
+from ._validate import validate_input
 
 __all__ = ["Linker", "link"]
 
@@ -144,6 +145,8 @@ class Linker:
         lto = self.lto or ptx
         inputs = self._prepared(lto)
         flags = linker_flags(self._options, self._arch, lto=lto, ptx=ptx)
+        for code in inputs:  # nvJitLink may crash on malformed inputs: reject them first
+            validate_input(code)
         duplicates = duplicate_definitions(inputs)
         if duplicates:
             raise LinkFailure(f"duplicate symbol definitions; not linked for {self._arch}",

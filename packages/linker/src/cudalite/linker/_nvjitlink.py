@@ -5,11 +5,17 @@ twice in non-LTO inputs, as of nvJitLink 13.x) it only prints to the process's
 stderr, marked ``@E@``, and still reports success; so file descriptor 2 is
 captured while a link runs, ``@E@`` lines become errors and everything else is
 written back to stderr unchanged.
+
+A native crash inside nvJitLink must not be swallowed by that capture: while fd 2
+points at the capture file, :mod:`faulthandler` is pointed at (a duplicate of) the
+real stderr, so a fatal signal still prints its Python traceback where stderr
+went before the link.  Inputs are validated (``_validate``) before they get here.
 """
 
 from __future__ import annotations
 
 import contextlib
+import faulthandler
 import os
 import sys
 import tempfile
@@ -57,8 +63,35 @@ def _text(data: bytes) -> str:
 
 
 @contextlib.contextmanager
+def _crash_reports_to(fd: int):
+    """While active, a fatal signal's faulthandler traceback is written to ``fd``.
+
+    faulthandler is enabled on ``fd`` (all threads) even if it was off, so a
+    native crash always leaves a traceback.  Afterwards it is disabled again if it
+    was off; if it was on it is re-enabled on stderr (fd 2), where
+    ``python -X faulthandler`` and ``faulthandler.enable()`` put it (faulthandler
+    cannot say which file it was using).
+    """
+    was_enabled = faulthandler.is_enabled()
+    try:
+        faulthandler.enable(file=fd, all_threads=True)
+    except (OSError, ValueError, RuntimeError):
+        yield  # cannot redirect (e.g. fd not writable): the capture goes on regardless
+        return
+    try:
+        yield
+    finally:
+        if was_enabled:
+            faulthandler.enable(file=2, all_threads=True)
+        else:
+            faulthandler.disable()
+
+
+@contextlib.contextmanager
 def _captured_stderr(sink: list):
-    """Redirect fd 2 into a temporary file; append what was written to ``sink``."""
+    """Redirect fd 2 into a temporary file; append what was written to ``sink``.
+
+    A fatal signal meanwhile still reports to the real stderr (:func:`_crash_reports_to`)."""
     with _FD2_LOCK:
         try:
             sys.stderr.flush()
@@ -67,7 +100,7 @@ def _captured_stderr(sink: list):
             yield  # no usable fd 2: link without capturing
             return
         try:
-            with tempfile.TemporaryFile() as tmp:
+            with tempfile.TemporaryFile() as tmp, _crash_reports_to(saved):
                 os.dup2(tmp.fileno(), 2)
                 try:
                     yield

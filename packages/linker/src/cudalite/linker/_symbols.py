@@ -36,7 +36,7 @@ def defined_symbols(code: LinkableCode) -> set | None:
     if isinstance(code, PTXSource):
         return _ptx_symbols(code.data.decode(errors="replace"))
     if isinstance(code, Cubin):
-        return {s.name for s in elf_symbols(code.data)
+        return {s.name for s in elf_symbols(code.data, code.name)
                 if s.defined and s.bind == _STB_GLOBAL and s.type in (_STT_OBJECT, _STT_FUNC, _STT_CUDA_OBJECT)}
     return None
 
