@@ -34,15 +34,15 @@ def test_folded_shapes(gpu):
 
     def k(a, out):
         s = cuda.shared.array(2**5, types.int64)
-        t = cuda.shared.array((TPB, TPB // 2), types.int64)
+        t = cuda.shared.array((TPB * 2, TPB // 8), types.int64)  # (32, 2): one cell per thread
         u = cuda.local.array(-(-TPB // 3), types.int64)
         i = cuda.threadIdx.x
         s[i] = a[i]
-        t[i % TPB, i % (TPB // 2)] = a[i] * 2
+        t[i, i % (TPB // 8)] = a[i] * 2
         for j in range(6):
             u[j] = j
         cuda.syncthreads()
-        out[i] = s[31 - i] + t[(31 - i) % TPB, (31 - i) % (TPB // 2)] + u[i % 6]
+        out[i] = s[31 - i] + t[31 - i, (31 - i) % (TPB // 8)] + u[i % 6]
 
     a = np.arange(32, dtype=np.int64) * 3
     out = np.zeros(32, np.int64)
