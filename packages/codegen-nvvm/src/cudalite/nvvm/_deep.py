@@ -167,7 +167,15 @@ def ast_depth(node, *, statements=True) -> int:
 
 
 def _ast_depth(stmt) -> int:
-    return ast_depth(stmt, statements=False)
+    """Levels of expressions under ``stmt`` (operators and contexts not counted)."""
+    best, stack = 0, [(stmt, 0)]
+    while stack:
+        node, depth = stack.pop()
+        best = max(best, depth)
+        for k in ast.iter_child_nodes(node):
+            if not isinstance(k, ast.stmt):
+                stack.append((k, depth + isinstance(k, ast.expr)))
+    return best
 
 
 def deepest_statement(body):
