@@ -11,7 +11,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping
 
-from cudalite.core.errors import CompilerError, CudaliteError, Loc
+from cudalite.core.errors import CompilerError, CudaliteError, InternalCompilerError, Loc
 
 from ._options import make_options, option_warnings
 from .lower import is_symbol_name
@@ -78,11 +78,28 @@ def _compile(pyfunc, sig, entry, options, until):
         if load_config().full_traceback:
             raise
         err = e.with_traceback(None)  # the compiler's internal frames are dropped
+    except Exception as e:  # a bug in cudalite: never an internal exception type
+        if load_config().full_traceback:
+            raise
+        return None, _internal_error(pyfunc, e)
     if isinstance(err, CompilerError):  # e.g. a bad signature: point at the function compiled
         code = pyfunc.__code__
         err.with_default_loc(Loc(code.co_filename, code.co_firstlineno))
     err.__cause__, err.__suppress_context__ = None, True  # as 'raise ... from None'
     return None, err
+
+
+def _internal_error(pyfunc, exc: Exception) -> InternalCompilerError:
+    """An unexpected exception as an :class:`InternalCompilerError`: what was compiled,
+    where it starts, the original exception (kept as ``__cause__``, with its traceback)."""
+    code = pyfunc.__code__
+    err = InternalCompilerError(
+        f"internal compiler error while compiling {pyfunc.__qualname__} "
+        f"({code.co_filename}:{code.co_firstlineno}): {type(exc).__name__}: {exc} "
+        "(this is a bug in cudalite; please report it with this message; "
+        "CUDALITE_FULL_TRACEBACK=1 shows where it happened)")
+    err.__cause__ = exc
+    return err
 
 
 def compile(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=False, cc=None,
@@ -127,8 +144,13 @@ def compile(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=Fals
     Raises
     ------
     CompilerError
-        A located error in the user's code (``file:line:col``, the line and a caret).
-    ValueError, NotImplementedError
+        A located error in the user's code (``file:line:col``, the line and a caret);
+        ``NestingError`` for an expression nested too deeply to compile.
+    NvvmError
+        libNVVM rejected the module.
+    InternalCompilerError
+        A bug in cudalite (docs/errors.md).
+    ValueError, TypeError, NotImplementedError
         Invalid options or ABI.
     """
     entry = _entry(device, abi, abi_info)

@@ -25,13 +25,14 @@ from time import perf_counter
 from types import MappingProxyType
 
 from cudalite.core.abi import kernel_abi
-from cudalite.core.errors import SignatureError, TypingError
+from cudalite.core.errors import Loc, NestingError, SignatureError, TypingError
 from cudalite.core.ir.printer import format_typed_function
 from cudalite.core.registry import registry
 from cudalite.core.types import NoneType, Void, parse_signature
 from cudalite.core.typing import TypedFunction, TypingContext
 
 from . import libnvvm
+from ._deep import FRAME_LIMIT, ast_depth, call_deep, deepest_statement, on_big_stack
 from ._options import CompileOptions, nvvm_flags
 from .artifacts import Artifact, LoweredModule
 from .lower import LowerOptions, ModuleBuilder, check_c_name, emit_c_abi, emit_kernel, emit_numba_abi, mangle
@@ -91,7 +92,15 @@ class Stage:
 def _parse(job: CompileJob, state: State):
     fir = job.context.function_ir(job.pyfunc)
     return replace(state, fir=fir), {"source": lambda: _source_text(job.pyfunc),
-                                     "ast": lambda: _ast.dump(_capture(job.pyfunc).node, indent=2)}
+                                     "ast": lambda: _ast_text(_capture(job.pyfunc).node)}
+
+
+#: an AST deeper than this is dumped on one line (indenting makes the text grow as depth squared)
+_INDENT_DEPTH = 64
+
+
+def _ast_text(node) -> str:
+    return _ast.dump(node, indent=2 if ast_depth(node) <= _INDENT_DEPTH else None)
 
 
 def _capture(pyfunc):
@@ -233,7 +242,7 @@ class _LazyArtifact(Artifact):
     def __getattr__(self, attr):
         if attr != "data":
             raise AttributeError(attr)
-        data = self._make()
+        data = self._make()  # the maker is guarded: see run_stages
         object.__setattr__(self, "data", data)
         return data
 
@@ -251,13 +260,65 @@ def run_stages(job: CompileJob, state: State, start: int, until: str, *, artifac
     for i in range(start, stop + 1):
         stage = PIPELINE[i]
         t0 = perf_counter()
-        state, made = stage.run(job, state)
+        state, made = _guarded(job, state, stage.name, stage.run, job, state)
         timings[stage.name] = perf_counter() - t0
         if state.module is not None:
             name = state.module.entry_name
         for kind, data in made.items():
-            artifacts[kind] = _LazyArtifact(kind, data, name) if callable(data) else Artifact(kind, data, name)
+            if callable(data):
+                artifacts[kind] = _LazyArtifact(kind, _guarded_maker(job, state, stage.name, data), name)
+            else:
+                artifacts[kind] = Artifact(kind, data, name)
     return PipelineResult(job, state, MappingProxyType(artifacts), MappingProxyType(timings), stop + 1)
+
+
+def _guarded(job: CompileJob, state: State, stage: str, fn, *args):
+    """``fn(*args)`` with room for deep nesting (:func:`cudalite.nvvm._deep.call_deep`);
+    an expression too deep even so, or a function too big for memory, raises a
+    located :class:`NestingError` instead of RecursionError / MemoryError."""
+    try:
+        return call_deep(fn, *args)
+    except (RecursionError, MemoryError) as e:
+        err = _nesting_error(job, state, stage, e)
+    raise err
+
+
+def _guarded_maker(job, state, stage, make):
+    return lambda: _guarded(job, state, stage, make)
+
+
+def _nesting_error(job: CompileJob, state: State, stage: str, exc: BaseException) -> NestingError:
+    pyfunc = job.pyfunc
+    code = getattr(pyfunc, "__code__", None)
+    loc = Loc(code.co_filename, code.co_firstlineno) if code is not None else None
+    depth = 0
+    try:
+        loc, depth = on_big_stack(_deepest_loc, state.fir, pyfunc, loc)
+    except Exception:  # noqa: BLE001 - no better location than the function's first line
+        pass
+    what = f"its deepest expression is {depth} levels deep; " if depth else ""
+    if isinstance(exc, MemoryError):
+        msg = (f"out of memory while compiling {pyfunc.__qualname__} ({stage} stage): the function is too "
+               f"large or an expression too deeply nested ({what}split it into several statements)")
+    else:
+        msg = (f"expression too deeply nested: compiling {pyfunc.__qualname__} needs more than "
+               f"{FRAME_LIMIT} levels of recursion in the {stage} stage ({what}split it into several "
+               "statements)")
+    return NestingError(msg, loc)
+
+
+def _deepest_loc(fir, pyfunc, default):
+    """The location and nesting depth of the deepest statement, from the IR when the
+    frontend made it, else from the Python AST (``default`` when neither parses)."""
+    if fir is not None:
+        stmt, depth = deepest_statement(fir.body)
+        return (stmt.loc if stmt is not None else fir.loc), depth
+    src = _capture(pyfunc)
+    node = src.node
+    if isinstance(node, _ast.Lambda):
+        return src.loc(node), deepest_statement([_ast.Return(node.body, lineno=node.lineno)])[1]
+    stmt, depth = deepest_statement(node.body)
+    return (src.loc(stmt) if stmt is not None else default), depth
 
 
 def _check_entry(entry: EntrySpec, ret):

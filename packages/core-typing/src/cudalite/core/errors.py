@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 __all__ = [
     "Loc", "CudaliteError", "CompilerError", "TypingError", "UnsupportedError",
-    "SignatureError", "NvvmError", "LoweringError", "SourceError", "SourceWarning",
+    "SignatureError", "NvvmError", "LoweringError", "SourceError", "SourceWarning", "NestingError",
+    "InternalCompilerError",
 ]
 
 
@@ -135,6 +136,19 @@ class LoweringError(CompilerError):
     """A typed construct that the backend cannot lower."""
 
     kind = "LoweringError"
+
+
+class NestingError(UnsupportedError):
+    """An expression nested more deeply than the compiler can follow (or a function
+    too large to compile); located at the statement holding it."""
+
+    kind = "NestingError"
+
+
+class InternalCompilerError(CudaliteError):
+    """A bug in cudalite: an unexpected exception while compiling.  The message names
+    the function compiled and the original exception (also its ``__cause__``);
+    please report it."""
 
 
 class NvvmError(CudaliteError):

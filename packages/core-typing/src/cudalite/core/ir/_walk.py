@@ -30,21 +30,20 @@ def walk_stmts(stmts):
 
 
 def walk_exprs(node):
-    """Every expression in ``node`` (pre-order), not entering nested statements."""
-    if isinstance(node, Expr):
-        yield node
-    for f in fields(node):
-        yield from _exprs_in(getattr(node, f.name))
+    """Every expression in ``node`` (pre-order), not entering nested statements.
 
-
-def _exprs_in(value):
-    if isinstance(value, Stmt):
-        return
-    if isinstance(value, Node):
-        yield from walk_exprs(value)
-    elif isinstance(value, (list, tuple)):
-        for item in value:
-            yield from _exprs_in(item)
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _exprs_in(item)
+    Iterative (an explicit stack), so expressions nested thousands deep walk
+    without recursion."""
+    stack = [node]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, Node):
+            if isinstance(value, Stmt) and value is not node:
+                continue
+            if isinstance(value, Expr):
+                yield value
+            stack.extend(reversed([getattr(value, f.name) for f in fields(value)]))
+        elif isinstance(value, (list, tuple)):
+            stack.extend(reversed(value))
+        elif isinstance(value, dict):
+            stack.extend(reversed(list(value.values())))

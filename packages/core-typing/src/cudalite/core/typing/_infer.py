@@ -33,6 +33,9 @@ __all__ = ["TypingContext", "TypedFunction", "infer"]
 _MAX_PASSES = 50
 
 
+_NO_VALUE = object()  # const_memo's "not computed yet"
+
+
 class _Unknown(Exception):
     """Raised in non-strict passes when an operand's type is not known yet."""
 
@@ -187,6 +190,7 @@ class _Inference:
         self.strict = False
         self.changed = False
         self.returns: list = []
+        self.const_memo: dict = {}  # compound Expr -> its compile-time value (fixed by the IR)
 
     # -- driver ------------------------------------------------------------------------
     def run(self) -> TypedFunction:
@@ -404,7 +408,11 @@ class _Inference:
             self.expr(s.msg)
 
     def truth(self, e):
-        t = self.expr(e)
+        return self.check_truth(self.expr(e), e)
+
+    @staticmethod
+    def check_truth(t, e):
+        """``t``, the type of ``e``, if it can be a condition."""
         if not (is_number(t) or isinstance(t, NoneType)):
             raise TypingError(f"cannot use a value of type {t} as a condition", e.loc)
         return t
@@ -419,10 +427,19 @@ class _Inference:
         return t
 
     def const_of(self, e):
+        """The compile-time value of ``e``, or NOTCONST."""
         if isinstance(e, ir.Const):
             return e.value
-        if isinstance(e, ir.Var) and e.name in self.fir.constants:
-            return self.fir.constants[e.name]
+        if isinstance(e, ir.Var):
+            return self.fir.constants.get(e.name, ir.NOTCONST)
+        if not isinstance(e, (ir.TupleExpr, ir.Index, ir.UnaryOp, ir.BinOp)):
+            return ir.NOTCONST
+        value = self.const_memo.get(e, _NO_VALUE)  # compound nodes: once each (chains stay linear)
+        if value is _NO_VALUE:
+            value = self.const_memo[e] = self._compound_const(e)
+        return value
+
+    def _compound_const(self, e):
         if isinstance(e, ir.TupleExpr):
             items = [self.const_of(i) for i in e.items]
             return ir.NOTCONST if any(i is ir.NOTCONST for i in items) else tuple(items)
@@ -491,7 +508,7 @@ class _Inference:
         if sig is None:
             raise TypingError(f"bad operand type for unary {e.op}: {a}", e.loc)
         if e.op == "not":
-            self.truth(e.operand)
+            self.check_truth(a, e.operand)  # the operand is typed once (not-chains stay linear)
         self.record_call(e, CallInfo(CallKind.UNARY, sig, name=e.op))
         return sig.return_type
 
