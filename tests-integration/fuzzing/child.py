@@ -128,7 +128,9 @@ def main() -> None:
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)  # what the cases (and native libraries) print goes nowhere
     cases = [pickle.loads(base64.b64decode(line)) for line in sys.stdin.read().split()]
+    sys.path[:] = [os.path.abspath(p) for p in sys.path]
     with tempfile.TemporaryDirectory(prefix="cudalite-fuzz-") as scratch:
+        os.chdir(scratch)  # relative output paths of CLI cases land here, not in the checkout
         for i, case in cases:
             proto.write(json.dumps({"start": i}) + "\n")
             try:

@@ -63,7 +63,7 @@ def generate(strategy, n: int, seed=None) -> list:
 
 def _child_env():
     env = dict(os.environ)
-    paths = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+    paths = [os.path.abspath(p) for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
     env["PYTHONPATH"] = os.pathsep.join([_HERE] + paths)
     env.pop("CUDALITE_FULL_TRACEBACK", None)
     return env
