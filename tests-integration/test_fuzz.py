@@ -63,21 +63,6 @@ def test_fuzz_cli():
     assert not bad, _report(bad)
 
 
-# Found by this fuzzer in cudalite.linker, fixed by the linker input-validation work
-# (issue 10, another helper): the ELF reader (_elf.py) raises struct.error /
-# OverflowError / IndexError on truncated or corrupted cubins, and nvJitLink itself
-# aborts (SIGABRT) or crashes (SIGSEGV) on some corrupted or host-less archives and
-# cubins that reach it unvalidated.
-_KNOWN_LINKER = "linker input validation (issue 10, linker helper): _elf.py struct.error/OverflowError, " \
-                "nvJitLink SIGABRT/SIGSEGV on corrupted archive/cubin inputs"
-
-
-def _known_linker_finding(case, outcome) -> bool:
-    if outcome["outcome"] == "signal":
-        return True
-    return "cudalite/linker/_elf.py" in outcome.get("where", "").replace(os.sep, "/")
-
-
 @pytest.fixture(scope="module")
 def seeds():
     return linkable_seeds()
@@ -86,10 +71,7 @@ def seeds():
 def test_fuzz_linker(seeds):
     cases, outcomes, bad = _run(linker_cases(seeds), 1200)
     assert sum(o["outcome"] == "ok" for o in outcomes) > 0
-    unknown = [(c, o) for c, o in bad if not _known_linker_finding(c, o)]
-    assert not unknown, _report(unknown)
-    if bad:
-        pytest.xfail(f"{len(bad)} known finding(s): {_KNOWN_LINKER}\n{_report(bad, limit=3)}")
+    assert not bad, _report(bad)
 
 
 def test_runner_attributes_a_crash_and_a_hang_to_their_case(tmp_path):
