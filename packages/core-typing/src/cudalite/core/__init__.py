@@ -1,7 +1,11 @@
 """cudalite.core: frontend, typed IR, type inference, errors and the device-side
-API typing.  Imports only numpy and the standard library; never a GPU library."""
+API typing.  Imports only numpy and the standard library; never a GPU library.
 
-from . import typing as _typing  # noqa: F401  (registers the built-in typing rules)
+The typing rules register when ``cudalite.core.typing`` is first imported (every
+compile imports it: ``TypingContext`` lives there), not when this package is: the
+runtime's import (``cudalite.cuda`` needs the device-side stubs and the types)
+stays free of the inference engine and its tables."""
+
 from .errors import (  # noqa: F401
     CompilerError, CudaliteError, Loc, NvvmError, SignatureError, TypingError, UnsupportedError,
 )
