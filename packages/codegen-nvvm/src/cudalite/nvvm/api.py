@@ -70,8 +70,9 @@ def _compile(pyfunc, sig, entry, options, until):
     that executes ``raise``; no frame of the compiler's internals remains).
     ``CUDALITE_FULL_TRACEBACK=1`` raises here with every internal frame instead.
     """
-    if not callable(pyfunc) or not hasattr(pyfunc, "__code__"):
-        raise TypeError(f"expected a Python function, got {pyfunc!r}")
+    from cudalite.core.frontend import python_function
+
+    pyfunc = python_function(pyfunc, stacklevel=3)  # a C-level wrapper: its __wrapped__, with a warning
     try:
         return run_pipeline(pyfunc, sig, entry, options, until=until), None
     except CudaliteError as e:

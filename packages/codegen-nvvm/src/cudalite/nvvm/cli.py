@@ -225,9 +225,12 @@ def find_function(module, path: str, qualname: str):
         except AttributeError:
             raise CliError(f"{path}: no function {qualname!r} (no attribute {part!r})") from None
     obj = getattr(obj, "py_func", obj)  # a jit-decorated function
-    if not callable(obj) or not hasattr(obj, "__code__"):
-        raise CliError(f"{path}:{qualname} is not a Python function ({type(obj).__name__})")
-    return obj
+    from cudalite.core.frontend import python_function
+
+    try:
+        return python_function(obj)  # a C-level wrapper: its __wrapped__, with a warning
+    except TypeError:
+        raise CliError(f"{path}:{qualname} is not a Python function ({type(obj).__name__})") from None
 
 
 def load_function(path: str, qualname: str):

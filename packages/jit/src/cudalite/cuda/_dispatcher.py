@@ -668,8 +668,11 @@ def jit(func_or_sig=None, device=False, inline="never", link=(), debug=None, opt
     """
     opts = _options(debug, opt, lineinfo, cache, link, inline, kws)
     cls = DeviceDispatcher if device else CUDADispatcher
-    if callable(func_or_sig) and hasattr(func_or_sig, "__code__"):
-        return cls(func_or_sig, None, opts)
+    if callable(func_or_sig) and not isinstance(func_or_sig, (CUDADispatcher, DeviceDispatcher)) and (
+            hasattr(func_or_sig, "__code__") or hasattr(func_or_sig, "__wrapped__")):
+        from cudalite.core.frontend import python_function
+
+        return cls(python_function(func_or_sig, "jit-compile", stacklevel=2), None, opts)
     if func_or_sig is None:
         sigs = None
     elif isinstance(func_or_sig, list):
@@ -683,8 +686,14 @@ def jit(func_or_sig=None, device=False, inline="never", link=(), debug=None, opt
     def decorate(func):
         if isinstance(func, (CUDADispatcher, DeviceDispatcher)):
             func = func.py_func
-        if not callable(func) or not hasattr(func, "__code__"):
+        if not callable(func):
             raise TypeError(f"cuda.jit decorates Python functions, not {func!r}")
+        from cudalite.core.frontend import python_function
+
+        try:
+            func = python_function(func, "jit-compile", stacklevel=2)  # a C-level wrapper: its __wrapped__
+        except TypeError:
+            raise TypeError(f"cuda.jit decorates Python functions, not {func!r}") from None
         return cls(func, sigs, opts)
 
     return decorate

@@ -21,7 +21,7 @@ import warnings
 from ..errors import Loc, SourceError, SourceWarning
 from . import _identity
 
-__all__ = ["SourceInfo", "capture", "free_values", "lookup_free"]
+__all__ = ["python_function", "SourceInfo", "capture", "free_values", "lookup_free"]
 
 
 class SourceInfo:
@@ -58,6 +58,25 @@ class SourceInfo:
 
 class _NoSource(Exception):
     """The function's own source cannot be read (a wrapper may still be unwrapped)."""
+
+
+def python_function(obj, what="compile", stacklevel=2):
+    """``obj`` if it is a Python function; else the first Python function down its
+    ``__wrapped__`` chain (a C-level wrapper such as ``functools.lru_cache(f)``),
+    with a :class:`SourceWarning` naming both (``stacklevel``: the caller's frame to
+    blame, as for ``warnings.warn``); else ``TypeError``."""
+    target, seen = obj, set()
+    while not isinstance(getattr(target, "__code__", None), types.CodeType):
+        wrapped = getattr(target, "__wrapped__", None)
+        if wrapped is None or id(target) in seen:
+            raise TypeError(f"cannot {what} {obj!r}: expected a Python function")
+        seen.add(id(target))
+        target = wrapped
+    if target is not obj:
+        warnings.warn(f"cudalite compiles {getattr(target, '__qualname__', repr(target))} (its __wrapped__) in "
+                      f"place of the wrapper {obj!r}, which is not a Python function", SourceWarning,
+                      stacklevel=stacklevel + 1)
+    return target
 
 
 def capture(func) -> SourceInfo:
