@@ -11,6 +11,7 @@ import types
 
 import numpy as np
 
+from cudalite.core.abi import kernel_abi
 from cudalite.cuda import _dlpack
 from cudalite.cuda._args import handler_for
 from cudalite.cuda.devicearray import DeviceNDArray
@@ -152,3 +153,24 @@ def handler(obj):
         return handler_for(cls, x, resolve)
 
     return resolve(type(obj), obj)
+
+
+class FakeKernel:
+    """A compiled kernel stand-in for the dispatcher and the generated launch code:
+    it records each launch's flattened values (``full=True``: with grid, block,
+    shared memory and stream first) in ``calls``."""
+
+    def __init__(self, argtypes, calls, *, full=False):
+        self.argtypes = tuple(argtypes)
+        self.abi = kernel_abi(self.argtypes)
+        self.calls, self.full = calls, full
+        self.device_id, self.name, self.exc_global, self.cooperative = 0, "fake", None, False
+
+    def launch(self, *a):
+        self.calls.append(a if self.full else a[4:])
+
+    def ensure_dynamic_shared(self, n):
+        pass
+
+    def check_exceptions(self, sh):
+        pass

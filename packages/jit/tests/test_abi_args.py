@@ -18,7 +18,7 @@ from cudalite.cuda import _array_layout as L
 from cudalite.cuda._args import compatible
 from cudalite.cuda._fastpath import make_factory
 
-from _fake_arrays import BASE, handler, install_fake_libs, make_source
+from _fake_arrays import BASE, FakeKernel, handler, install_fake_libs, make_source
 
 PTR = BASE + 0x100
 SHAPES = {1: (7,), 2: (3, 5), 3: (2, 3, 4)}
@@ -57,17 +57,6 @@ def expected(obj, spec, arrays):
         else:
             out.append(obj)
     return tuple(out)
-
-
-class FakeKernel:
-    def __init__(self, argtypes, calls):
-        self.argtypes = tuple(argtypes)
-        self.abi = kernel_abi(self.argtypes)
-        self.calls = calls
-        self.device_id, self.name, self.exc_global, self.cooperative = 0, "fake", None, False
-
-    def launch(self, *a):
-        self.calls.append(a[4:])
 
 
 def _kern(*args):

@@ -16,6 +16,7 @@ from cudalite.core.types import Array, float32, float64, int64, typeof_constant,
 from cudalite.cuda import _args
 from cudalite.cuda._dispatcher import CUDADispatcher, DeviceDispatcher
 from cudalite.cuda._fastpath import make_factory
+from _fake_arrays import FakeKernel
 from cudalite.cuda._launchconfig import normalize_dim, parse_config, stream_handle_of
 
 
@@ -288,33 +289,12 @@ def test_compatible_for_eager_signatures():
 
 
 # -- generated fast path with a fake compiled kernel ---------------------------------------
-class FakeKernel:
-    def __init__(self, argtypes, calls, exc=False):
-        self.argtypes = tuple(argtypes)
-        self.abi = kernel_abi(self.argtypes)
-        self.calls = calls
-        self.device_id = 0
-        self.name = "fake"
-        self.exc_global = None
-        self.cooperative = False
-        self.py_func = add_one
-
-    def launch(self, *a):
-        self.calls.append(a)
-
-    def ensure_dynamic_shared(self, n):
-        pass
-
-    def check_exceptions(self, sh):
-        pass
-
-
 def test_fast_path_generation_and_dispatch():
     calls, compiled = [], []
 
     def fake_compiler(pyfunc, argtypes, opts, cc):
         compiled.append(argtypes)
-        return FakeKernel(argtypes, calls)
+        return FakeKernel(argtypes, calls, full=True)
 
     k = cuda.jit(add_one)
     k._compiler = fake_compiler
@@ -342,7 +322,7 @@ def test_fast_path_generation_and_dispatch():
         # NumPy arguments are never on the fast path
         handlers = [_handler(np.zeros(2)), _handler(1.0)]
         assert make_factory(k, ["a", "x"], handlers, [(np.dtype("f8"), 1, "C"), float],
-                            FakeKernel([], []), {}) is None
+                            FakeKernel([], [], full=True), {}) is None
     finally:
         D.current_cc = D_cc
 
@@ -353,7 +333,7 @@ def test_compile_is_thread_safe():
     def slow_compiler(pyfunc, argtypes, opts, cc):
         compiled.append(argtypes)
         time.sleep(0.05)
-        return FakeKernel(argtypes, [])
+        return FakeKernel(argtypes, [], full=True)
 
     k = cuda.jit(add_one)
     k._compiler = slow_compiler
@@ -401,7 +381,7 @@ def _init_with_fake(calls):
     def init(self, py_func, sigs=None, options=None):
         self.__dict__["_compiler"] = None
         orig.__get__(self)(py_func, None, options)
-        self._compiler = lambda pf, argtypes, opts, cc: FakeKernel(argtypes, calls)
+        self._compiler = lambda pf, argtypes, opts, cc: FakeKernel(argtypes, calls, full=True)
         self._eager = sigs is not None
         for sig in sigs or ():
             self.compile(sig)
@@ -465,7 +445,7 @@ def test_list_configs_normalise_to_tuples():
 
     D_cc = D.current_cc
     D.current_cc = lambda: (9, 0)
-    k._compiler = lambda pf, argtypes, opts, cc: FakeKernel(argtypes, calls)
+    k._compiler = lambda pf, argtypes, opts, cc: FakeKernel(argtypes, calls, full=True)
     try:
         a = FakeDeviceArray(0x10, (8,))
         k[[2, 1], [16, 1]](a, 1.5)
@@ -494,7 +474,7 @@ def test_specialize_gets_its_own_config_table(monkeypatch):
     calls = []
     monkeypatch.setattr(D, "current_cc", lambda: (9, 0))
     k = cuda.jit(add_one)
-    k._compiler = lambda pf, argtypes, opts, cc: FakeKernel(argtypes, calls)
+    k._compiler = lambda pf, argtypes, opts, cc: FakeKernel(argtypes, calls, full=True)
     a = FakeDeviceArray(0x10, (8,))
     k[1, 32](a, 1.0)
     parent_launcher = k[1, 32]

@@ -9,8 +9,8 @@ import types
 import numpy as np
 import pytest
 
+from _fake_arrays import FakeKernel
 from cudalite import cuda
-from cudalite.core.abi import kernel_abi
 
 
 def add_one(a, x):
@@ -21,26 +21,6 @@ def add_one(a, x):
 
 def two(a, b):
     a[0] = b[0]
-
-
-class FakeKernel:
-    def __init__(self, argtypes, calls):
-        self.argtypes = tuple(argtypes)
-        self.abi = kernel_abi(self.argtypes)
-        self.calls = calls
-        self.device_id = 0
-        self.name = "fake"
-        self.exc_global = None
-        self.cooperative = False
-
-    def launch(self, *a):
-        self.calls.append(a[4:])
-
-    def ensure_dynamic_shared(self, n):
-        pass
-
-    def check_exceptions(self, sh):
-        pass
 
 
 def _strides(shape):

@@ -19,7 +19,7 @@ from cudalite.core.types import float32
 from cudalite.cuda import _array_layout as L
 from cudalite.cuda._args import compatible, key_to_type
 
-from _fake_arrays import BASE, SOURCES, handler, install_fake_libs, make_source, numpy_layout
+from _fake_arrays import BASE, SOURCES, FakeKernel, handler, install_fake_libs, make_source, numpy_layout
 
 DTYPES = {1: np.int8, 2: np.float16, 4: np.float32, 8: np.float64, 16: np.complex128}
 
@@ -94,23 +94,6 @@ def test_size_one_extent_with_odd_stride_is_C(fake_libs, kind):
     assert kernel_abi((key_to_type(key),)).param_format == "Qqq"
 
 
-class _FakeKernel:
-    def __init__(self, argtypes, calls):
-        self.argtypes = tuple(argtypes)
-        self.abi = kernel_abi(self.argtypes)
-        self.calls = calls
-        self.device_id, self.name, self.exc_global, self.cooperative = 0, "fake", None, False
-
-    def launch(self, *a):
-        self.calls.append(a[4:])
-
-    def ensure_dynamic_shared(self, n):
-        pass
-
-    def check_exceptions(self, sh):
-        pass
-
-
 def first_row(a):
     a[0, 0] = 1.0
 
@@ -122,7 +105,7 @@ def test_eager_C_kernel_accepts_a_size_one_extent_with_odd_stride(monkeypatch, k
     calls = []
     monkeypatch.setattr(D, "current_cc", lambda: (9, 0))
     k = cuda.jit(first_row)
-    k._compiler = lambda pyfunc, argtypes, opts, cc: _FakeKernel(argtypes, calls)
+    k._compiler = lambda pyfunc, argtypes, opts, cc: FakeKernel(argtypes, calls)
     k._eager = True
     k.compile("void(float32[:, ::1])")
     obj = make_source(kind, BASE, (1, 5), (4, 4), np.float32)

@@ -34,7 +34,7 @@ from cudalite.core.typing import TypedFunction, TypingContext
 from . import libnvvm
 from ._deep import FRAME_LIMIT, ast_depth, call_deep, deepest_statement, on_big_stack
 from ._options import CompileOptions, nvvm_flags
-from .artifacts import Artifact, LoweredModule
+from .artifacts import Artifact, ExceptionTable, LoweredModule
 from .lower import LowerOptions, ModuleBuilder, check_c_name, emit_c_abi, emit_kernel, emit_numba_abi, mangle
 from .lower import lowerings as default_lowerings
 
@@ -213,8 +213,6 @@ class PipelineResult:
 
     @property
     def exceptions(self):
-        from .artifacts import ExceptionTable
-
         return ExceptionTable() if self.state.module is None else self.state.module.exceptions
 
     @property

@@ -3,8 +3,8 @@
 This module is the one definition of the parameter layout of docs/abi.md.  For a
 signature's argument types, :func:`kernel_abi` returns a :class:`KernelABI`: the
 ordered :class:`ParamSlot` of every flattened parameter, each with its role, the
-argument (and tuple-item path) it comes from, its LLVM type (as IR text: core does not
-import llvmlite) and its ``struct`` code.  Everything else derives from that value:
+argument (and tuple-item path) it comes from, its LLVM type (as IR text: core stays
+free of llvmlite) and its ``struct`` code.  Everything else derives from that value:
 
 * the codegen's kernel and device-function wrappers (``cudalite.nvvm.lower._abi``)
   take their parameter types from the slots and rebuild each argument from them;

@@ -8,9 +8,9 @@ with the same keys (:data:`cudalite.nvvm.lower.lowerings`), so a built-in, the
 FFI and a third-party extension add callables the same way -- a typer here and
 a lowering there::
 
-    from cudalite.core.registry import registry
-    from cudalite.core.typing import Resolved
-    from cudalite.nvvm.lower import lowerings
+    # registry: cudalite.core.registry.registry; Resolved: cudalite.core.typing.Resolved;
+    # lowerings: the backend's table, cudalite.nvvm.lower.lowerings (in the extension's
+    # own module: core itself never depends on the backend)
 
     @dataclass(frozen=True, slots=True)
     class Scale:                       # what the typer decided, for the lowering

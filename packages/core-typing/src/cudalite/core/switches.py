@@ -1,7 +1,7 @@
 """The one parser of boolean environment switches (``CUDALITE_FULL_TRACEBACK``,
 ``CUDALITE_CACHE``, ...).
 
-:func:`parse_bool` is pure: each package's ``config`` module reads ``os.environ``
+:func:`parse_bool` is pure: each package's ``config`` module reads the environment
 and passes the text here.  True: ``1``, ``true``, ``yes``, ``on``; false: ``0``,
 ``false``, ``no``, ``off`` (case-insensitive, surrounding whitespace ignored);
 unset or empty: the default; anything else: a :class:`ValueError` naming the

@@ -213,10 +213,6 @@ class CompiledKernel:
         self.artifact = art = build.artifact
         self.status = build.status
         self.timings = timings = dict(build.timings)
-        self.name = art.entry_name
-        self.abi = art.abi
-        self.exceptions = art.exceptions
-        self.cooperative = art.uses_grid_sync
         self.exc_global = None
         if load:
             t = perf_counter()
@@ -243,6 +239,22 @@ class CompiledKernel:
         self._max_dynamic_shared = 48 * 1024
 
     # -- artifacts ------------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return self.artifact.entry_name
+
+    @property
+    def abi(self):
+        return self.artifact.abi
+
+    @property
+    def exceptions(self):
+        return self.artifact.exceptions
+
+    @property
+    def cooperative(self) -> bool:
+        return self.artifact.uses_grid_sync
+
     @property
     def signature(self):
         from cudalite.core.types import Signature, void
