@@ -157,3 +157,62 @@ def test_capture_restores_faulthandler_state():
     """)
     _exited_normally(run)
     assert run.stdout.split() == ["False", "True", "False", "True"]
+
+
+# -- untrusted binary inputs are linked in a child process ---------------------------
+
+_INJECTED_CRASH = """
+    import cudalite.linker._isolated as iso
+    # The child runs a run_link that dies of a real SIGSEGV while adding an input named
+    # crash.ltoir, as nvJitLink does on some corrupt payloads; other links are real.
+    iso._BOOTSTRAP = iso._BOOTSTRAP.replace("_child_main()", '''(
+        __import__("cudalite.linker._nvjitlink").linker._nvjitlink.__dict__.__setitem__("run_link", (
+            lambda real: lambda flags, inputs, output="cubin", progress=None: (
+                [progress("add " + n) for _, _, n in inputs if n == "crash.ltoir"]
+                and __import__("ctypes").string_at(0)) or real(flags, inputs, output=output, progress=progress)
+        )(__import__("cudalite.linker._nvjitlink").linker._nvjitlink.run_link)), _child_main())''')
+    from cudalite.linker import LTOIR, Linker, InvalidInputError, compile_cuda
+    from cudalite.linker._isolated import link_server
+    lto = compile_cuda('extern "C" __global__ void k(int *p) { *p = 7; }', name="k.cu", arch="sm_90", lto=True)
+    try:
+        Linker("sm_90").add(LTOIR(lto.data, name="crash.ltoir")).link()
+    except InvalidInputError as e:
+        print("error:", e)
+    again = Linker("sm_90").add(LTOIR(lto.data, name="ok.ltoir")).link()
+    direct = Linker("sm_90", isolate=False).add(LTOIR(lto.data, name="ok.ltoir")).link()
+    print("relinked:", again.data == direct.data, "k" in again.symbol_names())
+"""
+
+
+def test_a_crash_in_the_link_process_is_an_error_naming_the_input():
+    run = _run(_INJECTED_CRASH)
+    _exited_normally(run)
+    assert run.stdout.splitlines() == [
+        "error: invalid LTOIR input 'crash.ltoir': nvJitLink crashed (SIGSEGV) decoding it in the isolated "
+        "link process; the input is corrupt or not what its kind says",
+        "relinked: True True",   # the next link starts a new child and gives nvJitLink's own result
+    ]
+
+
+def test_only_untrusted_binaries_are_isolated():
+    run = _run("""
+        from cudalite.linker import LTOIR, Linker, PTXSource, compile_cuda, LinkFailure
+        from cudalite.linker._isolated import link_server
+        src = 'extern "C" __device__ int g(int); extern "C" __global__ void k(int *p) { *p = g(*p); }'
+        ptx = compile_cuda(src, name="k.cu", arch="sm_90")
+        lto = compile_cuda(src, name="k.cu", arch="sm_90", lto=True)
+        mine = Linker("sm_90").add(LTOIR(lto.data, name="mine.ltoir"), trusted=True)
+        mixed = Linker("sm_90").add(PTXSource(ptx.data, name="k.ptx")).add(LTOIR(lto.data, name="u.ltoir"))
+        print(mine.untrusted_binaries(), mixed.untrusted_binaries(), link_server()._proc is None)
+        theirs = Linker("sm_90").add(LTOIR(lto.data, name="u.ltoir"))
+        for linker in (mine, theirs, Linker("sm_90", isolate=False).add(LTOIR(lto.data, name="u.ltoir"))):
+            try:
+                linker.link()
+            except LinkFailure as e:   # g is undefined: the same failure in and out of process
+                print(e.status, e.stage, "g" in e.error_log)
+    """)
+    _exited_normally(run)
+    lines = run.stdout.splitlines()
+    assert lines[0] == "() ('u.ltoir',) False"   # adding u.ltoir started the link process early
+    assert len(lines) == 4 and lines[1] == lines[2] == lines[3], lines
+    assert lines[1].endswith("complete True")

@@ -128,13 +128,14 @@ def _linker_items(link):
 def link_cubin(result, pyfunc, opts: JitOptions, arch: str):
     """nvJitLink the pipeline's PTX/LTO-IR with every link item: ``(cubin bytes, items)``."""
     from cudalite.linker import LTOIR, Linker, LinkerError, LinkerOptions, NvrtcError, PTXSource
+    from cudalite.linker.config import load_config as linker_config
 
     lopts = LinkerOptions(max_registers=opts.max_registers, lineinfo=opts.lineinfo, debug=opts.debug)
-    linker = Linker(arch, options=lopts, name=pyfunc.__name__)
-    if "ltoir" in result.artifacts:
-        linker.add(LTOIR(result.artifacts["ltoir"].data, name=f"{pyfunc.__name__}.ltoir"))
+    linker = Linker(arch, options=lopts, name=pyfunc.__name__, isolate=linker_config().isolate)
+    if "ltoir" in result.artifacts:  # libNVVM's output, just made: trusted (user link items are not)
+        linker.add(LTOIR(result.artifacts["ltoir"].data, name=f"{pyfunc.__name__}.ltoir"), trusted=True)
     else:
-        linker.add(PTXSource(result.artifacts["ptx"].data, name=f"{pyfunc.__name__}.ptx"))
+        linker.add(PTXSource(result.artifacts["ptx"].data, name=f"{pyfunc.__name__}.ptx"), trusted=True)
     items = _linker_items(tuple(opts.link) + tuple(result.link_items))
     linker.add(*items)
     try:

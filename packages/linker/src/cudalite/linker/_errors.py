@@ -4,7 +4,8 @@ Every failure of this package is a :class:`LinkerError`.  Errors that come from
 a tool carry that tool's log: ``LinkerError.error_log``/``info_log`` hold
 nvJitLink's logs, :class:`NvrtcError` holds NVRTC's log and the first
 ``file(line)`` NVRTC reported.  :class:`InvalidInputError` is a structurally
-malformed input, rejected before it reaches nvJitLink (which may crash on it).
+malformed input, rejected before it reaches nvJitLink (which may crash on it), or
+an input that crashed nvJitLink in the isolated link process.
 """
 
 from __future__ import annotations

@@ -4,6 +4,13 @@ Inputs are collected by :meth:`Linker.add` and linked by :meth:`Linker.link`
 with nvJitLink; no GPU or driver is involved.  The link is LTO when any input
 is LTO-IR (or ``LinkerOptions(lto=True)``); CUDA sources are compiled with
 NVRTC at link time, to LTO-IR for an LTO link and to PTX otherwise.
+
+Binary inputs that cudalite did not produce itself (cubins, fatbins, objects,
+archives, LTO-IR read from files or given as bytes) are *untrusted*: every input
+is validated first, and a link with an untrusted binary runs in a child process
+(``_isolated``, one warm child per process) so that a corruption only nvJitLink can decode raises an error
+instead of crashing the caller.  Code added with ``trusted=True`` (what a
+compiler in this process just made) and NVRTC's output are linked in-process.
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ import re
 from ._code import LTOIR, Cubin, CUSource, LinkableCode, PTXSource
 from ._elf import elf_sm
 from ._errors import LinkerError
+from ._isolated import can_isolate, link_server
 from ._nvjitlink import LinkFailure, run_link
 from ._nvrtc import compile_cuda
 from ._options import LinkerOptions, linker_flags, normalize_arch
@@ -54,13 +62,15 @@ class Linker:
     """Links PTX, CUDA sources, cubins, fatbins, objects, archives and LTO-IR.
 
     ``Linker(arch="sm_90", *, options=LinkerOptions(), include_dirs=(),
-    nvrtc_options=(), cuda_include_path=None, name="linked")``: ``arch`` is an
+    nvrtc_options=(), cuda_include_path=None, name="linked", isolate=True)``: ``arch`` is an
     ``"sm_XY"`` or ``(major, minor)``; ``include_dirs``, ``nvrtc_options`` and
     ``cuda_include_path`` are passed to NVRTC for :class:`CUSource` inputs.
+    ``isolate=False`` links untrusted binary inputs in this process too (faster by
+    a request to the link process; a corrupt input may then crash the process).
     """
 
     def __init__(self, arch="sm_90", *, options: LinkerOptions | None = None, include_dirs=(),
-                 nvrtc_options=(), cuda_include_path=None, name="linked"):
+                 nvrtc_options=(), cuda_include_path=None, name="linked", isolate=True):
         self._arch = normalize_arch(arch)
         self._options = options if options is not None else LinkerOptions()
         if not isinstance(self._options, LinkerOptions):
@@ -69,7 +79,9 @@ class Linker:
         self._nvrtc_options = tuple(nvrtc_options)
         self._cuda_include_path = cuda_include_path
         self._name = name
+        self._isolate = bool(isolate)
         self._inputs = []
+        self._trusted = set()  # ids of inputs added with trusted=True (kept alive by _inputs)
         self._compiled = {}  # (content_hash, lto) -> PTXSource | LTOIR of a CUSource
         self.info_log = ""   # nvJitLink's info log of the last successful link
 
@@ -98,15 +110,29 @@ class Linker:
     def teardown_callbacks(self) -> tuple:
         return tuple(c.teardown_callback for c in self._inputs if c.teardown_callback is not None)
 
-    def add(self, *codes) -> "Linker":
-        """Add linkable code objects (or paths, read with ``LinkableCode.from_path``)."""
+    def add(self, *codes, trusted: bool = False) -> "Linker":
+        """Add linkable code objects (or paths, read with ``LinkableCode.from_path``).
+
+        ``trusted=True`` says the bytes were just made by a compiler in this process
+        (not read from a file or given by a user), so a link with them needs no
+        child process; see the module docstring."""
         for code in codes:
             if isinstance(code, (str, os.PathLike)):
                 code = LinkableCode.from_path(code)
             if not isinstance(code, LinkableCode):
                 raise TypeError(f"Linker.add takes LinkableCode objects or paths, not {type(code).__name__}")
             self._inputs.append(code)
+            if trusted:
+                self._trusted.add(id(code))
+            elif self._isolate and not isinstance(code, (PTXSource, CUSource)) and can_isolate():
+                link_server().start()  # warms up while the caller prepares the other inputs
         return self
+
+    def untrusted_binaries(self) -> tuple:
+        """Names of the binary inputs (not PTX or CUDA source) not added as trusted:
+        a link with any of them runs in a child process when ``isolate`` is on."""
+        return tuple(code.name for code in self._inputs
+                     if id(code) not in self._trusted and not isinstance(code, (PTXSource, CUSource)))
 
     def add_file(self, path) -> "Linker":
         """Add a file; its kind follows its extension."""
@@ -152,8 +178,12 @@ class Linker:
             raise LinkFailure(f"duplicate symbol definitions; not linked for {self._arch}",
                               "\n".join(duplicates), status="duplicate symbol", stage="check")
         triples = [(code.input_type, code.data, code.name) for code in inputs]
+        untrusted = self.untrusted_binaries() if self._isolate else ()
         try:
-            data, info_log = run_link(flags, triples, output=output)
+            if untrusted and can_isolate():
+                data, info_log = link_server().link(flags, triples, output=output, untrusted=untrusted)
+            else:
+                data, info_log = run_link(flags, triples, output=output)
         except LinkFailure as e:
             mismatches = self._arch_mismatches(inputs)
             if mismatches:

@@ -130,10 +130,12 @@ def _status(exc) -> str:
     return str(exc).split(" (")[0] or type(exc).__name__
 
 
-def run_link(flags, inputs, *, output="cubin") -> tuple:
+def run_link(flags, inputs, *, output="cubin", progress=None) -> tuple:
     """Link ``inputs`` — ``(input_type_name, data, name)`` triples, the type a
     member of ``nvjitlink.InputType`` — with ``flags``.  Returns
-    ``(output_bytes, info_log)``; ``output`` is ``"cubin"`` or ``"ptx"``."""
+    ``(output_bytes, info_log)``; ``output`` is ``"cubin"`` or ``"ptx"``.
+    ``progress``, if given, is called with each stage name (``"add <name>"``,
+    ``"complete"``) before nvJitLink runs it."""
     nvjitlink = _nvjitlink()
     flags = list(flags)
     try:
@@ -149,8 +151,12 @@ def run_link(flags, inputs, *, output="cubin") -> tuple:
             try:
                 for type_name, data, name in inputs:
                     stage, current = f"add {name}", name
+                    if progress is not None:
+                        progress(stage)
                     nvjitlink.add_data(handle, getattr(nvjitlink.InputType, type_name), data, len(data), name)
                 stage, current = "complete", None
+                if progress is not None:
+                    progress(stage)
                 nvjitlink.complete(handle)
             except nvjitlink.nvJitLinkError as e:
                 error = e

@@ -11,7 +11,7 @@ tables -- and raises :class:`InvalidInputError` naming the input and the fault.
 
 What cannot be checked: the encoded payload of an LTO-IR container and the
 compressed entries of a fatbin are opaque.  A corrupt payload may still crash
-nvJitLink; ``_nvjitlink`` makes sure the crash report reaches stderr.
+nvJitLink, so untrusted binary inputs are linked in a child process (``_isolated``).
 """
 
 from __future__ import annotations

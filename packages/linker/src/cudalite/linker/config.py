@@ -18,8 +18,24 @@ __all__ = ["Config", "load_config"]
 @dataclass(frozen=True)
 class Config:
     cuda_include_path: str | None = None
+    isolate: bool = True
+
+
+_FALSE, _TRUE = ("0", "false", "no", "off"), ("1", "true", "yes", "on")
+
+
+def _flag(env, name: str, default: bool) -> bool:
+    value = env.get(name)
+    if value is None or value.strip() == "":
+        return default
+    if value.strip().lower() in _TRUE:
+        return True
+    if value.strip().lower() in _FALSE:
+        return False
+    raise ValueError(f"{name}={value!r}: expected 1/true/yes/on or 0/false/no/off")
 
 
 def load_config(environ=None) -> Config:
     env = os.environ if environ is None else environ
-    return Config(cuda_include_path=env.get("CUDALITE_CUDA_INCLUDE_PATH") or None)
+    return Config(cuda_include_path=env.get("CUDALITE_CUDA_INCLUDE_PATH") or None,
+                  isolate=_flag(env, "CUDALITE_LINK_ISOLATION", True))
