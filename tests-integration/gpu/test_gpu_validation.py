@@ -131,3 +131,19 @@ def test_intrinsics_returning_small_uniform_tuples(gpu):
     gpu.run(k, [out, 3 + 4j], grid=(2, 3), block=(2, 2))
     r, phi = cmath.polar(3 + 4j)
     np.testing.assert_allclose(out, [12, 4 * 100 + 6, r, phi])
+
+
+def test_a_large_heterogeneous_tuple(gpu):
+    # 40 items of three types: an identified struct type %"tuple.<hash>" in the IR
+    items = ", ".join(f"a[{i % 8}] * {i}" if i % 2 else (f"i + {i}" if i % 4 else f"s - {i}") for i in range(40))
+    src = ("def pick(t, j):\n    return t[1] + t[38] + t[39] + j\n\n"
+           f"def het(a, i, s, out):\n    t = ({items},)\n"
+           "    out[0] = pick(t, 1)\n    acc = 0.0\n    for x in t:\n        acc += x\n    out[1] = acc\n"
+           "    out[2] = t[5] + t[12]\n")
+    _function("pick", src)
+    het = _function("het", src)
+    a = np.arange(8, dtype=np.float64) + 0.5
+    out = np.zeros(3, np.float64)
+    gpu.run(het, [a, np.int64(1000), np.int32(-7), out], sig="void(float64[::1], int64, int32, float64[::1])")
+    t = tuple(a[i % 8] * i if i % 2 else (1000 + i if i % 4 else -7 - i) for i in range(40))
+    assert out.tolist() == [t[1] + t[38] + t[39] + 1, sum(t), t[5] + t[12]]

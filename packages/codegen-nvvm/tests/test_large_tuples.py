@@ -1,12 +1,14 @@
 """Large tuples make linear-size NVVM IR (issue 10): a uniform tuple is an LLVM
 array ``[n x T]`` (numba's UniTuple model), whose type text does not grow with n,
-and a tuple literal of constants is one constant, not n ``insertvalue``s.  Every
+a large heterogeneous tuple an identified struct type ``%tuple.<hash>``, and a
+tuple literal of constants is one constant, not n ``insertvalue``s.  Every
 tuple operation still compiles and links with the array representation."""
 
 from __future__ import annotations
 
 import cmath
 import linecache
+import re
 
 import pytest
 
@@ -14,6 +16,7 @@ from cudalite import nvvm as cuda
 from cudalite import types
 from cudalite.nvvm import compile_ptx
 from cudalite.nvvm.api import make_options
+from cudalite.nvvm.lower._irtypes import NAMED_TUPLE_MIN as NAMED
 from cudalite.nvvm.pipeline import EntrySpec, run_pipeline
 
 _SEEN: dict = {}
@@ -127,3 +130,55 @@ def test_device_function_returning_a_uniform_tuple(abi, assemble):
     if abi == "c":  # returned by value: 8 bytes, 4-aligned, as the struct {float, float} was
         assert ".param .align 4 .b8 func_retval0[8]" in ptx
     assemble(ptx)
+
+
+# -- heterogeneous tuples: identified struct types ----------------------------------------------------
+def _mixed_kernel(n):
+    items = ", ".join(f"a[{i % 8}]" if i % 2 else f"i{i % 3}" for i in range(n))
+    src = (f"def mixed{n}(a, i0, i1, i2, out):\n    t = ({items},)\n"
+           f"    out[0] = t[{n - 1}] + t[{n - 2}] + t[0]\n")
+    return _function(f"mixed{n}", src)
+
+
+_MIXED_SIG = "void(float64[::1], int64, int32, int16, float64[::1])"
+
+
+def test_ir_of_a_heterogeneous_tuple_grows_linearly():
+    small = len(_nvvm_ir(_mixed_kernel(300), _MIXED_SIG))
+    big = len(_nvvm_ir(_mixed_kernel(3000), _MIXED_SIG))
+    assert big / small < 12  # was ~93 (59 MB for 3,000 items): the literal struct in every instruction
+    assert big < 2_000_000  # 1.0 MB here
+
+
+def test_large_heterogeneous_tuples_are_one_declared_named_type(assemble):
+    ir = _nvvm_ir(_mixed_kernel(40), _MIXED_SIG)
+    names = sorted(set(re.findall(r'%"tuple\.[0-9a-f]{16}"', ir)))
+    assert len(names) == 1
+    decl = re.findall(rf"^{re.escape(names[0])} = type {{(.*)}}$", ir, re.M)
+    assert len(decl) == 1 and decl[0].count(",") == 39
+    assert decl[0].split(", ")[:6] == ["i64", "double", "i16", "double", "i32", "double"]
+    ptx, _ = compile_ptx(_mixed_kernel(40), _MIXED_SIG, cc=(9, 0))
+    assemble(ptx)
+
+
+def test_small_heterogeneous_tuples_stay_literal_structs():
+    ir = _nvvm_ir(_mixed_kernel(NAMED - 1), _MIXED_SIG)
+    assert "tuple." not in ir and "{i64, double, i16, double, i32, double" in ir
+
+
+@pytest.mark.parametrize("abi", ["c", "numba"])
+def test_device_functions_passing_large_heterogeneous_tuples(abi, assemble):
+    src = ("def inner(t):\n    return t[0] + t[39]\n\n"
+           "def outer(x, i):\n"
+           f"    return inner(({', '.join('x' if k % 2 else 'i' for k in range(40))},))\n")
+    _function("inner", src)
+    outer = _function("outer", src)
+    ptx, resty = compile_ptx(outer, "float64(float64, int64)", device=True, abi=abi, cc=(9, 0))
+    assert resty == types.float64
+    assemble(ptx)
+
+
+def test_a_module_declares_only_the_named_types_it_uses():
+    _nvvm_ir(_mixed_kernel(50), _MIXED_SIG)  # another module's tuple type exists in this process
+    ir = _nvvm_ir(_mixed_kernel(40), _MIXED_SIG)
+    assert len(re.findall(r'^%"tuple\.[0-9a-f]{16}" = type', ir, re.M)) == 1

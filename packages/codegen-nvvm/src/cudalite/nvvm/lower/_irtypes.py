@@ -10,7 +10,11 @@ Value representations:
 * complex -> ``{float, float}`` / ``{double, double}``
 * tuple -> a literal struct of its items; a uniform tuple of two or more items
   (``UniTuple``) -> an array ``[n x T]`` (as numba's data model: its IR text stays
-  short however many items it has, so a large tuple makes linear-size IR)
+  short however many items it has, so a large tuple makes linear-size IR); a
+  heterogeneous tuple of ``NAMED_TUPLE_MIN`` or more items -> an identified struct
+  ``%tuple.<hash of its body>`` (a literal struct is spelled out in full in every
+  instruction that uses it: quadratic IR).  Identified types live in a private
+  context; :func:`declare_identified` declares the ones a module uses.
 * array -> ``{T* data, [n x i64] shape, [n x i64] strides}`` (strides in bytes)
 * record -> ``i8*`` pointing at the record (records have reference semantics)
 * CPointer(T) -> ``T*``; compile-time objects -> ``{}`` (no runtime value)
@@ -22,6 +26,8 @@ as text, since core does not import llvmlite.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import re
 
 from llvmlite import ir
@@ -33,7 +39,7 @@ from cudalite.core.types import (
 __all__ = [
     "value_type", "memory_type", "EMPTY", "I1", "I8", "I32", "I64", "ptr", "const_int",
     "DATA_LAYOUT", "TRIPLE", "ADDRSPACE_GENERIC", "ADDRSPACE_GLOBAL", "ADDRSPACE_SHARED",
-    "ADDRSPACE_CONST", "ADDRSPACE_LOCAL", "type_from_text",
+    "ADDRSPACE_CONST", "ADDRSPACE_LOCAL", "type_from_text", "declare_identified", "NAMED_TUPLE_MIN",
 ]
 
 TRIPLE = "nvptx64-nvidia-cuda"
@@ -45,6 +51,7 @@ ADDRSPACE_GENERIC, ADDRSPACE_GLOBAL, ADDRSPACE_SHARED, ADDRSPACE_CONST, ADDRSPAC
 
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
 EMPTY = ir.LiteralStructType([])
+NAMED_TUPLE_MIN = 16
 _FLOATS = {16: ir.HalfType(), 32: ir.FloatType(), 64: ir.DoubleType()}
 
 
@@ -70,7 +77,10 @@ def value_type(t):
     if isinstance(t, Tuple):
         if len(t.types) > 1 and t.is_uniform:
             return ir.ArrayType(value_type(t.types[0]), len(t.types))
-        return ir.LiteralStructType([value_type(i) for i in t.types])
+        elems = tuple(value_type(i) for i in t.types)
+        if len(elems) >= NAMED_TUPLE_MIN:
+            return _named_struct(elems)
+        return ir.LiteralStructType(elems)
     if isinstance(t, Array):
         return ir.LiteralStructType([
             ptr(memory_type(t.dtype)), ir.ArrayType(I64, t.ndim), ir.ArrayType(I64, t.ndim),
@@ -84,6 +94,53 @@ def value_type(t):
     if isinstance(t, NoneType):
         return EMPTY
     return EMPTY
+
+
+@functools.lru_cache(maxsize=1024)
+def _named_struct(elems: tuple) -> ir.IdentifiedStructType:
+    """The identified struct type of these elements: one object per body, named by
+    a hash of the body's text (so equal bodies are the same type in any module)."""
+    body = str(ir.LiteralStructType(elems))
+    ty = ir.IdentifiedStructType(ir.Context(), "tuple." + hashlib.sha256(body.encode()).hexdigest()[:16])
+    ty.set_body(*elems)
+    return ty
+
+
+def declare_identified(module: ir.Module) -> None:
+    """Declare in ``module`` (which must have its own ``ir.Context``) every identified
+    struct type its globals, functions and instructions use, nested ones included."""
+    found, seen = {}, set()
+
+    def visit(ty):
+        if id(ty) in seen:
+            return
+        seen.add(id(ty))
+        if isinstance(ty, ir.IdentifiedStructType):
+            found[ty.name] = ty
+            for e in ty.elements or ():
+                visit(e)
+        elif isinstance(ty, ir.PointerType):
+            visit(ty.pointee)
+        elif isinstance(ty, (ir.ArrayType, ir.VectorType)):
+            visit(ty.element)
+        elif isinstance(ty, ir.LiteralStructType):
+            for e in ty.elements:
+                visit(e)
+        elif isinstance(ty, ir.FunctionType):
+            visit(ty.return_type)
+            for a in ty.args:
+                visit(a)
+
+    for gv in module.global_values:
+        visit(gv.type)
+        for block in getattr(gv, "blocks", ()):
+            for instr in block.instructions:
+                visit(instr.type)
+                for op in getattr(instr, "operands", ()):
+                    visit(getattr(op, "type", None))
+    known = module.context.identified_types
+    for name, ty in sorted(found.items()):
+        known.setdefault(name, ty)
 
 
 def memory_type(t):

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from llvmlite import ir
 
 from ..artifacts import ExceptionTable, LoweredModule
-from ._irtypes import DATA_LAYOUT, I8, I32, TRIPLE, ptr
+from ._irtypes import DATA_LAYOUT, I8, I32, TRIPLE, declare_identified, ptr
 
 __all__ = ["ModuleBuilder", "LowerOptions"]
 
@@ -40,7 +40,7 @@ class ModuleBuilder:
     def __init__(self, name: str, options: LowerOptions, *, lowerings, exc_symbol: str = "cudalite_exc"):
         self.options = options
         self.lowerings = lowerings
-        self.ir_module = m = ir.Module(name)
+        self.ir_module = m = ir.Module(name, context=ir.Context())  # its own identified types
         m.triple = TRIPLE
         m.data_layout = DATA_LAYOUT
         self.uses_libdevice = False
@@ -132,6 +132,7 @@ class ModuleBuilder:
         self._emit_used()
         if self.debug is not None:
             self.debug.finalize()
+        declare_identified(m)
         return LoweredModule(
             text=str(m), entry_name=entry_name, abi=abi, exceptions=ExceptionTable(tuple(self.exceptions)),
             exc_symbol=self.exc_symbol if self.exceptions else None, uses_grid_sync=self.uses_grid_sync,
