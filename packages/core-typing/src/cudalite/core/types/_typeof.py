@@ -80,7 +80,7 @@ def typeof_constant(value) -> Type | None:
         return None if any(i is None for i in items) else Tuple(items)
     if is_ndarray(value):
         et = type_from_dtype(value.dtype)
-        if et is None or value.ndim == 0:
+        if et is None:
             return None
         layout = "C" if value.flags.c_contiguous else ("F" if value.flags.f_contiguous else "A")
         return Array(et, value.ndim, layout, readonly=True)
