@@ -122,7 +122,7 @@ def test_public_types_module_star_import():
     ("void(float32[1:])", "array type spec"),
     ("void(float32[::1, ::1])", "only one dimension"),
     ("void(float32[:, ::1, :])", "first (F) or last (C)"),
-    ("void(float32[:, :, :, :, :, :, :, :, :])", "1 to 8 dimensions"),
+    ("void(float32[:, :, :, :, :, :, :, :, :])", "0 to 8 dimensions"),
     ("3(int32)", "invalid type in signature"),
     ("int32(int32)(int32)", "invalid type in signature"),
     ("void(int32 + float32)", "cannot parse"),

@@ -152,3 +152,18 @@ def test_a_whole_signature_in_parameter_order(fake_libs):
     slow = tuple(v for o, spec in zip(objs, abi.args) for v in handler(o).flat(o, spec, 0))
     assert slow == want
     assert fast_path_values(objs, argtypes) == want
+
+
+@pytest.mark.parametrize("kind", ["device", "cai", "dlpack", "cupy", "torch"])
+def test_zero_d_arrays_flatten_to_their_data_pointer(fake_libs, kind):
+    # numba-cuda's 0-d result arrays (np.zeros((), np.float32)): the ABI has no extents;
+    # the generated launch code used to unpack an empty shape (a SyntaxError)
+    obj = make_source(kind, PTR, (), (), np.float32)
+    h = handler(obj)
+    key = h.key(obj)
+    assert key == (np.dtype(np.float32), 0, "C")
+    t = Array(float32, 0, "C")
+    assert compatible(key, t) == 1
+    spec = kernel_abi((t,)).args[0]
+    assert tuple(h.flat(obj, spec, 0)) == (PTR,)
+    assert fast_path_values([obj], (t,)) == (PTR,)

@@ -18,7 +18,8 @@ free of llvmlite) and its ``struct`` code.  Everything else derives from that va
 The rule (docs/abi.md): a number is one parameter (bool as ``i8``, complex as two
 floats, real then imaginary); an array is its data pointer, then ``ndim`` int64
 extents, then -- for layout 'A' only (:func:`passes_strides`) -- ``ndim`` int64 byte
-strides; a tuple is its items flattened in order; a CPointer or a record is one pointer.
+strides (so a 0-d array is its data pointer alone); a tuple is its items flattened in
+order; a CPointer or a record is one pointer.
 
 It is pure type logic, so it lives here in core, next to the types, rather than in the
 codegen: the codegen, the runtime and the cache all read the same value, and none of

@@ -141,6 +141,14 @@ def _slot_exprs(spec, data, shape, stride) -> str:
     return ", ".join(out)
 
 
+def _unpack(prefix, n, expr) -> list:
+    """Prelude lines unpacking the ``n`` items of ``expr`` into ``{prefix}_0`` ...
+    (none for a 0-d array: it has no extents or strides)."""
+    if not n:
+        return []
+    return [f"{', '.join(f'{prefix}_{j}' for j in range(n))}, = {expr}"]
+
+
 def _has_strides(spec) -> bool:
     return any(s.role is Role.STRIDE for s in spec.slots)
 
@@ -327,9 +335,9 @@ class CupyHandler(CAIHandler):
             f"{a}.flags.c_contiguous", f"{a}.flags.f_contiguous")
         lay = {"C": c, "F": f"(not {c} and {f})", "A": f"(not {c} and not {f})"}[layout]
         guard = f"type({a}) is C{i} and {a}.dtype == D{i} and {a}.ndim == {ndim} and {lay}"
-        pre = [f"{', '.join(f'_cl_s{i}_{j}' for j in range(ndim))}, = {a}.shape"]
+        pre = _unpack(f"_cl_s{i}", ndim, f"{a}.shape")
         if _has_strides(spec):
-            pre.append(f"{', '.join(f'_cl_t{i}_{j}' for j in range(ndim))}, = {a}.strides")
+            pre += _unpack(f"_cl_t{i}", ndim, f"{a}.strides")
         vals = _slot_exprs(spec, f"{a}.data.ptr", lambda d: f"_cl_s{i}_{d}", lambda d: f"_cl_t{i}_{d}")
         return guard, pre, vals
 
@@ -402,7 +410,7 @@ class TorchHandler(ArgHandler):
         if _has_strides(spec):  # torch strides are in elements: converted by flat()
             ns[f"P{i}"] = spec
             return guard, [f"_cl_v{i} = H{i}.flat({a}, P{i}, SH)"], f"*_cl_v{i}"
-        pre = [f"{', '.join(f'_cl_s{i}_{j}' for j in range(ndim))}, = {a}.shape"]
+        pre = _unpack(f"_cl_s{i}", ndim, f"{a}.shape")
         return guard, pre, _slot_exprs(spec, f"{a}.data_ptr()", lambda d: f"_cl_s{i}_{d}", None)
 
     # Identity cache: every in-place op bumps ``_version`` (resize_, set_, as_strided_,

@@ -400,11 +400,16 @@ def _value_fp(value, links, depth=0):
                     hashlib.sha256(data.view(np.uint8).reshape(-1) if data.size else b"").hexdigest())
         if isinstance(value, (np.generic, np.dtype)):
             return (type(value).__name__, repr(value), str(getattr(value, "dtype", value)))
+    import pickle
+
     from cudalite.core.ffi import ForeignFunction
-    from cudalite.core.types import Type
+    from cudalite.core.types import DeviceArrayRef, Type
 
     if isinstance(value, Type):
         return ("type", _type_fp(value))
+    if isinstance(value, DeviceArrayRef):  # numba-cuda's error: the pointer is valid in this process only
+        raise pickle.PicklingError("Cannot serialize kernels or device functions referencing global device "
+                                   "arrays. Pass the array(s) as arguments to the kernel instead.")
     if isinstance(value, ForeignFunction):
         links.extend(value.link)
         return ("foreign", value.name, _type_fp(value.argtypes), _type_fp(value.return_type), value.abi)

@@ -155,6 +155,25 @@ class KernelBuild:
     artifact: object  # KernelArtifact
     timings: dict = field(default_factory=dict)
     status: str = "off"
+    keepalive: tuple = ()  # device arrays whose pointers the code holds (captured globals)
+
+
+def _captured_arrays(result) -> tuple:
+    """The device arrays a compiled kernel (or any callee) captured by reference."""
+    from cudalite.core import ir
+    from cudalite.core.types import DeviceArrayRef
+
+    out, seen, todo = [], set(), [result.typed]
+    while todo:
+        tf = todo.pop()
+        if tf is None or id(tf) in seen:
+            continue
+        seen.add(id(tf))
+        for stmt in ir.walk_stmts(tf.fir.body):
+            out.extend(e.value.owner for e in ir.walk_exprs(stmt)
+                       if isinstance(e, ir.Const) and isinstance(e.value, DeviceArrayRef))
+        todo.extend(info.callee for info in tf.calls.values() if info.callee is not None)
+    return tuple(out)
 
 
 def build_kernel(pyfunc, argtypes, opts: JitOptions, cc) -> KernelBuild:
@@ -193,7 +212,7 @@ def build_kernel(pyfunc, argtypes, opts: JitOptions, cc) -> KernelBuild:
         if artifact.storable() and _cache.verify_after_compile(probe, result, store.path):
             store.store_artifact(probe.key, artifact, qualname=pyfunc.__qualname__, argtypes=argtypes)
         timings["store"] = perf_counter() - t
-    return KernelBuild(artifact, timings, status)
+    return KernelBuild(artifact, timings, status, _captured_arrays(result))
 
 
 class CompiledKernel:
@@ -213,6 +232,7 @@ class CompiledKernel:
         build = build_kernel(pyfunc, self.argtypes, opts, self.cc)
         self.artifact = art = build.artifact
         self.status = build.status
+        self._keepalive = build.keepalive  # captured device arrays live as long as the code
         self.timings = timings = dict(build.timings)
         self.exc_global = None
         if load:

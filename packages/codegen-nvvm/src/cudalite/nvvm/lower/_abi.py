@@ -140,7 +140,7 @@ def _rebuild(b, params, arg):
     if isinstance(t, Complex):
         return make_complex(b, by_role[Role.REAL][0], by_role[Role.IMAG][0], t)
     if isinstance(t, Array):
-        shape = by_role[Role.SHAPE]
+        shape = by_role.get(Role.SHAPE, [])  # none for a 0-d array
         strides = by_role.get(Role.STRIDE) or contiguous_strides(b, t, shape)
         return array_struct(b, t, by_role[Role.DATA][0], shape, strides)
     (slot,) = arg.slots  # a number or a pointer: one parameter, passed as is

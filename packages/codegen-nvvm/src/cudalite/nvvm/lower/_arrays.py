@@ -38,6 +38,8 @@ def _array_getitem(lc, node, args, info):
     rt = info.sig.return_type
     if any(isinstance(t, SliceType) for _, t in items):
         return slice_view(b, aty, arr, items, rt)
+    if not items and isinstance(rt, Array):  # a[()] of an n-d array: the array itself
+        return arr
     p = element_pointer(b, aty, arr, items)
     if isinstance(rt, Array):
         k = len(items)

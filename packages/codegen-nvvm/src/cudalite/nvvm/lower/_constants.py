@@ -1,5 +1,6 @@
-"""Compile-time constants as IR values: numbers, tuples, and global NumPy arrays
-(placed in constant memory, ``addrspace(4)``, read-only)."""
+"""Compile-time constants as IR values: numbers, tuples, global NumPy arrays
+(placed in constant memory, ``addrspace(4)``, read-only) and global device arrays
+(captured by reference: their pointer, shape and strides baked in)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from llvmlite import ir
 
 from cudalite.core.numpy_support import is_ndarray, numpy
 from cudalite.core.types import (
-    Array, Boolean, Complex, Float, Integer, NoneType, Tuple,
+    Array, Boolean, Complex, DeviceArrayRef, Float, Integer, NoneType, Tuple,
 )
 
 from ._irtypes import ADDRSPACE_CONST, I8, I64, memory_type, ptr, value_type
@@ -37,6 +38,10 @@ def lower_constant(lc, value, ty):
         return c
     if isinstance(ty, Tuple):
         return ir.Constant(value_type(ty), [lower_constant(lc, v, t) for v, t in zip(value, ty.types)])
+    if isinstance(ty, Array) and isinstance(value, DeviceArrayRef):
+        data = ir.Constant(I64, value.ptr).inttoptr(ptr(memory_type(ty.dtype)))
+        return array_struct(lc.builder, ty, data, [ir.Constant(I64, n) for n in value.shape],
+                            [ir.Constant(I64, s) for s in value.strides])
     if isinstance(ty, Array) and is_ndarray(value):
         elem_ptr = constant_array_global(lc.module, value, ty)
         data = lc.builder.addrspacecast(elem_ptr, ptr(memory_type(ty.dtype)))

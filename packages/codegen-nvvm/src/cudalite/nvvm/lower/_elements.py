@@ -48,8 +48,11 @@ def _offset_pointer(b, data, byte_offset, elem_ptr_type):
 
 
 def element_pointer(b, aty: Array, arr, items):
-    """Pointer to the element (or sub-array start) at the given leading indices."""
+    """Pointer to the element (or sub-array start) at the given leading indices (no
+    indices: the data pointer, e.g. the one element of a 0-d array)."""
     data = b.extract_value(arr, 0)
+    if not items:
+        return data
     shape = [b.extract_value(arr, [1, k]) for k in range(aty.ndim)]
     idxs = [wrap_index(b, v, t, shape[k]) for k, (v, t) in enumerate(items)]
     full = len(idxs) == aty.ndim

@@ -14,6 +14,7 @@ import ast
 from .. import ir
 from ..numpy_support import is_ndarray, is_numpy_scalar
 from ..errors import TypingError, UnsupportedError
+from ..types import DeviceArrayRef
 from ._source import SourceInfo, capture, free_values, lookup_free
 
 __all__ = ["build_ir"]
@@ -276,7 +277,8 @@ def _describe(n):
 
 def _foldable(value) -> bool:
     """Attributes of these compile-time objects are resolved by the frontend."""
-    return not (isinstance(value, _VALUE_TYPES) or is_ndarray(value) or is_numpy_scalar(value))
+    return not (isinstance(value, _VALUE_TYPES) or is_ndarray(value) or is_numpy_scalar(value)
+                or isinstance(value, DeviceArrayRef))
 
 
 def _assigned_names(fn_node) -> set[str]:

@@ -19,6 +19,7 @@ import types
 import warnings
 
 from ..errors import Loc, SourceError, SourceWarning
+from ..types import device_array_ref
 from . import _identity
 
 __all__ = ["python_function", "SourceInfo", "capture", "free_values", "lookup_free"]
@@ -177,12 +178,20 @@ def free_values(func) -> tuple[dict, dict]:
     return cells, func.__globals__
 
 
+def _freeze(value):
+    ref = device_array_ref(value)
+    return value if ref is None else ref
+
+
 def lookup_free(name, cells, globs):
-    """Resolve a free name: closure cell, then globals, then builtins."""
+    """Resolve a free name: closure cell, then globals, then builtins.  A device array
+    (an object whose class has ``__cuda_array_interface__``) is frozen by reference,
+    as numba-cuda does: its :class:`~cudalite.core.types.DeviceArrayRef` (pointer,
+    shape, strides; the array kept alive), not a copy of its data."""
     if name in cells:
-        return True, cells[name]
+        return True, _freeze(cells[name])
     if name in globs:
-        return True, globs[name]
+        return True, _freeze(globs[name])
     if hasattr(builtins, name):
         return True, getattr(builtins, name)
     return False, None

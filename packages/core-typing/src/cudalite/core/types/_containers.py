@@ -10,7 +10,8 @@ MAX_NDIM = 8
 
 
 class Array(Type):
-    """An n-d array view: ``dtype``, ``ndim``, ``layout`` ('C', 'F' or 'A').
+    """An n-d array view: ``dtype``, ``ndim`` (0 to 8), ``layout`` ('C', 'F' or 'A').
+    A 0-d array (one element, ``a[()]``) is always 'C', as NumPy's are contiguous.
 
     ``readonly`` arrays (constant memory) reject stores at type-check time.
     """
@@ -18,11 +19,11 @@ class Array(Type):
     __slots__ = ("dtype", "ndim", "layout", "readonly")
 
     def __init__(self, dtype: Type, ndim: int, layout: str = "A", readonly: bool = False):
-        if not 1 <= ndim <= MAX_NDIM:
-            raise ValueError(f"arrays have 1 to {MAX_NDIM} dimensions, not {ndim}")
+        if not 0 <= ndim <= MAX_NDIM:
+            raise ValueError(f"arrays have 0 to {MAX_NDIM} dimensions, not {ndim}")
         if layout not in ("C", "F", "A"):
             raise ValueError(f"array layout must be 'C', 'F' or 'A', not {layout!r}")
-        if ndim == 1 and layout == "F":
+        if ndim == 0 or (ndim == 1 and layout == "F"):
             layout = "C"
         ro = "readonly " if readonly else ""
         name = f"{ro}array({dtype}, {ndim}d, {layout})"
@@ -39,9 +40,12 @@ class Array(Type):
 
 
 def array_from_subscript(dtype: Type, spec) -> Array:
-    """``float32[:, ::1]`` -> a 2-d C-contiguous array of float32."""
+    """``float32[:, ::1]`` -> a 2-d C-contiguous array of float32; ``float32[()]`` -> a
+    0-d array (numba spells it ``types.Array(float32, 0, 'C')``)."""
+    if spec == ():
+        return Array(dtype, 0, "C")
     items = spec if isinstance(spec, tuple) else (spec,)
-    if not items or not all(isinstance(s, slice) for s in items):
+    if not all(isinstance(s, slice) for s in items):
         raise TypeError(f"array type spec must be slices such as [:] or [:, ::1], not {spec!r}")
     for s in items:
         if s.start is not None or s.stop is not None or s.step not in (None, 1):

@@ -1,8 +1,10 @@
-"""Typing of Python values: frozen globals/closure constants and NumPy dtypes."""
+"""Typing of Python values: frozen globals/closure constants and NumPy dtypes, and
+the frozen form of a device array captured by a kernel (:class:`DeviceArrayRef`)."""
 
 from __future__ import annotations
 
 import types as _pytypes
+from dataclasses import dataclass
 
 from ..numpy_support import is_ndarray, is_numpy_scalar, loaded, numpy
 from . import _scalar as S
@@ -10,7 +12,7 @@ from ._base import Type
 from ._containers import Array, Record, Tuple
 from ._functions import DType, Module, NumberClass, Opaque, PyFunction, StringLiteral
 
-__all__ = ["typeof_constant", "type_from_dtype", "dtype_of"]
+__all__ = ["typeof_constant", "type_from_dtype", "dtype_of", "DeviceArrayRef", "device_array_ref"]
 
 _BY_KIND_SIZE = {
     ("b", 1): S.boolean,
@@ -59,6 +61,65 @@ def dtype_of(t: Type):
     return np.dtype(t.name)
 
 
+@dataclass(frozen=True, eq=False)
+class DeviceArrayRef:
+    """A device array (any object with ``__cuda_array_interface__``) used as a global
+    or closure variable of a kernel, as numba-cuda captures it: by reference.  Its
+    pointer, shape and byte strides are read once, when the function is frozen, and
+    baked into the code; ``owner`` (the array) is kept alive with the compiled code.
+    Writes on the device and later host copies into the array are visible to later
+    launches; rebinding the variable is not (the kernel keeps the old array).  Such
+    a kernel cannot be cached (its pointer is valid in this process only)."""
+
+    ptr: int
+    shape: tuple
+    strides: tuple
+    dtype: object  # numpy.dtype
+    owner: object
+
+    def __repr__(self):
+        return f"<device array {self.dtype} {self.shape} at {self.ptr:#x}>"
+
+
+def device_array_ref(value):
+    """The :class:`DeviceArrayRef` of ``value`` when it is a device array (its class
+    defines ``__cuda_array_interface__``; NumPy arrays are host constants), else None."""
+    if isinstance(value, DeviceArrayRef):
+        return value
+    if is_ndarray(value) or not hasattr(type(value), "__cuda_array_interface__"):
+        return None
+    cai = value.__cuda_array_interface__
+    np = numpy()
+    dtype = np.dtype(cai["typestr"]) if not cai.get("descr") or len(cai["descr"]) == 1 else np.dtype(cai["descr"])
+    shape = tuple(int(n) for n in cai["shape"])
+    strides = cai.get("strides")
+    if strides is None:  # C-contiguous
+        acc, out = dtype.itemsize, []
+        for n in reversed(shape):
+            out.append(acc)
+            acc *= max(n, 1)
+        strides = tuple(reversed(out))
+    return DeviceArrayRef(int(cai["data"][0] or 0), shape, tuple(int(s) for s in strides), dtype, value)
+
+
+def _layout(shape, strides, itemsize) -> str:
+    """NumPy's relaxed contiguity (size-1 extents never decide): 'C', 'F' or 'A'."""
+    def contiguous(dims):
+        if 0 in shape:
+            return True
+        acc = itemsize
+        for k in dims:
+            if shape[k] != 1:
+                if strides[k] != acc:
+                    return False
+                acc *= shape[k]
+        return True
+
+    if contiguous(range(len(shape) - 1, -1, -1)):
+        return "C"
+    return "F" if contiguous(range(len(shape))) else "A"
+
+
 def typeof_constant(value) -> Type | None:
     """The type of a Python value frozen into compiled code, or None if it has none."""
     if isinstance(value, bool):
@@ -80,10 +141,15 @@ def typeof_constant(value) -> Type | None:
         return None if any(i is None for i in items) else Tuple(items)
     if is_ndarray(value):
         et = type_from_dtype(value.dtype)
-        if et is None or value.ndim == 0:
+        if et is None:
             return None
         layout = "C" if value.flags.c_contiguous else ("F" if value.flags.f_contiguous else "A")
         return Array(et, value.ndim, layout, readonly=True)
+    if isinstance(value, DeviceArrayRef):
+        et = type_from_dtype(value.dtype)
+        if et is None:
+            return None
+        return Array(et, len(value.shape), _layout(value.shape, value.strides, value.dtype.itemsize))
     if isinstance(value, (list, dict, set, frozenset, bytes, bytearray)):
         return None  # mutable/host containers have no device representation
     if isinstance(value, Type):

@@ -350,6 +350,8 @@ class _Inference:
             return ZipIter(tuple(p for p, _ in parts)), Tuple([t for _, t in parts])
         t = self.expr(e)
         if isinstance(t, Array):
+            if t.ndim == 0:
+                raise TypingError(f"iteration over a 0-d array ({t})", e.loc)
             elem = t.dtype if t.ndim == 1 else t.copy(ndim=t.ndim - 1, layout="C" if t.layout == "C" else "A")
             return ArrayIter(e, t), elem
         if isinstance(t, Tuple):

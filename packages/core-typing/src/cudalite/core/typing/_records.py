@@ -21,6 +21,7 @@ __all__ = [
     "CallKind", "CallInfo", "Resolved", "Comparison",
     "IterPlan", "ArrayIter", "TupleIter", "RangeIter", "EnumerateIter", "ZipIter",
     "AtomicOp", "GridDims", "Fp16Op", "ArrayView", "TupleIndex", "RecordField", "ArraySpec", "ConstArray",
+    "UfuncLoop",
 ]
 
 
@@ -196,3 +197,14 @@ class ConstArray:
     (compared by identity: arrays have no truth-valued ``==``)."""
 
     value: object
+
+
+@dataclass(frozen=True, slots=True)
+class UfuncLoop:
+    """``np.sin(x, out)`` / ``np.add(a, b, out)`` on arrays: the scalar ufunc (its
+    signature ``inner`` and payload ``inner_payload``) applied to every element of
+    the output array, the ``nin`` inputs broadcast onto it (NumPy's rules)."""
+
+    inner: Signature
+    inner_payload: object
+    nin: int

@@ -42,8 +42,10 @@ def array_index_result(arr: Array, index):
     if len(items) > arr.ndim:
         return None, f"too many indices ({len(items)}) for a {arr.ndim}-d array"
     n_ints = sum(1 for i in items if _is_index(i))
-    if n_ints == arr.ndim:
+    if n_ints == arr.ndim:  # also a[()] on a 0-d array: its element
         return arr.dtype, None
+    if not items:  # a[()] on an n-d array: the whole array, as NumPy and numba
+        return arr, None
     # a view stays C-contiguous when integers lead and every slice is a full ':'
     slices = [i for i in items if isinstance(i, SliceType)]
     leading_ints = all(_is_index(i) for i in items[:n_ints])

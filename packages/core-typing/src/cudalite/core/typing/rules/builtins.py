@@ -138,6 +138,8 @@ def _len(site):
     if len(site.args) != 1:
         raise site.error("takes exactly one argument")
     a = site.args[0]
+    if isinstance(a, Array) and a.ndim == 0:
+        raise site.error(f"len() of unsized object ({a}: a 0-d array has no length; use .size)")
     if isinstance(a, (Array, Tuple)):
         return Signature(int64, (a,))
     return None

@@ -139,7 +139,7 @@ def _array_like(site):
         raise site.error("the argument must be a global NumPy array (a compile-time constant), "
                          f"not {site.args[0]}")
     dtype = type_from_dtype(value.dtype)
-    if dtype is None or value.ndim == 0 or value.size == 0:
+    if dtype is None or value.size == 0:
         raise site.error(f"cannot place an array of dtype {value.dtype} and shape {value.shape} "
                          "in constant memory")
     return Resolved(Signature(Array(dtype, value.ndim, "C", readonly=True), tuple(site.args)),
