@@ -312,3 +312,4 @@ def test_literal_unroll_needs_a_tuple():
 
     with pytest.raises(TypingError, match=r"cuda\.literal_unroll\(\): expects a tuple"):
         _vartypes(k, (f64[::1],))
+
