@@ -16,6 +16,9 @@ from cudalite.core.device_api import (  # noqa: E402,F401  (the device-side API)
     syncthreads, syncthreads_and, syncthreads_count, syncthreads_or, syncwarp, threadfence,
     threadfence_block, threadfence_system, threadIdx, warpsize,
 )
+from cudalite.core.device_api import (  # noqa: E402,F401  (numba.cuda's libdevice, hints, cache-hint loads/stores)
+    ldca, ldcg, ldcs, ldcv, ldlu, libdevice, literal_unroll, nanosleep, stcg, stcs, stwb, stwt,
+)
 from cudalite.core.device_api import DEVICE_API_NAMES as _DEVICE_API_NAMES
 
 _LAZY = {"compile": "api", "compile_ptx": "api", "compile_stages": "api", "STAGES": "pipeline",

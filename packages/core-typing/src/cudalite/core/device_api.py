@@ -10,6 +10,8 @@ objects themselves.  Calling a stub from ordinary Python raises a clear error.
 
 from __future__ import annotations
 
+from .libdevice_table import FUNCTIONS as _LIBDEVICE_FUNCTIONS
+
 __all__ = [
     "DeviceFunction", "DeviceValue", "threadIdx", "blockIdx", "blockDim", "gridDim", "laneid",
     "warpsize", "grid", "gridsize", "syncthreads", "syncthreads_count", "syncthreads_and",
@@ -17,7 +19,8 @@ __all__ = [
     "shared", "local", "const", "atomic", "fp16", "shfl_sync", "shfl_up_sync", "shfl_down_sync",
     "shfl_xor_sync", "all_sync", "any_sync", "eq_sync", "ballot_sync", "match_any_sync",
     "match_all_sync", "activemask", "lanemask_lt", "popc", "brev", "clz", "ffs", "fma", "cbrt",
-    "selp", "cg", "DEVICE_API_NAMES",
+    "selp", "cg", "libdevice", "nanosleep", "literal_unroll", "ldca", "ldcg", "ldcs", "ldlu", "ldcv",
+    "stcg", "stcs", "stwb", "stwt", "DEVICE_API_NAMES",
 ]
 
 
@@ -145,7 +148,23 @@ selp = _fn("selp")
 # -- half precision ---------------------------------------------------------------------------
 FP16_OPS = ("hadd", "hsub", "hmul", "hdiv", "hneg", "habs", "hfma", "hmax", "hmin",
             "heq", "hne", "hgt", "hge", "hlt", "hle")
-fp16 = _namespace("fp16", FP16_OPS)
+# the math functions of numba.cuda.fp16 (float16 -> float16)
+FP16_MATH_OPS = ("hsin", "hcos", "hlog", "hlog10", "hlog2", "hexp", "hexp10", "hexp2", "hsqrt",
+                 "hrsqrt", "hceil", "hfloor", "hrint", "htrunc", "hrcp", "htanh", "htanh_approx")
+fp16 = _namespace("fp16", FP16_OPS + FP16_MATH_OPS)
+
+# -- libdevice (``cuda.libdevice.sinf`` ... calls ``__nv_sinf``) ------------------------------------
+libdevice = _namespace("libdevice", tuple(_LIBDEVICE_FUNCTIONS))
+
+# -- scheduling and loop hints ----------------------------------------------------------------------
+nanosleep = _fn("nanosleep")
+literal_unroll = _fn("literal_unroll")
+
+# -- loads and stores with a cache operator (``ld.global.cg`` ...) ---------------------------------
+CACHE_LOADS = ("ldca", "ldcg", "ldcs", "ldlu", "ldcv")
+CACHE_STORES = ("stcg", "stcs", "stwb", "stwt")
+ldca, ldcg, ldcs, ldlu, ldcv = (_fn(n) for n in CACHE_LOADS)
+stcg, stcs, stwb, stwt = (_fn(n) for n in CACHE_STORES)
 
 DEVICE_API_NAMES = tuple(n for n in __all__ if n not in ("DeviceFunction", "DeviceValue",
                                                           "DEVICE_API_NAMES"))

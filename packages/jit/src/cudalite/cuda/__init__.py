@@ -16,6 +16,9 @@ from cudalite.core.device_api import (  # noqa: F401  (the device-side API)
     syncthreads, syncthreads_and, syncthreads_count, syncthreads_or, syncwarp, threadfence,
     threadfence_block, threadfence_system, threadIdx, warpsize,
 )
+from cudalite.core.device_api import (  # noqa: F401  (numba.cuda's libdevice, hints, cache-hint loads/stores)
+    ldca, ldcg, ldcs, ldcv, ldlu, libdevice, literal_unroll, nanosleep, stcg, stcs, stwb, stwt,
+)
 from ._compile import (  # noqa: F401  (the compile API; accepts dispatchers too)
     compile_for_current_device, compile_ptx_for_current_device, jit_compile as compile,
     jit_compile_ptx as compile_ptx,
