@@ -17,7 +17,8 @@ match wins (docs/compat.md repeats them):
    ``internal-compiler-error``, ``driver-error``, ``cudalite-exception`` (another exception
    raised inside cudalite), ``missing-error`` (assertRaises: not raised),
    ``missing-warning``, ``error-message-mismatch``, ``generated-code-mismatch`` (an
-   assertion over PTX/LLVM text), ``wrong-result`` (any other failed assertion), ``crash`` (the process died), ``timeout``, ``error`` (anything else).
+   assertion over PTX/LLVM text), ``wrong-result`` (any other failed assertion),
+   ``crash`` (the process died), ``timeout``, ``error`` (anything else).
 """
 
 from __future__ import annotations

@@ -390,7 +390,8 @@ def run_program(np, cuda, path, seed, index):
         cuda.synchronize()
         oi, of, of32 = (x.copy_to_host() for x in d[:3])
     except Exception as exc:
-        return {"ok": False, "error": f"{type(exc).__name__}: {str(exc).strip().splitlines()[-1] if str(exc).strip() else ''}"[:400]}
+        text = str(exc).strip()
+        return {"ok": False, "error": f"{type(exc).__name__}: {text.splitlines()[-1] if text else ''}"[:400]}
     return {"ok": True, "oi": oi.tolist(), "of": of.view(np.uint64).tolist(), "of32": of32.view(np.uint32).tolist(),
             "low": list(getattr(mod, "LOW_PRECISION_F64", []))}
 

@@ -106,7 +106,8 @@ def run_module(tests_root, rel, dotted, timeout):
             rc, tail, timed_out = proc.returncode, (proc.stdout + proc.stderr)[-1500:], False
         except subprocess.TimeoutExpired as e:
             rc, timed_out = None, True
-            tail = ((e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or ""))[-800:]
+            raw = e.stdout or b""
+            tail = (raw.decode(errors="replace") if isinstance(raw, bytes) else raw)[-800:]
         running = None
         if os.path.exists(out):
             for line in open(out):
