@@ -2,6 +2,8 @@
 
     nox -s tests          # everything GPU-less in one venv: what CI (.ci/run) runs
     nox -s core | nvvm | linker | driver | jit | integration | gpu | bench | lint
+    nox -s compat [-- --jobs 8]        # numba-cuda's own test suite against cudalite (GPU machine)
+    nox -s difffuzz [-- --n 1000 --seed 1 --numba-path DIR]   # numba-cuda vs cudalite (GPU machine)
 
 Sessions use the Python that runs nox and install the packages from this
 checkout (not editable), so they test what ``pip install`` produces.
@@ -26,7 +28,8 @@ LINKER_TESTS = "packages/linker/tests"
 DRIVER_TESTS = "packages/driver/tests"
 JIT_TESTS = "packages/jit/tests"
 INTEGRATION_TESTS = "tests-integration"
-LINT_PATHS = ["packages/", "tests-integration/", "benchmarks/", "examples/", "noxfile.py"]
+COMPAT_TESTS = "tests-compat"
+LINT_PATHS = ["packages/", "tests-integration/", "tests-compat/", "benchmarks/", "examples/", "noxfile.py"]
 
 
 def _install_all(session: nox.Session) -> None:
@@ -87,7 +90,7 @@ def tests(session: nox.Session) -> None:
     # Separate runs (each test tree has its own conftest.py and test-module names);
     # all three run even if one fails, and the session fails at the end.
     failed = []
-    for tree in (CORE_TESTS, NVVM_TESTS, LINKER_TESTS, DRIVER_TESTS, JIT_TESTS, INTEGRATION_TESTS):
+    for tree in (CORE_TESTS, NVVM_TESTS, LINKER_TESTS, DRIVER_TESTS, JIT_TESTS, INTEGRATION_TESTS, COMPAT_TESTS):
         try:
             _pytest(session, tree)
         except CommandFailed:
@@ -102,6 +105,26 @@ def gpu(session: nox.Session) -> None:
     _install_all(session)
     for tree in (DRIVER_TESTS, JIT_TESTS, INTEGRATION_TESTS):
         _pytest(session, "-m", "gpu", "-rs", tree)
+
+
+@nox.session
+def compat(session: nox.Session) -> None:
+    """numba-cuda's installed test suite run against cudalite through the ``numba`` alias.
+
+    Needs numba-cuda installed in this venv (its tests are read from disk, numba is never
+    imported) and a GPU; options after ``--`` go to tests-compat/run_compat.py."""
+    _install_all(session)
+    session.install("pytest", "numba-cuda[cu13]==0.30.4")
+    session.run("python", "tests-compat/run_compat.py", *session.posargs)
+
+
+@nox.session
+def difffuzz(session: nox.Session) -> None:
+    """Random kernels under numba-cuda and cudalite, compared (needs a GPU); options after
+    ``--`` go to tests-compat/difffuzz.py (``--n 1000 --seed 1 --numba-path DIR``)."""
+    _install_all(session)
+    session.install("numba-cuda[cu13]==0.30.4")
+    session.run("python", "tests-compat/difffuzz.py", *session.posargs)
 
 
 @nox.session

@@ -1,0 +1,344 @@
+"""Alias the ``numba`` import to cudalite at run time (the compatibility harness's core).
+
+``install(tests_root)`` puts one meta-path finder first on ``sys.meta_path``; from then
+on every ``numba`` / ``numba.*`` import in the process is answered here and real numba
+is never imported.  The mapping (docs/compat.md states it for readers):
+
+- ``numba.cuda``                       -> a proxy of ``cudalite.cuda`` (every attribute is
+  cudalite's; only ``config`` and ``HAS_NUMBA`` are the harness's)
+- ``numba.types``, ``numba.core.types``, ``numba.cuda.types`` -> ``cudalite.types``
+- ``numba[.cuda][.core].errors``       -> numba's exception names bound to cudalite's classes
+- ``numba[.cuda][.core].config``       -> numba's configuration defaults (no simulator)
+- ``numba.cuda.testing``, ``numba.cuda.tests.support`` -> the shims in ``numba_shims/``
+- ``numba.cuda.tests[.X]``             -> the installed test files, run from their own path
+- public numba.cuda submodules (``random``, ``libdevice``, ``fp16``, ``bf16``, ``cg``) ->
+  the same-named ``cudalite.cuda`` module, or a missing-API failure if cudalite lacks it
+- a few internal paths that merely re-export a public name (``numba.cuda.compiler.
+  compile_ptx`` ...) -> that public name of ``cudalite.cuda``
+- ``numba.njit`` and numba's other CPU-target names -> :class:`NumbaInternal` (rule
+  ``cpu-target``)
+- anything else of numba (``numba.cuda.core.ir``, ``numba.cuda.cudadrv.driver``...) imports
+  as a module whose every attribute raises :class:`NumbaInternal` (rule
+  ``internal-import``), so a test module that only *imports* an internal but never uses it
+  still runs, and a test that touches it is classed "not applicable" with the name.
+
+Every :class:`NumbaInternal` raised is also appended to ``EVENTS`` (per-process record read
+by the pytest plugin), so a test whose failure follows an internal access is classed
+"not applicable" even when the test caught or transformed the exception.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import os
+import sys
+import types as _pytypes
+
+SHIMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "numba_shims")
+
+# numba's CPU-target (and CPU-typing) top-level names: cudalite has no CPU target.
+CPU_NAMES = frozenset({
+    "njit", "jit", "vectorize", "guvectorize", "objmode", "prange", "generated_jit", "cfunc",
+    "jit_module", "stencil", "typed", "np", "extending", "experimental", "gdb", "parfors",
+})
+# numba.cuda submodules that are public API: aliased to cudalite.cuda.<name> or missing-API.
+PUBLIC_CUDA_SUBMODULES = frozenset({"random", "libdevice", "fp16", "bf16", "cg"})
+# Internal module paths whose listed names are re-exports of public numba.cuda names.
+REEXPORTS = {
+    "numba.cuda.compiler": {"compile_ptx": "compile_ptx",
+                            "compile_ptx_for_current_device": "compile_ptx_for_current_device",
+                            "compile": "compile", "compile_for_current_device": "compile_for_current_device"},
+    "numba.cuda.misc.special": {"literal_unroll": "literal_unroll"},
+    "numba.cuda.api": {"is_fp8_supported": "is_fp8_supported", "is_float16_supported": "is_float16_supported",
+                       "is_bfloat16_supported": "is_bfloat16_supported"},
+    "numba.cuda.np.numpy_support": {"from_dtype": "from_dtype", "carray": "carray", "farray": "farray"},
+    "numba.cuda.cudadrv.driver": {"CudaAPIError": "CudaAPIError"},
+    "numba.cuda.cudadrv.error": {"CudaSupportError": "CudaSupportError", "CudaDriverError": "CudaDriverError"},
+}
+# numba.cuda submodules the finder answers itself (an attribute miss on the proxy is then a
+# missing-API failure, and ``from numba.cuda import <name>`` still imports the submodule).
+_ALIASED_CUDA_SUBMODULES = PUBLIC_CUDA_SUBMODULES | {"types", "errors", "config", "testing", "tests"}
+EVENTS: list[tuple[str, str]] = []  # (rule, detail) of every NumbaInternal raised in this process
+
+
+class NumbaInternal(ImportError):
+    """A numba internal (or a numba CPU-target name) was used: the test is not applicable."""
+
+    def __init__(self, rule: str, detail: str):
+        super().__init__(f"not applicable [{rule}]: {detail} is numba-internal; cudalite does not provide it")
+        self.rule, self.detail = rule, detail
+        EVENTS.append((rule, detail))
+
+
+class MissingApi(AttributeError):
+    """A public numba.cuda name that cudalite does not provide (a real failure)."""
+
+    def __init__(self, name: str, why: str = ""):
+        super().__init__(f"missing API numba.cuda.{name} (cudalite.cuda has no {name!r})" + (f": {why}" if why else ""))
+        self.api_name = name
+
+
+class MissingApiImport(ImportError):
+    """Import form of :class:`MissingApi` (``import numba.cuda.<name>``)."""
+
+    def __init__(self, name: str):
+        super().__init__(f"missing API numba.cuda.{name} (cudalite.cuda has no module {name!r})")
+        self.api_name = name
+
+
+def _cudalite_cuda():
+    return importlib.import_module("cudalite.cuda")
+
+
+class _CudaProxy(_pytypes.ModuleType):
+    """``numba.cuda``: every attribute is cudalite.cuda's, except the harness's config/HAS_NUMBA."""
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        real = _cudalite_cuda()
+        try:
+            return getattr(real, name)
+        except AttributeError as exc:
+            if name in _NUMBA_CUDA_INTERNAL_MODULES and name not in _ALIASED_CUDA_SUBMODULES:
+                # `cuda.cudadrv`, `cuda.compiler`... as attributes: numba internals.
+                raise NumbaInternal("internal-import", f"numba.cuda.{name}") from None
+            raise MissingApi(name, str(exc)) from None
+
+    def __dir__(self):
+        return sorted(set(dir(_cudalite_cuda())) | {"config", "HAS_NUMBA"})
+
+
+class _NumbaTop(_pytypes.ModuleType):
+    """``numba``: ``cuda``/``types``/``errors``/``config`` and the public numba.cuda names."""
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        if name in CPU_NAMES:
+            raise NumbaInternal("cpu-target", f"numba.{name}")
+        if name in ("cuda", "types", "errors", "config", "core"):
+            return importlib.import_module(f"numba.{name}")
+        try:
+            return getattr(_cudalite_cuda(), name)
+        except AttributeError:
+            raise MissingApi(name, f"numba.{name}") from None
+
+
+class _Internal(_pytypes.ModuleType):
+    """An internal numba module: importable, but every attribute is not applicable."""
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        if f"{self.__name__}.{name}" in REEXPORTS or _real_module_exists(f"{self.__name__}.{name}"):
+            return importlib.import_module(f"{self.__name__}.{name}")
+        public = REEXPORTS.get(self.__name__, {}).get(name)
+        if public is not None:
+            try:
+                return getattr(_cudalite_cuda(), public)
+            except AttributeError:
+                raise MissingApi(public, f"re-exported by {self.__name__}") from None
+        raise NumbaInternal("internal-import", f"{self.__name__}.{name}")
+
+
+class _Errors(_pytypes.ModuleType):
+    """numba's exception/warning names bound to cudalite's classes."""
+
+    # numba name -> candidates, first found wins: (module, attribute)
+    NAMES = {
+        "TypingError": [("cudalite.cuda.errors", "TypingError"), ("cudalite.core.errors", "TypingError")],
+        "NumbaTypeError": [("cudalite.cuda.errors", "NumbaTypeError"), ("cudalite.core.errors", "TypingError")],
+        "LoweringError": [("cudalite.cuda.errors", "LoweringError"), ("cudalite.core.errors", "LoweringError")],
+        "UnsupportedError": [("cudalite.cuda.errors", "UnsupportedError"),
+                             ("cudalite.core.errors", "UnsupportedError")],
+        "NumbaError": [("cudalite.cuda.errors", "NumbaError"), ("cudalite.core.errors", "CudaliteError")],
+        "CompilerError": [("cudalite.cuda.errors", "CompilerError"), ("cudalite.core.errors", "CompilerError")],
+        "NumbaPerformanceWarning": [("cudalite.cuda", "NumbaPerformanceWarning")],
+        "NumbaWarning": [("cudalite.cuda.errors", "NumbaWarning"), ("cudalite.core.errors", "SourceWarning")],
+    }
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        for mod, attr in self.NAMES.get(name, []) + [("cudalite.cuda.errors", name)]:
+            try:
+                return getattr(importlib.import_module(mod), attr)
+            except (ImportError, AttributeError):
+                continue
+        raise MissingApi(f"errors.{name}")
+
+
+class _Config(_pytypes.ModuleType):
+    """numba's configuration variables at their defaults on real hardware (never the simulator).
+
+    Tests read and override these; cudalite reads none of them, so an override changes
+    nothing in cudalite (a test that depends on one fails and is reported as it fails)."""
+
+    DEFAULTS = {
+        "ENABLE_CUDASIM": False, "CUDA_LOW_OCCUPANCY_WARNINGS": 1, "CUDA_WARN_ON_IMPLICIT_COPY": 1,
+        "DISABLE_PERFORMANCE_WARNINGS": 0, "CUDA_ENABLE_NRT": False, "CUDA_DEBUGINFO_DEFAULT": 0,
+        "DEBUGINFO_DEFAULT": 0, "CUDA_MEMORY_MANAGER": "default", "CUDA_ARRAY_INTERFACE_SYNC": 1,
+        "CUDA_NVRTC_EXTRA_SEARCH_PATHS": "", "CUDA_DEBUG_POLY": 0, "CUDA_DEBUG_POLY_USE_TYPED_CONST": 0,
+        "ALWAYS_WARN_UNINIT_VAR": 0, "DUMP_ASSEMBLY": 0, "DUMP_BYTECODE": 0, "DUMP_CFG": 0, "DUMP_IR": 0,
+        "DUMP_LLVM": 0, "OPT": 3, "_O": 3, "HTML": None, "CUDA_ENABLE_PYNVJITLINK": 1,
+        "CUDA_PER_THREAD_DEFAULT_STREAM": 0, "CUDA_DEFAULT_PTX_CC": (5, 0), "CUDA_LOG_LEVEL": "",
+        "CUDA_USE_NVIDIA_BINDING": 1, "NUMBA_NUM_THREADS": 1, "DEVELOPER_MODE": 0, "FULL_TRACEBACKS": 0,
+        "COLOR_SCHEME": "no_color", "BOUNDSCHECK": None, "CUDA_ENABLE_MINOR_VERSION_COMPATIBILITY": 0,
+    }
+
+    def __init__(self, name):
+        super().__init__(name)
+        for k, v in self.DEFAULTS.items():
+            setattr(self, k, v)
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise NumbaInternal("internal-config", f"numba config {name}")
+
+
+def _package(name: str, cls=_pytypes.ModuleType, path=None):
+    mod = cls(name)
+    mod.__path__ = list(path or [])
+    mod.__package__ = name
+    return mod
+
+
+_NUMBA_CUDA_INTERNAL_MODULES: set[str] = set()  # filled by install() from the installed tree
+_CUDA_DIR: list[str] = []  # the installed numba/cuda folder, set by install()
+
+
+def _real_module_exists(fullname: str) -> bool:
+    """Is numba.cuda.<a>.<b> a module or package of the installed numba-cuda?  (numba.core.*
+    lives in the base numba package, which need not be installed: taken as existing.)"""
+    parts = fullname.split(".")
+    if parts[:2] != ["numba", "cuda"]:
+        return parts[:2] == ["numba", "core"]
+    if not _CUDA_DIR:
+        return False
+    base = os.path.join(_CUDA_DIR[0], *parts[2:])
+    return os.path.isdir(base) or os.path.isfile(base + ".py")
+
+
+class _Loader(importlib.abc.Loader):
+    def __init__(self, factory, init=None):
+        self._factory, self._init = factory, init
+
+    def create_module(self, spec):
+        return self._factory(spec.name)
+
+    def exec_module(self, module):
+        if self._init is not None:  # runs once the module is in sys.modules
+            self._init(module)
+
+
+class AliasFinder(importlib.abc.MetaPathFinder):
+    """Answers every ``numba`` / ``numba.*`` import (see the module docstring)."""
+
+    def __init__(self, tests_root: str):
+        self.tests_root = os.path.abspath(tests_root)
+
+    def _spec(self, name, factory, is_package=True, init=None):
+        return importlib.machinery.ModuleSpec(name, _Loader(factory, init), is_package=is_package)
+
+    def _fixed(self, module):
+        return lambda name: module
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != "numba" and not fullname.startswith("numba."):
+            return None
+        parts = fullname.split(".")
+        if fullname == "numba":
+            return self._spec(fullname, lambda n: _package(n, _NumbaTop))
+        if fullname == "numba.cuda":
+            def init_cuda(mod):
+                mod.config = importlib.import_module("numba.cuda.config")
+                mod.HAS_NUMBA = False  # numba's CPU package is not there: the alias is not numba
+            return self._spec(fullname, lambda n: _package(n, _CudaProxy), init=init_cuda)
+        if fullname in ("numba.types", "numba.core.types", "numba.cuda.types"):
+            return self._spec(fullname, self._fixed(importlib.import_module("cudalite.types")), False)
+        if parts[-1] == "errors" and fullname in ("numba.errors", "numba.core.errors", "numba.cuda.errors",
+                                                  "numba.cuda.core.errors"):
+            return self._spec(fullname, lambda n: _Errors(n), False)
+        if parts[-1] == "config" and fullname in ("numba.config", "numba.core.config", "numba.cuda.config",
+                                                  "numba.cuda.core.config"):
+            if fullname != "numba.cuda.config":  # one config object for all spellings
+                cfg = importlib.import_module("numba.cuda.config")
+                return self._spec(fullname, self._fixed(cfg), False)
+            return self._spec(fullname, lambda n: _Config(n), False)
+        if fullname == "numba.cuda.testing":
+            return importlib.util.spec_from_file_location(fullname, os.path.join(SHIMS, "testing.py"))
+        if fullname == "numba.cuda.tests.support":
+            return importlib.util.spec_from_file_location(fullname, os.path.join(SHIMS, "support.py"))
+        if fullname == "numba.cuda.tests" or fullname.startswith("numba.cuda.tests."):
+            return self._test_file(fullname, parts[3:])
+        if fullname in ("numba.core", "numba.cuda.core"):
+            return self._spec(fullname, lambda n: _package(n, _Internal))
+        if len(parts) >= 3 and parts[:2] == ["numba", "cuda"]:
+            sub = parts[2]
+            if sub in PUBLIC_CUDA_SUBMODULES and len(parts) == 3:
+                try:
+                    mod = getattr(_cudalite_cuda(), sub)
+                except AttributeError:
+                    try:
+                        mod = importlib.import_module(f"cudalite.cuda.{sub}")
+                    except ImportError:
+                        raise MissingApiImport(sub) from None
+                return self._spec(fullname, self._fixed(mod), False)
+            if sub not in _NUMBA_CUDA_INTERNAL_MODULES:
+                raise MissingApiImport(sub)
+        if parts[1] in CPU_NAMES:
+            raise NumbaInternal("cpu-target", fullname)
+        parent, last = fullname.rsplit(".", 1)
+        if last in REEXPORTS.get(parent, {}):  # `from <internal> import <public name>` that cudalite lacks
+            raise MissingApiImport(REEXPORTS[parent][last])
+        if len(parts) > 2 and not _real_module_exists(fullname):  # a name inside an internal module
+            raise NumbaInternal("internal-import", fullname)
+        return self._spec(fullname, lambda n: _package(n, _Internal))
+
+    def _test_file(self, fullname, rel):
+        """numba.cuda.tests[.a.b]: a folder is an empty package on the real path (its
+        __init__ is not run: numba's imports numba internals); a file runs from its path."""
+        base = os.path.join(self.tests_root, *rel)
+        if os.path.isdir(base):
+            return self._spec(fullname, lambda n: _package(n, path=[base]))
+        if os.path.isfile(base + ".py"):
+            return importlib.util.spec_from_file_location(fullname, base + ".py")
+        return None
+
+
+def find_tests_root(explicit: str | None = None, search_path=None) -> str | None:
+    """The installed numba-cuda ``numba/cuda/tests`` folder, found on disk (numba not imported)."""
+    if explicit:
+        return explicit if os.path.isdir(os.path.join(explicit, "cudapy")) else None
+    for entry in search_path if search_path is not None else sys.path:
+        for layout in (("numba_cuda", "numba", "cuda", "tests"), ("numba", "cuda", "tests")):
+            cand = os.path.join(entry or ".", *layout)
+            if os.path.isdir(os.path.join(cand, "cudapy")):
+                return os.path.abspath(cand)
+    return None
+
+
+def install(tests_root: str) -> AliasFinder:
+    """Install the alias (idempotent); drops any real numba already imported."""
+    for f in list(sys.meta_path):
+        if isinstance(f, AliasFinder):  # already there: keep it first (pytest adds finders of its own)
+            sys.meta_path.remove(f)
+            sys.meta_path.insert(0, f)
+            return f
+    _NUMBA_CUDA_INTERNAL_MODULES.clear()
+    cuda_dir = os.path.dirname(os.path.abspath(tests_root))
+    _CUDA_DIR[:] = [cuda_dir]
+    for entry in os.listdir(cuda_dir):
+        stem = entry[:-3] if entry.endswith(".py") else entry
+        if entry.endswith(".py") or os.path.isdir(os.path.join(cuda_dir, entry)):
+            _NUMBA_CUDA_INTERNAL_MODULES.add(stem)
+    for name in [n for n in sys.modules if n == "numba" or n.startswith("numba.")]:
+        del sys.modules[name]
+    finder = AliasFinder(tests_root)
+    sys.meta_path.insert(0, finder)
+    return finder

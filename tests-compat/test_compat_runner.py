@@ -1,0 +1,143 @@
+"""GPU-less end-to-end check of the compatibility runner on a fake numba-cuda install:
+the alias, the shims, the per-module worker, crash recovery and the classification."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+from compat_alias import find_tests_root
+from compat_classify import classify
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+GOOD = '''
+import os
+import numpy as np
+from numba import cuda
+from numba.cuda import types
+from numba.cuda.testing import CUDATestCase, skip_unless_cudasim, skip_on_cudasim, unittest
+from numba.cuda.tests.support import override_config
+from .usecases import add_one
+
+
+class TestFake(CUDATestCase):
+    def test_pass_compile(self):
+        ptx, resty = cuda.compile_ptx(add_one, (types.int64,), device=True)
+        self.assertIn(".func", ptx)
+        self.assertPreciseEqual(np.float64(1.5), np.float64(1.5))
+
+    def test_wrong_result(self):
+        self.assertPreciseEqual(np.float32(1.0), np.float32(1.5), prec="single")
+
+    def test_missing_api(self):
+        cuda.not_a_numba_name
+
+    def test_internal(self):
+        from numba.cuda.core import ir
+        ir.Var
+
+    def test_cpu_target(self):
+        from numba import njit
+
+    def test_compile_error(self):
+        def bad(x):
+            return undefined_name + x
+        cuda.compile_ptx(bad, (types.int64,), device=True)
+
+    @skip_unless_cudasim("simulator only")
+    def test_cudasim_only(self):
+        pass
+
+    @skip_on_cudasim("hardware only")
+    def test_config(self):
+        with override_config("DISABLE_PERFORMANCE_WARNINGS", 1):
+            self.assertEqual(cuda.config.DISABLE_PERFORMANCE_WARNINGS, 1)
+        self.assertFalse(cuda.config.ENABLE_CUDASIM)
+
+    def test_zz_crash(self):
+        os._exit(3)
+
+    def test_zzz_after_crash(self):
+        pass
+'''
+
+INTERNAL = '''
+from numba.cuda.core.ir import Var
+from numba.cuda.testing import CUDATestCase
+
+
+class TestInternals(CUDATestCase):
+    def test_a(self):
+        pass
+
+    def test_b(self):
+        pass
+'''
+
+
+def make_tree(tmp_path):
+    tests = tmp_path / "site" / "numba_cuda" / "numba" / "cuda" / "tests"
+    (tests / "cudapy").mkdir(parents=True)
+    (tests / "doc_examples").mkdir()
+    (tests.parent / "core").mkdir()
+    (tests.parent / "core" / "ir.py").write_text("raise RuntimeError('real numba must not run')\n")
+    for d in (tests, tests / "cudapy", tests / "doc_examples"):
+        (d / "__init__.py").write_text("raise RuntimeError('real numba __init__ must not run')\n")
+    (tests / "cudapy" / "usecases.py").write_text("def add_one(x):\n    return x + 1\n")
+    (tests / "cudapy" / "test_fake.py").write_text(textwrap.dedent(GOOD))
+    (tests / "cudapy" / "test_internals.py").write_text(textwrap.dedent(INTERNAL))
+    return tests
+
+
+def test_find_tests_root_on_disk(tmp_path):
+    tests = make_tree(tmp_path)
+    assert find_tests_root(None, [str(tmp_path / "elsewhere"), str(tmp_path / "site")]) == str(tests)
+    assert find_tests_root(str(tests)) == str(tests)
+    assert find_tests_root(None, [str(tmp_path)]) is None
+
+
+def test_runner_end_to_end(tmp_path):
+    tests = make_tree(tmp_path)
+    out = tmp_path / "res.json"
+    proc = subprocess.run([sys.executable, os.path.join(HERE, "run_compat.py"), "--tests-root", str(tests),
+                           "--json", str(out), "--jobs", "2", "--timeout", "120"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    res = json.loads(out.read_text())
+    got = {t["id"].split("::")[-1]: (t["status"], t["klass"]) for t in res["tests"]}
+    assert got == {
+        "test_pass_compile": ("passed", ""),
+        "test_wrong_result": ("failed", "wrong-result"),
+        "test_missing_api": ("failed", "missing-api"),
+        "test_internal": ("not-applicable", "internal-import"),
+        "test_cpu_target": ("not-applicable", "cpu-target"),
+        "test_compile_error": ("failed", "compile-error"),
+        "test_cudasim_only": ("not-applicable", "cudasim-only"),
+        "test_config": ("passed", ""),
+        "test_zz_crash": ("failed", "crash"),
+        "test_zzz_after_crash": ("passed", ""),
+        "test_a": ("not-applicable", "internal-import"),  # module-level import of an internal
+        "test_b": ("not-applicable", "internal-import"),
+    }, proc.stdout
+    assert "APPLICABLE PASS RATE: 42.9% (3/7)" in proc.stdout
+    assert "cudapy/test_internals.py" in proc.stdout and "(module)" in proc.stdout
+    missing = [t for t in res["tests"] if t["klass"] == "missing-api"]
+    assert missing[0]["detail"] == "not_a_numba_name"
+
+
+def test_classify_rules():
+    assert classify({"outcome": "passed"})[0] == "passed"
+    assert classify({"outcome": "skipped", "skip_reason": "N/A[cudasim-only]: x"})[:2] == ("not-applicable",
+                                                                                         "cudasim-only")
+    assert classify({"outcome": "skipped", "skip_reason": "requires cc >= 9.0"})[:2] == ("skipped", "skip")
+    assert classify({"outcome": "failed", "exc_type": "ModuleNotFoundError", "exc_mro": ["ModuleNotFoundError"],
+                     "message": "No module named 'ml_dtypes'"})[:2] == ("skipped", "missing-dependency")
+    assert classify({"outcome": "failed", "exc_type": "AssertionError", "exc_mro": ["AssertionError"],
+                     "message": "TypingError not raised"})[1] == "missing-error"
+    assert classify({"outcome": "failed", "exc_type": "KeyError", "exc_mro": ["KeyError"], "message": "'x'",
+                     "in_cudalite": True})[1] == "cudalite-exception"
+    assert classify({"outcome": "failed", "exc_type": "KeyError", "exc_mro": ["KeyError"], "message": "'x'",
+                     "events": [("internal-import", "numba.cuda.core.ir")]})[:2] == ("not-applicable",
+                                                                                    "internal-import")
