@@ -12,7 +12,7 @@ import pytest
 from cudalite import nvvm as cuda
 from cudalite.core.errors import CompilerError, TypingError
 from cudalite.core.ffi import declare_device
-from cudalite.core.types import VectorType, cuda_alignment, float32, parse_signature, vector_types
+from cudalite.core.types import cuda_alignment, float32, parse_signature, vector_types
 from cudalite.nvvm import compile_stages
 
 
