@@ -32,7 +32,7 @@ import enum
 from dataclasses import dataclass, field
 
 from .errors import CompilerError
-from .types import Array, Boolean, Complex, CPointer, Float, Integer, Record, SliceType, Tuple
+from .types import Array, Boolean, Complex, CPointer, Float, Integer, Record, SliceType, Tuple, VectorType
 
 __all__ = [
     "ABI_VERSION", "Role", "ParamSlot", "ArgABI", "KernelABI", "kernel_abi", "passes_strides", "array_values",
@@ -133,6 +133,8 @@ def llvm_value_text(t) -> str:
         return "i8*"
     if isinstance(t, SliceType):
         return "{i64, i64, i64}"
+    if isinstance(t, VectorType):
+        return "{" + ", ".join([llvm_value_text(t.base_type)] * t.count) + "}"
     return "{}"  # compile-time objects (None, functions, ...) have no runtime value
 
 
@@ -166,6 +168,10 @@ def _flatten(t, arg, path, out) -> ArgABI:
             out.extend(ParamSlot(Role.STRIDE, arg, path, d, "i64", _EXTENT_CODE) for d in range(t.ndim))
     elif isinstance(t, Tuple):
         items = tuple(_flatten(item, arg, path + (j,), out) for j, item in enumerate(t.types))
+    elif isinstance(t, VectorType):
+        raise CompilerError(f"a {t} cannot be an argument of a kernel or an exported function (nor can it in "
+                            f"numba-cuda): pass its components, or an array, and build the vector inside with "
+                            f"cuda.{t}(...)")
     else:
         raise CompilerError(f"a value of type {t} cannot be passed as an argument of an entry point")
     return ArgABI(t, path, tuple(out[start:]), items)

@@ -11,6 +11,7 @@ objects themselves.  Calling a stub from ordinary Python raises a clear error.
 from __future__ import annotations
 
 from .libdevice_table import FUNCTIONS as _LIBDEVICE_FUNCTIONS
+from .types import VECTOR_ALIASES, vector_types
 
 __all__ = [
     "DeviceFunction", "DeviceValue", "threadIdx", "blockIdx", "blockDim", "gridDim", "laneid",
@@ -20,7 +21,8 @@ __all__ = [
     "shfl_xor_sync", "all_sync", "any_sync", "eq_sync", "ballot_sync", "match_any_sync",
     "match_all_sync", "activemask", "lanemask_lt", "popc", "brev", "clz", "ffs", "fma", "cbrt",
     "selp", "cg", "libdevice", "nanosleep", "literal_unroll", "ldca", "ldcg", "ldcs", "ldlu", "ldcv",
-    "stcg", "stcs", "stwb", "stwt", "DEVICE_API_NAMES",
+    "stcg", "stcs", "stwb", "stwt", "VectorConstructor", "VECTOR_TYPE_NAMES", "DEVICE_API_NAMES",
+    *vector_types, *VECTOR_ALIASES,  # vector types: numba-cuda's names, then the CUDA C aliases
 ]
 
 
@@ -58,6 +60,20 @@ class DeviceValue:
                            "or device function compiled by cudalite)")
 
     __int__ = __index__ = __float__ = _unavailable
+
+
+class VectorConstructor(DeviceFunction):
+    """A vector type's constructor (``cuda.float32x4``, alias ``cuda.float4``): called in
+    device code with components and smaller vectors of the same base type adding up
+    to ``vector_type.count`` (``float32x4(v2, z, w)``)."""
+
+    def __init__(self, name: str):
+        super().__init__(f"cuda.{name}")
+        self.vector_type = vector_types[name]
+        self.aliases = tuple(a for a, n in VECTOR_ALIASES.items() if n == name)
+
+    def __repr__(self):
+        return f"<cudalite vector type {self.__name__}>"
 
 
 class _Namespace:
@@ -166,5 +182,30 @@ CACHE_STORES = ("stcg", "stcs", "stwb", "stwt")
 ldca, ldcg, ldcs, ldlu, ldcv = (_fn(n) for n in CACHE_LOADS)
 stcg, stcs, stwb, stwt = (_fn(n) for n in CACHE_STORES)
 
-DEVICE_API_NAMES = tuple(n for n in __all__ if n not in ("DeviceFunction", "DeviceValue",
-                                                          "DEVICE_API_NAMES"))
+# -- vector types: cuda.float32x4(x, y, z, w), v.x ... (aliases: the CUDA C names) ------------------
+int8x1, int8x2, int8x3, int8x4 = (VectorConstructor(f"int8x{n}") for n in (1, 2, 3, 4))
+int16x1, int16x2, int16x3, int16x4 = (VectorConstructor(f"int16x{n}") for n in (1, 2, 3, 4))
+int32x1, int32x2, int32x3, int32x4 = (VectorConstructor(f"int32x{n}") for n in (1, 2, 3, 4))
+int64x1, int64x2, int64x3, int64x4 = (VectorConstructor(f"int64x{n}") for n in (1, 2, 3, 4))
+uint8x1, uint8x2, uint8x3, uint8x4 = (VectorConstructor(f"uint8x{n}") for n in (1, 2, 3, 4))
+uint16x1, uint16x2, uint16x3, uint16x4 = (VectorConstructor(f"uint16x{n}") for n in (1, 2, 3, 4))
+uint32x1, uint32x2, uint32x3, uint32x4 = (VectorConstructor(f"uint32x{n}") for n in (1, 2, 3, 4))
+uint64x1, uint64x2, uint64x3, uint64x4 = (VectorConstructor(f"uint64x{n}") for n in (1, 2, 3, 4))
+float32x1, float32x2, float32x3, float32x4 = (VectorConstructor(f"float32x{n}") for n in (1, 2, 3, 4))
+float64x1, float64x2, float64x3, float64x4 = (VectorConstructor(f"float64x{n}") for n in (1, 2, 3, 4))
+VECTOR_TYPE_NAMES = tuple(vector_types)  # the canonical names (each constructor's __name__)
+char1, char2, char3, char4 = int8x1, int8x2, int8x3, int8x4
+short1, short2, short3, short4 = int16x1, int16x2, int16x3, int16x4
+int1, int2, int3, int4 = int32x1, int32x2, int32x3, int32x4
+long1, long2, long3, long4 = (globals()[VECTOR_ALIASES[f"long{n}"]] for n in (1, 2, 3, 4))
+longlong1, longlong2, longlong3, longlong4 = int64x1, int64x2, int64x3, int64x4
+uchar1, uchar2, uchar3, uchar4 = uint8x1, uint8x2, uint8x3, uint8x4
+ushort1, ushort2, ushort3, ushort4 = uint16x1, uint16x2, uint16x3, uint16x4
+uint1, uint2, uint3, uint4 = uint32x1, uint32x2, uint32x3, uint32x4
+ulong1, ulong2, ulong3, ulong4 = (globals()[VECTOR_ALIASES[f"ulong{n}"]] for n in (1, 2, 3, 4))
+ulonglong1, ulonglong2, ulonglong3, ulonglong4 = uint64x1, uint64x2, uint64x3, uint64x4
+float1, float2, float3, float4 = float32x1, float32x2, float32x3, float32x4
+double1, double2, double3, double4 = float64x1, float64x2, float64x3, float64x4
+
+DEVICE_API_NAMES = tuple(n for n in __all__ if n not in ("DeviceFunction", "DeviceValue", "VectorConstructor",
+                                                          "VECTOR_TYPE_NAMES", "DEVICE_API_NAMES"))

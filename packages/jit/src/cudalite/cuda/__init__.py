@@ -19,6 +19,16 @@ from cudalite.core.device_api import (  # noqa: F401  (the device-side API)
 from cudalite.core.device_api import (  # noqa: F401  (numba.cuda's libdevice, hints, cache-hint loads/stores)
     ldca, ldcg, ldcs, ldcv, ldlu, libdevice, literal_unroll, nanosleep, stcg, stcs, stwb, stwt,
 )
+from cudalite.core.device_api import (  # noqa: F401  (vector types: numba-cuda's names, CUDA C aliases)
+    int8x1, int8x2, int8x3, int8x4, int16x1, int16x2, int16x3, int16x4, int32x1, int32x2, int32x3, int32x4,
+    int64x1, int64x2, int64x3, int64x4, uint8x1, uint8x2, uint8x3, uint8x4, uint16x1, uint16x2, uint16x3,
+    uint16x4, uint32x1, uint32x2, uint32x3, uint32x4, uint64x1, uint64x2, uint64x3, uint64x4, float32x1,
+    float32x2, float32x3, float32x4, float64x1, float64x2, float64x3, float64x4, char1, char2, char3, char4,
+    short1, short2, short3, short4, int1, int2, int3, int4, long1, long2, long3, long4, longlong1, longlong2,
+    longlong3, longlong4, uchar1, uchar2, uchar3, uchar4, ushort1, ushort2, ushort3, ushort4, uint1, uint2,
+    uint3, uint4, ulong1, ulong2, ulong3, ulong4, ulonglong1, ulonglong2, ulonglong3, ulonglong4, float1,
+    float2, float3, float4, double1, double2, double3, double4,
+)
 from ._compile import (  # noqa: F401  (the compile API; accepts dispatchers too)
     compile_for_current_device, compile_ptx_for_current_device, jit_compile as compile,
     jit_compile_ptx as compile_ptx,

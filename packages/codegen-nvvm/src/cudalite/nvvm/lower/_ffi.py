@@ -12,25 +12,35 @@ import types as _pytypes
 
 from llvmlite import ir
 
-from cudalite.core.errors import LoweringError
+from cudalite.core.errors import CompilerError, LoweringError
 from cudalite.core.ffi import ForeignFunction
-from cudalite.core.types import Array, Boolean, Complex, Tuple
+from cudalite.core.types import Array, Boolean, Complex, Tuple, VectorType
 
 from ._abi import flat_params
 from ._irtypes import I8, I32, ptr, value_type
 from ._registry import lowerings
+from ._vectors import abi_type, annotate_alignment, from_abi, to_abi
 
 __all__ = []
 
 
-def _flatten_value(b, v, t):
-    """Split a value into the ABI's scalar parameters (bool as i8)."""
+def _params(module, t) -> list:
+    """The parameter types of one argument: a vector is CUDA C's struct, by value."""
+    if isinstance(t, VectorType):
+        return [abi_type(module, t)]
+    return flat_params(t)
+
+
+def _flatten_value(b, module, v, t):
+    """Split a value into the ABI's scalar parameters (bool as i8; a vector: one struct)."""
+    if isinstance(t, VectorType):
+        return [to_abi(b, module, v, t)]
     if isinstance(t, Boolean):
         return [b.zext(v, I8)]
     if isinstance(t, Array):
         raise TypeError("arrays are passed to foreign functions as pointers: use ffi.from_buffer(array)")
     if isinstance(t, Tuple):
-        return [p for i, sub in enumerate(t.types) for p in _flatten_value(b, b.extract_value(v, i), sub)]
+        return [p for i, sub in enumerate(t.types) for p in _flatten_value(b, module, b.extract_value(v, i), sub)]
     if isinstance(t, Complex):
         return [b.extract_value(v, 0), b.extract_value(v, 1)]
     return [v]
@@ -43,12 +53,14 @@ def _call_foreign(lc, node, args, info):
     mb = lc.module
     mb.add_links(decl.link)
     try:
-        params = [p for t in decl.argtypes for p in flat_params(t)]
-        values = [p for v, t in zip(args, decl.argtypes) for p in _flatten_value(b, v, t)]
-    except TypeError as e:
+        params = [p for t in decl.argtypes for p in _params(mb.ir_module, t)]
+        values = [p for v, t in zip(args, decl.argtypes) for p in _flatten_value(b, mb.ir_module, v, t)]
+    except (TypeError, CompilerError) as e:  # arrays; a tuple holding a vector
         raise LoweringError(str(e), node.loc) from None
     rt = decl.return_type
     ret_lty = I8 if isinstance(rt, Boolean) else value_type(rt)
+    if isinstance(rt, VectorType):
+        ret_lty = abi_type(mb.ir_module, rt)
     if decl.abi == "c":
         fnty = ir.FunctionType(ir.VoidType() if not decl.returns_value else ret_lty, params)
     else:
@@ -56,6 +68,7 @@ def _call_foreign(lc, node, args, info):
     fn = mb.ir_module.globals.get(decl.name)
     if fn is None:
         fn = ir.Function(mb.ir_module, fnty, decl.name)
+        _annotate_vectors(mb.ir_module, fn, decl)
     elif fn.function_type != fnty:
         raise LoweringError(f"the device function {decl.name!r} is declared twice with different signatures "
                             f"({fn.function_type} and {fnty})", node.loc)
@@ -71,7 +84,21 @@ def _call_foreign(lc, node, args, info):
         res = b.load(slot)
     if isinstance(rt, Boolean):
         res = b.icmp_unsigned("!=", res, ir.Constant(I8, 0))
+    elif isinstance(rt, VectorType):
+        res = from_abi(b, res, rt)
     return res
+
+
+def _annotate_vectors(module, fn, decl):
+    """CUDA C's alignment for vector parameters (and a C-ABI vector result)."""
+    first = 1 if decl.abi == "c" else 2  # the numba ABI's first parameter is the result pointer
+    index = first
+    for t in decl.argtypes:
+        if isinstance(t, VectorType):
+            annotate_alignment(module, fn, index, t)
+        index += len(_params(module, t))
+    if decl.abi == "c" and isinstance(decl.return_type, VectorType):
+        annotate_alignment(module, fn, 0, decl.return_type)
 
 
 @lowerings.call_class(_pytypes.MethodType, _pytypes.BuiltinMethodType)

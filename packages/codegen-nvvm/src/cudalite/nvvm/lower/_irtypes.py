@@ -17,6 +17,8 @@ Value representations:
   context; :func:`declare_identified` declares the ones a module uses.
 * array -> ``{T* data, [n x i64] shape, [n x i64] strides}`` (strides in bytes)
 * record -> ``i8*`` pointing at the record (records have reference semantics)
+* vector type (``float32x4``) -> ``{float, float, float, float}`` (foreign calls use a
+  named struct of CUDA C's alignment: ``lower/_vectors.py``)
 * CPointer(T) -> ``T*``; compile-time objects -> ``{}`` (no runtime value)
 
 :func:`type_from_text` reads the IR text of a type (as printed by llvmlite) back into
@@ -33,7 +35,7 @@ import re
 from llvmlite import ir
 
 from cudalite.core.types import (
-    Array, Boolean, Complex, CPointer, Float, Integer, NoneType, Record, SliceType, Tuple,
+    Array, Boolean, Complex, CPointer, Float, Integer, NoneType, Record, SliceType, Tuple, VectorType,
 )
 
 __all__ = [
@@ -91,6 +93,8 @@ def value_type(t):
         return ptr(I8)
     if isinstance(t, SliceType):
         return ir.LiteralStructType([I64, I64, I64])
+    if isinstance(t, VectorType):
+        return ir.LiteralStructType([value_type(t.base_type)] * t.count)
     if isinstance(t, NoneType):
         return EMPTY
     return EMPTY

@@ -40,7 +40,7 @@ class ModuleBuilder:
     def __init__(self, name: str, options: LowerOptions, *, lowerings, exc_symbol: str = "cudalite_exc"):
         self.options = options
         self.lowerings = lowerings
-        self.ir_module = m = ir.Module(name, context=ir.Context())  # its own identified types
+        self.ir_module = m = ir.Module(name, context=ir.Context())  # its own identified types (tuples, vector ABI)
         m.triple = TRIPLE
         m.data_layout = DATA_LAYOUT
         self.uses_libdevice = False

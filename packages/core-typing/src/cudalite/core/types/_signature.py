@@ -9,6 +9,7 @@ from ..errors import SignatureError
 from . import _scalar as S
 from ._base import Signature, Type
 from ._containers import CPointer, Tuple, UniTuple
+from ._vector import vector_type_named
 
 __all__ = ["as_type", "parse_signature", "parse_type", "TYPE_NAMES"]
 
@@ -49,6 +50,9 @@ def as_type(obj) -> Type:
         raise SignatureError(_NONE_HINT)
     if isinstance(obj, str):
         return parse_type(obj)
+    vector = getattr(obj, "vector_type", None)  # a vector type's constructor (cuda.float32x4)
+    if isinstance(vector, Type):
+        return vector
     from ._typeof import type_from_dtype
 
     t = type_from_dtype(obj)
@@ -129,6 +133,9 @@ def _eval(node, text):
             return TYPE_NAMES[node.id]
         if node.id in _CALLABLES:
             return _CALLABLES[node.id]
+        vector = vector_type_named(node.id)  # float32x4, float4 ...
+        if vector is not None:
+            return vector
         raise SignatureError(f"unknown type name {node.id!r} in {text!r}")
     if isinstance(node, ast.Attribute):  # types.float32, np.float32, nb.types.int32
         return _eval(ast.Name(id=node.attr), text)
