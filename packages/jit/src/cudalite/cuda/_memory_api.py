@@ -21,7 +21,7 @@ from .devicearray import DeviceNDArray, from_cuda_array_interface, is_device_arr
 
 __all__ = [
     "to_device", "device_array", "device_array_like", "pinned_array", "pinned_array_like",
-    "mapped_array", "managed_array", "pinned", "mapped", "as_cuda_array", "is_cuda_array",
+    "mapped_array", "mapped_array_like", "managed_array", "pinned", "mapped", "as_cuda_array", "is_cuda_array",
     "from_cuda_array_interface",
 ]
 
@@ -276,6 +276,13 @@ def mapped_array(shape, dtype=float, strides=None, order="C", stream=0, portable
 
     arr = host_array_over(mem.ptr, nbytes, mem, shape, dtype, strides, cls=MappedNDArray)
     return arr._attach(mem.ptr, devptr, max(nbytes, 1), mem)
+
+
+def mapped_array_like(ary, stream=0, portable=False, wc=False):
+    """An uninitialized mapped array (see :func:`mapped_array`) with the shape, dtype
+    and order of ``ary`` (an F-contiguous, not C-contiguous array gives order "F";
+    otherwise "C")."""
+    return mapped_array(ary.shape, ary.dtype, order=_order_like(ary), stream=stream, portable=portable, wc=wc)
 
 
 def managed_array(shape, dtype=float, strides=None, order="C", stream=0, attach_global=True):

@@ -24,6 +24,7 @@ from cudalite.core.numpy_support import lazy_numpy as np  # NumPy loads on first
 import cudalite.driver as _drv
 
 from . import _array_layout as L
+from ._emm import device_alloc
 from ._runtime import driver_stream, external_stream
 
 __all__ = ["DeviceNDArray", "is_device_array", "from_cuda_array_interface", "require_device_array"]
@@ -59,7 +60,7 @@ class DeviceNDArray:
         if ptr is None:
             lo, hi = L.extent(shape, strides, dtype.itemsize)
             if gpu_data is None:
-                gpu_data = _drv.alloc(hi - lo)
+                gpu_data = device_alloc(hi - lo)  # the driver's, or an EMM plugin's memalloc
             ptr = (_drv.device_pointer(gpu_data) - lo) if hi > lo else _drv.device_pointer(gpu_data)
         else:
             gpu_data = owner if owner is not None else gpu_data
@@ -300,6 +301,13 @@ class DeviceNDArray:
         return host if dtype is None else host.astype(dtype)
 
     # -- interchange -----------------------------------------------------------------------
+    def get_ipc_handle(self):
+        """A picklable :class:`~cudalite.cuda.IpcArrayHandle` that another process
+        opens to get a device array over this array's memory (CUDA IPC)."""
+        from ._ipc import array_ipc_handle
+
+        return array_ipc_handle(self)
+
     def _device_id(self):
         dev = getattr(self.gpu_data, "device_id", None)
         if isinstance(dev, int):
