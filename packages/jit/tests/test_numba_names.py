@@ -386,3 +386,16 @@ def test_stream_callback_trampoline_releases_its_reference_and_warns():
         warnings.simplefilter("always")
         tramp(None, 700, id(bad))
     assert any("Exception in stream callback" in str(x.message) for x in w)
+
+
+def test_plugin_spellings_of_pointers_and_handles():
+    # what RMM's plugin does: memory.handle.value / int(memory.handle), a CUipcMemHandle or a ctypes array
+    from cuda.bindings import driver as cu
+
+    mp = cuda.MemoryPointer(None, ctypes.c_uint64(0x5000), 8)
+    assert (mp.handle.value, int(mp.handle), int(mp.device_pointer)) == (0x5000, 0x5000, 0x5000)
+    assert cuda.cudadrv.driver.device_pointer(mp) == 0x5000
+    h = cu.CUipcMemHandle()
+    ctypes.memmove(h.getPtr(), bytes(range(64)), 64)
+    assert cuda.IpcHandle(None, h, 8).handle == bytes(range(64))
+    assert cuda.IpcHandle(None, (ctypes.c_byte * 64)(*range(64)), 8).handle == bytes(range(64))

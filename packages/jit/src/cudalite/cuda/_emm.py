@@ -31,7 +31,7 @@ from ._faults import jit_runtime
 
 __all__ = [
     "MemoryInfo", "MemoryPointer", "AutoFreePointer", "MappedMemory", "PinnedMemory", "ManagedMemory",
-    "OwnedPointer", "BaseCUDAMemoryManager", "HostOnlyCUDAMemoryManager", "GetIpcHandleMixin",
+    "OwnedPointer", "DevicePointer", "BaseCUDAMemoryManager", "HostOnlyCUDAMemoryManager", "GetIpcHandleMixin",
     "DefaultMemoryManager", "set_memory_manager", "device_alloc", "PendingDeallocs",
     "SUPPORTED_EMM_INTERFACE_VERSION",
 ]
@@ -55,6 +55,17 @@ def _address(pointer) -> int:
     return int(pointer)
 
 
+class DevicePointer(int):
+    """A device address as an int that also answers ``.value`` (the ctypes spelling
+    numba-era plugins read: ``memory.handle.value``)."""
+
+    __slots__ = ()
+
+    @property
+    def value(self):
+        return int(self)
+
+
 class MemoryPointer:
     """Device memory: ``MemoryPointer(context, pointer, size, owner=None,
     finalizer=None)`` as in numba.  ``pointer`` may be an int, a ctypes pointer or
@@ -67,8 +78,7 @@ class MemoryPointer:
     def __init__(self, context, pointer, size, owner=None, finalizer=None):
         self.context = context
         self.ptr = _address(pointer)
-        self.device_pointer = pointer
-        self.handle = pointer
+        self.device_pointer = self.handle = DevicePointer(self.ptr)
         self.size = size
         self._cuda_memsize_ = size
         self.is_managed = finalizer is not None
@@ -286,7 +296,7 @@ class GetIpcHandleMixin:
     def get_ipc_handle(self, memory):
         from ._ipc import IpcHandle
 
-        ptr = _address(getattr(memory, "ptr", None) or memory.device_pointer)
+        ptr = _address(memory.device_pointer)
         base, _size = _drv.address_range(ptr)
         handle = _drv.ipc_get_handle(base)
         dev = self.context.device if self.context is not None else None

@@ -20,7 +20,21 @@ from cudalite.core.numpy_support import lazy_numpy as np
 
 from . import _array_layout as L
 
-__all__ = ["IpcHandle", "IpcArrayHandle", "open_ipc_array", "array_ipc_handle"]
+__all__ = ["IpcHandle", "IpcArrayHandle", "open_ipc_array", "array_ipc_handle", "handle_bytes"]
+
+
+def handle_bytes(handle) -> bytes:
+    """The 64 bytes of an IPC handle given as bytes, a sequence of ints, a ctypes
+    byte array or a cuda.bindings ``CUipcMemHandle`` (what plugins pass)."""
+    get_ptr = getattr(handle, "getPtr", None)
+    if get_ptr is not None:
+        import ctypes
+
+        return ctypes.string_at(get_ptr(), 64)
+    reserved = getattr(handle, "reserved", None)  # older cuda-bindings CUipcMemHandle
+    if reserved is not None:
+        handle = reserved
+    return bytes(bytearray(bytes(handle) if not isinstance(handle, (list, tuple)) else [b & 0xFF for b in handle]))
 
 
 class IpcHandle:
@@ -31,7 +45,7 @@ class IpcHandle:
 
     def __init__(self, base, handle, size, source_info=None, offset=0):
         self.base = base
-        self.handle = bytes(bytearray(handle))
+        self.handle = handle_bytes(handle)
         self.size = size
         self.source_info = source_info
         self.offset = offset
