@@ -143,7 +143,7 @@ def _open_shim(cfg):
 def _open_native(backend, cfg):
     path = cfg.libcuda
     if backend == "stream_callback":
-        from .stream import make_callback_trampoline
+        from ._callback import make_callback_trampoline
 
         return make_callback_trampoline()
     if backend == "shim":

@@ -12,14 +12,12 @@ queued so far on the stream is complete (cuStreamAddCallback).
 
 from __future__ import annotations
 
-import warnings
 import weakref
 
 from ._cu import call, call_status, cu
 from ._state import get_driver, peek_driver
 
-__all__ = ["Stream", "Event", "elapsed_time", "stream_handle", "as_custream", "add_callback",
-           "make_callback_trampoline"]
+__all__ = ["Stream", "Event", "elapsed_time", "stream_handle", "as_custream", "add_callback"]
 
 CU_STREAM_LEGACY = 1
 CU_STREAM_PER_THREAD = 2
@@ -163,29 +161,6 @@ class Event:
 def elapsed_time(start, end) -> float:
     """Milliseconds between two recorded, completed timing events."""
     return call("cuEventElapsedTime", start._cu, end._cu)
-
-
-def make_callback_trampoline():
-    """The C function (a ctypes ``CFUNCTYPE`` object) every stream callback goes
-    through: ``userData`` is a Python callable whose reference :func:`add_callback`
-    took; the trampoline drops that reference and calls it with the ``CUresult``
-    status.  Made once per process and kept by the driver (``Driver.native``)."""
-    import ctypes
-
-    proto = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p)
-    decref = ctypes.pythonapi.Py_DecRef
-    decref.argtypes = [ctypes.py_object]
-    decref.restype = None
-
-    def trampoline(_stream, status, data):
-        fn = ctypes.cast(data, ctypes.py_object).value
-        decref(fn)  # the reference add_callback took (``fn`` holds its own)
-        try:
-            fn(int(status))
-        except Exception as exc:  # never let an exception unwind into the driver
-            warnings.warn(f"Exception in stream callback: {exc!r}", RuntimeWarning, stacklevel=1)
-
-    return proto(trampoline)
 
 
 def add_callback(stream, fn) -> None:

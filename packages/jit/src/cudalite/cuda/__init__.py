@@ -53,12 +53,11 @@ from ._context_api import (  # noqa: F401,E402
     current_context, defer_cleanup, is_bfloat16_supported, is_float16_supported, is_fp8_supported,
     profile_start, profile_stop, profiling,
 )
-from ._emm import (  # noqa: F401,E402  (external memory management plugins)
-    BaseCUDAMemoryManager, GetIpcHandleMixin, HostOnlyCUDAMemoryManager, MappedMemory, MemoryInfo, MemoryPointer,
-    PinnedMemory, set_memory_manager,
+from ._emm import (  # noqa: F401,E402  (external memory management plugins, IPC handles)
+    BaseCUDAMemoryManager, GetIpcHandleMixin, HostOnlyCUDAMemoryManager, IpcHandle, MappedMemory, MemoryInfo,
+    MemoryPointer, PinnedMemory, set_memory_manager,
 )
-from ._ipc import IpcHandle, open_ipc_array  # noqa: F401,E402
-from ._memory_api import mapped_array_like  # noqa: F401,E402
+from ._memory_api import mapped_array_like, open_ipc_array  # noqa: F401,E402
 from ._compat_names import cuda_error  # noqa: F401,E402
 from .runtime import is_supported_version  # noqa: F401,E402
 

@@ -11,7 +11,8 @@ a context (``memalloc``, ``memhostalloc``, ``mempin``, ``memallocmanaged``), IPC
 (``get_ipc_handle``, ``open_ipc_handle``) and stream/event factories.
 
 Also here: ``defer_cleanup``, ``profile_start``/``profile_stop``/``profiling``,
-``is_float16_supported``/``is_bfloat16_supported``/``is_fp8_supported``.
+``is_float16_supported``/``is_bfloat16_supported``/``is_fp8_supported``, and
+:func:`device_alloc`, the allocation of ``cuda.device_array`` (the EMM hook).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import cudalite.driver as _drv
 from ._emm import DefaultMemoryManager, MemoryInfo, PendingDeallocs
 
 __all__ = [
-    "Context", "current_context", "defer_cleanup", "profile_start", "profile_stop", "profiling",
+    "Context", "current_context", "device_alloc", "defer_cleanup", "profile_start", "profile_stop", "profiling",
     "is_float16_supported", "is_bfloat16_supported", "is_fp8_supported",
 ]
 
@@ -238,3 +239,19 @@ def is_bfloat16_supported():
 def is_fp8_supported():
     """Whether the current device supports FP8 (compute capability >= 8.9)."""
     return current_context().device.supports_fp8
+
+
+def device_alloc(nbytes):
+    """Device memory for a new device array (``cuda.device_array`` and everything
+    built on it): a :class:`cudalite.driver.DeviceMemory` from the driver, or, when an
+    EMM plugin is in use in the current context, what its ``memalloc(nbytes)``
+    returned (after ``initialize()``, as numba)."""
+    from ._faults import jit_runtime
+
+    rt = jit_runtime()
+    if nbytes == 0 or (not rt.contexts and rt.memory_manager is None):  # no plugin can be in use
+        return _drv.alloc(nbytes)
+    mm = current_context().memory_manager
+    if type(mm) is DefaultMemoryManager:
+        return _drv.alloc(nbytes)
+    return mm.memalloc(nbytes)

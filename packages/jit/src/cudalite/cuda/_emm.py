@@ -13,6 +13,7 @@ array over it dies.  One plugin instance lives in each device's context
 Without a plugin, device arrays take the driver's allocator directly
 (:func:`cudalite.driver.alloc`) and ``ctx.memory_manager`` is the built-in
 :class:`DefaultMemoryManager`, which implements the same protocol over cudalite.driver.
+:class:`IpcHandle` is numba's picklable CUDA IPC handle (64 bytes, size, offset).
 Pinned, mapped and managed host arrays do not go through plugins (numba routes them
 through ``HostOnlyCUDAMemoryManager``'s own driver calls, which do the same thing).
 """
@@ -27,12 +28,11 @@ from collections import namedtuple
 
 import cudalite.driver as _drv
 
-from ._faults import jit_runtime
 
 __all__ = [
     "MemoryInfo", "MemoryPointer", "AutoFreePointer", "MappedMemory", "PinnedMemory", "ManagedMemory",
     "OwnedPointer", "DevicePointer", "BaseCUDAMemoryManager", "HostOnlyCUDAMemoryManager", "GetIpcHandleMixin",
-    "DefaultMemoryManager", "set_memory_manager", "device_alloc", "PendingDeallocs",
+    "DefaultMemoryManager", "set_memory_manager", "PendingDeallocs", "IpcHandle", "handle_bytes",
     "SUPPORTED_EMM_INTERFACE_VERSION",
 ]
 
@@ -294,8 +294,6 @@ class GetIpcHandleMixin:
     allocation that contains the memory, with the memory's offset in it."""
 
     def get_ipc_handle(self, memory):
-        from ._ipc import IpcHandle
-
         ptr = _address(memory.device_pointer)
         base, _size = _drv.address_range(ptr)
         handle = _drv.ipc_get_handle(base)
@@ -337,6 +335,8 @@ def set_memory_manager(mm_plugin):
     if iv != SUPPORTED_EMM_INTERFACE_VERSION:
         raise RuntimeError(f"EMM Plugin interface has version {iv} - version {SUPPORTED_EMM_INTERFACE_VERSION} "
                            "required")
+    from ._faults import jit_runtime
+
     rt = jit_runtime()
     with rt.lock:
         rt.memory_manager = mm_plugin
@@ -346,16 +346,61 @@ def set_memory_manager(mm_plugin):
         ctx.memory_manager.initialize()
 
 
-def device_alloc(nbytes):
-    """Device memory for a new device array: a :class:`cudalite.driver.DeviceMemory`
-    from the driver, or, when a plugin is in use in the current context, what its
-    ``memalloc(nbytes)`` returned."""
-    rt = jit_runtime()
-    if nbytes == 0 or (not rt.contexts and rt.memory_manager is None):  # no plugin can be in use
-        return _drv.alloc(nbytes)
-    from ._context_api import current_context
+# -- IPC handles -------------------------------------------------------------------------------------
+def handle_bytes(handle) -> bytes:
+    """The 64 bytes of an IPC handle given as bytes, a sequence of ints, a ctypes
+    byte array or a cuda.bindings ``CUipcMemHandle`` (what plugins pass)."""
+    get_ptr = getattr(handle, "getPtr", None)
+    if get_ptr is not None:
+        import ctypes
 
-    mm = current_context().memory_manager  # initialize()s a plugin, as numba before each allocation
-    if type(mm) is DefaultMemoryManager:
-        return _drv.alloc(nbytes)
-    return mm.memalloc(nbytes)
+        return ctypes.string_at(get_ptr(), 64)
+    reserved = getattr(handle, "reserved", None)  # older cuda-bindings CUipcMemHandle
+    if reserved is not None:
+        handle = reserved
+    return bytes(bytearray(bytes(handle) if not isinstance(handle, (list, tuple)) else [b & 0xFF for b in handle]))
+
+
+class IpcHandle:
+    """A CUDA IPC memory handle: ``IpcHandle(base, handle, size, source_info=None,
+    offset=0)`` as numba's.  ``handle`` is the 64-byte ``CUipcMemHandle``; ``base``
+    keeps the exported memory alive in the exporting process (None once pickled);
+    ``offset`` is the position of the shared memory in its allocation."""
+
+    def __init__(self, base, handle, size, source_info=None, offset=0):
+        self.base = base
+        self.handle = handle_bytes(handle)
+        self.size = size
+        self.source_info = source_info
+        self.offset = offset
+        self._opened = None
+
+    def open(self, context):
+        """Map the memory into this process; returns a MemoryPointer at ``offset``."""
+        if self.base is not None:
+            raise ValueError("opening IpcHandle from original process")
+        if self._opened is not None:
+            raise ValueError("IpcHandle is already opened")
+        if context is None:
+            raise TypeError("IpcHandle.open(context): pass cuda.current_context()")
+        self._opened = context.open_ipc_handle(self.handle, self.offset + self.size)
+        return self._opened.view(self.offset)
+
+    open_direct = open
+
+    def close(self):
+        """Unmap the memory (arrays opened over it become invalid)."""
+        if self._opened is None:
+            raise ValueError("IpcHandle not opened")
+        self._opened.free()
+        self._opened = None
+
+    def __reduce__(self):
+        return (_rebuild_ipc_handle, (self.handle, self.size, self.source_info, self.offset))
+
+    def __repr__(self):
+        return f"<IpcHandle size={self.size} offset={self.offset}>"
+
+
+def _rebuild_ipc_handle(handle, size, source_info, offset):
+    return IpcHandle(None, handle, size, source_info, offset=offset)

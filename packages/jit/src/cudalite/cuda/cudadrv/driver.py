@@ -9,9 +9,8 @@ from cudalite.linker import LinkerError  # noqa: F401
 from .._context_api import Context, profiling  # noqa: F401
 from .._emm import (  # noqa: F401
     AutoFreePointer, BaseCUDAMemoryManager, GetIpcHandleMixin, HostOnlyCUDAMemoryManager, ManagedMemory,
-    MappedMemory, MemoryInfo, MemoryPointer, OwnedPointer, PinnedMemory, set_memory_manager,
+    IpcHandle, MappedMemory, MemoryInfo, MemoryPointer, OwnedPointer, PinnedMemory, set_memory_manager,
 )
-from .._ipc import IpcHandle  # noqa: F401
 from ..errors import CudaAPIError  # noqa: F401
 
 __all__ = [
