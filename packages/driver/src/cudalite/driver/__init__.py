@@ -9,7 +9,9 @@ It is the only cudalite package that calls the CUDA driver.
 from .device import (
     Device, current_device, device_count, get_device, memory_info, set_current_device, synchronize,
 )
-from .errors import CudaDriverError
+from .errors import CudaDriverError, CudaSupportError
+from .ipc import address_range, ipc_close_handle, ipc_get_handle, ipc_open_handle
+from .profiler import driver_version, profile_start, profile_stop
 from .launch import Launcher, launch, launch_cooperative
 from .memory import (
     DeviceMemory,
@@ -29,17 +31,19 @@ from .module import Function, Module, load_module
 from .params import ParamLayout, pack_params, param_layout
 from .pointer import PointerAttributes, pointer_attributes
 from .registration import HostRegistration, host_device_pointer, register_host
-from .stream import Event, Stream, elapsed_time
+from .stream import Event, Stream, add_callback, elapsed_time
 
 __all__ = [
-    "CudaDriverError",
+    "CudaDriverError", "CudaSupportError",
+    "address_range", "ipc_get_handle", "ipc_open_handle", "ipc_close_handle",
+    "profile_start", "profile_stop", "driver_version",
     "Device", "device_count", "get_device", "set_current_device", "current_device", "memory_info",
     "synchronize",
     "DeviceMemory", "HostMemory", "ManagedMemory", "alloc", "alloc_host", "alloc_managed", "memset", "memset_d32",
     "copy_host_to_device", "copy_device_to_host", "copy_device_to_device", "device_pointer",
     "HostRegistration", "register_host", "host_device_pointer",
     "PointerAttributes", "pointer_attributes",
-    "Stream", "Event", "elapsed_time",
+    "Stream", "Event", "elapsed_time", "add_callback",
     "Module", "Function", "load_module",
     "Launcher", "launch", "launch_cooperative",
     "ParamLayout", "param_layout", "pack_params",

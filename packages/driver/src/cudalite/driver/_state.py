@@ -15,7 +15,7 @@ import threading
 
 from . import config as _config
 from ._cu import call, cu
-from .errors import CudaDriverError
+from .errors import NO_SUPPORT_CODES, CudaDriverError, CudaSupportError
 
 __all__ = ["Driver", "get_driver", "peek_driver"]
 
@@ -36,11 +36,13 @@ class Driver:
         self.config = cfg or _config.load_config()
         try:
             call("cuInit", 0)
-        except CudaDriverError:
+        except CudaDriverError as exc:
+            if exc.code in NO_SUPPORT_CODES:
+                raise CudaSupportError(exc.code, exc.name, exc.message, exc.call) from None
             raise
         except Exception as exc:  # libcuda not found (GPU-less machine)
-            raise CudaDriverError(3, "CUDA_ERROR_NOT_INITIALIZED", f"libcuda could not be loaded: {exc}",
-                                  "cuInit") from None
+            raise CudaSupportError(3, "CUDA_ERROR_NOT_INITIALIZED", f"libcuda could not be loaded: {exc}",
+                                   "cuInit") from None
         self.device_count = call("cuDeviceGetCount")
         self.alive = True
         self._lock = threading.RLock()
@@ -100,7 +102,8 @@ class Driver:
     def native(self, backend):
         """The libcuda handle for launch backend ``cffi`` or ``ctypes``, or for ``shim``
         ``(Shim, cuLaunchKernel address, cuLaunchCooperativeKernel address)`` or None
-        when the shim cannot be built here (opened/built once per process)."""
+        when the shim cannot be built here, or for ``stream_callback`` the C trampoline
+        of stream callbacks (opened/built once per process)."""
         try:
             return self._native[backend]
         except KeyError:
@@ -139,6 +142,10 @@ def _open_shim(cfg):
 
 def _open_native(backend, cfg):
     path = cfg.libcuda
+    if backend == "stream_callback":
+        from ._callback import make_callback_trampoline
+
+        return make_callback_trampoline()
     if backend == "shim":
         return _open_shim(cfg)
     if backend == "cffi":

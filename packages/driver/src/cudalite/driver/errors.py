@@ -15,7 +15,7 @@ recovery is a new process.
 
 from __future__ import annotations
 
-__all__ = ["CudaDriverError", "error_from_code", "raise_for", "STICKY_ERRORS"]
+__all__ = ["CudaDriverError", "CudaSupportError", "error_from_code", "raise_for", "STICKY_ERRORS"]
 
 # Codes after which the context cannot be used any more (CUDA driver API docs).
 STICKY_ERRORS = frozenset(
@@ -56,6 +56,14 @@ class CudaDriverError(RuntimeError):
 
     def __reduce__(self):
         return (type(self), (self.code, self.name, self.message, self.call))
+
+
+class CudaSupportError(CudaDriverError):
+    """CUDA cannot be used at all in this process: libcuda is missing, ``cuInit``
+    failed, or there is no device (numba's ``CudaSupportError``)."""
+
+# cuInit results that mean "no usable CUDA here" rather than a failed call
+NO_SUPPORT_CODES = frozenset({3, 35, 100, 999})  # NOT_INITIALIZED, INSUFFICIENT_DRIVER, NO_DEVICE, UNKNOWN
 
 
 def _enum_name(code):

@@ -6,6 +6,8 @@ when the object dies.  ``Stream.legacy_default()`` (``CU_STREAM_LEGACY``, handle
 ``Stream.external(handle)`` wrap streams that are not owned and never destroyed.
 Anywhere a stream is taken, ``None`` or ``0`` means the legacy default stream.
 ``Event(timing=True)`` records into a stream; ``elapsed_time(start, end)`` is in ms.
+``add_callback(stream, fn)`` runs ``fn(status)`` on a driver thread once the work
+queued so far on the stream is complete (cuStreamAddCallback).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import weakref
 from ._cu import call, call_status, cu
 from ._state import get_driver, peek_driver
 
-__all__ = ["Stream", "Event", "elapsed_time", "stream_handle", "as_custream"]
+__all__ = ["Stream", "Event", "elapsed_time", "stream_handle", "as_custream", "add_callback"]
 
 CU_STREAM_LEGACY = 1
 CU_STREAM_PER_THREAD = 2
@@ -159,3 +161,28 @@ class Event:
 def elapsed_time(start, end) -> float:
     """Milliseconds between two recorded, completed timing events."""
     return call("cuEventElapsedTime", start._cu, end._cu)
+
+
+def add_callback(stream, fn) -> None:
+    """Call ``fn(status)`` from a driver thread once all work queued so far on
+    ``stream`` has completed (cuStreamAddCallback); ``status`` is the int CUresult of
+    the stream (0: success).  ``fn`` must not call the CUDA API.  An exception in
+    ``fn`` becomes a ``RuntimeWarning``.  ``stream``: as in :func:`as_custream`."""
+    import ctypes
+
+    if not callable(fn):
+        raise TypeError(f"stream callback must be callable, not {type(fn).__name__}")
+    d = get_driver()
+    d.current()
+    tramp = d.native("stream_callback")
+    address = ctypes.cast(tramp, ctypes.c_void_p).value
+    incref = ctypes.pythonapi.Py_IncRef
+    incref.argtypes = [ctypes.py_object]
+    incref.restype = None
+    incref(fn)  # released by the trampoline (or below when the call fails)
+    try:
+        call("cuStreamAddCallback", as_custream(stream), cu().CUstreamCallback(address), id(fn), 0)
+    except BaseException:
+        ctypes.pythonapi.Py_DecRef.argtypes = [ctypes.py_object]
+        ctypes.pythonapi.Py_DecRef(fn)
+        raise

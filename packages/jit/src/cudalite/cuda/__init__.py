@@ -6,8 +6,14 @@ A numba-cuda program ports by changing one import line::
 
 This module is a thin facade: kernels and device functions (``jit``), device
 arrays and memory, the runtime (devices, streams, events), the compile API and
-the device-side API (the very objects ``cudalite.nvvm`` re-exports).
+the device-side API (the very objects ``cudalite.nvvm`` re-exports).  As in
+numba.cuda, ``cuda.types`` is the types module and every public type name is also
+here (``from cudalite.cuda import float32, void``).  A numba.cuda name cudalite
+does not provide raises an AttributeError that says what to use instead.
 """
+
+from cudalite.types import *  # noqa: F401,F403  (numba.cuda re-exports every type name; later imports win)
+from cudalite import types  # noqa: F401,E402
 
 from cudalite.core.device_api import (  # noqa: F401  (the device-side API)
     activemask, all_sync, any_sync, atomic, ballot_sync, blockDim, blockIdx, brev, cbrt, cg, clz, const,
@@ -50,3 +56,34 @@ from .devicearray import DeviceNDArray  # noqa: F401
 from ._reduce import Reduce, reduce  # noqa: F401  (cuda.reduce: reductions from a binary function)
 from cudalite.core.ffi import declare_device  # noqa: F401  (foreign device functions)
 from . import _cache as cache  # noqa: F401,E402  (on-disk kernel cache: enable, info, entries, clear)
+
+# -- the numba.cuda compatibility names (issue 11: host side) ------------------------------------
+from cudalite.driver import CudaSupportError  # noqa: F401,E402
+from . import errors, runtime  # noqa: F401,E402
+from .errors import KernelRuntimeError  # noqa: F401,E402
+from ._arghints import In, InOut, Out  # noqa: F401,E402  (transfer hints for kernel arguments)
+from ._context_api import (  # noqa: F401,E402
+    current_context, defer_cleanup, is_bfloat16_supported, is_float16_supported, is_fp8_supported,
+    profile_start, profile_stop, profiling,
+)
+from ._emm import (  # noqa: F401,E402  (external memory management plugins, IPC handles)
+    BaseCUDAMemoryManager, GetIpcHandleMixin, HostOnlyCUDAMemoryManager, IpcHandle, MappedMemory, MemoryInfo,
+    MemoryPointer, PinnedMemory, set_memory_manager,
+)
+from ._memory_api import mapped_array_like, open_ipc_array  # noqa: F401,E402
+from ._compat_names import cuda_error  # noqa: F401,E402
+from .runtime import is_supported_version  # noqa: F401,E402
+
+implementation = "cudalite"
+
+
+def __getattr__(name):
+    """Names loaded on first use (the linkable-code classes of cudalite.linker,
+    ``cudadrv``), else an AttributeError with advice for absent numba.cuda names."""
+    from ._compat_names import lazy_attribute, missing_name
+
+    value = lazy_attribute(name)
+    if value is None:
+        raise missing_name(__name__, name)
+    globals()[name] = value
+    return value

@@ -53,12 +53,10 @@ _SCALAR_CLASSES = {float: "float64", int: "int64", bool: "bool", complex: "compl
 
 
 def is_device_array_like(obj) -> bool:
-    """A cudalite DeviceNDArray (or anything following its kernel-argument contract)."""
-    try:
-        from .devicearray import is_device_array
-    except ImportError:  # the device array module is optional for this layer
-        is_device_array = None
-    if is_device_array is not None and is_device_array(obj):
+    """A cudalite DeviceNDArray, a host-mapped/managed array (numba's
+    ``__cuda_ndarray__`` marker), or anything following the device array's
+    kernel-argument contract."""
+    if getattr(obj, "__cuda_ndarray__", False):
         return True
     return hasattr(obj, "_type_key") and hasattr(obj, "_kernel_params")
 

@@ -23,6 +23,7 @@ import warnings
 
 from cudalite.driver import CudaDriverError
 
+from ._arghints import ArgHint, prepare_hints
 from ._args import NumbaPerformanceWarning, compatible, key_to_type
 from ._compile import CompiledKernel, JitOptions, compile_code, current_cc
 from ._dispatcher_inspect import InspectMixin
@@ -248,6 +249,36 @@ class CUDADispatcher(InspectMixin):
         return spec
 
     @property
+    def signatures(self):
+        """list: the argument types (tuples of ``cudalite.types``) of the compiled
+        specializations, and of eager signatures not compiled yet (no device)."""
+        return list(self.overloads) + [a for a in self._pending if a not in self.overloads]
+
+    def get_compile_result(self, sig):
+        """The compiled kernel (:class:`CompiledKernel`) for signature ``sig`` (a
+        ``Signature``, a signature string or a tuple of argument types), compiling it
+        first when needed (numba's ``get_compile_result``)."""
+        argtypes = tuple(sig.args) if hasattr(sig, "args") else _signature_args(sig)
+        kernel = self.overloads.get(argtypes)
+        if kernel is None:
+            kernel = self.compile(argtypes)
+            if kernel is None:  # no device: compiled on first launch only
+                from cudalite.driver import CudaSupportError
+
+                raise CudaSupportError(100, "CUDA_ERROR_NO_DEVICE",
+                                       f"{self.py_func.__qualname__}{argtypes} was type-checked; "
+                                       "loading it needs a CUDA device", "get_compile_result")
+        return kernel
+
+    def configure(self, griddim, blockdim, stream=0, sharedmem=0):
+        """``kernel.configure(griddim, blockdim, stream, sharedmem)`` is
+        ``kernel[griddim, blockdim, stream, sharedmem]`` (numba's spelling)."""
+        if sharedmem == 0:  # the spelling kernel[g, b] (or [g, b, s]) uses: the same cached launcher
+            default = stream is None or (isinstance(stream, int) and stream == 0)
+            return self[griddim, blockdim] if default else self[griddim, blockdim, stream]
+        return self[griddim, blockdim, stream, sharedmem]
+
+    @property
     def specializations(self):
         """dict: a copy of :attr:`overloads` (argument types -> compiled kernel)."""
         return dict(self.overloads)
@@ -367,6 +398,7 @@ class CUDADispatcher(InspectMixin):
 
     def _keys(self, args):
         rt = self._rt
+        args = tuple(a.value if isinstance(a, ArgHint) else a for a in args)  # cuda.In/Out/InOut
         handlers = [rt.handler(type(a), a) for a in args]
         return tuple(h.key(a) for h, a in zip(handlers, args)), handlers, args
 
@@ -392,8 +424,9 @@ class CUDADispatcher(InspectMixin):
         if len(args) != len(self._names):
             raise TypeError(f"{self.py_func.__name__}() takes {len(self._names)} arguments ({len(args)} given)")
         rt = self._rt
+        args, after = prepare_hints(args, stream)  # cuda.In/Out/InOut
         handlers = [rt.handler(type(a), a) for a in args]
-        copies = None
+        copies = [] if after else None  # hinted launches never become a fast path
         if any(h.host for h in handlers):
             args, handlers, copies = self._to_device(args, handlers, stream)
         keys = tuple(h.key(a) for h, a in zip(handlers, args))
@@ -421,9 +454,11 @@ class CUDADispatcher(InspectMixin):
             raise kernel_fault(e, kernel.device_id) from None
         rt.last[kernel.device_id] = kernel
         try:
-            if copies:
+            if copies or after:
                 for d, a in copies:
                     d.copy_to_host(a, stream=stream)
+                for work in after:
+                    work()
                 from cudalite.driver import Stream
 
                 Stream.external(sh).synchronize()
@@ -559,9 +594,37 @@ class DeviceDispatcher(InspectMixin):
 
 
 _KNOWN = {"fastmath", "max_registers", "launch_bounds", "forceinline", "lto", "extensions"}
+# options numba's jit takes and that change nothing on CUDA (accepted and ignored)
+_IGNORED = {"nopython", "nogil", "no_cpython_wrapper", "no_cfunc_wrapper", "error_model", "looplift",
+            "shared_memory_carveout", "parallel", "target", "boundscheck", "forceobj", "_nrt"}
+
+
+def _check_ignored(kws):
+    """Validate the numba options that cudalite accepts and ignores (see _IGNORED)."""
+    target = kws.get("target", "cuda")
+    if target not in ("cuda", "gpu"):
+        raise ValueError(f"cuda.jit compiles for target='cuda', not target={target!r}")
+    if kws.get("forceobj") or kws.get("nopython", True) is False:
+        raise NotImplementedError("object mode does not exist on CUDA: remove forceobj=True / nopython=False")
+    if kws.get("parallel"):
+        raise NotImplementedError("parallel=True is a CPU option: a CUDA kernel is already parallel")
+    if kws.get("boundscheck"):
+        raise NotImplementedError("bounds checking is not supported for CUDA (boundscheck=True)")
+    carveout = kws.get("shared_memory_carveout")
+    if carveout is not None:
+        if isinstance(carveout, str):
+            if carveout.lower() not in ("maxl1", "maxshared", "default"):
+                raise ValueError(f"Invalid carveout value: {carveout}")
+        elif not isinstance(carveout, int) or not -1 <= carveout <= 100:
+            raise ValueError("Carveout must be between -1 and 100")
+    for name in ("argtypes", "restype", "bind"):
+        if kws.get(name) is not None:
+            raise TypeError(f"cuda.jit({name}=...) was removed in numba; pass a signature instead")
 
 
 def _options(debug, opt, lineinfo, cache, link, inline, kws) -> JitOptions:
+    _check_ignored(kws)
+    kws = {k: v for k, v in kws.items() if k not in _IGNORED and k not in ("argtypes", "restype", "bind")}
     unknown = set(kws) - _KNOWN
     if unknown:
         raise TypeError(f"cuda.jit() got unexpected keyword argument(s): {', '.join(sorted(unknown))}")

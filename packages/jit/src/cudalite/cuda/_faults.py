@@ -7,7 +7,10 @@ One :class:`JitRuntime` per process, created by the locked accessor
 * ``last``: ``device id -> CompiledKernel`` launched last there, so that a kernel
   fault reported by a later synchronizing call can name the kernel;
 * ``refused_dirs``: the kernel cache directories refused as untrusted (each is
-  warned about once per process, see ``_cache.directory_refusal``).
+  warned about once per process, see ``_cache.directory_refusal``);
+* ``contexts``: ``device id -> Context`` (``cuda.current_context()``, made on first
+  use) and ``memory_manager``: the EMM plugin class of ``set_memory_manager`` (None:
+  cudalite's allocator).
 
 :class:`KernelFaultError` (a :class:`~cudalite.driver.CudaDriverError`) wraps
 such an error; :func:`kernel_fault` builds one from a driver error, and other
@@ -46,6 +49,8 @@ class JitRuntime:
         self.lock = threading.Lock()
         self.warmup = None  # the background warm-up thread (see _warmup.py)
         self.refused_dirs = set()  # untrusted kernel cache directories already warned about
+        self.contexts = {}  # device id -> _context_api.Context
+        self.memory_manager = None  # EMM plugin class (set_memory_manager), None: the built-in one
 
     def handler(self, cls, sample):
         h = self.handlers.get(cls)

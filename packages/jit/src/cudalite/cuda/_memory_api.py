@@ -17,12 +17,14 @@ from cudalite.core.numpy_support import lazy_numpy as np  # NumPy loads on first
 import cudalite.driver as _drv
 
 from . import _array_layout as L
+from ._context_api import current_context, device_alloc
+from ._emm import IpcHandle
 from .devicearray import DeviceNDArray, from_cuda_array_interface, is_device_array
 
 __all__ = [
     "to_device", "device_array", "device_array_like", "pinned_array", "pinned_array_like",
-    "mapped_array", "managed_array", "pinned", "mapped", "as_cuda_array", "is_cuda_array",
-    "from_cuda_array_interface",
+    "mapped_array", "mapped_array_like", "managed_array", "pinned", "mapped", "as_cuda_array", "is_cuda_array",
+    "from_cuda_array_interface", "open_ipc_array",
 ]
 
 def _strides_for(shape, dtype, strides, order):
@@ -84,7 +86,10 @@ def device_array(shape, dtype=float, strides=None, order="C", stream=0):
     """
     shape = L.normalize_shape(shape)
     dtype = np.dtype(dtype)
-    return DeviceNDArray(shape, _strides_for(shape, dtype, strides, order), dtype, stream=stream)
+    strides = _strides_for(shape, dtype, strides, order)
+    lo, hi = L.extent(shape, strides, dtype.itemsize)
+    mem = device_alloc(hi - lo)  # the driver's allocation, or an EMM plugin's memalloc
+    return DeviceNDArray(shape, strides, dtype, stream=stream, gpu_data=mem)
 
 
 def device_array_like(ary, stream=0):
@@ -276,6 +281,13 @@ def mapped_array(shape, dtype=float, strides=None, order="C", stream=0, portable
 
     arr = host_array_over(mem.ptr, nbytes, mem, shape, dtype, strides, cls=MappedNDArray)
     return arr._attach(mem.ptr, devptr, max(nbytes, 1), mem)
+
+
+def mapped_array_like(ary, stream=0, portable=False, wc=False):
+    """An uninitialized mapped array (see :func:`mapped_array`) with the shape, dtype
+    and order of ``ary`` (an F-contiguous, not C-contiguous array gives order "F";
+    otherwise "C")."""
+    return mapped_array(ary.shape, ary.dtype, order=_order_like(ary), stream=stream, portable=portable, wc=wc)
 
 
 def managed_array(shape, dtype=float, strides=None, order="C", stream=0, attach_global=True):
@@ -470,3 +482,22 @@ def as_cuda_array(obj, sync=True):
     if not is_cuda_array(obj):
         raise TypeError("*obj* doesn't implement the cuda array interface.")
     return from_cuda_array_interface(obj.__cuda_array_interface__, owner=obj, sync=sync)
+
+
+@contextlib.contextmanager
+def open_ipc_array(handle, shape, dtype, strides=None, offset=0):
+    """``with cuda.open_ipc_array(handle, shape, dtype) as arr:`` a device array over
+    the memory of another process's CUDA IPC ``handle`` (64 bytes or a sequence of
+    64 ints) at byte ``offset``; the mapping is closed when the block ends.
+    ``strides``: default C-contiguous.  A process cannot open its own handles."""
+    dtype = np.dtype(dtype)
+    shape = L.normalize_shape(shape)
+    size = 1
+    for n in shape:
+        size *= n
+    ipch = IpcHandle(None, handle, size * dtype.itemsize, offset=offset)
+    arr = DeviceNDArray(shape, strides, dtype, gpu_data=ipch.open(current_context()))
+    try:
+        yield arr
+    finally:
+        ipch.close()

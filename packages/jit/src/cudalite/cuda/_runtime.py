@@ -80,6 +80,43 @@ class Stream:
     def __cuda_stream__(self):
         return (0, self._handle)
 
+    def add_callback(self, callback, arg=None):
+        """Call ``callback(stream, status, arg)`` from a CUDA driver thread once all
+        work queued so far on this stream is complete (numba's ``add_callback``;
+        cuStreamAddCallback).  ``status`` is the stream's ``CUresult`` (0: success).
+        The callback must not call CUDA functions and should return quickly (it
+        blocks later work on the stream); an exception in it becomes a warning."""
+        if not callable(callback):
+            raise TypeError(f"callback must be callable, not {type(callback).__name__}")
+
+        def call(status, stream=self, callback=callback, arg=arg):
+            callback(stream, status, arg)
+
+        _drv.add_callback(self._drv, call)
+
+    def async_done(self):
+        """An asyncio future (of the running loop) resolved with this stream once all
+        work queued so far is complete; it fails with an exception when the stream
+        reports an error."""
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
+
+        def resolve(status):
+            if future.done():
+                return
+            if status == 0:
+                future.set_result(self)
+            else:
+                future.set_exception(Exception(f"Stream error {status}"))
+
+        def callback(_stream, status, _arg):
+            loop.call_soon_threadsafe(resolve, status)
+
+        self.add_callback(callback)
+        return future
+
 
 def driver_stream(stream):
     """``None`` for ``0``/``None`` (synchronous operations), else a stream object or
@@ -196,6 +233,12 @@ class Device:
     def uuid(self):
         u = self._dev.uuid.hex()
         return f"GPU-{u[:8]}-{u[8:12]}-{u[12:16]}-{u[16:20]}-{u[20:]}"
+
+    def get_device_identity(self):
+        """``{"pci_domain_id", "pci_bus_id", "pci_device_id"}`` (numba's identity of
+        a device across processes, e.g. in IPC handles)."""
+        return {"pci_domain_id": self.PCI_DOMAIN_ID, "pci_bus_id": self.PCI_BUS_ID,
+                "pci_device_id": self.PCI_DEVICE_ID}
 
     @property
     def supports_float16(self):

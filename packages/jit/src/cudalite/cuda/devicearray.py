@@ -26,7 +26,8 @@ import cudalite.driver as _drv
 from . import _array_layout as L
 from ._runtime import driver_stream, external_stream
 
-__all__ = ["DeviceNDArray", "is_device_array", "from_cuda_array_interface", "require_device_array"]
+__all__ = ["DeviceNDArray", "IpcArrayHandle", "is_device_array", "from_cuda_array_interface",
+           "require_device_array"]
 
 
 def is_device_array(obj):
@@ -300,6 +301,20 @@ class DeviceNDArray:
         return host if dtype is None else host.astype(dtype)
 
     # -- interchange -----------------------------------------------------------------------
+    def get_ipc_handle(self):
+        """A picklable :class:`~cudalite.cuda.IpcArrayHandle` that another process
+        opens to get a device array over this array's memory (CUDA IPC)."""
+        from ._context_api import current_context
+        from ._emm import MemoryPointer
+
+        ctx = current_context()
+        lo, hi = L.extent(self.shape, self.strides, self.dtype.itemsize)
+        mem = self.gpu_data
+        if not (isinstance(mem, MemoryPointer) and mem.ptr == self._ptr + lo and mem.size == hi - lo):
+            mem = MemoryPointer(ctx, self._ptr + lo, hi - lo, owner=self.gpu_data)
+        desc = {"shape": self.shape, "strides": self.strides, "dtype": self.dtype}
+        return IpcArrayHandle(ctx.get_ipc_handle(mem), desc)
+
     def _device_id(self):
         dev = getattr(self.gpu_data, "device_id", None)
         if isinstance(dev, int):
@@ -331,6 +346,32 @@ class DeviceNDArray:
             if stream is None or int(stream) != handle:
                 _sync(driver_stream(own))
         return to_dlpack(self, KDLCUDA, self._device_id())
+
+
+class IpcArrayHandle:
+    """The picklable IPC handle of a device array (``d.get_ipc_handle()``):
+    ``open()``/``close()``, or ``with handle as array:`` in the receiving process
+    (the CUDA driver does not let the exporting process open it)."""
+
+    def __init__(self, ipc_handle, array_desc):
+        self._ipc_handle = ipc_handle
+        self._array_desc = array_desc
+
+    def open(self):
+        """A device array over the exported memory."""
+        from ._context_api import current_context
+
+        d = self._array_desc
+        return DeviceNDArray(d["shape"], d["strides"], d["dtype"], gpu_data=self._ipc_handle.open(current_context()))
+
+    def close(self):
+        self._ipc_handle.close()
+
+    def __enter__(self):
+        return self.open()
+
+    def __exit__(self, *exc):
+        self.close()
 
 
 # -- helpers --------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ loads no native library.
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 
 from ._elf import elf_sm, elf_symbols
@@ -22,8 +23,10 @@ __all__ = ["LinkableCode", "PTXSource", "CUSource", "Cubin", "Fatbin", "Object",
 class LinkableCode:
     """Bytes of one kind of linkable code, a name, and module callbacks.
 
-    ``LinkableCode(data, name=None, setup_callback=None, teardown_callback=None)``
-    takes ``bytes`` (or ``str``, encoded as UTF-8).  ``setup_callback`` and
+    ``LinkableCode(data, name=None, setup_callback=None, teardown_callback=None,
+    nrt=False)`` takes ``bytes`` (or ``str``, encoded as UTF-8, or an
+    ``io.BytesIO``/``io.StringIO``, read now), as numba's; ``nrt=True`` (numba's NRT
+    runtime) is refused.  ``setup_callback`` and
     ``teardown_callback`` are called by the runtime with the loaded module after
     load / before unload.  Instances are immutable and compare by kind, name and
     data; ``content_hash`` depends on kind and data only.
@@ -36,7 +39,11 @@ class LinkableCode:
 
     __slots__ = ("_data", "_name", "_setup_callback", "_teardown_callback", "_hash")
 
-    def __init__(self, data, name=None, setup_callback=None, teardown_callback=None):
+    def __init__(self, data, name=None, setup_callback=None, teardown_callback=None, nrt=False):
+        if nrt:
+            raise NotImplementedError("nrt=True: numba's NRT runtime does not exist in cudalite")
+        if isinstance(data, (io.BytesIO, io.StringIO)):
+            data = data.getvalue()
         if type(self) is LinkableCode:
             raise TypeError("LinkableCode is abstract: use PTXSource, CUSource, Cubin, Fatbin, "
                             "Object, Archive or LTOIR (or LinkableCode.from_path)")

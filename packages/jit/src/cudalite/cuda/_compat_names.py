@@ -1,0 +1,75 @@
+"""numba.cuda names that cudalite deliberately does not provide, and what to use.
+
+:func:`lazy_attribute` and :func:`missing_name` serve the module ``__getattr__`` of
+:mod:`cudalite.cuda`: the linkable-code classes and ``cudadrv`` are imported on first
+access (:data:`LAZY`); any other unknown attribute raises ``AttributeError``; for a numba.cuda name listed in
+:data:`ABSENT` the message says what to use instead.  Also :func:`cuda_error`
+(numba's "why is CUDA unusable" query).
+"""
+
+from __future__ import annotations
+
+__all__ = ["ABSENT", "LAZY", "lazy_attribute", "missing_name", "cuda_error"]
+
+# names of cudalite.cuda imported on first access (``import cudalite.cuda`` stays light)
+LAZY = {
+    **{name: ("cudalite.linker", name) for name in (
+        "LinkableCode", "PTXSource", "CUSource", "Cubin", "Fatbin", "Object", "Archive", "LTOIR")},
+    "cudadrv": ("cudalite.cuda.cudadrv", None),
+}
+
+_SIM = "cudalite has no CUDA simulator yet (planned: issue 14); run kernels on a GPU"
+_VEC = ("cuda.{name} is not implemented yet (planned: issue 14); write the element-wise kernel with "
+        "@cuda.jit and cuda.grid(1), or use cuda.reduce for reductions")
+
+ABSENT = {
+    "vectorize": _VEC,
+    "guvectorize": _VEC,
+    "simulator": _SIM,
+    "simulator_init": _SIM,
+    "compile_all": ("cuda.compile_all is not provided: compile with cuda.compile(..., output='ltoir') and "
+                    "link the foreign code with cudalite.linker (Linker(arch).add(...).link())"),
+    "nvvm": "numba's NVVM binding is not exposed here: the NVVM layer is cudalite.nvvm (from cudalite import nvvm)",
+    "require_context": ("cuda.require_context is not needed: cudalite makes each device's primary context on "
+                        "first use (cuda.current_context() returns it)"),
+    "devices": "cuda.devices is numba-internal: use cuda.gpus, cuda.select_device and cuda.current_context()",
+    "initialize": "cuda.initialize is numba-internal: cudalite initializes the driver on first use",
+    "reduction": "cuda.reduction is numba's module path: use cuda.reduce / cuda.Reduce",
+    "testing": "numba.cuda.testing is numba's own test harness: test cudalite kernels with pytest",
+    "cudaimpl": "numba's lowering registry is not provided: extend cudalite through cudalite.core.registry "
+                "(docs/architecture.md) or cuda.declare_device (docs/ffi.md)",
+    "extending": "numba.cuda.extending is not provided: extend cudalite through cudalite.core.registry "
+                 "(docs/architecture.md) or cuda.declare_device (docs/ffi.md)",
+    "config_default_cc": "cuda.config_default_cc is not provided: set CUDALITE_DEFAULT_CC (docs/abi.md)",
+}
+
+
+def lazy_attribute(name):
+    """The object behind lazily imported name ``name`` of cudalite.cuda, or None."""
+    spec = LAZY.get(name)
+    if spec is None:
+        return None
+    import importlib
+
+    module = importlib.import_module(spec[0])
+    return module if spec[1] is None else getattr(module, spec[1])
+
+
+def missing_name(module_name, name):
+    """The ``AttributeError`` for ``module_name.<name>`` (with advice when known)."""
+    advice = ABSENT.get(name)
+    if advice is None:
+        return AttributeError(f"module {module_name!r} has no attribute {name!r}")
+    return AttributeError(f"module {module_name!r} has no attribute {name!r}: " + advice.format(name=name))
+
+
+def cuda_error():
+    """None when the CUDA driver initializes, else a string saying why not
+    (numba's ``cuda.cuda_error()``)."""
+    import cudalite.driver as drv
+
+    try:
+        drv.device_count()
+    except Exception as exc:
+        return str(exc)
+    return None

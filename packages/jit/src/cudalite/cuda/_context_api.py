@@ -1,0 +1,257 @@
+"""``cuda.current_context()`` and the context-level helpers of numba.cuda.
+
+A :class:`Context` stands for a device's primary context (cudalite uses primary
+contexts only), one object per device for the life of the process, kept in the jit
+runtime record: ``.device``, ``.handle``, ``get_memory_info()`` (``MemoryInfo(free,
+total)``, cuMemGetInfo unless an EMM plugin answers), ``synchronize()``, ``reset()``,
+``deallocations`` (numba's pending-deallocation queue: always empty here, since
+memory is freed when its last array dies), ``memory_manager`` (the EMM plugin
+instance, assignable), ``defer_cleanup()``, the allocation methods numba code calls on
+a context (``memalloc``, ``memhostalloc``, ``mempin``, ``memallocmanaged``), IPC
+(``get_ipc_handle``, ``open_ipc_handle``) and stream/event factories.
+
+Also here: ``defer_cleanup``, ``profile_start``/``profile_stop``/``profiling``,
+``is_float16_supported``/``is_bfloat16_supported``/``is_fp8_supported``, and
+:func:`device_alloc`, the allocation of ``cuda.device_array`` (the EMM hook).
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import cudalite.driver as _drv
+
+from ._emm import DefaultMemoryManager, MemoryInfo, PendingDeallocs
+
+__all__ = [
+    "Context", "current_context", "device_alloc", "defer_cleanup", "profile_start", "profile_stop", "profiling",
+    "is_float16_supported", "is_bfloat16_supported", "is_fp8_supported",
+]
+
+
+class Context:
+    """The primary context of one device (numba's ``Context``); obtain it with
+    :func:`current_context`, never construct it."""
+
+    def __init__(self, device):
+        from ._faults import jit_runtime
+
+        self.device = device
+        self.deallocations = PendingDeallocs()
+        self.extras = {}
+        plugin = jit_runtime().memory_manager or DefaultMemoryManager
+        self.memory_manager = plugin(context=self)
+        self.memory_manager.initialize()
+
+    @property
+    def handle(self):
+        """The cuda.bindings ``CUcontext`` (the device's primary context)."""
+        return _drv.get_device(self.device.id).context
+
+    def __repr__(self):
+        return f"<CUDA context of device {self.device.id}>"
+
+    def __eq__(self, other):
+        return isinstance(other, Context) and other.device == self.device
+
+    def __hash__(self):
+        return hash(("cudalite.cuda.Context", self.device.id))
+
+    # -- memory ---------------------------------------------------------------------------
+    def get_memory_info(self):
+        """``MemoryInfo(free, total)`` in bytes (the EMM plugin's answer when one is in
+        use, else cuMemGetInfo of this device)."""
+        if type(self.memory_manager) is DefaultMemoryManager:
+            return MemoryInfo(*_drv.get_device(self.device.id).memory_info())
+        return self.memory_manager.get_memory_info()
+
+    def reset(self):
+        """numba's context reset: the EMM plugin's ``reset()`` and the pending
+        deallocations are flushed.  Memory still referenced by live arrays is *not*
+        freed (numba frees it, leaving those arrays dangling)."""
+        self.memory_manager.reset()
+        self.deallocations.clear()
+
+    @contextlib.contextmanager
+    def defer_cleanup(self):
+        with self.memory_manager.defer_cleanup():
+            with self.deallocations.disable():
+                yield
+
+    def memalloc(self, bytesize):
+        return self.memory_manager.memalloc(bytesize)
+
+    def memallocmanaged(self, bytesize, attach_global=True):
+        mm = self.memory_manager
+        alloc = getattr(mm, "memallocmanaged", None)
+        if alloc is None:
+            return DefaultMemoryManager(context=self).memallocmanaged(bytesize, attach_global)
+        return alloc(bytesize, attach_global)
+
+    def memhostalloc(self, bytesize, mapped=False, portable=False, wc=False):
+        return self.memory_manager.memhostalloc(bytesize, mapped, portable, wc)
+
+    def mempin(self, owner, pointer, size, mapped=False):
+        return self.memory_manager.mempin(owner, pointer, size, mapped)
+
+    def get_ipc_handle(self, memory):
+        """An IPC handle for ``memory`` (a MemoryPointer), from the memory manager."""
+        return self.memory_manager.get_ipc_handle(memory)
+
+    def open_ipc_handle(self, handle, size):
+        """Map another process's allocation (its 64-byte IPC handle); returns a
+        :class:`~cudalite.cuda.MemoryPointer` that closes the mapping when it dies."""
+        from ._emm import MemoryPointer
+
+        ptr = _drv.ipc_open_handle(handle)
+        return MemoryPointer(self, ptr, size, finalizer=_closer(ptr))
+
+    # -- execution ------------------------------------------------------------------------
+    def synchronize(self):
+        """Wait for all work on this device."""
+        self.device.synchronize()
+
+    def create_stream(self):
+        from ._runtime import stream
+
+        with _on(self.device.id):
+            return stream()
+
+    def create_event(self, timing=True):
+        from ._runtime import Event
+
+        with _on(self.device.id):
+            return Event(timing=timing)
+
+    def get_default_stream(self):
+        from ._runtime import default_stream
+
+        return default_stream()
+
+    def get_legacy_default_stream(self):
+        from ._runtime import legacy_default_stream
+
+        return legacy_default_stream()
+
+    def get_per_thread_default_stream(self):
+        from ._runtime import per_thread_default_stream
+
+        return per_thread_default_stream()
+
+    def create_external_stream(self, ptr):
+        from ._runtime import external_stream
+
+        return external_stream(ptr)
+
+
+def _closer(ptr):
+    def close():
+        try:
+            _drv.ipc_close_handle(ptr)
+        except Exception:  # the context may be gone at exit
+            pass
+
+    return close
+
+
+@contextlib.contextmanager
+def _on(device_id):
+    prev = _drv.current_device().id
+    if prev == device_id:
+        yield
+        return
+    _drv.set_current_device(device_id)
+    try:
+        yield
+    finally:
+        _drv.set_current_device(prev)
+
+
+def current_context(devnum=None):
+    """The :class:`Context` of the current device (or of device ``devnum``), the
+    same object every time (numba's ``cuda.current_context()``).  As numba does, an
+    EMM plugin's ``initialize()`` is called on each access (it must be idempotent).
+
+    Raises
+    ------
+    cudalite.driver.CudaSupportError
+        No CUDA driver or no device.
+    """
+    from ._faults import jit_runtime
+    from ._runtime import Device
+
+    dev_id = _drv.current_device().id if devnum is None else int(devnum)
+    rt = jit_runtime()
+    ctx = rt.contexts.get(dev_id)
+    if ctx is None:
+        with rt.lock:
+            ctx = rt.contexts.get(dev_id)
+        if ctx is None:
+            made = Context(Device(dev_id))
+            with rt.lock:
+                ctx = rt.contexts.setdefault(dev_id, made)
+    mm = ctx.memory_manager
+    if type(mm) is not DefaultMemoryManager:
+        mm.initialize()  # numba's prepare_for_use: plugins' initialize() is idempotent
+    return ctx
+
+
+@contextlib.contextmanager
+def defer_cleanup():
+    """``with cuda.defer_cleanup():`` numba's deferral of deallocations (nestable).
+    cudalite frees memory when its last reference dies, which is safe during
+    asynchronous work (the driver orders the free after it), so this only enters
+    the EMM plugin's ``defer_cleanup()`` when a plugin is in use."""
+    with current_context().defer_cleanup():
+        yield
+
+
+def profile_start():
+    """Start profile collection (cuProfilerStart), for ``nsys --capture-range=cudaProfilerApi``."""
+    _drv.profile_start()
+
+
+def profile_stop():
+    """Stop profile collection (cuProfilerStop)."""
+    _drv.profile_stop()
+
+
+@contextlib.contextmanager
+def profiling():
+    """``with cuda.profiling():`` profile collection on inside the block."""
+    profile_start()
+    try:
+        yield
+    finally:
+        profile_stop()
+
+
+def is_float16_supported():
+    """True: float16 is supported on every device cudalite targets (numba's answer)."""
+    return True
+
+
+def is_bfloat16_supported():
+    """Whether the current device supports bfloat16 (compute capability >= 8.0)."""
+    return current_context().device.supports_bfloat16
+
+
+def is_fp8_supported():
+    """Whether the current device supports FP8 (compute capability >= 8.9)."""
+    return current_context().device.supports_fp8
+
+
+def device_alloc(nbytes):
+    """Device memory for a new device array (``cuda.device_array`` and everything
+    built on it): a :class:`cudalite.driver.DeviceMemory` from the driver, or, when an
+    EMM plugin is in use in the current context, what its ``memalloc(nbytes)``
+    returned (after ``initialize()``, as numba)."""
+    from ._faults import jit_runtime
+
+    rt = jit_runtime()
+    if nbytes == 0 or (not rt.contexts and rt.memory_manager is None):  # no plugin can be in use
+        return _drv.alloc(nbytes)
+    mm = current_context().memory_manager
+    if type(mm) is DefaultMemoryManager:
+        return _drv.alloc(nbytes)
+    return mm.memalloc(nbytes)

@@ -1,0 +1,406 @@
+"""External memory management (EMM): numba's plugin protocol for device allocations.
+
+A plugin written for numba-cuda (RMM's ``RMMNumbaManager``, a CuPy-pool adapter, a
+counting test double) subclasses :class:`HostOnlyCUDAMemoryManager` (or
+:class:`BaseCUDAMemoryManager`), is installed with :func:`set_memory_manager`, and from
+then on every device array cudalite allocates (``device_array``, ``to_device``,
+``device_array_like``, the copies of host arrays passed to kernels, ...) is memory its
+``memalloc(size)`` returned: a :class:`MemoryPointer` whose finalizer runs when the last
+array over it dies.  One plugin instance lives in each device's context
+(``cuda.current_context().memory_manager``, assignable as in numba), made with
+``plugin(context=ctx)`` and ``initialize()``-d before its first ``memalloc``.
+
+Without a plugin, device arrays take the driver's allocator directly
+(:func:`cudalite.driver.alloc`) and ``ctx.memory_manager`` is the built-in
+:class:`DefaultMemoryManager`, which implements the same protocol over cudalite.driver.
+:class:`IpcHandle` is numba's picklable CUDA IPC handle (64 bytes, size, offset).
+Pinned, mapped and managed host arrays do not go through plugins (numba routes them
+through ``HostOnlyCUDAMemoryManager``'s own driver calls, which do the same thing).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import weakref
+from abc import ABCMeta, abstractmethod
+from collections import namedtuple
+
+import cudalite.driver as _drv
+
+
+__all__ = [
+    "MemoryInfo", "MemoryPointer", "AutoFreePointer", "MappedMemory", "PinnedMemory", "ManagedMemory",
+    "OwnedPointer", "DevicePointer", "BaseCUDAMemoryManager", "HostOnlyCUDAMemoryManager", "GetIpcHandleMixin",
+    "DefaultMemoryManager", "set_memory_manager", "PendingDeallocs", "IpcHandle", "handle_bytes",
+    "SUPPORTED_EMM_INTERFACE_VERSION",
+]
+
+SUPPORTED_EMM_INTERFACE_VERSION = 1
+
+MemoryInfo = namedtuple("MemoryInfo", "free,total")
+MemoryInfo.__doc__ = "Free and total memory of a device, in bytes (numba's ``MemoryInfo``)."
+
+
+def _address(pointer) -> int:
+    """An int address from an int, a ctypes pointer/integer, a cuda.bindings
+    ``CUdeviceptr`` or anything with ``__int__``/``.value``."""
+    if pointer is None:
+        return 0
+    if isinstance(pointer, int):
+        return pointer
+    value = getattr(pointer, "value", None)
+    if isinstance(pointer, ctypes._SimpleCData):
+        return int(value or 0)
+    return int(pointer)
+
+
+class DevicePointer(int):
+    """A device address as an int that also answers ``.value`` (the ctypes spelling
+    numba-era plugins read: ``memory.handle.value``)."""
+
+    __slots__ = ()
+
+    @property
+    def value(self):
+        return int(self)
+
+
+class MemoryPointer:
+    """Device memory: ``MemoryPointer(context, pointer, size, owner=None,
+    finalizer=None)`` as in numba.  ``pointer`` may be an int, a ctypes pointer or
+    integer, or a ``CUdeviceptr``; ``finalizer`` (a function of no arguments) runs once
+    when this object dies or on :meth:`free`.  ``.ptr``/``device_pointer_value`` are the
+    int address (``device_pointer_value`` is None for NULL), ``.size`` the bytes."""
+
+    __cuda_memory__ = True
+
+    def __init__(self, context, pointer, size, owner=None, finalizer=None):
+        self.context = context
+        self.ptr = _address(pointer)
+        self.device_pointer = self.handle = DevicePointer(self.ptr)
+        self.size = size
+        self._cuda_memsize_ = size
+        self.is_managed = finalizer is not None
+        self.refct = 1
+        self._owner = owner
+        self._finalizer = weakref.finalize(self, finalizer) if finalizer is not None else None
+
+    @property
+    def owner(self):
+        return self if self._owner is None else self._owner
+
+    @property
+    def device_pointer_value(self):
+        return self.ptr or None
+
+    @property
+    def device_ctypes_pointer(self):
+        return ctypes.c_void_p(self.ptr or None)
+
+    def own(self):
+        return OwnedPointer(self)
+
+    def free(self):
+        """Run the finalizer now (RuntimeError if it already ran)."""
+        if self.is_managed:
+            if not self._finalizer.alive:
+                raise RuntimeError("Freeing dead memory")
+            self._finalizer()
+
+    def memset(self, byte, count=None, stream=0):
+        from ._runtime import driver_stream
+
+        _drv.memset(self.ptr, byte, self.size if count is None else count, stream=driver_stream(stream))
+
+    def view(self, start, stop=None):
+        """The bytes ``[start, stop)`` of this memory (keeps it alive)."""
+        size = (self.size if stop is None else stop) - start
+        if size < 0:
+            raise RuntimeError("size cannot be negative")
+        if not self.ptr:
+            if size:
+                raise RuntimeError("non-empty slice into empty slice")
+            return self
+        return MemoryPointer(self.context, self.ptr + start, size, owner=self.owner)
+
+    def __int__(self):
+        return self.ptr
+
+    def __repr__(self):
+        return f"<{type(self).__name__} {self.ptr:#x} size={self.size}>"
+
+
+class AutoFreePointer(MemoryPointer):
+    """A :class:`MemoryPointer` freed when its last reference goes (numba's name; in
+    cudalite every MemoryPointer behaves so)."""
+
+
+class MappedMemory(AutoFreePointer):
+    """Pinned host memory mapped into the device address space."""
+
+    def __init__(self, context, pointer, size, owner=None, finalizer=None, *, host_pointer=None):
+        super().__init__(context, pointer, size, owner=owner, finalizer=finalizer)
+        self.host_pointer = self.ptr if host_pointer is None else host_pointer
+
+
+class PinnedMemory(MemoryPointer):
+    """Page-locked host memory (``.ptr`` is the host address)."""
+
+
+class ManagedMemory(AutoFreePointer):
+    """Unified (managed) memory."""
+
+
+class OwnedPointer:
+    """A reference to a :class:`MemoryPointer` that keeps it alive (numba's
+    ``mem.own()``); attributes are read from the memory."""
+
+    def __init__(self, memptr, view=None):
+        self._mem = memptr
+        self._view = memptr if view is None else view
+
+    def __getattr__(self, name):
+        return getattr(self._view, name)
+
+    def __int__(self):
+        return int(self._view.ptr)
+
+
+class PendingDeallocs:
+    """numba's ``context.deallocations``.  cudalite frees device memory when its last
+    reference dies (never later), so nothing is ever pending: ``len()`` is 0 and
+    :meth:`clear` has nothing to flush.  :meth:`disable` counts nesting as numba's
+    (``is_disabled``)."""
+
+    def __init__(self):
+        self._disable_count = 0
+        self.memory_capacity = 0
+
+    def clear(self):
+        """Flush pending deallocations (there are none in cudalite)."""
+
+    @contextlib.contextmanager
+    def disable(self):
+        self._disable_count += 1
+        try:
+            yield
+        finally:
+            self._disable_count -= 1
+
+    @property
+    def is_disabled(self):
+        return self._disable_count > 0
+
+    def __len__(self):
+        return 0
+
+
+class BaseCUDAMemoryManager(metaclass=ABCMeta):
+    """The EMM plugin interface (numba's abstract base class): made with
+    ``Plugin(context=ctx)``; implements ``memalloc``, ``memhostalloc``, ``mempin``,
+    ``initialize``, ``get_ipc_handle``, ``get_memory_info``, ``reset``,
+    ``defer_cleanup`` and the ``interface_version`` property (1)."""
+
+    def __init__(self, *args, **kwargs):
+        if "context" not in kwargs:
+            raise RuntimeError("Memory manager requires a context")
+        self.context = kwargs.pop("context")
+
+    @abstractmethod
+    def memalloc(self, size):
+        """Allocate ``size`` bytes of device memory; return a :class:`MemoryPointer`."""
+
+    @abstractmethod
+    def memhostalloc(self, size, mapped, portable, wc):
+        """Allocate pinned host memory; return :class:`MappedMemory` or :class:`PinnedMemory`."""
+
+    @abstractmethod
+    def mempin(self, owner, pointer, size, mapped):
+        """Pin existing host memory; return :class:`MappedMemory` or :class:`PinnedMemory`."""
+
+    @abstractmethod
+    def initialize(self):
+        """Get ready for use (called before the first allocation)."""
+
+    @abstractmethod
+    def get_ipc_handle(self, memory):
+        """An :class:`~cudalite.cuda.IpcHandle` for ``memory`` (a MemoryPointer)."""
+
+    @abstractmethod
+    def get_memory_info(self):
+        """``MemoryInfo(free, total)`` in bytes."""
+
+    @abstractmethod
+    def reset(self):
+        """Free everything allocated in this context."""
+
+    @abstractmethod
+    def defer_cleanup(self):
+        """A context manager during which frees are deferred."""
+
+    @property
+    @abstractmethod
+    def interface_version(self):
+        """The EMM interface version implemented (1)."""
+
+
+def _host_finalizer(mem):
+    return mem.free
+
+
+class HostOnlyCUDAMemoryManager(BaseCUDAMemoryManager):
+    """Base class of plugins that implement device allocation only: pinned, mapped
+    and managed host memory are allocated here with the CUDA driver.  Subclasses
+    that override ``reset``/``defer_cleanup`` must call ``super()``'s."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.allocations = {}
+        self.deallocations = PendingDeallocs()
+
+    def memhostalloc(self, size, mapped=False, portable=False, wc=False):
+        mem = _drv.alloc_host(size, portable=portable, mapped=mapped, write_combined=wc)
+        ctx = self.context
+        if mapped:
+            devptr = _drv.host_device_pointer(mem)
+            return MappedMemory(ctx, devptr, size, owner=mem, finalizer=_host_finalizer(mem), host_pointer=mem.ptr)
+        return PinnedMemory(ctx, mem.ptr, size, owner=mem, finalizer=_host_finalizer(mem))
+
+    def mempin(self, owner, pointer, size, mapped=False):
+        reg = _drv.register_host(_address(pointer), size, mapped=mapped)
+        fin = reg.unregister
+        if mapped:
+            return MappedMemory(self.context, reg.device_ptr, size, owner=owner, finalizer=fin,
+                                host_pointer=_address(pointer))
+        return PinnedMemory(self.context, _address(pointer), size, owner=owner, finalizer=fin)
+
+    def memallocmanaged(self, size, attach_global):
+        mem = _drv.alloc_managed(size, attach_global=attach_global)
+        return ManagedMemory(self.context, mem.ptr, size, owner=mem, finalizer=mem.free)
+
+    def reset(self):
+        self.allocations.clear()
+        self.deallocations.clear()
+
+    @contextlib.contextmanager
+    def defer_cleanup(self):
+        with self.deallocations.disable():
+            yield
+
+
+class GetIpcHandleMixin:
+    """The default ``get_ipc_handle``: cuIpcGetMemHandle on the base of the
+    allocation that contains the memory, with the memory's offset in it."""
+
+    def get_ipc_handle(self, memory):
+        ptr = _address(memory.device_pointer)
+        base, _size = _drv.address_range(ptr)
+        handle = _drv.ipc_get_handle(base)
+        dev = self.context.device if self.context is not None else None
+        source = None if dev is None else dev.get_device_identity()
+        return IpcHandle(memory, handle, memory.size, source, offset=ptr - base)
+
+
+class DefaultMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
+    """cudalite's own allocator (cuMemAlloc through cudalite.driver), behind numba's
+    EMM protocol; device arrays use the driver directly when it is installed."""
+
+    def initialize(self):
+        pass
+
+    def memalloc(self, size):
+        mem = _drv.alloc(size)
+        return AutoFreePointer(self.context, mem.ptr, size, owner=mem, finalizer=mem.free)
+
+    def get_memory_info(self):
+        return MemoryInfo(*_drv.memory_info())
+
+    @property
+    def interface_version(self):
+        return SUPPORTED_EMM_INTERFACE_VERSION
+
+
+def set_memory_manager(mm_plugin):
+    """Use the EMM plugin class ``mm_plugin`` for device allocations from now on, in
+    every device's context (numba's ``set_memory_manager``).
+
+    Raises
+    ------
+    RuntimeError
+        The plugin's ``interface_version`` is not 1.
+    """
+    dummy = mm_plugin(context=None)
+    iv = dummy.interface_version
+    if iv != SUPPORTED_EMM_INTERFACE_VERSION:
+        raise RuntimeError(f"EMM Plugin interface has version {iv} - version {SUPPORTED_EMM_INTERFACE_VERSION} "
+                           "required")
+    from ._faults import jit_runtime
+
+    rt = jit_runtime()
+    with rt.lock:
+        rt.memory_manager = mm_plugin
+        contexts = list(rt.contexts.values())
+    for ctx in contexts:  # contexts made before: their next allocation uses the plugin
+        ctx.memory_manager = mm_plugin(context=ctx)
+        ctx.memory_manager.initialize()
+
+
+# -- IPC handles -------------------------------------------------------------------------------------
+def handle_bytes(handle) -> bytes:
+    """The 64 bytes of an IPC handle given as bytes, a sequence of ints, a ctypes
+    byte array or a cuda.bindings ``CUipcMemHandle`` (what plugins pass)."""
+    get_ptr = getattr(handle, "getPtr", None)
+    if get_ptr is not None:
+        import ctypes
+
+        return ctypes.string_at(get_ptr(), 64)
+    reserved = getattr(handle, "reserved", None)  # older cuda-bindings CUipcMemHandle
+    if reserved is not None:
+        handle = reserved
+    return bytes(bytearray(bytes(handle) if not isinstance(handle, (list, tuple)) else [b & 0xFF for b in handle]))
+
+
+class IpcHandle:
+    """A CUDA IPC memory handle: ``IpcHandle(base, handle, size, source_info=None,
+    offset=0)`` as numba's.  ``handle`` is the 64-byte ``CUipcMemHandle``; ``base``
+    keeps the exported memory alive in the exporting process (None once pickled);
+    ``offset`` is the position of the shared memory in its allocation."""
+
+    def __init__(self, base, handle, size, source_info=None, offset=0):
+        self.base = base
+        self.handle = handle_bytes(handle)
+        self.size = size
+        self.source_info = source_info
+        self.offset = offset
+        self._opened = None
+
+    def open(self, context):
+        """Map the memory into this process; returns a MemoryPointer at ``offset``."""
+        if self.base is not None:
+            raise ValueError("opening IpcHandle from original process")
+        if self._opened is not None:
+            raise ValueError("IpcHandle is already opened")
+        if context is None:
+            raise TypeError("IpcHandle.open(context): pass cuda.current_context()")
+        self._opened = context.open_ipc_handle(self.handle, self.offset + self.size)
+        return self._opened.view(self.offset)
+
+    open_direct = open
+
+    def close(self):
+        """Unmap the memory (arrays opened over it become invalid)."""
+        if self._opened is None:
+            raise ValueError("IpcHandle not opened")
+        self._opened.free()
+        self._opened = None
+
+    def __reduce__(self):
+        return (_rebuild_ipc_handle, (self.handle, self.size, self.source_info, self.offset))
+
+    def __repr__(self):
+        return f"<IpcHandle size={self.size} offset={self.offset}>"
+
+
+def _rebuild_ipc_handle(handle, size, source_info, offset):
+    return IpcHandle(None, handle, size, source_info, offset=offset)

@@ -1,0 +1,60 @@
+"""``cuda.cudadrv.driver``: numba's driver-module names that user code and EMM
+plugins use, over cudalite's implementations."""
+
+from __future__ import annotations
+
+from cudalite.driver import CudaDriverError, CudaSupportError, profile_start, profile_stop  # noqa: F401
+from cudalite.linker import LinkerError  # noqa: F401
+
+from .._context_api import Context, profiling  # noqa: F401
+from .._emm import (  # noqa: F401
+    AutoFreePointer, BaseCUDAMemoryManager, GetIpcHandleMixin, HostOnlyCUDAMemoryManager, ManagedMemory,
+    IpcHandle, MappedMemory, MemoryInfo, MemoryPointer, OwnedPointer, PinnedMemory, set_memory_manager,
+)
+from ..errors import CudaAPIError  # noqa: F401
+
+__all__ = [
+    "CudaAPIError", "CudaDriverError", "CudaSupportError", "LinkerError", "Context", "AutoFreePointer",
+    "BaseCUDAMemoryManager", "GetIpcHandleMixin", "HostOnlyCUDAMemoryManager", "ManagedMemory", "MappedMemory",
+    "MemoryInfo", "MemoryPointer", "OwnedPointer", "PinnedMemory", "IpcHandle", "set_memory_manager",
+    "get_version", "profile_start", "profile_stop", "profiling", "device_extents", "device_pointer",
+    "device_memory_size",
+]
+
+
+def device_pointer(obj):
+    """The int device address of a MemoryPointer, a device array or an int."""
+    ptr = getattr(obj, "device_pointer", None)
+    if ptr is not None and not callable(ptr):
+        return int(ptr)
+    dev = getattr(obj, "_ptr", None)
+    if isinstance(dev, int):
+        return dev
+    from cudalite.driver import device_pointer as drv_pointer
+
+    return drv_pointer(obj)
+
+
+def device_extents(devmem):
+    """``(start, end)`` of the device allocation that contains ``devmem`` (numba's
+    helper, used by EMM plugins' ``get_ipc_handle``)."""
+    from cudalite.driver import address_range
+
+    base, size = address_range(device_pointer(devmem))
+    return base, base + size
+
+
+def device_memory_size(devmem):
+    """The size in bytes of ``devmem`` (its ``size``, else its allocation's)."""
+    size = getattr(devmem, "size", None)
+    if isinstance(size, int) and not hasattr(devmem, "dtype"):
+        return size
+    start, end = device_extents(devmem)
+    return end - start
+
+
+def get_version():
+    """``(major, minor)`` of the CUDA version the installed driver supports."""
+    from cudalite.driver import driver_version
+
+    return driver_version()
