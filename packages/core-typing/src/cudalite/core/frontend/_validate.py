@@ -18,6 +18,7 @@ Two passes, both pure:
 from __future__ import annotations
 
 import inspect
+import linecache
 
 from .. import ir
 from ..errors import Loc, TypingError, UnsupportedError
@@ -37,7 +38,8 @@ def check_function(func) -> None:
     if not isinstance(flags, int) or not flags & (_CO_GENERATOR | _CO_COROUTINE | _CO_ASYNC_GENERATOR):
         return
     name = getattr(code, "co_qualname", None) or code.co_name
-    loc = Loc(code.co_filename, code.co_firstlineno)
+    text = linecache.getline(code.co_filename, code.co_firstlineno, getattr(func, "__globals__", None))
+    loc = Loc(code.co_filename, code.co_firstlineno, len(text) - len(text.lstrip()))  # at the def (or decorator)
     if flags & _CO_ASYNC_GENERATOR:
         what = "an async generator (async def with yield)"
     elif flags & _CO_COROUTINE:
