@@ -148,29 +148,31 @@ class _Evaluator:
     def __init__(self, state, hints):
         self.state = state
         self.hints = hints
-        self.memo = {}
+        self.memo = {}  # id(value) -> range (ids: a Constant hashes its text; the values outlive this)
 
     def range(self, v):
         memo = self.memo
-        if v in memo:
-            return memo[v]
+        if id(v) in memo:
+            return memo[id(v)]
         stack, visiting = [v], set()
         while stack:
             x = stack[-1]
-            if x in memo:
+            if id(x) in memo:
                 stack.pop()
                 continue
-            pending = [d for d in self._deps(x) if d not in memo and id(d) not in visiting]
+            pending = [d for d in self._deps(x) if id(d) not in memo and id(d) not in visiting]
             if pending and id(x) not in visiting:
                 visiting.add(id(x))
                 stack.extend(pending)
                 continue
-            memo[x] = self._transfer(x)
+            memo[id(x)] = self._transfer(x)
             stack.pop()
-        return memo[v]
+        return memo[id(v)]
 
     def _deps(self, x):
-        hint = self.hints.get(x) if isinstance(x, ir.Instruction) else None
+        if not isinstance(x, ir.Instruction):
+            return ()
+        hint = self.hints.get(x)
         if hint is not None:
             return hint.operands
         if isinstance(x, ir.PhiInstr):
@@ -180,14 +182,15 @@ class _Evaluator:
         if isinstance(x, ir.ExtractValue):
             src = _inserted(x)
             return (src,) if src is not None else ()
-        if isinstance(x, ir.Instruction) and x.opname in _DEPS_OPS:
+        if x.opname in _DEPS_OPS:
             return x.operands
         return ()
 
     def _get(self, v):
         """A dependency's range (one on a cycle being evaluated: unbounded)."""
-        if v in self.memo:
-            return self.memo[v]
+        r = self.memo.get(id(v), self)
+        if r is not self:
+            return r
         return _full(v.type.width) if isinstance(v.type, ir.IntType) else None
 
     def _transfer(self, x):
