@@ -238,7 +238,8 @@ def test_exec_with_a_registered_linecache_entry_is_proved():
     assert returned_op(ns["f"]) == "-"
     other: dict = {}  # other text under the same name: not what linecache says
     exec(compile("def f(x):\n    return x * 5\n", name, "exec"), other)
-    with pytest.raises(SourceError, match="changed after import"):
+    with pytest.raises(SourceError, match="the text registered in linecache as <cudalite-srcid-registered> is not "
+                                          "the source of f"):
         build_ir(other["f"])
 
 
@@ -341,7 +342,7 @@ def test_a_function_whose_asserts_pytest_rewrote():
     assert returned_op(kernel_with_assert) == "+"
 
 
-def test_pytest_rewritten_code_is_still_checked_outside_its_asserts():
+def test_pytest_rewritten_code_is_proved_against_pytest_s_own_rewrite():
     from _pytest.assertion.rewrite import rewrite_asserts
 
     text = "def f(x):\n    assert x > 0\n    return x + 1\n"
@@ -351,10 +352,19 @@ def test_pytest_rewritten_code_is_still_checked_outside_its_asserts():
     exec(compile(tree, "<srcid-rewritten>", "exec"), ns)
     code = ns["f"].__code__
     assert "@pytest_ar" in code.co_names
-    assert _identity.prove(code, _identity.parse_source(text, "<srcid-rewritten>")).name == "f"
-    changed = text.replace("x + 1", "x - 1")
-    with pytest.raises(_identity.Mismatch):
-        _identity.prove(code, _identity.parse_source(changed, "<srcid-rewritten>"))
+
+    def prove(src):
+        lines = src.splitlines(True)
+        parsed = _identity.parse_source(src, "<srcid-rewritten>")
+        return _identity.prove_rewritten(code, lines, parsed, rewrite_asserts, None)
+
+    node = prove(text)
+    assert node.name == "f" and isinstance(node.body[0], ast.Assert)  # the node as written, not pytest's
+    with pytest.raises(_identity.Mismatch):  # rewritten code is not the plain text's code
+        _identity.prove(code, _identity.parse_source(text, "<srcid-rewritten>"))
+    for changed in (text.replace("x + 1", "x - 1"), text.replace("x > 0", "x > 1")):
+        with pytest.raises(_identity.Mismatch):  # an edit anywhere, in the assert too
+            prove(changed)
 
 
 CORPUS = ["json.decoder", "json.encoder", "textwrap", "dataclasses", "inspect", "ast", "functools",

@@ -118,7 +118,9 @@ def _infer(job: CompileJob, state: State):
     fir = state.fir
     tf = job.context.type_function(job.pyfunc, job.argtypes, job.return_type)
     if not job.entry.device and not isinstance(tf.return_type, (Void, NoneType)):
-        raise TypingError(f"kernel {fir.qualname} returns a {tf.return_type} value; kernels must return None",
+        raise TypingError(f"kernel {fir.qualname} returns a {tf.return_type} value; kernels must return None "
+                          "(to return a value, make it a device function: @cuda.jit(device=True), called "
+                          "from a kernel)",
                           next(iter(_return_locs(fir)), fir.loc))
     return replace(state, typed=tf), {"typed-ir": lambda: format_typed_function(tf)}
 
@@ -324,7 +326,8 @@ def _check_entry(entry: EntrySpec, ret):
         if entry.abi == "c":
             raise SignatureError("the C ABI is for device functions only; compile kernels with abi='numba'")
         if ret is not None and not isinstance(ret, (Void, NoneType)):
-            raise SignatureError(f"kernels must return void, but the signature declares {ret}")
+            raise SignatureError(f"kernels must return void, but the signature declares {ret} (to return a "
+                                 "value, make it a device function: @cuda.jit(device=True) or device=True)")
 
 
 def run_pipeline(pyfunc, sig, entry: EntrySpec, options: CompileOptions, until: str = "ptx",

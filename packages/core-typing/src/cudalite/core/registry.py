@@ -39,6 +39,9 @@ and are read-only afterwards.
 
 from __future__ import annotations
 
+import builtins
+import inspect
+import types
 from dataclasses import dataclass
 
 from .errors import Loc, TypingError
@@ -92,7 +95,7 @@ class Registry(KeyedTable):
         so keyword arguments can be matched."""
 
         def deco(fn):
-            self.add_call(obj, TyperEntry(fn, tuple(params) if params else None, name or _name(obj)))
+            self.add_call(obj, TyperEntry(fn, _keyword_params(obj, params), name or _name(obj)))
             return fn
 
         return deco
@@ -144,3 +147,25 @@ def _name(obj):
 
 
 registry = Registry()
+
+
+def _keyword_params(obj, params):
+    """``params`` as keyword arguments may name them: as CPython does, a parameter
+    of a C builtin (``math.sqrt``, ``abs``, ``len``, ``int``) that its signature
+    does not list as a keyword parameter -- or all of them when it has no
+    signature -- is positional only (``"/x"`` cannot match a keyword; None when
+    no parameter can be given by keyword).  Python-level callables keep theirs."""
+    if not params:
+        return None
+    params = tuple(params)
+    builtin = isinstance(obj, types.BuiltinFunctionType) or (
+        isinstance(obj, type) and getattr(builtins, obj.__name__, None) is obj)
+    if not builtin:
+        return params
+    try:
+        sig = inspect.signature(obj).parameters
+    except (TypeError, ValueError):
+        sig = {}
+    kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    out = tuple(p if p in sig and sig[p].kind in kinds else "/" + p for p in params)
+    return None if all(p.startswith("/") for p in out) else out

@@ -363,6 +363,14 @@ class CUDADispatcher(InspectMixin):
     def __repr__(self):
         return f"<CUDADispatcher {self.py_func.__qualname__}>"
 
+    @property
+    def __cudalite_not_device__(self):
+        """The error the compiler reports when device code calls or launches this kernel."""
+        name = self.py_func.__qualname__
+        return (f"{name} is a CUDA kernel (@cuda.jit without device=True): device code cannot call or launch "
+                f"a kernel. To call {name} from a kernel, declare it @cuda.jit(device=True); kernels are "
+                "launched from the host (kernel[blocks, threads](args))")
+
     def __call__(self, *args, **kwargs):
         raise ValueError(_MISSING_CONFIG)
 
@@ -509,6 +517,11 @@ class DeviceDispatcher(InspectMixin):
     def __call__(self, *args, **kwargs):
         raise TypeError(f"{self.py_func.__qualname__} is a CUDA device function (@cuda.jit(device=True)): "
                         "call it from a kernel or another device function, not from Python")
+
+    def __getitem__(self, config):
+        name = self.py_func.__qualname__
+        raise TypeError(f"{name} is a CUDA device function (@cuda.jit(device=True)) and cannot be launched "
+                        f"({name}[...]): call it from a kernel, or drop device=True to make it a kernel")
 
     def compile_ptx(self, sig, cc=None, abi="numba", **kws):
         """The PTX of this device function, compiled without a GPU

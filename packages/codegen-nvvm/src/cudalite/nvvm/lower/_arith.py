@@ -13,6 +13,7 @@ from ._casts import complex_parts, make_complex
 from ._complexmath import complex_pow
 from ._floats import complex_div, fneg, libm, narrow, widen
 from ._irtypes import value_type
+from ._ranges import RangeHint
 
 __all__ = ["binop", "unaryop", "compare", "float_divmod"]
 
@@ -36,11 +37,9 @@ def binop(lc, op, a, bv, ty):
 def _int_binop(lc, op, a, bv, ty):
     b = lc.builder
     if op in ("+", "-", "*"):
-        # Signed results are at least 64 bits wide (numba's rule): mark them "no signed
-        # wrap", as C does, so the optimizer can reason about ranges (e.g. prove that
-        # y - 1 >= 0 after testing y > 0 and drop the negative-index wraparound).
-        fn = {"+": b.add, "-": b.sub, "*": b.mul}[op]
-        return fn(a, bv, flags=("nsw",) if ty.signed else ())
+        # Two's complement wrapping, as numba-cuda: no nsw/nuw here.  ``_ranges``
+        # adds them afterwards where it proves the result cannot wrap.
+        return {"+": b.add, "-": b.sub, "*": b.mul}[op](a, bv)
     simple = {"&": b.and_, "|": b.or_, "^": b.xor, "<<": b.shl, ">>": b.ashr if ty.signed else b.lshr}
     if op in simple:
         return simple[op](a, bv)
@@ -59,7 +58,9 @@ def _int_binop(lc, op, a, bv, ty):
                 res = b.select(adjust, b.add(r, safe), r)
         else:
             res = b.udiv(a, safe) if op == "//" else b.urem(a, safe)
-        return b.select(is_zero, zero, res)
+        out = b.select(is_zero, zero, res)
+        lc.range_hints[out] = RangeHint("floordiv" if op == "//" else "mod", (a, bv), signed=ty.signed)
+        return out
     if op == "**":
         return _ipow(lc, a, bv, ty)
     raise TypeError(f"no integer operator {op}")

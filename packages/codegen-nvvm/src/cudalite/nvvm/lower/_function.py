@@ -21,6 +21,7 @@ from ._irtypes import I1, value_type
 from ._exceptions import check_status_after_call
 from ._iteration import lower_for_iter
 from ._loops import lower_for_range
+from ._ranges import prove_no_wrap
 from ._slices import lower_slice
 
 __all__ = ["FunctionLowerer"]
@@ -34,6 +35,7 @@ class FunctionLowerer:
         self.builder: ir.IRBuilder = None
         self.slots: dict = {}
         self.loops: list = []  # (continue_block, break_block)
+        self.range_hints: dict = {}  # instruction -> RangeHint (``_ranges``: where nsw/nuw are proved)
         self.subprogram = None
 
     # -- helpers used by lowering functions ------------------------------------------------
@@ -94,6 +96,7 @@ class FunctionLowerer:
         self.block(self.tf.fir.body)
         if not b.block.is_terminated:
             self.ret_default()
+        prove_no_wrap(fn, self.range_hints)
 
     def ret_default(self):
         rt = self.return_type

@@ -13,6 +13,7 @@ from ._elements import element_pointer, load_mem
 from ._constants import array_struct
 from ._irtypes import I64, value_type
 from ._loops import counted_loop, trip_count
+from ._ranges import RangeHint
 
 __all__ = ["lower_for_iter"]
 
@@ -51,6 +52,8 @@ class _Source:
                 (args[0], args[1], one) if len(args) == 2 else tuple(args))
             self.start, self.step = start, step
             const_step = lc.tf.consts.get(plan.args[2]) if len(plan.args) == 3 else 1
+            self.const_step = const_step if isinstance(const_step, int) and not isinstance(const_step, bool) else None
+            self.hint = RangeHint("range", (start, stop), self.const_step)
             self.length = trip_count(b, start, stop, step, const_step, True)
         elif isinstance(plan, ZipIter):
             self.parts = [_Source(lc, p) for p in plan.parts]
@@ -75,7 +78,15 @@ class _Source:
         if isinstance(plan, TupleIter):
             return b.load(b.gep(self.slot, [ir.Constant(I64, 0), j]))
         if isinstance(plan, RangeIter):
-            return b.add(self.start, b.mul(j, self.step, flags=("nsw",)), flags=("nsw",))
+            # start + j * step lies between start and stop (the hint); the product alone
+            # may wrap (a span over 2**63 with a large step), so it has no flags.  With
+            # step 1, start + j cannot wrap unless j >= 2**63 (as many iterations).
+            if self.const_step == 1:
+                v = b.add(self.start, j, flags=("nsw",))
+            else:
+                v = b.add(self.start, b.mul(j, self.step))
+            self.lc.range_hints[v] = self.hint
+            return v
         out = ir.Constant(value_type(ety), ir.Undefined)
         if isinstance(plan, EnumerateIter):
             out = b.insert_value(out, b.add(j, self.start), 0)

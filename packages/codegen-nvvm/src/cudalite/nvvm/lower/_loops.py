@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from llvmlite import ir
 
+from ._ranges import RangeHint
+
 __all__ = ["lower_for_range", "counted_loop", "trip_count"]
 
 
@@ -28,7 +30,7 @@ def trip_count(b, start, stop, step, const_step, signed):
     gt = b.icmp_signed if signed else b.icmp_unsigned
     lty = start.type
     zero, one = ir.Constant(lty, 0), ir.Constant(lty, 1)
-    if isinstance(const_step, int) and not isinstance(const_step, bool):
+    if _is_int(const_step):
         if const_step > 0:
             return _count_up(b, start, stop, ir.Constant(lty, const_step), gt)
         return _count_up(b, stop, start, ir.Constant(lty, -const_step), gt)
@@ -77,6 +79,8 @@ class _Loop:
         if not b.block.is_terminated:
             b.branch(self.incr_bb)
         b.position_at_end(self.incr_bb)
+        # j < count, so j + 1 <= count cannot wrap unsigned; signed, it could only after
+        # 2**63 iterations (centuries of GPU time): both flags hold.
         b.store(b.add(b.load(self.j_slot), ir.Constant(self.lty, 1), flags=("nuw", "nsw")), self.j_slot)
         if self.on_step is not None:
             self.on_step()
@@ -96,8 +100,21 @@ def lower_for_range(lc, s, ity, start, stop, step):
     b.store(start, i_slot)
 
     def step_i():
-        # a range's values never overflow (they stay between start and stop): say so
+        # The incremented value is read only when another iteration follows, and then
+        # it is a value of the range (between start and stop): it cannot wrap.  (The
+        # increment after the last iteration may wrap; that value is never used.)
         b.store(b.add(b.load(i_slot), step, flags=("nsw",) if signed else ("nuw",)), i_slot)
 
-    loop = counted_loop(lc, s.target, count, lty, lambda j: b.store(b.load(i_slot), lc.slots[s.target]), step_i)
+    hint = RangeHint("range", (start, stop), const_step if _is_int(const_step) else None, signed)
+
+    def bind(j):
+        i = b.load(i_slot)
+        lc.range_hints[i] = hint  # inside the loop, i lies between start and stop
+        b.store(i, lc.slots[s.target])
+
+    loop = counted_loop(lc, s.target, count, lty, bind, step_i)
     loop.body(s.body)
+
+
+def _is_int(x):
+    return isinstance(x, int) and not isinstance(x, bool)

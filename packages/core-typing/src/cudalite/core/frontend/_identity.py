@@ -23,8 +23,12 @@ guessed: it is *proved*.
    equal code from equal ASTs are the same function (either is right); anything
    else that cannot be told apart is :class:`Ambiguous`.
 
-Modules whose asserts were rewritten by pytest are compared line by line with
-the ``assert`` lines left out (pytest rewrites nothing else).
+Modules whose asserts pytest rewrote at import (loaded by its
+``AssertionRewritingHook``): the caller passes pytest's own ``rewrite_asserts``
+and the hook's config; the text is rewritten exactly as pytest did it, the proof
+above runs against the rewritten module (so the rewritten asserts must match
+too), and the node returned is the one at the same place in the text as
+written: the user's ``assert`` is what cudalite compiles.
 
 This module is pure: it reads no files (the caller passes the text) and raises
 :class:`NotFound`, :class:`Mismatch` or :class:`Ambiguous` for the caller to
@@ -36,12 +40,11 @@ from __future__ import annotations
 import __future__
 import ast
 import copy
-import dis
 import functools
 import types
-from collections import Counter
 
-__all__ = ["HAS_POSITIONS", "Parsed", "parse_lines", "parse_source", "prove", "NotFound", "Mismatch", "Ambiguous"]
+__all__ = ["HAS_POSITIONS", "Parsed", "parse_lines", "parse_source", "prove", "prove_rewritten", "NotFound",
+           "Mismatch", "Ambiguous"]
 
 HAS_POSITIONS = hasattr(types.CodeType, "co_positions")  # Python 3.11+: columns of every instruction
 _FUTURE_FLAGS = functools.reduce(
@@ -72,9 +75,9 @@ class Parsed:
 
     __slots__ = ("filename", "tree", "futures", "imports", "index", "__weakref__")
 
-    def __init__(self, text: str, filename: str):
+    def __init__(self, text: str, filename: str, tree=None):
         self.filename = filename
-        self.tree = ast.parse(text, filename)
+        self.tree = ast.parse(text, filename) if tree is None else tree
         body = self.tree.body
         self.futures = tuple(s for s in body if isinstance(s, ast.ImportFrom) and s.module == "__future__")
         self.imports = tuple(_module_imports(body))
@@ -126,6 +129,36 @@ def parse_source(text: str, filename: str) -> Parsed:
     return Parsed(text, filename)
 
 
+def prove_rewritten(code: types.CodeType, lines: list, parsed: Parsed, rewrite, config,
+                    positions: bool | None = None) -> ast.AST:
+    """:func:`prove` for a module whose asserts pytest rewrote: ``rewrite`` is
+    pytest's ``rewrite_asserts(tree, source_bytes, filename, config)``.  The
+    proof runs on the rewritten text; the node returned is ``parsed``'s (the
+    text as written) at the same place."""
+    rewritten = _parse_rewritten(_Same(lines), parsed.filename, rewrite, config)
+    if rewritten is None:
+        raise Mismatch
+    node = prove(code, rewritten, positions)
+    key = ("<lambda>", node.lineno) if isinstance(node, ast.Lambda) else (
+        node.name, min([node.lineno] + [d.lineno for d in node.decorator_list]))
+    for cand, _ in parsed.index.get(key, ()):
+        if (cand.lineno, cand.col_offset, type(cand)) == (node.lineno, node.col_offset, type(node)) \
+                and _node_params(cand) == _node_params(node):
+            return cand
+    raise Mismatch
+
+
+@functools.lru_cache(maxsize=16)
+def _parse_rewritten(key, filename, rewrite, config):
+    text = "".join(key.obj)
+    try:
+        tree = ast.parse(text, filename)
+        rewrite(tree, text.encode("utf-8"), filename, config)
+    except Exception:  # pytest's rewriter refused the text: nothing to prove against
+        return None
+    return Parsed(text, filename, tree)
+
+
 def prove(code: types.CodeType, parsed: Parsed, positions: bool | None = None) -> ast.AST:
     """The ``FunctionDef``/``Lambda`` node of ``parsed`` whose compiled code is
     ``code``.  ``positions``: use ``co_positions`` (default: where Python has
@@ -140,14 +173,12 @@ def _prove(code, parsed, positions):
     found = [(n, top) for n, top in parsed.index.get(key, ()) if _node_params(n) == params]
     if not found:
         raise NotFound
-    rewritten = _pytest_rewritten(code)
     if len(found) == 1 or positions:
         node, top = found[0] if len(found) == 1 else _by_positions(found, code)
-        if node is not None and any(_same(code, c, positions, node if rewritten else None)
-                                    for c in _built(parsed, top, key)):
+        if node is not None and any(_same(code, c, positions) for c in _built(parsed, top, key)):
             return node
         raise Mismatch
-    return _by_compiling_each(code, parsed, found, key, rewritten)
+    return _by_compiling_each(code, parsed, found, key)
 
 
 def _code_params(code):
@@ -175,7 +206,7 @@ def _by_positions(found, code):
     return min(inside, key=lambda f: (f[0].end_lineno - f[0].lineno, f[0].end_col_offset - f[0].col_offset))
 
 
-def _by_compiling_each(code, parsed, found, key, rewritten):
+def _by_compiling_each(code, parsed, found, key):
     """No positions: compile each candidate with the others replaced by ``None``
     and keep those that give the live code."""
     nodes = [n for n, _ in found]
@@ -184,8 +215,7 @@ def _by_compiling_each(code, parsed, found, key, rewritten):
     matches = []
     for node, top in found:
         others = [n for n in nodes if n is not node]
-        if any(_same(code, c, False, node if rewritten else None)
-               for c in _built(parsed, top, key, others)):
+        if any(_same(code, c, False) for c in _built(parsed, top, key, others)):
             matches.append(node)
     if not matches:
         raise Mismatch
@@ -251,14 +281,10 @@ def _collect(code):
     return out
 
 
-def _same(a, b, positions, assert_node=None):
-    """Whether code objects ``a`` (live) and ``b`` (built) are the same code.
-    ``assert_node``: the function node of a module rewritten by pytest (compare
-    line by line, leaving its assert lines out)."""
+def _same(a, b, positions):
+    """Whether code objects ``a`` (live) and ``b`` (built) are the same code."""
     if a is b:
         return True
-    if assert_node is not None:
-        return _same_except_asserts(a, b, assert_node)
     for attr in _CODE_ATTRS:
         if getattr(a, attr, None) != getattr(b, attr, None):
             return False
@@ -282,66 +308,3 @@ def _same_const(x, y, positions):
     if isinstance(x, (float, complex)):
         return repr(x) == repr(y)  # -0.0 and nan
     return x == y
-
-
-# -- modules whose asserts pytest rewrote --------------------------------------------------
-def _pytest_rewritten(code):
-    """Whether pytest rewrote asserts in ``code`` or a function nested in it (its
-    ``@py_assert`` names are no Python identifiers: no source text makes them)."""
-    return (any(n.startswith("@py_assert") for n in code.co_varnames) or "@pytest_ar" in code.co_names
-            or any(_pytest_rewritten(c) for c in code.co_consts if isinstance(c, types.CodeType)))
-
-
-def _same_except_asserts(a, b, node):
-    """Per source line, the same instructions (jumps and their targets aside), in
-    the code and the functions nested in it, the lines of ``assert`` statements
-    left out; same name, parameters, first line."""
-    if (a.co_name, a.co_firstlineno, _code_params(a)) != (b.co_name, b.co_firstlineno, _code_params(b)):
-        return False
-    skip = {ln for n in ast.walk(node) if isinstance(n, ast.Assert)
-            for ln in range(n.lineno, n.end_lineno + 1)}
-    return _line_ops(a, skip, Counter()) == _line_ops(b, skip, Counter())
-
-
-# Instruction forms that the extra locals and branches of rewritten asserts can change:
-# 3.13+ superinstructions (local indices < 16 only) and flow-dependent variants of LOAD_FAST.
-_SUPER = {"LOAD_FAST_LOAD_FAST": ("LOAD_FAST", "LOAD_FAST"), "STORE_FAST_LOAD_FAST": ("STORE_FAST", "LOAD_FAST"),
-          "STORE_FAST_STORE_FAST": ("STORE_FAST", "STORE_FAST"),
-          "LOAD_FAST_BORROW_LOAD_FAST_BORROW": ("LOAD_FAST", "LOAD_FAST")}
-_PLAIN = {"LOAD_FAST_CHECK": "LOAD_FAST", "LOAD_FAST_BORROW": "LOAD_FAST"}
-
-
-def _line_ops(code, skip, ops):
-    where = (code.co_name, code.co_firstlineno)
-    line = None
-    for ins in dis.get_instructions(code):
-        pos = getattr(ins, "positions", None)  # 3.11+; 3.10 marks the first instruction of each line
-        line = pos.lineno if pos is not None else (ins.starts_line or line)
-        if line is None or line in skip or ins.opcode in dis.hasjrel or ins.opcode in dis.hasjabs:
-            continue
-        if ins.opname in ("NOP", "EXTENDED_ARG", "CACHE", "RESUME"):
-            continue
-        arg = ins.argval
-        if isinstance(arg, types.CodeType):
-            arg = (arg.co_name, arg.co_firstlineno)
-        elif isinstance(arg, (float, complex)):
-            arg = repr(arg)
-        pair = _SUPER.get(ins.opname)
-        if pair is not None and isinstance(arg, tuple) and len(arg) == 2:
-            for opname, x in zip(pair, arg):  # a superinstruction forms only for low local indices
-                ops[(where, line, opname, x)] += 1
-            continue
-        opname = _PLAIN.get(ins.opname, ins.opname)
-        ops[(where, line, opname, arg if _hashable(arg) else repr(arg))] += 1
-    for c in code.co_consts:
-        if isinstance(c, types.CodeType):
-            _line_ops(c, skip, ops)
-    return ops
-
-
-def _hashable(x):
-    try:
-        hash(x)
-    except TypeError:
-        return False
-    return True

@@ -14,7 +14,9 @@ read here once: they become compile-time constants.
 from __future__ import annotations
 
 import builtins
+import importlib.machinery as m
 import linecache
+import sys
 import types
 import warnings
 
@@ -131,21 +133,38 @@ def _prove(func, code, lines) -> SourceInfo:
     filename, first = code.co_filename, code.co_firstlineno
     if not lines:
         raise _NoSource(f"no source text for {filename}", _error(
-            func, code, "cannot compile {}: its source code is not available "
-            f"(no file or linecache entry for {filename})"))
+            func, code, "cannot compile {}: its source code is not available " + _no_source_hint(filename)))
     try:
         parsed = _identity.parse_lines(lines, filename)
     except SyntaxError as e:
         raise _NoSource(f"{filename} is not Python source", _error(
             func, code, "cannot compile {}: " f"{filename} is not Python source ({e.msg}, line {e.lineno})")) from None
+    rewriter = _assert_rewriter(func)
     try:
-        node = _identity.prove(code, parsed)
+        if rewriter is None:
+            node = _identity.prove(code, parsed)
+        else:
+            node = _identity.prove_rewritten(code, lines, parsed, *rewriter)
     except _identity.NotFound:
         kind = "lambda" if code.co_name == "<lambda>" else f"def {code.co_name}"
+        if _is_pseudo(filename):
+            raise _error(func, code, "cannot find the source of {}: " f"line {first} of the text registered in "
+                         f"linecache as {filename} has no '{kind}' with its parameters; "
+                         + _REGISTER_EXACT.format(name=filename)) from None
         raise _error(func, code, "cannot find the source of {}: " f"line {first} of {filename} has no '{kind}' "
                      "with its parameters (the file changed after import, or the function was made by "
                      "exec/compile with this file's name); reload the module") from None
     except _identity.Mismatch:
+        if _is_pseudo(filename):
+            raise _error(func, code, "the text registered in linecache as " f"{filename} is not the source of "
+                         "{}" f": line {first} does not compile to the code Python runs; "
+                         + _REGISTER_EXACT.format(name=filename)) from None
+        hook = _import_hook(func, code)
+        if hook is not None:
+            raise _error(func, code, "the source of {} " f"does not compile to the code Python runs: its module was "
+                         f"loaded by {hook}, an import hook that rewrites code, which cudalite cannot prove "
+                         "equal to the source (only pytest's assertion rewriting is understood); import the "
+                         "module without that hook to compile its functions") from None
         raise _error(func, code, "the source of {} changed after import: " f"{filename}:{first} no longer compiles "
                      "to the code Python runs (or the function was made by exec/compile with this file's "
                      "name); reload the module") from None
@@ -153,6 +172,73 @@ def _prove(func, code, lines) -> SourceInfo:
         raise _error(func, code, "cannot tell which lambda is {}: " f"several lambdas on line {first} could be it "
                      "and this Python has no co_positions to tell which; put them on separate lines") from None
     return SourceInfo(node, filename, lines, func=func)
+
+
+_REGISTER = ("register the text in linecache before compiling, under the exact name given to compile(): "
+             "linecache.cache[{name!r}] = (len(src), None, src.splitlines(True), {name!r})")
+_REGISTER_EXACT = ("register exactly the text compiled under that name (one unique '<...>' name per text): "
+                   "linecache.cache[{name!r}] = (len(src), None, src.splitlines(True), {name!r})")
+
+
+def _is_pseudo(filename) -> bool:
+    return filename.startswith("<") and filename.endswith(">")
+
+
+def _no_source_hint(filename) -> str:
+    """What to do when linecache has no text for ``filename`` (the message's tail)."""
+    if filename == "<stdin>":
+        return ("(it was typed at the interactive prompt or read from standard input, and Python keeps no copy "
+                "of that text): define it in a file, or in IPython/Jupyter, or on Python 3.13+'s prompt")
+    if filename == "<string>":
+        return ("(it was made by exec() or compile() of a string, or given with python -c, and Python keeps "
+                "no copy of the text): compile the text under a unique name and register it: "
+                "code = compile(src, '<mykernels-1>', 'exec'); "
+                + _REGISTER.format(name="<mykernels-1>") + "; exec(code, namespace)")
+    if _is_pseudo(filename):
+        return ("(it was made by exec() or compile() of a string named " f"{filename}, and Python keeps no copy of "
+                "the text): " + _REGISTER.format(name=filename))
+    return f"(no file or linecache entry for {filename}: a .pyc without its .py, or a file removed since)"
+
+
+_PYTEST_HOOK = ("_pytest.assertion.rewrite", "AssertionRewritingHook")
+
+
+def _module_loader(func):
+    globs = getattr(func, "__globals__", None)
+    if not isinstance(globs, dict):
+        return None
+    loader = globs.get("__loader__")
+    if loader is None:
+        loader = getattr(globs.get("__spec__"), "loader", None)
+    return loader
+
+
+def _assert_rewriter(func):
+    """``(rewrite_asserts, config)`` of pytest when ``func``'s module was loaded by
+    pytest's AssertionRewritingHook (pytest is then imported: nothing is imported
+    here), else None."""
+    loader = _module_loader(func)
+    cls = type(loader)
+    if (cls.__module__, cls.__qualname__) != _PYTEST_HOOK:
+        return None
+    rewrite = getattr(sys.modules.get(_PYTEST_HOOK[0]), "rewrite_asserts", None)
+    if not callable(rewrite):
+        return None
+    return rewrite, getattr(loader, "config", None)
+
+
+def _import_hook(func, code):
+    """The loader class (``module.Class``) of the function's module when it is an
+    import hook other than Python's own file loaders, else None."""
+    loader = _module_loader(func)
+    if loader is None or type(loader) in (m.SourceFileLoader, m.SourcelessFileLoader, m.ExtensionFileLoader):
+        return None
+    if isinstance(loader, type):  # BuiltinImporter / FrozenImporter are classes used as loaders
+        return None
+    cls = type(loader)
+    if (cls.__module__, cls.__qualname__) == _PYTEST_HOOK:
+        return None  # understood: its rewriting is part of the proof
+    return f"{cls.__module__}.{cls.__qualname__}"
 
 
 def _error(func, code, template) -> SourceError:
