@@ -99,5 +99,6 @@ def lower_for_range(lc, s, ity, start, stop, step):
         # a range's values never overflow (they stay between start and stop): say so
         b.store(b.add(b.load(i_slot), step, flags=("nsw",) if signed else ("nuw",)), i_slot)
 
-    loop = counted_loop(lc, s.target, count, lty, lambda j: b.store(b.load(i_slot), lc.slots[s.target]), step_i)
+    target = lc.tf.fir.ssa.defs[s]  # this loop's version of the user's variable
+    loop = counted_loop(lc, s.target, count, lty, lambda j: lc.define(target, b.load(i_slot), ity), step_i)
     loop.body(s.body)

@@ -68,7 +68,7 @@ class _Builder:
             body = [ir.Return(self.src.loc(node.body), self.expr(node.body))]
         else:
             body = self.stmts(node.body)
-        return ir.FunctionIR(
+        fir = ir.FunctionIR(
             name=self.func.__name__,
             qualname=self.func.__qualname__,
             module=getattr(self.func, "__module__", None) or "__main__",
@@ -79,6 +79,8 @@ class _Builder:
             constants=_single_constants(body, set(params)),
             defaults=defaults,
         )
+        fir.ssa = ir.build_ssa(fir)  # variable versions: each assignment typed on its own
+        return fir
 
     def loc(self, node):
         return self.src.loc(node)
