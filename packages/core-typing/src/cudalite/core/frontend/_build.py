@@ -201,6 +201,10 @@ class _Builder:
         if n.id in self.locals:
             return ir.Var(loc, n.id)
         found, value = self._resolve_checked(n.id)
+        if not found and n.id == self.func.__name__ != "<lambda>":
+            # its own name, not bound yet (``@cuda.jit("i8(i8)", device=True)`` compiles while it
+            # decorates): a recursive call, as in numba
+            found, value = True, self.func
         if not found:
             raise TypingError(f"name {n.id!r} is not defined (not a local, global, closure variable or builtin)", loc)
         return ir.Const(loc, value, n.id)

@@ -610,12 +610,26 @@ class _Inference:
 
     def expr_IfExp(self, e):
         self.truth(e.test)
-        a, b = self.expr(e.body), self.expr(e.orelse)
+        a, b = self.branch(e.body), self.branch(e.orelse)
+        if a is None or b is None:  # early passes: one branch is typed (``n if n < 2 else f(n - 1)``)
+            if a is None and b is None:
+                raise _Unknown()
+            return a or b
         t = unify(a, b)
         if t is None:
             raise TypingError(f"the branches of the conditional expression have types {a} and {b} "
                               "that do not unify", e.loc)
         return t
+
+    def branch(self, e):
+        """The type of one branch of a conditional expression; None while it is unknown
+        in an early pass (numba types a merge from the incoming types known so far)."""
+        if self.strict:
+            return self.expr(e)
+        try:
+            return self.expr(e)
+        except _Unknown:
+            return None
 
     def expr_TupleExpr(self, e):
         return Tuple([self.expr(i) for i in e.items])
