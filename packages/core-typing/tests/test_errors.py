@@ -172,27 +172,52 @@ def test_error_inside_a_callee_points_into_the_callee_with_a_note_for_the_call()
     assert "return bad_callee(u)" in note
 
 
-def test_recursion_error_location():
-    err = raises(TypingError, recursive, T.int64)
-    check_location(err, recursive, 3, "recursive(n - 1)")
-    assert "recursion is not supported in device code (recursive -> recursive)" in err.msg
+def test_recursion_without_a_base_case_error_location():
+    err = raises(TypingError, runaway, T.int64)
+    check_location(err, runaway, 1, "runaway(n - 1)")
+    assert "cannot infer the return type of the recursive function runaway(int64)" in err.msg
 
 
-def recursive(n):
-    if n <= 0:
+def runaway(n):
+    return runaway(n - 1)
+
+
+def test_runaway_type_recursion_error_location():
+    err = raises(TypingError, growing, T.int64, T.int64)
+    check_location(err, growing, 3, "growing((x, x), n - 1)")
+    assert "runaway type recursion: growing calls itself with argument types that keep changing" in err.msg
+
+
+def growing(x, n):
+    if n == 0:
         return 0
-    return recursive(n - 1)
+    return growing((x, x), n - 1)
 
 
-def test_variable_assigned_incompatible_types():
+def test_variable_reassigned_another_type_is_a_new_version():
     def f(x):
         y = x
         y = (1, 2)
         return y
 
+    assert typed(f, T.int32).return_type == UniTuple(T.int64, 2)
+
+
+def test_incompatible_definitions_merging_at_a_use():
+    def f(x):
+        if x > 0:
+            y = x
+        else:
+            y = (1, 2)
+        return y
+
     err = raises(TypingError, f, T.int32)
-    msg = check_location(err, f, 2, "y", width=1)
-    assert "variable 'y' is assigned both int32 and UniTuple(int64 x 2)" in msg
+    msg = check_location(err, f, 5, "y", width=1)
+    assert msg == ("TypingError: variable 'y' has type int32 on one path and UniTuple(int64 x 2) on another, "
+                   "and both reach this use; the types do not unify (numba: 'Cannot unify')")
+    line = f.__code__.co_firstlineno
+    assert f"the assignment that makes 'y' int32:\n{f.__code__.co_filename}:{line + 2}:" in str(err)
+    assert f"the assignment that makes 'y' UniTuple(int64 x 2):\n{f.__code__.co_filename}:{line + 4}:" in str(err)
 
 
 def test_store_into_read_only_global_array():

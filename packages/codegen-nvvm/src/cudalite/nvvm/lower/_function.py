@@ -1,7 +1,10 @@
 """Lowering of one typed function to an internal NVVM IR function.
 
 Locals live in ``alloca`` slots of the entry block (libNVVM's optimizer turns
-them into SSA registers); structured control flow maps to basic blocks.  Calls
+them into SSA registers), one per version of a variable (``x``, ``x.1``: typing
+gives each its own type); an assignment also stores its value, converted, into
+the slot of every merge (phi version) it reaches, so at a join the merge's slot
+holds the value that arrived.  Structured control flow maps to basic blocks.  Calls
 dispatch through the lowering tables; operators through ``_arith``.
 """
 
@@ -89,8 +92,9 @@ class FunctionLowerer:
         for name, t in self.tf.vartypes.items():
             self.slots[name] = b.alloca(value_type(t), name=_slot_name(name))
         body_start = fn.append_basic_block("body")
+        ssa = self.tf.fir.ssa
         for pname, pty, arg in zip(self.tf.fir.params, self.tf.argtypes, fn.args):
-            b.store(self.cast(arg, pty, self.tf.vartypes[pname]), self.slots[pname])
+            self.define(ssa.versions[pname], arg, pty)
         b.branch(body_start)
         b.position_at_end(body_start)
         self.block(self.tf.fir.body)
@@ -123,10 +127,20 @@ class FunctionLowerer:
         v = self.expr(s.value)
         self.store_target(s.target, v, self.typeof(s.value))
 
+    def define(self, version, v, vty):
+        """Store ``v`` (of type ``vty``) as ``version`` of its variable, and into each
+        merge of versions it reaches (converted to the merge's type)."""
+        b, types = self.builder, self.tf.vartypes
+        own = types[version.name]
+        v = self.cast(v, vty, own)
+        b.store(v, self.slots[version.name])
+        for phi in version.stores:
+            b.store(self.cast(v, own, types[phi.name]), self.slots[phi.name])
+
     def store_target(self, target, v, vty):
         b = self.builder
         if isinstance(target, cir.VarTarget):
-            b.store(self.cast(v, vty, self.tf.vartypes[target.name]), self.slots[target.name])
+            self.define(self.tf.fir.ssa.defs[target], v, vty)
         elif isinstance(target, cir.TupleTarget):
             for i, sub in enumerate(target.items):
                 self.store_target(sub, b.extract_value(v, i), vty.types[i])
@@ -181,7 +195,7 @@ class FunctionLowerer:
         b.position_at_end(end_bb)
 
     def stmt_ForRange(self, s):
-        ity = self.tf.vartypes[s.target]
+        ity = self.tf.vartypes[self.tf.fir.ssa.defs[s].name]
         start, stop, step = (
             self.cast(self.expr(e), self.typeof(e), ity) for e in (s.start, s.stop, s.step)
         )
@@ -255,7 +269,7 @@ class FunctionLowerer:
         return lower_constant(self, e.value, self.typeof(e))
 
     def expr_Var(self, e):
-        return self.builder.load(self.slots[e.name])
+        return self.builder.load(self.slots[self.tf.fir.ssa.uses[e].name])
 
     def expr_TupleExpr(self, e):
         t = self.typeof(e)

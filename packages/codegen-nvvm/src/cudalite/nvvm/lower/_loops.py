@@ -106,11 +106,12 @@ def lower_for_range(lc, s, ity, start, stop, step):
         b.store(b.add(b.load(i_slot), step, flags=("nsw",) if signed else ("nuw",)), i_slot)
 
     hint = RangeHint("range", (start, stop), const_step if _is_int(const_step) else None, signed)
+    target = lc.tf.fir.ssa.defs[s]  # this loop's version of the user's variable
 
     def bind(j):
         i = b.load(i_slot)
         lc.range_hints[i] = hint  # inside the loop, i lies between start and stop
-        b.store(i, lc.slots[s.target])
+        lc.define(target, i, ity)
 
     loop = counted_loop(lc, s.target, count, lty, bind, step_i)
     loop.body(s.body)

@@ -69,7 +69,7 @@ class _Builder:
             body = [ir.Return(self.src.loc(node.body), self.expr(node.body))]
         else:
             body = self.stmts(node.body)
-        return ir.FunctionIR(
+        fir = ir.FunctionIR(
             name=self.func.__name__,
             qualname=self.func.__qualname__,
             module=getattr(self.func, "__module__", None) or "__main__",
@@ -80,6 +80,8 @@ class _Builder:
             constants=_single_constants(body, set(params)),
             defaults=defaults,
         )
+        fir.ssa = ir.build_ssa(fir)  # variable versions: each assignment typed on its own
+        return fir
 
     def loc(self, node):
         return self.src.loc(node)
@@ -200,6 +202,10 @@ class _Builder:
         if n.id in self.locals:
             return ir.Var(loc, n.id)
         found, value = self._resolve_checked(n.id)
+        if not found and n.id == self.func.__name__ != "<lambda>":
+            # its own name, not bound yet (``@cuda.jit("i8(i8)", device=True)`` compiles while it
+            # decorates): a recursive call, as in numba
+            found, value = True, self.func
         if not found:
             raise TypingError(f"name {n.id!r} is not defined (not a local, global, closure variable or builtin)", loc)
         return ir.Const(loc, value, n.id)

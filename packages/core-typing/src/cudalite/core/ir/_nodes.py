@@ -232,3 +232,4 @@ class FunctionIR:
     pyfunc: object = None
     constants: dict = field(default_factory=dict)  # locals assigned one constant once
     defaults: dict = field(default_factory=dict)  # parameter -> default value (frozen at compile time)
+    ssa: object = None  # the SSAInfo (variable versions) made by the frontend; see ir/_ssa.py

@@ -15,7 +15,7 @@ _SHOWN_CALLS = ("registry", "function", "method", "value")  # CallKind values no
 
 def _targets(t):
     if isinstance(t, n.VarTarget):
-        return [t.name]
+        return [t]
     if isinstance(t, n.TupleTarget):
         return [x for i in t.items for x in _targets(i)]
     return []
@@ -30,13 +30,19 @@ def _notes(tf) -> dict:
         if text not in notes:
             notes.append(text)
 
+    ssa = tf.fir.ssa
+
+    def version_type(node):  # the type of the variable's version this assignment makes
+        v = ssa.defs.get(node) if ssa is not None else None
+        return tf.vartypes.get(v.name) if v is not None else None
+
     for s in walk_stmts(tf.fir.body):
         if isinstance(s, n.Assign):
-            for name in _targets(s.target):
-                if not name.startswith("$"):
-                    note(s.loc, f"{name} = {tf.vartypes.get(name)}")
+            for t in _targets(s.target):
+                if not t.name.startswith("$"):
+                    note(s.loc, f"{t.name} = {version_type(t)}")
         elif isinstance(s, n.ForRange):
-            note(s.loc, f"{s.target} = {tf.vartypes.get(s.target)} (range)")
+            note(s.loc, f"{s.target} = {version_type(s)} (range)")
         elif isinstance(s, n.Return) and s.value is not None:
             note(s.loc, f"return {tf.typemap.get(s.value)}")
     for node, t in tf.typemap.items():

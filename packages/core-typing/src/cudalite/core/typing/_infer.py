@@ -1,11 +1,18 @@
 """Type inference: a fixpoint over the structured IR.
 
-Each local variable has one type, the unification of everything assigned to it
-(numba's behaviour for the common cases: ``x = 0`` then ``x += a[i]`` with a
-float32 array makes ``x`` float64).  Passes repeat until no variable's type
-changes; a variable read before any assignment has reached it is "unknown" in
-early passes and an error in the final, strict pass.  Results go to side tables
-in :class:`TypedFunction`, keyed by IR node.
+Each *version* of a local (every assignment, and every merge of different
+assignments where control flow joins: :mod:`cudalite.core.ir._ssa`) has its own
+type, as in numba: ``v = 1`` on one path and ``v = 1.5`` on another make ``v``
+float64 only where both reach a use after the join; ``x = 0`` then ``x += a[i]``
+in a loop over a float32 array makes the loop's ``x`` float64.  Passes repeat
+until no version's type changes; a version whose definition could not be typed
+yet is "unknown" in early passes and an error in the final, strict pass.
+Results go to side tables in :class:`TypedFunction`, keyed by IR node.
+
+Recursion (numba's rule): a call to a function that is being typed with the same
+argument types uses its declared return type, or else the unification of the
+types its returns have had so far (the non-recursive paths type it first); a
+chain of specializations that never closes is an error.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ from ..types import (
     Signature, SliceType, StringLiteral, Tuple, Type, boolean, int64, typeof_constant, void,
 )
 from ._fold import ConstantRangeError, fold_binop, fold_unary
+from ._recursion import CallStack, Unknown as _Unknown
 from ._records import (
     ArrayIter, CallInfo, CallKind, Comparison, EnumerateIter, RangeIter, Resolved, TupleIter, ZipIter,
 )
@@ -36,10 +44,6 @@ _MAX_PASSES = 50
 _NO_VALUE = object()  # const_memo's "not computed yet"
 
 
-class _Unknown(Exception):
-    """Raised in non-strict passes when an operand's type is not known yet."""
-
-
 @dataclass(eq=False)
 class TypedFunction:
     """A function's IR plus the results of inference for one signature."""
@@ -47,7 +51,7 @@ class TypedFunction:
     fir: ir.FunctionIR
     argtypes: tuple
     return_type: Type = None
-    vartypes: dict = field(default_factory=dict)
+    vartypes: dict = field(default_factory=dict)  # version name (x, x.1: ir.SSAInfo) -> Type
     typemap: dict = field(default_factory=dict)  # Expr -> Type
     calls: dict = field(default_factory=dict)  # node -> CallInfo
     consts: dict = field(default_factory=dict)  # Expr -> compile-time value
@@ -68,8 +72,7 @@ class TypingContext:
         self.registry = registry
         self.options = options
         self._irs: dict = {}
-        self._typed: dict = {}
-        self._stack: list = []
+        self._calls = CallStack()  # the functions being typed, and those typed (recursion: _recursion.py)
         self._extensions: dict = {}  # (id(obj), argtypes) -> (obj, ForeignFunction | None)
 
     def extension(self, obj, argtypes):
@@ -90,28 +93,31 @@ class TypingContext:
         return fir
 
     def type_function(self, pyfunc, argtypes, return_type=None, loc=None) -> TypedFunction:
-        key = (pyfunc, tuple(argtypes), return_type)
-        done = self._typed.get(key)
+        argtypes = tuple(argtypes)
+        key = (pyfunc, argtypes, return_type)
+        done = self._calls.lookup(key)
         if done is not None:
             return done
-        if any(k[0] is pyfunc for k in self._stack):
-            chain = " -> ".join(k[0].__qualname__ for k in self._stack) + f" -> {pyfunc.__qualname__}"
-            raise TypingError(f"recursion is not supported in device code ({chain})", loc)
+        frame = self._calls.recursive_frame(pyfunc, argtypes)
+        if frame is not None:
+            return self._calls.recursive_call(frame, loc)
         fir = self.function_ir(pyfunc)
         if len(fir.params) != len(argtypes):
             raise TypingError(
                 f"{fir.qualname}() takes {len(fir.params)} argument(s) but {len(argtypes)} were given", loc
             )
-        self._stack.append(key)
+        self._calls.check_depth(pyfunc, fir.qualname, argtypes, loc)
+        frame = self._calls.push(key)
+        tf = None
         try:
-            tf = _Inference(self, fir, tuple(argtypes), return_type).run()
+            frame.inference = _Inference(self, fir, argtypes, return_type)
+            tf = frame.inference.run()
         except CompilerError as e:
-            if loc is not None and self._stack[:-1]:
+            if loc is not None and self._calls.frames[:-1]:
                 e.add_note_loc(f"while typing the call to {fir.qualname}({', '.join(map(str, argtypes))})", loc)
             raise
         finally:
-            self._stack.pop()
-        self._typed[key] = tf
+            self._calls.pop(frame, tf)
         return tf
 
 
@@ -186,14 +192,21 @@ class _Inference:
         self.fir = fir
         self.declared_return = return_type
         self.tf = TypedFunction(fir, argtypes)
-        self.vars = dict(zip(fir.params, argtypes))
+        if fir.ssa is None:
+            fir.ssa = ir.build_ssa(fir)
+        self.ssa = fir.ssa
+        self.vars = {self.ssa.versions[p]: t for p, t in zip(fir.params, argtypes)}  # Version -> Type
+        self.origin: dict = {}  # phi Version -> the incoming Version that first typed it
         self.strict = False
         self.changed = False
         self.returns: list = []
+        self.partial_return = None  # every returned type so far, unified (what recursive calls see)
         self.const_memo: dict = {}  # compound Expr -> its compile-time value (fixed by the IR)
 
     # -- driver ------------------------------------------------------------------------
     def run(self) -> TypedFunction:
+        for v in self.vars.copy():  # parameters reaching merges
+            self.merge_into(v)
         for _ in range(_MAX_PASSES):
             self.changed = False
             self.returns = []
@@ -207,8 +220,13 @@ class _Inference:
         self.tf.typemap.clear()
         self.tf.calls.clear()
         self.block(self.fir.body)
-        self.tf.vartypes = dict(self.vars)
-        self.tf.return_type = self.return_type()
+        self.tf.vartypes = {v.name: t for v, t in self.vars.items()}
+        rt = self.return_type()
+        seen = self.tf.return_type  # what recursive calls were typed with (None: no recursive call)
+        if seen is not None and seen != rt:
+            raise TypingError(f"the recursive function {self.fir.qualname} returns {rt}, but its recursive "
+                              f"calls were typed as returning {seen}", self.fir.loc)
+        self.tf.return_type = rt
         return self.tf
 
     def return_type(self):
@@ -254,7 +272,8 @@ class _Inference:
             try:
                 getattr(self, "stmt_" + type(s).__name__)(s)
             except _Unknown:
-                pass
+                if self.strict:
+                    raise
 
     def stmt_Assign(self, s):
         t = self.expr(s.value)
@@ -262,7 +281,7 @@ class _Inference:
 
     def assign(self, target, t, value_node=None):
         if isinstance(target, ir.VarTarget):
-            self.set_var(target.name, t, target.loc)
+            self.set_var(self.ssa.defs[target], t, target.loc)
         elif isinstance(target, ir.TupleTarget):
             if not isinstance(t, Tuple) or len(t) != len(target.items):
                 n = len(target.items)
@@ -282,22 +301,55 @@ class _Inference:
                                    site_consts, target.loc, op="attribute store")
             self.record_call(target, sig)
 
-    def set_var(self, name, t, loc):
+    def set_var(self, version, t, loc):
+        """Type a definition (a new version of a variable) and the merges it flows into."""
         if isinstance(t, (RangeType,)):
             raise TypingError("range objects can only be used directly in a 'for' loop", loc)
-        old = self.vars.get(name)
-        if old is None:
-            self.vars[name] = t
-            self.changed = True
-            return
-        if old == t:
-            return
-        new = unify(old, t)
-        if new is None:
-            raise TypingError(f"variable {name!r} is assigned both {old} and {t}; they do not unify", loc)
-        if new != old:
-            self.vars[name] = new
-            self.changed = True
+        old = self.vars.get(version)
+        if old is None or old != t:
+            new = t if old is None else unify(old, t)
+            if new is None:  # one definition typed differently in two passes: the merges changed it
+                raise TypingError(f"variable {version.var!r} is assigned both {old} and {t}; they do not unify",
+                                  loc)
+            if new != old:
+                self.vars[version] = new
+                self.changed = True
+        self.merge_into(version)
+
+    def merge_into(self, version):
+        """Unify ``version``'s type into the phis (merges) it flows into, transitively."""
+        work = [version]
+        while work:
+            v = work.pop()
+            t = self.vars[v]
+            for p in v.feeds:
+                old = self.vars.get(p)
+                if old == t:
+                    continue
+                new = t if old is None else unify(old, t)
+                if new is None:
+                    raise self.merge_error(p, v, old, t)
+                if old is None:
+                    self.origin[p] = v
+                if new != old:
+                    self.vars[p] = new
+                    self.changed = True
+                    work.append(p)
+
+    def merge_error(self, phi, v, old, t):
+        first = self.origin.get(phi)
+        while first is not None and first.kind == "phi" and first in self.origin:
+            first = self.origin[first]
+        while v.kind == "phi" and v in self.origin:
+            v = self.origin[v]
+        err = TypingError(
+            f"variable {phi.var!r} has type {old} on one path and {t} on another, and both reach this use; "
+            "the types do not unify (numba: 'Cannot unify')", phi.use_loc or phi.loc)
+        for d, ty in ((first, old), (v, t)):
+            if d is not None:
+                what = "the parameter" if d.kind == "param" else "the assignment"
+                err.add_note_loc(f"{what} that makes {d.var!r} {ty}:", d.loc)
+        return err
 
     def stmt_If(self, s):
         self.truth(s.test)
@@ -313,10 +365,7 @@ class _Inference:
         for e, t in zip((s.start, s.stop, s.step), ts):
             if not is_number(t) or t.name.startswith(("float", "complex")):
                 raise TypingError(f"range() arguments must be integers, not {t}", e.loc)
-        self.set_var(s.target, self.range_type(s, ts), s.loc)
-        if not isinstance(self.vars[s.target], Integer):
-            raise TypingError(f"the loop variable {s.target!r} is also assigned values that make it "
-                              f"{self.vars[s.target]}; a range loop variable must stay an integer", s.loc)
+        self.set_var(self.ssa.defs[s], self.range_type(s, ts), s.loc)
         self.block(s.body)
 
     def stmt_ForIter(self, s):
@@ -392,6 +441,11 @@ class _Inference:
         if isinstance(t, NoneType):
             t = None
         self.returns.append((s, t))
+        if t is not None and self.partial_return != t:
+            new = t if self.partial_return is None else unify(self.partial_return, t)
+            if new is not None and new != self.partial_return:
+                self.partial_return = new
+                self.changed = True
 
     def stmt_ExprStmt(self, s):
         self.expr(s.value)
@@ -433,6 +487,9 @@ class _Inference:
         if isinstance(e, ir.Const):
             return e.value
         if isinstance(e, ir.Var):
+            version = self.ssa.uses.get(e)
+            if version is not None and version.const is not ir.NOTCONST:
+                return version.const  # this use reads an assignment of a literal
             return self.fir.constants.get(e.name, ir.NOTCONST)
         if not isinstance(e, (ir.TupleExpr, ir.Index, ir.UnaryOp, ir.BinOp)):
             return ir.NOTCONST
@@ -485,8 +542,11 @@ class _Inference:
         return t
 
     def expr_Var(self, e):
-        t = self.vars.get(e.name)
+        version = self.ssa.uses.get(e)
+        t = None if version is None else self.vars.get(version)
         if t is None:
+            if version is None:
+                raise TypingError(f"local variable {e.name!r} is used before it is assigned", e.loc)
             if self.strict:
                 raise TypingError(f"local variable {e.name!r} is used before it is assigned", e.loc)
             raise _Unknown()
@@ -552,12 +612,26 @@ class _Inference:
 
     def expr_IfExp(self, e):
         self.truth(e.test)
-        a, b = self.expr(e.body), self.expr(e.orelse)
+        a, b = self.branch(e.body), self.branch(e.orelse)
+        if a is None or b is None:  # early passes: one branch is typed (``n if n < 2 else f(n - 1)``)
+            if a is None and b is None:
+                raise _Unknown()
+            return a or b
         t = unify(a, b)
         if t is None:
             raise TypingError(f"the branches of the conditional expression have types {a} and {b} "
                               "that do not unify", e.loc)
         return t
+
+    def branch(self, e):
+        """The type of one branch of a conditional expression; None while it is unknown
+        in an early pass (numba types a merge from the incoming types known so far)."""
+        if self.strict:
+            return self.expr(e)
+        try:
+            return self.expr(e)
+        except _Unknown:
+            return None
 
     def expr_TupleExpr(self, e):
         return Tuple([self.expr(i) for i in e.items])
