@@ -118,7 +118,9 @@ def test_device_functions_take_and_return_vectors():
     k[1, 128](x, out)
     rolled = np.roll(x, -1, axis=1)
     np.testing.assert_array_equal(out[:, :3], rolled)
-    np.testing.assert_allclose(out[:, 3], (x * rolled).sum(axis=1), rtol=1e-6)
+    terms = x.astype(np.float64) * rolled.astype(np.float64)
+    # float32 sums (the device may contract into FMAs): error bound relative to the terms' magnitude
+    assert np.all(np.abs(out[:, 3] - terms.sum(axis=1)) <= 4e-7 * np.abs(terms).sum(axis=1) * 3)
 
 
 def test_foreign_functions_take_and_return_cuda_c_vectors():

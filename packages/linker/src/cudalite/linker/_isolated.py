@@ -23,6 +23,7 @@ log.
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import signal
@@ -197,6 +198,7 @@ def link_server() -> LinkServer:
     with _SERVER_LOCK:
         if _SERVER is None:
             _SERVER = LinkServer()
+            atexit.register(_SERVER.close)  # closes the pipes: the child sees end of input and exits
         return _SERVER
 
 

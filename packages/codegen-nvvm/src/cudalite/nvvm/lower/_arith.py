@@ -139,7 +139,7 @@ def float_divmod(lc, a, bv, ty):
     zero, half, one = (ir.Constant(fty, c) for c in (0.0, 0.5, 1.0))
     mod = b.frem(a32, b32)
     div = b.fdiv(b.fsub(a32, mod), b32)
-    mod_nz = b.fcmp_ordered("!=", mod, zero)
+    mod_nz = b.fcmp_unordered("!=", mod, zero)  # C's `if (mod)`: NaN counts as non-zero
     signs_differ = b.xor(b.fcmp_ordered("<", b32, zero), b.fcmp_ordered("<", mod, zero))
     fix = b.and_(mod_nz, signs_differ)
     mod = b.select(fix, b.fadd(mod, b32), mod)
@@ -148,7 +148,7 @@ def float_divmod(lc, a, bv, ty):
     mod = b.select(mod_nz, mod, lc.call_libdevice(csign, fty, [zero, b32]))
     floor = lc.call_libdevice("__nv_floor" + ("" if fty == ir.DoubleType() else "f"), fty, [div])
     floor = b.select(b.fcmp_ordered(">", b.fsub(div, floor), half), b.fadd(floor, one), floor)
-    div_nz = b.fcmp_ordered("!=", div, zero)
+    div_nz = b.fcmp_unordered("!=", div, zero)
     floordiv = b.select(div_nz, floor, lc.call_libdevice(csign, fty, [zero, b.fdiv(a32, b32)]))
     return narrow(lc, floordiv, ty), narrow(lc, mod, ty)
 

@@ -4,10 +4,9 @@ Each *version* of a local (every assignment, and every merge of different
 assignments where control flow joins: :mod:`cudalite.core.ir._ssa`) has its own
 type, as in numba: ``v = 1`` on one path and ``v = 1.5`` on another make ``v``
 float64 only where both reach a use after the join; ``x = 0`` then ``x += a[i]``
-in a loop over a float32 array makes the loop's ``x`` float64.  Passes repeat
-until no version's type changes; a version whose definition could not be typed
-yet is "unknown" in early passes and an error in the final, strict pass.
-Results go to side tables in :class:`TypedFunction`, keyed by IR node.
+in a loop over a float32 array makes the loop's ``x`` float64.  Passes repeat until
+no version's type changes; a version not typed yet is "unknown" in early passes and
+an error in the final, strict pass.  Results: side tables in :class:`TypedFunction`.
 
 Recursion (numba's rule): a call to a function that is being typed with the same
 argument types uses its declared return type, or else the unification of the
