@@ -1,9 +1,10 @@
 """Functions without a source file, and functions rewritten by import hooks.
 
-* ``exec`` of a string: compiles when the text is registered in ``linecache``
-  under the name given to ``compile()`` (the proof of docs/language.md still
-  holds: a registered text that is not the code's source is refused); without a
-  registration the error says exactly what to write.
+* ``exec`` of a string: compiles when the text was exec'd after cudalite was
+  imported (an audit hook keeps it) or is registered in ``linecache`` under the
+  name given to ``compile()``; the proof of docs/language.md still holds (a text
+  that is not the code's source is refused); text exec'd before cudalite was
+  imported, unregistered, gets an error that says exactly what to write.
 * pytest's assertion rewriting: a test module's device functions with ``assert``
   compile (a real pytest run in a subprocess), and the proof covers the asserts
   (an edited assert line is refused, as any edit after import).
@@ -74,27 +75,83 @@ def test_exec_text_registered_compiles_through_cuda_jit(registered):
     assert k.py_func is ns["gen_kernel"]
 
 
-def test_exec_without_registration_says_exactly_what_to_write():
-    name = _name("missing")
+def test_exec_text_is_remembered_without_registration():
+    # exec after cudalite was imported: the audit hook kept the text (cudalite.core.exec_sources)
+    name = _name("remembered")
     ns = _exec(SRC, name)
-    with pytest.raises(SourceError) as info:
-        nvvm.compile_ptx(ns["gen_kernel"], SIG, cc=(9, 0))
-    msg = info.value.msg
-    assert msg.startswith("cannot compile gen_kernel: its source code is not available (it was made by exec() or "
-                          f"compile() of a string named {name}")
-    assert f"linecache.cache[{name!r}] = (len(src), None, src.splitlines(True), {name!r})" in msg
-    assert (info.value.loc.filename, info.value.loc.line) == (name, 1)
+    assert name not in linecache.cache
+    ptx, _ = nvvm.compile_ptx(ns["gen_kernel"], SIG, cc=(9, 0))
+    assert "0d3FF8000000000000" in ptx  # the constant 1.5 of this text
 
 
-def test_exec_of_a_plain_string_says_to_compile_under_a_name():
+def test_exec_of_a_plain_string_compiles():
     ns = {}
-    exec(SRC, ns)  # filename '<string>'
+    exec(SRC.replace("1.5", "2.5"), ns)  # filename '<string>', as numba-cuda's own tests build kernels
+    ptx, _ = nvvm.compile_ptx(ns["gen_kernel"], SIG, cc=(9, 0))
+    assert "0d4004000000000000" in ptx  # 2.5
+
+
+def test_exec_in_a_function_namespace_and_eval_of_a_lambda():
+    ld = {}
+    exec(textwrap.dedent("""
+        def outer_made(res, ary):
+            res[0] = ary[0] * 3.0
+    """), {}, ld)
+    nvvm.compile_ptx(ld["outer_made"], "void(float64[::1], float64[::1])", cc=(9, 0))
+    f = eval("lambda x: x * 7.0 + 1.0")
+    nvvm.compile_ptx(f, "float64(float64)", device=True, cc=(9, 0))
+
+
+def test_two_texts_under_one_name_each_compile_as_their_own():
+    c1 = compile("def g(x):\n    return x * 3.0\n", "<string>", "exec")
+    c2 = compile("def g(x):\n    return x / 3.0\n", "<string>", "exec")  # the newer text of '<string>'
+    ns1, ns2 = {}, {}
+    exec(c1, ns1)
+    exec(c2, ns2)
+    for ns, op in ((ns1, "mul.f64"), (ns2, "div.rn.f64")):  # each proved against its own code, never the other
+        ptx, _ = nvvm.compile_ptx(ns["g"], "float64(float64)", device=True, cc=(9, 0))
+        assert op in ptx, op
+
+
+def test_a_remembered_text_that_is_not_the_source_is_refused():
+    ns = {}
+    exec(compile("def h(x):\n    return x * 3.0\n", "<string>", "exec"), ns)
+    f = ns["h"]
+    f.__code__ = compile("def h(x):\n    return x * 4.0\n", "<elsewhere>", "exec").co_consts[0].replace(
+        co_filename="<string>")  # a code object no remembered '<string>' text compiles to
     with pytest.raises(SourceError) as info:
-        nvvm.compile_ptx(ns["gen_kernel"], SIG, cc=(9, 0))
-    msg = info.value.msg
-    assert "code = compile(src, '<mykernels-1>', 'exec')" in msg
+        nvvm.compile_ptx(f, "float64(float64)", device=True, cc=(9, 0))
+    assert "is not the source of h" in info.value.msg
+
+
+def _run(code):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
+                          env=env, timeout=300)
+
+
+def test_exec_before_cudalite_is_imported_says_exactly_what_to_write():
+    run = _run(f"""
+        ns = {{}}
+        exec(compile({SRC!r}, "<early-1>", "exec"), ns)   # before cudalite: nobody kept the text
+        ns2 = {{}}
+        exec({SRC!r}, ns2)
+        from cudalite import nvvm
+        from cudalite.core.errors import SourceError
+        for f in (ns["gen_kernel"], ns2["gen_kernel"]):
+            try:
+                nvvm.compile_ptx(f, {SIG!r}, cc=(9, 0))
+            except SourceError as e:
+                print(e.loc.filename, e.loc.line, "|", e.msg)
+    """)
+    assert run.returncode == 0, run.stderr
+    named, plain = run.stdout.splitlines()
+    assert named.startswith("<early-1> 1 | cannot compile gen_kernel: its source code is not available (it was "
+                            "made by exec() or compile() of a string named <early-1>")
+    assert "linecache.cache['<early-1>'] = (len(src), None, src.splitlines(True), '<early-1>')" in named
+    assert "code = compile(src, '<mykernels-1>', 'exec')" in plain
     assert ("linecache.cache['<mykernels-1>'] = (len(src), None, src.splitlines(True), '<mykernels-1>')"
-            "; exec(code, namespace)") in msg
+            "; exec(code, namespace)") in plain
 
 
 @pytest.mark.parametrize("other", [
@@ -105,12 +162,13 @@ def test_exec_of_a_plain_string_says_to_compile_under_a_name():
 ])
 def test_registered_text_must_be_the_code_s_source(registered, other):
     name = _name("wrong")
-    ns = _exec(SRC, name)
+    ns = _exec(SRC, _name("elsewhere"))  # its text is remembered under another name only
+    ns["gen_kernel"].__code__ = ns["gen_kernel"].__code__.replace(co_filename=name)
     _register(registered, name, other)
     with pytest.raises(SourceError) as info:
         nvvm.compile_ptx(ns["gen_kernel"], SIG, cc=(9, 0))
     msg = info.value.msg
-    assert f"the text registered in linecache as {name}" in msg
+    assert f"the text known as {name} (registered in linecache" in msg
     assert f"linecache.cache[{name!r}] = (len(src), None, src.splitlines(True), {name!r})" in msg
 
 
@@ -216,3 +274,11 @@ def test_pytest_assertion_rewriting_is_proved_in_a_real_pytest_run(tmp_path):
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "2 passed" in proc.stdout, proc.stdout
+
+
+def test_a_wrong_registered_text_does_not_hide_the_remembered_one(registered):
+    name = _name("shadowed")
+    ns = _exec(SRC, name)                     # remembered by cudalite
+    _register(registered, name, "def gen_kernel(a):\n    a[0] = 9.5 + a[1]\n")  # a wrong text in linecache
+    ptx, _ = nvvm.compile_ptx(ns["gen_kernel"], SIG, cc=(9, 0))
+    assert "0d3FF8000000000000" in ptx and "0d4023000000000000" not in ptx  # 1.5 (proved), never 9.5

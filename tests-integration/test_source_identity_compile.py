@@ -47,6 +47,7 @@ def test_a_functools_wraps_wrapper_compiles_its_own_body():
 def test_a_sourceless_wrapper_compiles_what_it_wraps_and_says_so():
     ns: dict = {}
     exec(compile("def wrapper(x):\n    return x + 7919\n", "<srcid-sourceless>", "exec"), ns)
+    ns["wrapper"].__code__ = ns["wrapper"].__code__.replace(co_filename="<srcid-no-text-kept>")  # no source
     w = functools.wraps(times_big)(ns["wrapper"])
     with pytest.warns(SourceWarning, match=r"compiles times_big \(its __wrapped__\) in place of the wrapper wrapper"):
         ptx = ptx_of(w)

@@ -147,7 +147,8 @@ def test_function_defined_in_exec_with_a_linecache_entry():
 
 def test_function_without_source_is_a_clear_error():
     ns: dict = {}
-    exec(compile("def nosrc(a):\n    return a\n", "<cudalite-no-such-source>", "exec"), ns)
+    exec(compile("def nosrc(a):\n    return a\n", "<cudalite-compiled-as>", "exec"), ns)
+    ns["nosrc"].__code__ = ns["nosrc"].__code__.replace(co_filename="<cudalite-no-such-source>")  # no text known
     with pytest.raises(UnsupportedError, match="source code is not available") as info:
         capture(ns["nosrc"])
     assert info.value.loc.filename == "<cudalite-no-such-source>"

@@ -9,3 +9,7 @@ stays free of the inference engine and its tables."""
 from .errors import (  # noqa: F401
     CompilerError, CudaliteError, Loc, NvvmError, SignatureError, TypingError, UnsupportedError,
 )
+
+from . import exec_sources as _exec_sources  # noqa: E402
+
+_exec_sources.install()  # keep the text of functions later made by exec() of a string (frontend source)

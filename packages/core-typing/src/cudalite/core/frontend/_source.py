@@ -1,7 +1,8 @@
 """Source capture: find the exact AST of a function or lambda, and its free names.
 
 Source is read with ``linecache`` (files, IPython cells, ``exec``'d text
-registered there) and the node is *proved* to be the code object's source
+registered there), or for text given to ``exec`` after cudalite was imported,
+from :mod:`cudalite.core.exec_sources`; and the node is *proved* to be the code object's source
 (``_identity``): the frontend compiles the function Python runs, or raises a
 located :class:`~cudalite.core.errors.SourceError` -- never a guess.  Columns in
 error messages are those of the user's file.  A wrapper whose own source cannot
@@ -21,6 +22,7 @@ import types
 import warnings
 
 from ..errors import Loc, SourceError, SourceWarning
+from ..exec_sources import candidates
 from ..types import device_array_ref
 from . import _identity
 
@@ -115,18 +117,38 @@ def _capture(func, code) -> SourceInfo:
     filename = code.co_filename
     globs = getattr(func, "__globals__", None)
     lines = linecache.getlines(filename, globs)
+    if not lines and _is_pseudo(filename):
+        return _prove_remembered(func, code)
     try:
         return _prove(func, code, lines)
-    except (SourceError, _NoSource):
+    except (SourceError, _NoSource) as e:
         # linecache may hold an old text (the module was edited and reloaded
         # since it was read): read the file again and prove against that.
-        if filename.startswith("<") and filename.endswith(">"):
-            raise
+        if _is_pseudo(filename):  # or another text under a reused name such as <string>
+            try:
+                return _prove_remembered(func, code)
+            except (SourceError, _NoSource):
+                raise e from None
         linecache.checkcache(filename)
         fresh = linecache.getlines(filename, globs)
         if fresh == lines:
             raise
     return _prove(func, code, fresh)
+
+
+def _prove_remembered(func, code) -> SourceInfo:
+    """Texts exec'd under the code's pseudo-file name since cudalite was imported
+    (:mod:`cudalite.core.exec_sources`), newest first: the first one proved to be
+    the code's source; else the newest one's error (or the no-source error)."""
+    first_error = None
+    for text in candidates(code):
+        try:
+            return _prove(func, code, text.splitlines(True))
+        except (SourceError, _NoSource) as e:
+            first_error = first_error or e
+    if first_error is not None:
+        raise first_error
+    return _prove(func, code, [])
 
 
 def _prove(func, code, lines) -> SourceInfo:
@@ -148,15 +170,16 @@ def _prove(func, code, lines) -> SourceInfo:
     except _identity.NotFound:
         kind = "lambda" if code.co_name == "<lambda>" else f"def {code.co_name}"
         if _is_pseudo(filename):
-            raise _error(func, code, "cannot find the source of {}: " f"line {first} of the text registered in "
-                         f"linecache as {filename} has no '{kind}' with its parameters; "
+            raise _error(func, code, "cannot find the source of {}: " f"line {first} of the text known as {filename} "
+                         f"(registered in linecache, or remembered from exec) has no '{kind}' with its parameters; "
                          + _REGISTER_EXACT.format(name=filename)) from None
         raise _error(func, code, "cannot find the source of {}: " f"line {first} of {filename} has no '{kind}' "
                      "with its parameters (the file changed after import, or the function was made by "
                      "exec/compile with this file's name); reload the module") from None
     except _identity.Mismatch:
         if _is_pseudo(filename):
-            raise _error(func, code, "the text registered in linecache as " f"{filename} is not the source of "
+            raise _error(func, code, "the text known as " f"{filename} (registered in linecache, or remembered from "
+                         "exec: several texts compiled under one name) is not the source of "
                          "{}" f": line {first} does not compile to the code Python runs; "
                          + _REGISTER_EXACT.format(name=filename)) from None
         hook = _import_hook(func, code)

@@ -1,0 +1,97 @@
+"""The text of functions made by ``exec()``/``compile()`` of a string.
+
+The frontend compiles a function from its source, proved equal to the code
+Python runs (``frontend._identity``).  For a function defined in a string given
+to ``exec`` (how code-generating libraries and numba-cuda's own tests build
+kernels) Python keeps no copy of the text, so :func:`install` adds an audit hook
+(PEP 578; once per process, when ``cudalite.core`` is imported) that keeps the
+most recent texts compiled under pseudo-file names such as ``<string>``: every
+``compile`` event (``exec``/``eval``/``compile`` of a ``str`` or ``bytes``) whose
+name starts with ``<`` appends ``(name, text)`` to a bounded window (the last
+256 texts, 8 MiB at most); the hook does nothing else, so creating dataclasses
+and namedtuples (which exec strings) stays cheap.
+
+:func:`candidates` returns the remembered texts compiled under a code object's
+file name, newest first.  They are candidates only: the frontend proves one of
+them compiles to that code object, so a wrong text is never compiled.  A text
+that left the window, or was exec'd before cudalite was imported, must be
+registered in ``linecache`` (docs/language.md; the error says how).
+"""
+
+from __future__ import annotations
+
+import collections
+import sys
+import threading
+
+__all__ = ["install", "candidates"]
+
+_MAX_TEXTS = 256
+_MAX_CHARS = 8 << 20
+_MAX_TEXT = 1 << 20
+
+
+class _Window:
+    """The last texts compiled under pseudo-file names, oldest first."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.texts = collections.deque()   # (name, text)
+        self.chars = 0
+
+    def add(self, source, filename):
+        if isinstance(source, (bytes, bytearray)):
+            if len(source) > _MAX_TEXT:
+                return
+            try:
+                source = bytes(source).decode("utf-8")
+            except UnicodeDecodeError:
+                return
+        if not isinstance(source, str) or len(source) > _MAX_TEXT:
+            return
+        with self.lock:
+            self.texts.append((filename, source))
+            self.chars += len(source)
+            while len(self.texts) > _MAX_TEXTS or self.chars > _MAX_CHARS:
+                self.chars -= len(self.texts.popleft()[1])
+
+    def matching(self, filename) -> list:
+        with self.lock:
+            return [text for name, text in reversed(self.texts) if name == filename]
+
+
+def _pseudo(name) -> bool:
+    return isinstance(name, str) and name.startswith("<") and name.endswith(">")
+
+
+def _make_hook(window: _Window):
+    def hook(event, args):
+        # Called for every audit event of the process: keep the common path short.
+        if event == "compile" and len(args) == 2 and _pseudo(args[1]):
+            window.add(args[0], args[1])
+    return hook
+
+
+_STATE = {"window": None}  # process-wide, as the audit hook itself (it cannot be removed)
+_STATE_LOCK = threading.Lock()
+
+
+def install() -> None:
+    """Start remembering exec'd texts (idempotent; an audit hook cannot be removed)."""
+    with _STATE_LOCK:
+        if _STATE["window"] is None:
+            window = _Window()
+            sys.addaudithook(_make_hook(window))
+            _STATE["window"] = window
+
+
+def candidates(code) -> list:
+    """Remembered texts compiled under ``code.co_filename`` that may define it
+    (they name it and reach its first line), newest first; [] when none."""
+    window = _STATE["window"]
+    if window is None:
+        return []
+    name = code.co_name
+    needle = "lambda" if name == "<lambda>" else name
+    first = code.co_firstlineno
+    return [t for t in window.matching(code.co_filename) if needle in t and t.count("\n") + 1 >= first]
