@@ -55,6 +55,8 @@ class TypedFunction:
     typemap: dict = field(default_factory=dict)  # Expr -> Type
     calls: dict = field(default_factory=dict)  # node -> CallInfo
     consts: dict = field(default_factory=dict)  # Expr -> compile-time value
+    pruned: dict = field(default_factory=dict)  # ir.If -> the branch kept (True: body) when a constant decides
+    arg_consts: tuple = ()  # per parameter: the call site's constant it is specialized on, or NOTCONST
 
     @property
     def callees(self):
@@ -92,9 +94,23 @@ class TypingContext:
             fir = self._irs[pyfunc] = build_ir(pyfunc)
         return fir
 
-    def type_function(self, pyfunc, argtypes, return_type=None, loc=None) -> TypedFunction:
+    def type_call(self, pyfunc, argtypes, arg_consts, loc=None) -> TypedFunction:
+        """``pyfunc`` typed for a device call: by the argument types, and when that fails
+        and some arguments are compile-time constants (ints, bools, strings, tuples of
+        them), again specialized on those values (numba's literal arguments: a shared
+        array's shape or a dtype passed down to a helper)."""
+        try:
+            return self.type_function(pyfunc, argtypes, loc=loc)
+        except TypingError:
+            consts = tuple(c if _specializable(c) else ir.NOTCONST for c in arg_consts)
+            if all(c is ir.NOTCONST for c in consts):
+                raise
+        return self.type_function(pyfunc, argtypes, loc=loc, arg_consts=consts)
+
+    def type_function(self, pyfunc, argtypes, return_type=None, loc=None, arg_consts=()) -> TypedFunction:
         argtypes = tuple(argtypes)
-        key = (pyfunc, argtypes, return_type)
+        arg_consts = tuple(arg_consts) if any(c is not ir.NOTCONST for c in arg_consts) else ()
+        key = (pyfunc, argtypes, return_type) + ((arg_consts,) if arg_consts else ())
         done = self._calls.lookup(key)
         if done is not None:
             return done
@@ -110,7 +126,7 @@ class TypingContext:
         frame = self._calls.push(key)
         tf = None
         try:
-            frame.inference = _Inference(self, fir, argtypes, return_type)
+            frame.inference = _Inference(self, fir, argtypes, return_type, arg_consts)
             tf = frame.inference.run()
         except CompilerError as e:
             if loc is not None and self._calls.frames[:-1]:
@@ -123,6 +139,20 @@ class TypingContext:
 
 def infer(context: TypingContext, pyfunc, argtypes, return_type=None) -> TypedFunction:
     return context.type_function(pyfunc, argtypes, return_type)
+
+
+def _specializable(value) -> bool:
+    """Whether a call site may specialize a device function on ``value`` (numba's literals)."""
+    if isinstance(value, tuple):
+        return all(_specializable(v) for v in value)
+    return isinstance(value, (bool, int, str))
+
+
+def _known_truth(value):
+    """The truth of a compile-time constant condition (None: not known)."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return bool(value)
+    return None
 
 
 def _typed(answer):
@@ -186,15 +216,17 @@ def _tuple_equality(a, b) -> Comparison:
 
 
 class _Inference:
-    def __init__(self, ctx: TypingContext, fir: ir.FunctionIR, argtypes, return_type):
+    def __init__(self, ctx: TypingContext, fir: ir.FunctionIR, argtypes, return_type, arg_consts=()):
         self.ctx = ctx
         self.reg = ctx.registry
         self.fir = fir
         self.declared_return = return_type
-        self.tf = TypedFunction(fir, argtypes)
+        self.tf = TypedFunction(fir, argtypes, arg_consts=tuple(arg_consts))
         if fir.ssa is None:
             fir.ssa = ir.build_ssa(fir)
         self.ssa = fir.ssa
+        self.param_consts = {self.ssa.versions[p]: c for p, c in zip(fir.params, arg_consts)
+                             if c is not ir.NOTCONST}  # parameter Version -> specialized constant
         self.vars = {self.ssa.versions[p]: t for p, t in zip(fir.params, argtypes)}  # Version -> Type
         self.origin: dict = {}  # phi Version -> the incoming Version that first typed it
         self.strict = False
@@ -353,6 +385,11 @@ class _Inference:
 
     def stmt_If(self, s):
         self.truth(s.test)
+        live = _known_truth(self.const_of(s.test))
+        if live is not None and self.tf.arg_consts:  # a specialized constant decides: numba prunes the other branch
+            self.tf.pruned[s] = live
+            self.block(s.body if live else s.orelse)
+            return
         self.block(s.body)
         self.block(s.orelse)
 
@@ -490,6 +527,8 @@ class _Inference:
             version = self.ssa.uses.get(e)
             if version is not None and version.const is not ir.NOTCONST:
                 return version.const  # this use reads an assignment of a literal
+            if version in self.param_consts:
+                return self.param_consts[version]  # a parameter specialized on a constant
             return self.fir.constants.get(e.name, ir.NOTCONST)
         if not isinstance(e, (ir.TupleExpr, ir.Index, ir.UnaryOp, ir.BinOp)):
             return ir.NOTCONST
@@ -683,7 +722,7 @@ class _Inference:
             return self.cast_call(e, ft.instance_type, args, kw)
         if isinstance(ft, PyFunction):
             args, consts, nodes = self.bind_arguments(e, self.ctx.function_ir(ft.obj), args, consts, kw)
-            callee = self.ctx.type_function(ft.obj, args, loc=e.loc)
+            callee = self.ctx.type_call(ft.obj, args, consts, loc=e.loc)
             sig = Signature(callee.return_type, tuple(args))
             name = getattr(ft.obj, "__qualname__", None) or str(ft.obj)
             self.record_call(e, CallInfo(CallKind.FUNCTION, sig, ft.obj, name, callee=callee, arg_nodes=nodes,
