@@ -5,6 +5,8 @@ their callers), so the later stages run on demand instead of raising an internal
 
 from __future__ import annotations
 
+import pytest
+
 from cudalite import cuda
 from cudalite.cuda import float64
 
@@ -27,3 +29,13 @@ def test_device_inspect_asm_compiles_the_ptx_on_demand():
 def test_device_inspect_asm_without_optimization_does_not_fuse():
     dev = cuda.jit(SIG, device=True, opt=False)(mul_add)
     assert "fma.rn.f64" not in dev.inspect_asm(SIG)
+
+
+def bit_count(out, x):
+    out[0] = x.bit_count()
+
+
+@pytest.mark.parametrize("t, width", [("uint8", 32), ("uint16", 32), ("int32", 32), ("uint64", 64)])
+def test_int_bit_count_is_popc(t, width):
+    ptx, _ = cuda.compile_ptx(bit_count, f"void(int32[:], {t})")
+    assert f"popc.b{width}" in ptx

@@ -73,3 +73,17 @@ def test_pruned_branch_atomic_with_uint64_index():
     want = np.zeros((4, 8), np.uint32)
     want[:, 0] = 8  # every thread of a row adds 1 to column 0
     np.testing.assert_array_equal(ary, want)
+
+
+@cuda.jit
+def bit_counts(out, xs):
+    i = cuda.grid(1)
+    if i < xs.size:
+        out[i] = xs[i].bit_count()
+
+
+def test_int_bit_count_on_device():
+    xs = np.array([0, 1, 0xFF, 0xF0F0F0F0F0F0F0F0, 2**64 - 1], np.uint64)
+    out = np.zeros(xs.size, np.int64)
+    bit_counts[1, 32](out, xs)
+    np.testing.assert_array_equal(out, [bin(int(x)).count("1") for x in xs])
