@@ -29,7 +29,9 @@ from ..types import (
     Signature, SliceType, StringLiteral, Tuple, Type, boolean, int64, typeof_constant, void,
 )
 from ._fold import ConstantRangeError, fold_binop, fold_unary
+from ._flow import falls_through
 from ._recursion import CallStack, Unknown as _Unknown
+from ._specialize import live_branch, type_call
 from ._records import (
     ArrayIter, CallInfo, CallKind, Comparison, EnumerateIter, RangeIter, Resolved, TupleIter, ZipIter,
 )
@@ -55,8 +57,8 @@ class TypedFunction:
     typemap: dict = field(default_factory=dict)  # Expr -> Type
     calls: dict = field(default_factory=dict)  # node -> CallInfo
     consts: dict = field(default_factory=dict)  # Expr -> compile-time value
-    pruned: dict = field(default_factory=dict)  # ir.If -> the branch kept (True: body) when a constant decides
-    arg_consts: tuple = ()  # per parameter: the call site's constant it is specialized on, or NOTCONST
+    pruned: dict = field(default_factory=dict)  # ir.If -> branch kept (True: body); _specialize.py
+    arg_consts: tuple = ()  # per parameter: the call-site constant it is specialized on, or NOTCONST
 
     @property
     def callees(self):
@@ -94,23 +96,10 @@ class TypingContext:
             fir = self._irs[pyfunc] = build_ir(pyfunc)
         return fir
 
-    def type_call(self, pyfunc, argtypes, arg_consts, loc=None) -> TypedFunction:
-        """``pyfunc`` typed for a device call: by the argument types, and when that fails
-        and some arguments are compile-time constants (ints, bools, strings, tuples of
-        them), again specialized on those values (numba's literal arguments: a shared
-        array's shape or a dtype passed down to a helper)."""
-        try:
-            return self.type_function(pyfunc, argtypes, loc=loc)
-        except TypingError:
-            consts = tuple(c if _specializable(c) else ir.NOTCONST for c in arg_consts)
-            if all(c is ir.NOTCONST for c in consts):
-                raise
-        return self.type_function(pyfunc, argtypes, loc=loc, arg_consts=consts)
-
     def type_function(self, pyfunc, argtypes, return_type=None, loc=None, arg_consts=()) -> TypedFunction:
         argtypes = tuple(argtypes)
         arg_consts = tuple(arg_consts) if any(c is not ir.NOTCONST for c in arg_consts) else ()
-        key = (pyfunc, argtypes, return_type) + ((arg_consts,) if arg_consts else ())
+        key = (pyfunc, argtypes, return_type, arg_consts)
         done = self._calls.lookup(key)
         if done is not None:
             return done
@@ -141,20 +130,6 @@ def infer(context: TypingContext, pyfunc, argtypes, return_type=None) -> TypedFu
     return context.type_function(pyfunc, argtypes, return_type)
 
 
-def _specializable(value) -> bool:
-    """Whether a call site may specialize a device function on ``value`` (numba's literals)."""
-    if isinstance(value, tuple):
-        return all(_specializable(v) for v in value)
-    return isinstance(value, (bool, int, str))
-
-
-def _known_truth(value):
-    """The truth of a compile-time constant condition (None: not known)."""
-    if value is None or isinstance(value, (bool, int, str)):
-        return bool(value)
-    return None
-
-
 def _typed(answer):
     """A typer's answer as ``(signature or None, payload)``."""
     if isinstance(answer, Resolved):
@@ -162,40 +137,9 @@ def _typed(answer):
     return answer, None
 
 
-def falls_through(stmts) -> bool:
-    """Whether control can reach the end of ``stmts`` (conservatively: every
-    ``if`` branch is assumed reachable; ``while True`` without ``break`` never ends)."""
-    for s in stmts:
-        if isinstance(s, (ir.Return, ir.Raise)):
-            return False
-        if isinstance(s, ir.If) and not falls_through(s.body) and not falls_through(s.orelse):
-            return False
-        if (isinstance(s, ir.While) and isinstance(s.test, ir.Const) and s.test.value is not None
-                and _truthy_const(s.test.value) and not _breaks(s.body)):
-            return False
-    return True
-
-
 def _is_exception_class(e) -> bool:
     return (isinstance(e, ir.Const) and isinstance(e.value, type)
             and issubclass(e.value, BaseException))
-
-
-def _truthy_const(v) -> bool:
-    try:
-        return bool(v)
-    except Exception:  # an object without a truth value
-        return False
-
-
-def _breaks(stmts) -> bool:
-    """Whether ``stmts`` hold a ``break`` of the enclosing loop (not of a nested one)."""
-    for s in stmts:
-        if isinstance(s, ir.Break):
-            return True
-        if isinstance(s, ir.If) and (_breaks(s.body) or _breaks(s.orelse)):
-            return True
-    return False
 
 
 def _tuple_equality(a, b) -> Comparison:
@@ -225,8 +169,7 @@ class _Inference:
         if fir.ssa is None:
             fir.ssa = ir.build_ssa(fir)
         self.ssa = fir.ssa
-        self.param_consts = {self.ssa.versions[p]: c for p, c in zip(fir.params, arg_consts)
-                             if c is not ir.NOTCONST}  # parameter Version -> specialized constant
+        self.param_consts = {self.ssa.versions[p]: c for p, c in zip(fir.params, arg_consts) if c is not ir.NOTCONST}
         self.vars = {self.ssa.versions[p]: t for p, t in zip(fir.params, argtypes)}  # Version -> Type
         self.origin: dict = {}  # phi Version -> the incoming Version that first typed it
         self.strict = False
@@ -385,13 +328,9 @@ class _Inference:
 
     def stmt_If(self, s):
         self.truth(s.test)
-        live = _known_truth(self.const_of(s.test))
-        if live is not None and self.tf.arg_consts:  # a specialized constant decides: numba prunes the other branch
-            self.tf.pruned[s] = live
-            self.block(s.body if live else s.orelse)
-            return
-        self.block(s.body)
-        self.block(s.orelse)
+        live = live_branch(self, s)  # a specialized constant decides: numba prunes the other branch
+        for body in (s.body, s.orelse) if live is None else (live,):
+            self.block(body)
 
     def stmt_While(self, s):
         self.truth(s.test)
@@ -527,9 +466,7 @@ class _Inference:
             version = self.ssa.uses.get(e)
             if version is not None and version.const is not ir.NOTCONST:
                 return version.const  # this use reads an assignment of a literal
-            if version in self.param_consts:
-                return self.param_consts[version]  # a parameter specialized on a constant
-            return self.fir.constants.get(e.name, ir.NOTCONST)
+            return self.param_consts.get(version, self.fir.constants.get(e.name, ir.NOTCONST))
         if not isinstance(e, (ir.TupleExpr, ir.Index, ir.UnaryOp, ir.BinOp)):
             return ir.NOTCONST
         value = self.const_memo.get(e, _NO_VALUE)  # compound nodes: once each (chains stay linear)
@@ -722,7 +659,7 @@ class _Inference:
             return self.cast_call(e, ft.instance_type, args, kw)
         if isinstance(ft, PyFunction):
             args, consts, nodes = self.bind_arguments(e, self.ctx.function_ir(ft.obj), args, consts, kw)
-            callee = self.ctx.type_call(ft.obj, args, consts, loc=e.loc)
+            callee = type_call(self.ctx, ft.obj, args, consts, loc=e.loc)
             sig = Signature(callee.return_type, tuple(args))
             name = getattr(ft.obj, "__qualname__", None) or str(ft.obj)
             self.record_call(e, CallInfo(CallKind.FUNCTION, sig, ft.obj, name, callee=callee, arg_nodes=nodes,
