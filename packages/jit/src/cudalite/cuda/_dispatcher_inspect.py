@@ -66,8 +66,14 @@ def _argtypes_of(signature):
 
 def _stage(entry, name):
     """A stage's text of an overload (a CompiledKernel or a device function's
-    PipelineResult: both answer ``stage(name)``)."""
+    PipelineResult: both answer ``stage(name)``).  A device function's overloads are
+    compiled only as far as typing (they are compiled into their callers): the later
+    stages (``nvvm-ir``, ``ptx``) are run on demand, as numba's ``inspect_asm`` does."""
     text = entry.stage(name)
+    if text is None and hasattr(entry, "job"):
+        from cudalite.nvvm.pipeline import resume
+
+        text = resume(entry, name).stage(name)
     if text is None:
         raise KeyError(f"stage {name!r} was not compiled for this overload")
     return text

@@ -75,6 +75,8 @@ class FunctionLowerer:
         ret = ir.VoidType() if rt is None else value_type(rt)
         fnty = ir.FunctionType(ret, [value_type(t) for t in self.tf.argtypes])
         name = mangle(fir.module, fir.qualname, self.tf.argtypes) + "$impl"
+        if self.tf.arg_consts:  # specialized on call-site constants: one function per set of values
+            name = self.module.ir_module.get_unique_name(name + "$const")
         fn = ir.Function(self.module.ir_module, fnty, name)
         fn.linkage = "internal"
         if self.module.options.forceinline:
@@ -163,6 +165,10 @@ class FunctionLowerer:
 
     def stmt_If(self, s):
         b = self.builder
+        live = self.tf.pruned.get(s)
+        if live is not None:  # typing kept one branch (a specialized constant condition)
+            self.block(s.body if live else s.orelse)
+            return
         then_bb = self.fn.append_basic_block("if.then")
         else_bb = self.fn.append_basic_block("if.else") if s.orelse else None
         end_bb = self.fn.append_basic_block("if.end")

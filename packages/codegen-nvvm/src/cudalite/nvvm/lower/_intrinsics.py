@@ -12,6 +12,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from cudalite.core import device_api as api
+from cudalite.core.types import Integer
 from cudalite.core.typing.rules.intrinsics import SREG_VALUES
 
 from ._floats import fneg
@@ -140,6 +141,13 @@ lowerings.call(api.threadfence_system)(_fence("sys"))
 def _popc(lc, node, args, info):
     (x,) = args
     return call_intrinsic(lc, f"llvm.ctpop.i{x.type.width}", x.type, [x])
+
+
+@lowerings.method(Integer, "bit_count")
+def _bit_count(lc, node, args, info):
+    t = info.sig.return_type
+    x = lc.cast(args[0], info.recv, t)
+    return call_intrinsic(lc, f"llvm.ctpop.i{t.bitwidth}", x.type, [x])
 
 
 @lowerings.call(api.brev)

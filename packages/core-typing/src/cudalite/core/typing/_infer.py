@@ -28,7 +28,9 @@ from ..types import (
     Signature, SliceType, StringLiteral, Tuple, Type, boolean, int64, typeof_constant, void,
 )
 from ._fold import ConstantRangeError, fold_binop, fold_unary
+from ._flow import falls_through
 from ._recursion import CallStack, Unknown as _Unknown
+from ._specialize import live_branch, type_call
 from ._records import (
     ArrayIter, CallInfo, CallKind, Comparison, EnumerateIter, RangeIter, Resolved, TupleIter, ZipIter,
 )
@@ -54,6 +56,8 @@ class TypedFunction:
     typemap: dict = field(default_factory=dict)  # Expr -> Type
     calls: dict = field(default_factory=dict)  # node -> CallInfo
     consts: dict = field(default_factory=dict)  # Expr -> compile-time value
+    pruned: dict = field(default_factory=dict)  # ir.If -> branch kept (True: body); _specialize.py
+    arg_consts: tuple = ()  # per parameter: the call-site constant it is specialized on, or NOTCONST
 
     @property
     def callees(self):
@@ -91,9 +95,10 @@ class TypingContext:
             fir = self._irs[pyfunc] = build_ir(pyfunc)
         return fir
 
-    def type_function(self, pyfunc, argtypes, return_type=None, loc=None) -> TypedFunction:
+    def type_function(self, pyfunc, argtypes, return_type=None, loc=None, arg_consts=()) -> TypedFunction:
         argtypes = tuple(argtypes)
-        key = (pyfunc, argtypes, return_type)
+        arg_consts = tuple(arg_consts) if any(c is not ir.NOTCONST for c in arg_consts) else ()
+        key = (pyfunc, argtypes, return_type, arg_consts)
         done = self._calls.lookup(key)
         if done is not None:
             return done
@@ -109,7 +114,7 @@ class TypingContext:
         frame = self._calls.push(key)
         tf = None
         try:
-            frame.inference = _Inference(self, fir, argtypes, return_type)
+            frame.inference = _Inference(self, fir, argtypes, return_type, arg_consts)
             tf = frame.inference.run()
         except CompilerError as e:
             if loc is not None and self._calls.frames[:-1]:
@@ -131,40 +136,9 @@ def _typed(answer):
     return answer, None
 
 
-def falls_through(stmts) -> bool:
-    """Whether control can reach the end of ``stmts`` (conservatively: every
-    ``if`` branch is assumed reachable; ``while True`` without ``break`` never ends)."""
-    for s in stmts:
-        if isinstance(s, (ir.Return, ir.Raise)):
-            return False
-        if isinstance(s, ir.If) and not falls_through(s.body) and not falls_through(s.orelse):
-            return False
-        if (isinstance(s, ir.While) and isinstance(s.test, ir.Const) and s.test.value is not None
-                and _truthy_const(s.test.value) and not _breaks(s.body)):
-            return False
-    return True
-
-
 def _is_exception_class(e) -> bool:
     return (isinstance(e, ir.Const) and isinstance(e.value, type)
             and issubclass(e.value, BaseException))
-
-
-def _truthy_const(v) -> bool:
-    try:
-        return bool(v)
-    except Exception:  # an object without a truth value
-        return False
-
-
-def _breaks(stmts) -> bool:
-    """Whether ``stmts`` hold a ``break`` of the enclosing loop (not of a nested one)."""
-    for s in stmts:
-        if isinstance(s, ir.Break):
-            return True
-        if isinstance(s, ir.If) and (_breaks(s.body) or _breaks(s.orelse)):
-            return True
-    return False
 
 
 def _tuple_equality(a, b) -> Comparison:
@@ -185,15 +159,16 @@ def _tuple_equality(a, b) -> Comparison:
 
 
 class _Inference:
-    def __init__(self, ctx: TypingContext, fir: ir.FunctionIR, argtypes, return_type):
+    def __init__(self, ctx: TypingContext, fir: ir.FunctionIR, argtypes, return_type, arg_consts=()):
         self.ctx = ctx
         self.reg = ctx.registry
         self.fir = fir
         self.declared_return = return_type
-        self.tf = TypedFunction(fir, argtypes)
+        self.tf = TypedFunction(fir, argtypes, arg_consts=tuple(arg_consts))
         if fir.ssa is None:
             fir.ssa = ir.build_ssa(fir)
         self.ssa = fir.ssa
+        self.param_consts = {self.ssa.versions[p]: c for p, c in zip(fir.params, arg_consts) if c is not ir.NOTCONST}
         self.vars = {self.ssa.versions[p]: t for p, t in zip(fir.params, argtypes)}  # Version -> Type
         self.origin: dict = {}  # phi Version -> the incoming Version that first typed it
         self.strict = False
@@ -352,8 +327,9 @@ class _Inference:
 
     def stmt_If(self, s):
         self.truth(s.test)
-        self.block(s.body)
-        self.block(s.orelse)
+        live = live_branch(self, s)  # a specialized constant decides: numba prunes the other branch
+        for body in (s.body, s.orelse) if live is None else (live,):
+            self.block(body)
 
     def stmt_While(self, s):
         self.truth(s.test)
@@ -489,7 +465,7 @@ class _Inference:
             version = self.ssa.uses.get(e)
             if version is not None and version.const is not ir.NOTCONST:
                 return version.const  # this use reads an assignment of a literal
-            return self.fir.constants.get(e.name, ir.NOTCONST)
+            return self.param_consts.get(version, self.fir.constants.get(e.name, ir.NOTCONST))
         if not isinstance(e, (ir.TupleExpr, ir.Index, ir.UnaryOp, ir.BinOp)):
             return ir.NOTCONST
         value = self.const_memo.get(e, _NO_VALUE)  # compound nodes: once each (chains stay linear)
@@ -682,7 +658,7 @@ class _Inference:
             return self.cast_call(e, ft.instance_type, args, kw)
         if isinstance(ft, PyFunction):
             args, consts, nodes = self.bind_arguments(e, self.ctx.function_ir(ft.obj), args, consts, kw)
-            callee = self.ctx.type_function(ft.obj, args, loc=e.loc)
+            callee = type_call(self.ctx, ft.obj, args, consts, loc=e.loc)
             sig = Signature(callee.return_type, tuple(args))
             name = getattr(ft.obj, "__qualname__", None) or str(ft.obj)
             self.record_call(e, CallInfo(CallKind.FUNCTION, sig, ft.obj, name, callee=callee, arg_nodes=nodes,

@@ -110,6 +110,16 @@ def _popc(site):
     return Signature(t, (t,))
 
 
+@registry.method(Integer, "bit_count")
+def _bit_count(site):
+    """``i.bit_count()``: numba's is ``cuda.popc(i)`` (the set bits of the value's
+    two's-complement pattern, so a negative int differs from CPython's)."""
+    if site.args:
+        return None
+    t = site.recv if site.recv.bitwidth >= 32 else Integer(32, site.recv.signed)
+    return Signature(t, ())
+
+
 @registry.call(api.brev, params=("x",), name="cuda.brev")
 def _brev(site):
     t = _int_arg(site)

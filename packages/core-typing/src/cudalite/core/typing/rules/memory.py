@@ -22,7 +22,7 @@ from ...numpy_support import is_ndarray, is_numpy_integer
 
 from ... import device_api as api
 from ...registry import registry
-from ...types import Array, Boolean, Record, Signature, type_from_dtype
+from ...types import Array, Boolean, NumberClass, Record, Signature, type_from_dtype
 from ...types._containers import MAX_NDIM
 from .._records import ArraySpec, ConstArray, Resolved
 from .intrinsics import check_arity
@@ -75,7 +75,12 @@ def const_shape(site, allow_zero=False):
 
 
 def const_dtype(site, i=1):
-    """The constant element type of argument ``i``."""
+    """The constant element type of argument ``i`` (a value, or a parameter whose type
+    is a number class: a dtype passed down to a device function)."""
+    if not site.is_const(i) and isinstance(site.args[i], NumberClass):
+        t = site.args[i].instance_type
+        if t.is_scalar or isinstance(t, Record):
+            return t
     if not site.is_const(i):
         raise site.error(f"the dtype must be a compile-time constant, not a runtime {site.args[i]}")
     value = site.consts[i]
