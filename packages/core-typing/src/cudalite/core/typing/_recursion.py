@@ -16,7 +16,11 @@ from __future__ import annotations
 
 from ..errors import TypingError
 
-__all__ = ["CallStack", "Unknown", "Deferred", "MAX_SPECIALIZATIONS"]
+__all__ = ["CallStack", "Unknown", "Deferred", "MAX_SPECIALIZATIONS", "RecursionTypingError"]
+
+
+class RecursionTypingError(TypingError):
+    """A recursive function that cannot be typed (reported as a TypingError)."""
 
 MAX_SPECIALIZATIONS = 8  # of one function on the typing stack: more is runaway type recursion
 
@@ -75,7 +79,7 @@ class CallStack:
         same = [f.key[1] for f in self.frames if f.key[0] is pyfunc]
         if len(same) >= MAX_SPECIALIZATIONS:
             chain = ", ".join(_args(a) for a in same[-3:])
-            raise TypingError(f"runaway type recursion: {qualname} calls itself with argument types that keep "
+            raise RecursionTypingError(f"runaway type recursion: {qualname} calls itself with argument types that keep "
                               f"changing (... {chain}, {_args(argtypes)}); give the recursive calls arguments "
                               "of fixed types", loc)
 
@@ -106,7 +110,7 @@ class CallStack:
         if rt is None:
             if not inference.strict:
                 raise Deferred()
-            raise TypingError(
+            raise RecursionTypingError(
                 f"cannot infer the return type of the recursive function {inference.fir.qualname}"
                 f"{_args(frame.key[1])}: every return path calls it again (give it a return path that "
                 "does not recurse, or an explicit signature)", loc)

@@ -11,8 +11,9 @@ are never retried (their errors come from the recursion, not from a constant).
 
 from __future__ import annotations
 
-from ..errors import TypingError
 from .. import ir
+from ..errors import TypingError
+from ._recursion import RecursionTypingError
 
 __all__ = ["type_call", "live_branch"]
 
@@ -23,7 +24,7 @@ def type_call(ctx, pyfunc, argtypes, arg_consts, loc=None):
         return ctx.type_function(pyfunc, argtypes, loc=loc)
     except TypingError as e:
         consts = tuple(c if _specializable(c) else ir.NOTCONST for c in arg_consts)
-        if all(c is ir.NOTCONST for c in consts) or "recursi" in str(e.msg):
+        if all(c is ir.NOTCONST for c in consts) or isinstance(e, RecursionTypingError):
             raise
     return ctx.type_function(pyfunc, argtypes, loc=loc, arg_consts=consts)
 
