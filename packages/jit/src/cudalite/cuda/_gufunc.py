@@ -86,6 +86,13 @@ def gufunc_source(nargs, nloop, scalars):
     return "\n".join(lines) + "\n"
 
 
+def _strip_ones(shape):
+    shape = tuple(shape)
+    while shape and shape[0] == 1:
+        shape = shape[1:]
+    return shape
+
+
 def _plural(n, word):
     return f"{n} {word}" + ("" if n == 1 else "s")
 
@@ -184,6 +191,8 @@ class CUDAGUFunc:
             if o.kind == "scalar":
                 raise TypeError(f"{self.__name__}: an output must be an array")
         index = select_loop([dts[:nin] for _, dts, _ in self._loops], ins)
+        if index is None:  # host inputs are converted as numba's gufuncs do (within a kind)
+            index = select_loop([dts[:nin] for _, dts, _ in self._loops], ins, "same_kind")
         if index is None:
             raise no_loop_error(self.__name__, [dts[:nin] for _, dts, _ in self._loops], ins)
         argtypes, dtypes, arrays = self._loops[index]
@@ -201,7 +210,7 @@ class CUDAGUFunc:
             loop_shapes.append(a.shape[:len(a.shape) - len(dims)])
         loop_shape = broadcast_shape(loop_shapes)
         for o, shp in zip(out_args, loop_shapes[nin:]):
-            if shp != loop_shape:
+            if _strip_ones(shp) != _strip_ones(loop_shape):  # (1, n) inputs may fill an (n,) output
                 raise ValueError(f"{self.__name__}: output of shape {o.shape} does not have the loop "
                                  f"dimensions {loop_shape}")
         on_device = any(a.kind == "device" for a in ins + out_args)
@@ -248,10 +257,10 @@ class CUDAGUFunc:
         values, scalars = [], []
         for j, (a, dims) in enumerate(zip(list(ins) + [None] * self.nout, self._inputs + self._outputs)):
             if j < nin:
-                dev = to_device_array(a, stream, dtype=None if a.kind == "device" else dtypes[j])
-                if dev.dtype != dtypes[j] and arrays[j]:
-                    raise TypeError(f"{self.__name__}: argument {j} is a device array of {dev.dtype}; "
-                                    f"the loop takes {dtypes[j]}")
+                if a.kind == "device" and a.dtype != dtypes[j]:
+                    raise TypeError(f"{self.__name__}: argument {j} is a device array of {a.dtype}, which "
+                                    f"does not support .astype() here: the loop takes {dtypes[j]}")
+                dev = to_device_array(a, stream, dtype=dtypes[j])
             else:
                 dev = dev_outs[j - nin]
             core = tuple(dev.shape[dev.ndim - len(dims):]) if dims else ()

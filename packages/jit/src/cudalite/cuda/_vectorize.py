@@ -107,20 +107,21 @@ def classify(obj):
     return Arg("host", arr, arr.dtype, tuple(arr.shape))
 
 
-def _fits(arg, dtype):
-    if arg.weak is not None:
+def _fits(arg, dtype, casting):
+    if arg.weak is not None and casting == "safe":
         return dtype.kind in _WEAK_KINDS[arg.weak] and (arg.weak is not int or dtype.kind != "?")
-    return np.can_cast(arg.dtype, dtype, "safe")
+    return np.can_cast(arg.dtype, dtype, casting)
 
 
-def select_loop(loops, args):
+def select_loop(loops, args, casting="safe"):
     """The index of the first loop (a sequence of argument dtypes) whose types all
-    input :class:`Arg` s match exactly, else the first they cast to safely; None if none."""
+    input :class:`Arg` s match exactly, else the first they cast to under ``casting``
+    (Python scalars fit any loop of their kind); None if none."""
     for i, dts in enumerate(loops):
         if all(a.dtype == d for a, d in zip(args, dts)):
             return i
     for i, dts in enumerate(loops):
-        if all(_fits(a, d) for a, d in zip(args, dts)):
+        if all(_fits(a, d, casting) for a, d in zip(args, dts)):
             return i
     return None
 
@@ -158,8 +159,10 @@ def to_device_array(arg, stream, dtype=None):
 
     if arg.kind == "device":
         return arg.value
-    host = arg.value if dtype is None else arg.value.astype(dtype, copy=False)
-    return to_device(np.ascontiguousarray(host), stream=stream)
+    host = np.asarray(arg.value if dtype is None else np.asarray(arg.value).astype(dtype, copy=False))
+    if not host.flags.c_contiguous:
+        host = host.copy(order="C")
+    return to_device(host, stream=stream)
 
 
 def launch_config(n):
