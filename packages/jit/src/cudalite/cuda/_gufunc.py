@@ -18,7 +18,6 @@ from __future__ import annotations
 import re
 import threading
 
-from cudalite.core.numpy_support import lazy_numpy as np  # NumPy loads on first use
 
 from ._vectorize import (
     broadcast_shape, broadcast_view, check_target, classify, compile_source, device_function, dtype_of_type,
