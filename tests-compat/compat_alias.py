@@ -41,7 +41,7 @@ SHIMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "numba_shims")
 
 # numba's CPU-target (and CPU-typing) top-level names: cudalite has no CPU target.
 CPU_NAMES = frozenset({
-    "njit", "jit", "vectorize", "guvectorize", "objmode", "prange", "generated_jit", "cfunc",
+    "njit", "jit", "objmode", "prange", "generated_jit", "cfunc",
     "jit_module", "stencil", "typed", "np", "extending", "experimental", "gdb", "parfors",
 })
 # numba.cuda submodules that are public API: aliased to cudalite.cuda.<name> or missing-API.

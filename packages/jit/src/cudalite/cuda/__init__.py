@@ -54,6 +54,8 @@ from ._runtime import (  # noqa: F401  (devices, streams, events)
 )
 from .devicearray import DeviceNDArray  # noqa: F401
 from ._reduce import Reduce, reduce  # noqa: F401  (cuda.reduce: reductions from a binary function)
+from ._vectorize import vectorize  # noqa: F401  (CUDA ufuncs)
+from ._gufunc import guvectorize  # noqa: F401  (CUDA generalized ufuncs)
 from cudalite.core.ffi import declare_device  # noqa: F401  (foreign device functions)
 from . import _cache as cache  # noqa: F401,E402  (on-disk kernel cache: enable, info, entries, clear)
 

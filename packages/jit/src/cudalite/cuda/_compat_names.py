@@ -19,12 +19,8 @@ LAZY = {
 }
 
 _SIM = "cudalite has no CUDA simulator yet (planned: issue 14); run kernels on a GPU"
-_VEC = ("cuda.{name} is not implemented yet (planned: issue 14); write the element-wise kernel with "
-        "@cuda.jit and cuda.grid(1), or use cuda.reduce for reductions")
 
 ABSENT = {
-    "vectorize": _VEC,
-    "guvectorize": _VEC,
     "simulator": _SIM,
     "simulator_init": _SIM,
     "compile_all": ("cuda.compile_all is not provided: compile with cuda.compile(..., output='ltoir') and "

@@ -1,0 +1,489 @@
+"""``cuda.vectorize``: CUDA ufuncs (numba.cuda's ``@vectorize(..., target='cuda')``).
+
+``vectorize(['float32(float32, float32)', ...])(func)`` makes a :class:`CUDAUFunc`:
+calling it broadcasts its inputs as NumPy does, picks the first signature the
+input dtypes cast to safely (NumPy's rule; Python scalars are "weak" and fit any
+signature of their kind), and runs one generated kernel over the elements.  With
+no signature (``@vectorize`` / ``@vectorize()``) a loop is compiled per input
+dtypes on first call, its result type inferred from the function.
+
+The kernel (:func:`elementwise_source`) is Python source generated per
+(signature, number of dimensions, which arguments are scalars) and compiled with
+``cuda.jit``: a grid-stride loop over the output's elements that unravels the
+flat index (one dimension when every array is C-contiguous and of the output's
+shape), converts each input element to the signature's type and stores
+``func(...)`` (compiled as a device function) into the output.  Broadcast inputs
+are zero-stride views of the device copies.  NumPy inputs are copied to the
+device and the result back; when any input (or ``out=``) is a device array
+(or a CUDA-array-interface / DLPack array) the result stays on the device.
+
+This module also holds what :mod:`._gufunc` shares: signature lists, loop
+resolution, argument classification, the launch configuration and the
+compilation of generated source.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import linecache
+import threading
+import warnings
+
+from cudalite.core.numpy_support import lazy_numpy as np  # NumPy loads on first use
+
+__all__ = ["CUDAUFunc", "vectorize", "elementwise_source", "select_loop", "broadcast_shape",
+           "parse_signatures", "check_target"]
+
+_TPB = 128  # threads per block of the generated kernels
+_BLOCKS_PER_SM = 32  # a grid of at most this many blocks per multiprocessor (grid-stride loops)
+_VECTORIZE_OPTIONS = {"fastmath", "debug", "lineinfo", "opt"}  # passed to cuda.jit
+
+
+def check_target(target, what):
+    """Refuse targets other than CUDA (cudalite has no CPU target)."""
+    if target not in ("cuda", "gpu"):
+        raise ValueError(f"Unsupported target: {target!r}: cudalite's {what} compiles for the GPU only "
+                         "(target='cuda'); cudalite has no CPU target")
+
+
+def parse_signatures(sigs):
+    """``[(return type or None, argtypes)]`` of a signature list (strings, ``Signature``
+    objects such as ``float32(float32, float32)`` or tuples of argument types)."""
+    from cudalite.core.types import parse_signature
+
+    if isinstance(sigs, str):
+        sigs = [sigs]
+    return [parse_signature(sig) for sig in sigs]
+
+
+def dtype_of_type(t):
+    from cudalite.core.types import dtype_of
+
+    return np.dtype(dtype_of(t))
+
+
+def type_of_dtype(dtype):
+    from cudalite.core.types import type_from_dtype
+
+    t = type_from_dtype(np.dtype(dtype))
+    if t is None:
+        raise TypeError(f"unsupported dtype {np.dtype(dtype)} for a CUDA ufunc")
+    return t
+
+
+# -- arguments ---------------------------------------------------------------------------------
+
+_WEAK_KINDS = {bool: "?biufc", int: "iufc", float: "fc", complex: "c"}
+
+
+class Arg:
+    """One call argument: ``kind`` is ``"device"`` (a DeviceNDArray), ``"host"`` (a
+    NumPy array) or ``"scalar"``; ``weak`` is the Python type of a Python scalar."""
+
+    __slots__ = ("kind", "value", "dtype", "shape", "weak")
+
+    def __init__(self, kind, value, dtype, shape, weak=None):
+        self.kind, self.value, self.dtype, self.shape, self.weak = kind, value, dtype, shape, weak
+
+
+def classify(obj):
+    """The :class:`Arg` of a call argument (device arrays are never copied)."""
+    from ._memory_api import as_cuda_array, is_cuda_array
+    from .devicearray import is_device_array
+
+    if is_device_array(obj):
+        return Arg("device", obj, obj.dtype, tuple(obj.shape))
+    if not isinstance(obj, np.ndarray) and (is_cuda_array(obj) or hasattr(obj, "__dlpack_device__")):
+        dev = as_cuda_array(obj)
+        return Arg("device", dev, dev.dtype, tuple(dev.shape))
+    for pytype in (bool, int, float, complex):
+        if type(obj) is pytype:
+            return Arg("scalar", obj, np.asarray(obj).dtype, (), weak=pytype)
+    arr = np.asarray(obj)
+    if arr.dtype == object:
+        raise TypeError(f"cannot pass {type(obj).__name__} to a CUDA ufunc: it is not an array of numbers")
+    if arr.ndim == 0:
+        return Arg("scalar", arr[()], arr.dtype, ())
+    return Arg("host", arr, arr.dtype, tuple(arr.shape))
+
+
+def _fits(arg, dtype, casting):
+    if arg.weak is not None and casting == "safe":
+        return dtype.kind in _WEAK_KINDS[arg.weak] and (arg.weak is not int or dtype.kind != "?")
+    return np.can_cast(arg.dtype, dtype, casting)
+
+
+def select_loop(loops, args, casting="safe"):
+    """The index of the first loop (a sequence of argument dtypes) whose types all
+    input :class:`Arg` s match exactly, else the first they cast to under ``casting``
+    (Python scalars fit any loop of their kind); None if none."""
+    for i, dts in enumerate(loops):
+        if all(a.dtype == d for a, d in zip(args, dts)):
+            return i
+    for i, dts in enumerate(loops):
+        if all(_fits(a, d, casting) for a, d in zip(args, dts)):
+            return i
+    return None
+
+
+def no_loop_error(name, loops, args):
+    have = ", ".join("(" + ", ".join(str(d) for d in dts) + ")" for dts in loops)
+    got = ", ".join(str(a.dtype) for a in args)
+    return TypeError(f"{name}: no loop for input types ({got}) under the casting rule 'safe'; "
+                     f"the signatures take {have}")
+
+
+def broadcast_shape(shapes):
+    """NumPy's broadcast of ``shapes`` (ValueError naming them when they do not broadcast)."""
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        raise ValueError("operands could not be broadcast together with shapes "
+                         + " ".join(str(tuple(s)) for s in shapes)) from None
+
+
+def broadcast_view(dev, shape):
+    """A zero-stride view of device array ``dev`` broadcast to ``shape``."""
+    if tuple(dev.shape) == tuple(shape):
+        return dev
+    k = len(shape) - dev.ndim
+    src_shape = (1,) * k + tuple(dev.shape)
+    src_strides = (0,) * k + tuple(dev.strides)
+    strides = tuple(0 if s == 1 and t != 1 else st for s, t, st in zip(src_shape, shape, src_strides))
+    return dev._view(0, tuple(shape), strides)
+
+
+def to_device_array(arg, stream, dtype=None):
+    """The device array of an array :class:`Arg` (NumPy arrays copied, as ``dtype`` when given)."""
+    from ._memory_api import to_device
+
+    if arg.kind == "device":
+        return arg.value
+    host = np.asarray(arg.value if dtype is None else np.asarray(arg.value).astype(dtype, copy=False))
+    if not host.flags.c_contiguous:
+        host = host.copy(order="C")
+    return to_device(host, stream=stream)
+
+
+def launch_config(n):
+    """``(blocks, threads)`` for a grid-stride loop over ``n`` items on the current device."""
+    blocks = max(1, -(-n // _TPB))
+    try:
+        from ._runtime import get_current_device
+
+        sms = int(get_current_device().MULTIPROCESSOR_COUNT)
+    except Exception:
+        sms = 80
+    return min(blocks, sms * _BLOCKS_PER_SM), _TPB
+
+
+def compile_source(source, entry, namespace, jit_options):
+    """``cuda.jit`` of function ``entry`` defined by generated ``source`` (registered in
+    linecache under a name derived from the text, so errors and the compiler see it)."""
+    from ._dispatcher import jit
+
+    filename = f"<cudalite-ufunc-{hashlib.sha1(source.encode()).hexdigest()[:16]}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    ns = dict(namespace)
+    exec(compile(source, filename, "exec"), ns)
+    return jit(**jit_options)(ns[entry])
+
+
+def device_function(func, jit_options):
+    """``func`` as a device function (an existing ``cuda.jit(device=True)`` one is used as is)."""
+    from ._dispatcher import CUDADispatcher, DeviceDispatcher, jit
+
+    if isinstance(func, DeviceDispatcher):
+        return func
+    if isinstance(func, CUDADispatcher):
+        raise TypeError(f"{func!r} is a kernel: vectorize a Python function or a device function")
+    if not callable(func):
+        raise TypeError(f"cannot vectorize {func!r}: it is not a function")
+    return jit(device=True, **jit_options)(func)
+
+
+def infer_return(func, argtypes):
+    """The return type of ``func`` typed for ``argtypes`` (compiled without a GPU)."""
+    from ._compile import JitOptions, compile_code
+    from ._dispatcher import DeviceDispatcher
+
+    py = func.py_func if isinstance(func, DeviceDispatcher) else func
+    return compile_code(py, tuple(argtypes), JitOptions(), None, device=True, until="typed-ir").return_type
+
+
+def stream_sync(stream):
+    if stream:
+        stream.synchronize()
+
+
+# -- the element-wise kernel --------------------------------------------------------------------
+
+KERNEL_NAME = "cudalite_ufunc_kernel"
+
+
+def elementwise_source(nargs, ndim, scalars):
+    """The source of the element-wise kernel ``(out, a0, ..., a<nargs-1>)`` over an
+    ``ndim``-dimensional output (``ndim >= 1``); ``scalars[j]`` marks scalar inputs.
+    It calls ``_F`` and converts input ``j`` with ``_T<j>``."""
+    names = [f"a{j}" for j in range(nargs)]
+    lines = [f"def {KERNEL_NAME}(out, {', '.join(names)}):",
+             "    n = out.size",
+             "    for i in range(_cuda.grid(1), n, _cuda.gridsize(1)):"]
+    if ndim == 1:
+        idx = "i"
+    else:
+        lines.append("        r = i")
+        for d in range(ndim - 1, 0, -1):
+            lines.append(f"        i{d} = r % out.shape[{d}]")
+            lines.append(f"        r = r // out.shape[{d}]")
+        lines.append("        i0 = r")
+        idx = ", ".join(f"i{d}" for d in range(ndim))
+    vals = [f"_T{j}({a})" if scalars[j] else f"_T{j}({a}[{idx}])" for j, a in enumerate(names)]
+    lines.append(f"        out[{idx}] = _F({', '.join(vals)})")
+    return "\n".join(lines) + "\n"
+
+
+class _Loop:
+    __slots__ = ("argtypes", "dtypes", "restype", "out_dtype")
+
+    def __init__(self, restype, argtypes):
+        self.argtypes = tuple(argtypes)
+        self.dtypes = tuple(dtype_of_type(t) for t in self.argtypes)
+        self.restype = restype
+        self.out_dtype = dtype_of_type(restype)
+
+
+class CUDAUFunc:
+    """A CUDA ufunc (what ``cuda.vectorize`` returns): call it like a NumPy ufunc:
+    ``f(a, b, out=None, stream=0)``; ``f.reduce(arr, stream=0)`` folds a 1-d array."""
+
+    def __init__(self, func, sigs=(), identity=None, jit_options=None):
+        self.py_func = getattr(func, "py_func", func)
+        self.__name__ = getattr(self.py_func, "__name__", "ufunc")
+        self.__qualname__ = getattr(self.py_func, "__qualname__", self.__name__)
+        self.__doc__ = getattr(self.py_func, "__doc__", None)
+        self.__wrapped__ = self.py_func
+        self.identity = identity
+        self._jit_options = dict(jit_options or {})
+        self._device_fn = device_function(func, self._jit_options)
+        self._lock = threading.Lock()
+        self._kernels = {}  # (loop index, ndim, scalar mask) -> CUDADispatcher
+        self._reducers = {}  # loop index -> Reduce
+        self._loops = []
+        self._dynamic = not sigs
+        for restype, argtypes in parse_signatures(sigs):
+            if restype is None:  # a tuple of argument types: the result type is inferred
+                restype = infer_return(func, argtypes)
+            else:  # type-check now: errors at decoration, as numba
+                infer_return(func, argtypes)
+            self._loops.append(_Loop(restype, argtypes))
+        nins = {len(lp.argtypes) for lp in self._loops}
+        if len(nins) > 1:
+            raise TypeError(f"vectorize {self.__name__}: the signatures take different numbers of arguments")
+        import inspect
+
+        try:
+            self.nin = nins.pop() if nins else len(inspect.signature(self.py_func).parameters)
+        except (TypeError, ValueError):
+            self.nin = None
+
+    nout = 1
+
+    @property
+    def nargs(self):
+        return None if self.nin is None else self.nin + 1
+
+    @property
+    def types(self):
+        """NumPy-style loop strings, e.g. ``['ff->f', 'dd->d']``."""
+        return ["".join(d.char for d in lp.dtypes) + "->" + lp.out_dtype.char for lp in self._loops]
+
+    @property
+    def ntypes(self):
+        return len(self._loops)
+
+    def __repr__(self):
+        return f"<CUDA ufunc {self.__name__!r} ({', '.join(self.types) or 'compiled per call'})>"
+
+    # -- loop selection ----------------------------------------------------------------------
+    def _loop_for(self, args):
+        loops = [lp.dtypes for lp in self._loops]
+        i = select_loop(loops, args)
+        if i is not None:
+            return i
+        if not self._dynamic:
+            raise no_loop_error(self.__name__, loops, args)
+        argtypes = tuple(type_of_dtype(a.dtype) for a in args)
+        loop = _Loop(infer_return(self._device_fn, argtypes), argtypes)
+        with self._lock:
+            self._loops.append(loop)
+            return len(self._loops) - 1
+
+    def _kernel(self, index, ndim, scalars):
+        key = (index, ndim, scalars)
+        kernel = self._kernels.get(key)
+        if kernel is None:
+            from cudalite.core import device_api
+
+            loop = self._loops[index]
+            ns = {"_cuda": device_api, "_F": self._device_fn}
+            ns.update({f"_T{j}": t for j, t in enumerate(loop.argtypes)})
+            kernel = compile_source(elementwise_source(len(scalars), ndim, scalars), KERNEL_NAME, ns,
+                                    self._jit_options)
+            with self._lock:
+                kernel = self._kernels.setdefault(key, kernel)
+        return kernel
+
+    # -- calling -----------------------------------------------------------------------------
+    def __call__(self, *args, out=None, stream=0, **kws):
+        if kws:
+            raise TypeError(f"{self.__name__}() got unexpected keyword arguments {sorted(kws)}")
+        nin = self.nin if self.nin is not None else len(args)
+        if len(args) == nin + 1:
+            if out is not None:
+                raise ValueError("cannot specify argument 'out' as both positional and keyword")
+            args, out = args[:-1], args[-1]
+        if len(args) != nin:
+            raise TypeError(f"{self.__name__}() takes {nin} positional arguments (inputs) or {nin + 1} "
+                            f"(inputs and output); got {len(args)}")
+        ins = [classify(a) for a in args]
+        index = self._loop_for(ins)
+        loop = self._loops[index]
+        shape = broadcast_shape([a.shape for a in ins])
+        out_arg = None if out is None else classify(out)
+        if out_arg is not None:
+            if out_arg.kind == "scalar":
+                raise TypeError("out= must be an array")
+            if broadcast_shape([shape, out_arg.shape]) != out_arg.shape:
+                raise ValueError(f"non-broadcastable output operand with shape {out_arg.shape} "
+                                 f"doesn't match the broadcast shape {shape}")
+            shape = out_arg.shape
+        on_device = any(a.kind == "device" for a in ins) or (out_arg is not None and out_arg.kind == "device")
+        result = self._run(ins, loop, index, shape, out_arg, stream)
+        if out_arg is not None:
+            if out_arg.kind == "device":
+                return out_arg.value
+            host = result.copy_to_host(stream=stream)
+            stream_sync(stream)
+            out_arg.value[...] = host.reshape(out_arg.shape)
+            return out_arg.value
+        if on_device:
+            return result if shape else result.reshape(())
+        host = result.copy_to_host(stream=stream)
+        stream_sync(stream)
+        return host.reshape(shape)[()] if not shape else host.reshape(shape)
+
+    def _run(self, ins, loop, index, shape, out_arg, stream):
+        """Launch over ``shape`` and return the device output (1 element for shape ``()``)."""
+        from ._memory_api import device_array
+
+        size = 1
+        for n in shape:
+            size *= n
+        if out_arg is not None and out_arg.kind == "device" and out_arg.dtype == loop.out_dtype:
+            dout = out_arg.value
+        else:
+            dout = device_array(shape or (1,), loop.out_dtype, stream=stream)
+        if size == 0:
+            return dout
+        work_shape = shape or (1,)
+        values = []
+        for a, dt in zip(ins, loop.dtypes):
+            if a.kind == "scalar":
+                values.append(a.value)
+            else:
+                values.append(broadcast_view(to_device_array(a, stream), work_shape))
+        arrays = [v for a, v in zip(ins, values) if a.kind != "scalar"] + [dout]
+        target = dout
+        if len(work_shape) > 1 and all(tuple(v.shape) == tuple(work_shape) and v.is_c_contiguous()
+                                       for v in arrays):
+            values = [v if a.kind == "scalar" else v.reshape(size) for a, v in zip(ins, values)]
+            target = dout.reshape(size)
+        elif not shape:
+            values = [v if a.kind == "scalar" else v.reshape(1) for a, v in zip(ins, values)]
+        scalars = tuple(a.kind == "scalar" for a in ins)
+        kernel = self._kernel(index, target.ndim, scalars)
+        blocks, threads = launch_config(size)
+        kernel[blocks, threads, stream](target, *values)
+        if out_arg is not None and out_arg.kind == "device" and dout is not out_arg.value:
+            from ._memory_api import to_device
+
+            cast = dout.copy_to_host(stream=stream).astype(out_arg.dtype)
+            stream_sync(stream)
+            to_device(cast, stream=stream, to=out_arg.value)
+        return dout
+
+    # -- reduce ------------------------------------------------------------------------------
+    def reduce(self, arr, stream=0):
+        """Fold the 1-d array ``arr`` with this binary ufunc (assumed associative and
+        commutative, as numba's); a NumPy scalar of the loop's type."""
+        if self.nin != 2:
+            raise ValueError(f"reduce only supported for binary functions; {self.__name__} takes {self.nin}")
+        a = classify(arr)
+        if a.kind == "scalar" or len(a.shape) != 1:
+            raise ValueError(f"{self.__name__}.reduce reduces 1-d arrays, not shape {a.shape}")
+        if a.shape[0] == 0:
+            raise ValueError(f"zero-size array to reduction operation {self.__name__} which has no identity")
+        index = self._loop_for([a, a])
+        loop = self._loops[index]
+        if loop.dtypes[0] != loop.dtypes[1] or loop.dtypes[0] != loop.out_dtype:
+            raise TypeError(f"{self.__name__}.reduce needs a loop T(T, T); the loop for {a.dtype} is "
+                            f"{loop.out_dtype}({loop.dtypes[0]}, {loop.dtypes[1]})")
+        dt = loop.dtypes[0]
+        if a.kind == "device" and a.dtype != dt:
+            raise TypeError(f"{self.__name__}.reduce: a device array of {a.dtype} needs a loop of that type; "
+                            f"the matching loop takes {dt}")
+        src = a.value if a.kind == "device" else np.ascontiguousarray(a.value, dtype=dt)
+        reducer = self._reducers.get(index)
+        if reducer is None:
+            from ._reduce import Reduce
+
+            with self._lock:
+                reducer = self._reducers.setdefault(index, Reduce(self._device_fn))
+        result = reducer(src, stream=stream)
+        stream_sync(stream)
+        return dt.type(result)
+
+
+# -- the decorator -------------------------------------------------------------------------------
+
+def split_options(kws, what):
+    """``(identity, jit options)`` of vectorize's keyword options (numba's messages)."""
+    kws = dict(kws)
+    identity = kws.pop("identity", None)
+    kws.pop("cache", None)
+    if "nopython" in kws:
+        if kws.pop("nopython") is not True and what == "guvectorize":
+            raise TypeError("nopython flag must be True")
+        if what == "vectorize":
+            warnings.warn("nopython kwarg for cuda target is redundant", stacklevel=3)
+    jit_options = {k: kws.pop(k) for k in list(kws) if k in _VECTORIZE_OPTIONS}
+    if kws:
+        if what == "guvectorize":
+            raise TypeError("The following target options are not supported: "
+                            + ", ".join(repr(k) for k in kws))
+        raise KeyError(f"Unrecognized options: {sorted(kws)}; cuda.vectorize takes "
+                       f"{sorted(_VECTORIZE_OPTIONS | {'identity', 'cache', 'nopython', 'target'})}")
+    return identity, jit_options
+
+
+def vectorize(ftylist_or_function=(), target="cuda", **kws):
+    """``@cuda.vectorize(['f4(f4, f4)', ...])``: a CUDA ufunc from a scalar function.
+
+    ``ftylist_or_function``: a signature string, a list of signatures (strings or
+    ``float32(float32, float32)`` objects), or the function itself (then loops are
+    compiled per input types at call time, as ``@vectorize`` with no signature).
+    ``target`` must be ``'cuda'`` (numba's ``vectorize(..., target='cuda')``).
+    Options: ``identity``, ``cache`` (accepted), ``nopython`` (redundant: a
+    warning), ``fastmath``/``debug``/``lineinfo``/``opt`` (as ``cuda.jit``).
+    """
+    check_target(target, "vectorize")
+    identity, jit_options = split_options(kws, "vectorize")
+    if callable(ftylist_or_function) and not isinstance(ftylist_or_function, (str, list, tuple)):
+        return CUDAUFunc(ftylist_or_function, (), identity, jit_options)
+    sigs = [ftylist_or_function] if isinstance(ftylist_or_function, str) else list(ftylist_or_function or ())
+
+    def wrap(func):
+        return CUDAUFunc(func, sigs, identity, jit_options)
+
+    return wrap

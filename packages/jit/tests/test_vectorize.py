@@ -1,0 +1,225 @@
+"""cuda.vectorize / cuda.guvectorize without a GPU: signatures, loop selection,
+layouts, broadcasting, option checking, and the generated kernels compile to PTX."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cudalite import cuda, types
+from cudalite.cuda import _gufunc as G
+from cudalite.cuda import _vectorize as V
+from cudalite.types import float32, float64, int32, uint32, void
+
+
+def _add(a, b):
+    return a + b
+
+
+def test_vectorize_is_public_and_names_loops():
+    f = cuda.vectorize(["int32(int32, int32)", float32(float32, float32), "f8(f8, f8)"])(_add)
+    assert f.__name__ == "_add"
+    assert f.types == ["ii->i", "ff->f", "dd->d"]
+    assert (f.nin, f.nout, f.nargs, f.ntypes) == (2, 1, 3, 3)
+    assert cuda.vectorize("f8(f8)")(lambda x: x * 2).types == ["d->d"]
+
+
+def test_tuple_signature_infers_the_return_type():
+    f = cuda.vectorize([(int32, float32)])(_add)
+    assert f.types == ["if->d"]  # int32 + float32 is float64, as in numba
+
+
+def test_loop_selection_follows_numpy_safe_casting():
+    loops = [(np.dtype("int32"),) * 2, (np.dtype("uint32"),) * 2, (np.dtype("float32"),) * 2,
+             (np.dtype("float64"),) * 2]
+    arr = lambda dt: V.classify(np.zeros(3, dt))  # noqa: E731
+    assert V.select_loop(loops, [arr("float64"), arr("float64")]) == 3
+    assert V.select_loop(loops, [arr("float32"), arr("float32")]) == 2
+    assert V.select_loop(loops, [arr("uint32"), arr("uint32")]) == 1
+    assert V.select_loop(loops, [arr("int16"), arr("int16")]) == 0  # safe cast up
+    assert V.select_loop(loops, [arr("int64"), arr("int64")]) == 3  # int64 -> float64 is 'safe'
+    assert V.select_loop(loops[:3], [arr("int64"), arr("int64")]) is None
+    # Python scalars are weak: a float fits the first float loop, an int the first int loop
+    assert V.select_loop(loops, [V.classify(1.5), arr("float32")]) == 2
+    assert V.select_loop(loops, [V.classify(2), arr("uint32")]) == 1
+    # np.uint32 scalars are not weak
+    assert V.select_loop([(np.dtype("float64"), np.dtype("uint32"))],
+                         [arr("float64"), V.classify(np.uint32(3))]) == 0
+
+
+def test_classify_arguments():
+    assert V.classify(1.5).kind == "scalar" and V.classify(1.5).weak is float
+    t = V.classify((1.0, 2.0, 3.0))
+    assert (t.kind, t.shape, t.dtype) == ("host", (3,), np.dtype("float64"))
+    z = V.classify(np.array(3, np.int16))
+    assert (z.kind, z.dtype) == ("scalar", np.dtype("int16"))
+    with pytest.raises(TypeError, match="not an array of numbers"):
+        V.classify(["a", object()])
+
+
+def test_broadcast_shape_matches_numpy():
+    a, b = (100, 3, 1), (1, 3, 100)
+    assert V.broadcast_shape([a, b]) == np.broadcast_shapes(a, b) == (100, 3, 100)
+    assert V.broadcast_shape([(), (4,)]) == (4,)
+    with pytest.raises(ValueError, match=r"could not be broadcast together with shapes \(3,\) \(4,\)"):
+        V.broadcast_shape([(3,), (4,)])
+
+
+def test_wrong_number_of_arguments():
+    f = cuda.vectorize(["f8(f8, f8)"])(_add)
+    with pytest.raises(TypeError, match="takes 2 positional arguments"):
+        f(np.zeros(3))
+    with pytest.raises(TypeError, match="no loop for input types"):
+        f(np.zeros(3, np.complex128), np.zeros(3))
+
+
+def test_targets_and_options():
+    with pytest.raises(ValueError, match="Unsupported target: 'cpu'"):
+        cuda.vectorize(["f8(f8)"], target="cpu")
+    with pytest.raises(ValueError, match="Unsupported target: 'parallel'"):
+        cuda.guvectorize([void(float32[:], float32[:])], "(n)->(n)", target="parallel")
+    with pytest.raises(KeyError, match="Unrecognized options"):
+        cuda.vectorize(["f8(f8)"], nonexistent=2)
+    with pytest.warns(UserWarning, match="nopython kwarg for cuda target is redundant"):
+        cuda.vectorize(["f4(f4, f4)"], target="cuda", nopython=True)
+    with pytest.raises(TypeError, match="nopython flag must be True"):
+        cuda.guvectorize([void(float32[:], float32[:])], "(x)->(x)", nopython=False)
+    with pytest.raises(TypeError, match="The following target options are not supported: 'what1'"):
+        cuda.guvectorize([void(float32[:], float32[:])], "(x)->(x)", what1=True)
+
+
+def test_type_errors_surface_at_decoration():
+    def bad(a):
+        return a.nonexistent_attribute
+
+    with pytest.raises(Exception, match="nonexistent_attribute"):
+        cuda.vectorize(["f8(f8)"])(bad)
+
+
+@pytest.mark.parametrize("layout, expect", [
+    ("(m,n),(n,p)->(m,p)", ([("m", "n"), ("n", "p")], [("m", "p")])),
+    ("(m, n), (n, p) -> (m, p)", ([("m", "n"), ("n", "p")], [("m", "p")])),
+    ("(n)->()", ([("n",)], [()])),
+    ("(),(t),(t)->(t)", ([(), ("t",), ("t",)], [("t",)])),
+    ("(x)->(x),(x)", ([("x",)], [("x",), ("x",)])),
+])
+def test_parse_layout(layout, expect):
+    assert G.parse_layout(layout) == expect
+
+
+@pytest.mark.parametrize("layout", ["(m,n)", "(m,n)->", "(m,n->(m)", "(m)x(n)->(m)"])
+def test_parse_layout_refuses_bad_text(layout):
+    with pytest.raises(ValueError, match="not a gufunc layout"):
+        G.parse_layout(layout)
+
+
+def test_parse_layout_refuses_unknown_output_dimension():
+    with pytest.raises(NotImplementedError, match="output dimension 'q'"):
+        G.parse_layout("(n)->(q)")
+
+
+def _copy(a, b):
+    for i in range(b.size):
+        b[i] = a[i]
+
+
+def test_gufunc_signature_checks():
+    with pytest.raises(TypeError, match="guvectorized functions cannot return values.*specifies int32 return"):
+        cuda.guvectorize([int32(int32[:], int32[:])], "(m)->(m)")(_copy)
+    with pytest.raises(TypeError, match="has 2 dimensions but its layout argument has 1"):
+        cuda.guvectorize([void(int32[:, :], int32[:])], "(m)->(m)")(_copy)
+    g = cuda.guvectorize([(int32[:], int32[:], int32[:])], "(m),(m)->(m)")(lambda x, y, z: None)
+    assert (g.nin, g.nout, g.types, g.__name__) == (2, 1, ["ii->i"], "<lambda>")
+    arr = np.arange(5)
+    with pytest.raises(TypeError, match=r"gufunc accepts 2 positional arguments \(inputs\) or 3 positional "
+                                        r"arguments \(inputs and outputs\)\. Got 1 positional argument\."):
+        g(arr)
+    with pytest.raises(TypeError, match="Got 4 positional arguments."):
+        g(arr, arr, arr, arr)
+    with pytest.raises(ValueError, match="cannot specify argument 'out' as both positional and keyword"):
+        g(arr, arr, arr, out=arr)
+
+
+def test_gufunc_core_dimension_mismatch():
+    g = cuda.guvectorize([void(float32[:, :], float32[:, :], float32[:, :])], "(m,n),(n,p)->(m,p)")(
+        lambda a, b, c: None)
+    with pytest.raises(ValueError, match="core dimension 'n' is 4 in one argument and 3 in another"):
+        g(np.zeros((2, 4), np.float32), np.zeros((3, 5), np.float32))
+
+
+def test_elementwise_source_unravels_c_order():
+    src = V.elementwise_source(2, 3, (False, True))
+    assert "i2 = r % out.shape[2]" in src and "i0 = r" in src
+    assert "out[i0, i1, i2] = _F(_T0(a0[i0, i1, i2]), _T1(a1))" in src
+    ns = {}
+    exec(src.replace("_cuda.grid(1)", "0").replace("_cuda.gridsize(1)", "1"),
+         {"_F": _add, "_T0": float, "_T1": float}, ns)
+    a = np.arange(24.0).reshape(2, 3, 4)
+    out = np.empty_like(a)
+    ns[V.KERNEL_NAME](out, a, 10.0)  # the generated loop, run by Python on one "thread"
+    np.testing.assert_array_equal(out, a + 10.0)
+
+
+def test_gufunc_source_runs_one_core_per_loop_index():
+    src = G.gufunc_source(2, 2, (True, False))
+    ns = {}
+    exec(src.replace("_cuda.grid(1)", "0").replace("_cuda.gridsize(1)", "1"),
+         {"_F": lambda s, r: r.__setitem__(0, s * 2), "_T0": int}, ns)
+    a = np.arange(6).reshape(2, 3, 1)
+    r = np.zeros((2, 3, 1), np.int64)
+    ns[G.KERNEL_NAME](6, a, r)
+    np.testing.assert_array_equal(r[..., 0], np.arange(6).reshape(2, 3) * 2)
+
+
+def _arr(t, nd):
+    return types.Array(t, nd, "A")
+
+
+@pytest.mark.parametrize("ndim, scalars", [(1, (False, False)), (3, (False, True)), (2, (True, False))])
+def test_vectorize_kernels_compile_to_ptx(ndim, scalars):
+    f = cuda.vectorize(["int32(int32, int32)", float32(float32, float32), "f8(f8, f8)"])(_add)
+    for index, loop in enumerate(f._loops):
+        kernel = f._kernel(index, ndim, scalars)
+        argtypes = [_arr(loop.restype, ndim)] + [t if s else _arr(t, ndim) for t, s in zip(loop.argtypes, scalars)]
+        ptx = kernel.compile_ptx_for(tuple(argtypes))
+        assert ".entry" in ptx
+
+
+def test_vectorize_calling_a_device_function_compiles():
+    @cuda.jit(float32(float32, float32, float32), device=True)
+    def dev(x, y, z):
+        return x ** y / z
+
+    f = cuda.vectorize([float32(float32, float32, float32)], target="cuda")(lambda x, y, z: dev(x, y, z))
+    kernel = f._kernel(0, 1, (False, False, False))
+    assert ".entry" in kernel.compile_ptx_for(tuple(_arr(float32, 1) for _ in range(4)))
+
+
+def test_gufunc_kernels_compile_to_ptx():
+    @cuda.guvectorize([void(float32[:, :], float32[:, :], float32[:, :])], "(m,n),(n,p)->(m,p)")
+    def matmul(A, B, C):
+        m, n = A.shape
+        n, p = B.shape
+        for i in range(m):
+            for j in range(p):
+                C[i, j] = 0
+                for k in range(n):
+                    C[i, j] += A[i, k] * B[k, j]
+
+    kernel = matmul._kernel(0, 2, (False, False, False))
+    assert ".entry" in kernel.compile_ptx_for((types.int64,) + (_arr(float32, 4),) * 3)
+
+    @cuda.guvectorize(["void(int32, int32[:])"], "()->()")
+    def double(a, r):
+        r[0] = a * 2
+
+    kernel = double._kernel(0, 1, (True, False))
+    assert ".entry" in kernel.compile_ptx_for((types.int64, _arr(int32, 2), _arr(int32, 2)))
+
+
+def test_numba_spelling_and_absent_names_table():
+    from cudalite.cuda import _compat_names
+
+    assert "vectorize" not in _compat_names.ABSENT and "guvectorize" not in _compat_names.ABSENT
+    f = cuda.vectorize([float64(float64, uint32)], target="cuda")(lambda x, s: x * s)
+    assert f.types == ["dI->d"]

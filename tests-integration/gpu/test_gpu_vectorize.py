@@ -1,0 +1,224 @@
+"""cuda.vectorize / cuda.guvectorize on the GPU, compared with NumPy: loops per dtype,
+broadcasting, n-d and Fortran-ordered inputs, scalars, out=, streams, device arrays
+(the result stays on the device), reduce, and gufuncs with core dimensions, scalar
+outputs and several outputs."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from cudalite import cuda
+from cudalite.types import float32, float64, int32, uint32, void
+
+pytestmark = pytest.mark.gpu
+
+SIGS = [int32(int32, int32), uint32(uint32, uint32), float32(float32, float32), float64(float64, float64)]
+
+
+@pytest.fixture(scope="module")
+def add():
+    @cuda.vectorize(SIGS)
+    def vadd(a, b):
+        return a + b
+
+    return vadd
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32, np.uint32])
+@pytest.mark.parametrize("n", [8, 100, 1025, 1000001])
+def test_1d_keeps_dtype(add, dtype, n):
+    x = (np.random.default_rng(0).random(n) * 100).astype(dtype)
+    got = add(x, x)
+    assert isinstance(got, np.ndarray) and got.dtype == dtype
+    np.testing.assert_array_equal(got, x + x)
+
+
+@pytest.mark.parametrize("nd", [1, 2, 3, 5, 7])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_nd_and_orders(add, nd, order):
+    data = np.random.default_rng(1).random((4,) * nd).astype(np.float32)
+    other = np.array(data.T, order=order)
+    np.testing.assert_array_equal(add(data, other), data + other)
+
+
+def test_broadcast_host_and_device():
+    @cuda.vectorize(["float64(float64, float64)"], target="cuda")
+    def sub(a, b):
+        return a - b
+
+    a = np.random.default_rng(2).standard_normal((100, 3, 1))
+    b = a.transpose(2, 1, 0)
+    np.testing.assert_array_equal(sub(a, b), a - b)
+    got = sub(cuda.to_device(a), cuda.to_device(b))
+    assert cuda.is_cuda_array(got)
+    np.testing.assert_array_equal(got.copy_to_host(), a - b)
+    np.testing.assert_array_equal(sub(a, np.float64(2.5)), a - 2.5)
+
+
+def test_scalars(add):
+    assert add(1.2, 2.3) == 1.2 + 2.3
+    v = add(1, 2)
+    assert v == 3
+    d = cuda.to_device(np.arange(10, dtype=np.float64))
+    np.testing.assert_array_equal(add(1.0, d).copy_to_host(), np.arange(1, 11, dtype=np.float64))
+
+
+def test_out_host_and_device(add):
+    a = np.arange(10, dtype=np.float32)
+    out = np.empty_like(a)
+    assert add(a, a, out=out) is out
+    np.testing.assert_array_equal(out, a + a)
+    x = np.arange(10, dtype=np.int32).reshape(2, 5)
+    dx = cuda.to_device(x)
+    add(dx, dx, out=dx)
+    np.testing.assert_array_equal(dx.copy_to_host(), x + x)
+
+
+def test_stream_and_manual_transfer(add):
+    s = cuda.stream()
+    x = np.arange(1000, dtype=np.float64)
+    dx = cuda.to_device(x, s)
+    got = add(dx, dx, stream=s).copy_to_host(stream=s)
+    s.synchronize()
+    np.testing.assert_array_equal(got, x + x)
+    np.testing.assert_array_equal(add(x.astype(np.int32), cuda.to_device(x.astype(np.int32))).copy_to_host(),
+                                  2 * x.astype(np.int32))
+
+
+def test_tuple_arguments(add):
+    np.testing.assert_array_equal(add((1.0, 2.0, 3.0), (4.0, 5.0, 6.0)), [5.0, 7.0, 9.0])
+
+
+@pytest.mark.parametrize("n", [1, 8, 100, 1025])
+def test_reduce(add, n):
+    x = np.arange(n, dtype=np.int32)
+    got = add.reduce(x)
+    assert got == x.sum() and got.dtype == np.int32
+    s = cuda.stream()
+    assert add.reduce(cuda.to_device(x, s), stream=s) == x.sum()
+
+
+def test_lazy_vectorize_compiles_per_dtype():
+    @cuda.vectorize
+    def scale(x, y):
+        return x * y + 1
+
+    a = np.arange(10, dtype=np.float32)
+    np.testing.assert_allclose(scale(a, a), a * a + 1)
+    i = np.arange(10, dtype=np.int64)
+    np.testing.assert_array_equal(scale(i, i), i * i + 1)
+
+
+def test_device_function_call_and_math():
+    @cuda.jit(float32(float32, float32, float32), device=True)
+    def dev(x, y, z):
+        return x ** y / z
+
+    f = cuda.vectorize([float32(float32, float32, float32)], target="cuda")(lambda x, y, z: dev(x, y, z))
+    rng = np.random.default_rng(3)
+    X, Y, Z = (rng.random(100).astype(np.float32) for _ in range(3))
+    np.testing.assert_allclose(f(X, Y, Z + 0.1), X ** Y / (Z + 0.1), rtol=1e-5)
+
+    @cuda.vectorize(["float64(float64)", "float32(float32)"])
+    def sinc(x):
+        return 1.0 if x == 0.0 else math.sin(x * math.pi) / (math.pi * x)
+
+    A = np.arange(100, dtype=np.float64)
+    np.testing.assert_allclose(sinc(A), np.vectorize(lambda x: 1.0 if x == 0 else
+                                                     math.sin(x * math.pi) / (math.pi * x))(A))
+
+
+@pytest.fixture(scope="module")
+def matmul():
+    @cuda.guvectorize([void(float32[:, :], float32[:, :], float32[:, :])], "(m,n),(n,p)->(m,p)", target="cuda")
+    def mm(A, B, C):
+        m, n = A.shape
+        n, p = B.shape
+        for i in range(m):
+            for j in range(p):
+                C[i, j] = 0
+                for k in range(n):
+                    C[i, j] += A[i, k] * B[k, j]
+
+    return mm
+
+
+@pytest.mark.parametrize("lead", [(2,), (1001,), (4, 25)])
+def test_gufunc_matmul(matmul, lead):
+    A = np.arange(np.prod(lead) * 8, dtype=np.float32).reshape(lead + (2, 4))
+    B = np.arange(np.prod(lead) * 20, dtype=np.float32).reshape(lead + (4, 5))
+    np.testing.assert_allclose(matmul(A, B), np.matmul(A, B))
+    got = matmul(A, cuda.to_device(B))
+    np.testing.assert_allclose(got.copy_to_host(), np.matmul(A, B))
+
+
+def test_gufunc_broadcast_and_stream(matmul):
+    X = np.random.default_rng(4).standard_normal((10, 3, 3)).astype(np.float32)
+    Y = np.random.default_rng(5).standard_normal((3, 3)).astype(np.float32)
+    np.testing.assert_allclose(matmul(X, Y), np.matmul(X, Y), rtol=1e-5)
+    s = cuda.stream()
+    dC = cuda.device_array((10, 3, 3), np.float32, stream=s)
+    dC = matmul(cuda.to_device(X, s), cuda.to_device(Y, s), out=dC, stream=s)
+    C = dC.copy_to_host(stream=s)
+    s.synchronize()
+    np.testing.assert_allclose(C, np.matmul(X, Y), rtol=1e-5)
+
+
+def test_gufunc_scalar_output_and_inputs():
+    @cuda.guvectorize(["void(int32[:], int32[:])"], "(n)->()", target="cuda")
+    def rowsum(x, r):
+        s = 0
+        for i in range(x.shape[0]):
+            s += x[i]
+        r[0] = s
+
+    a = np.arange(30, dtype=np.int32).reshape(6, 5)
+    np.testing.assert_array_equal(rowsum(a), a.sum(axis=1))
+
+    @cuda.guvectorize(["void(float32, float32[:], float32[:], float32[:])"], "(),(t),(t)->(t)", target="cuda")
+    def saxpy(a, x, y, out):
+        for i in range(out.shape[0]):
+            out[i] = a * x[i] + y[i]
+
+    A = np.arange(5, dtype=np.float32)
+    X = np.arange(10, dtype=np.float32).reshape(5, 2)
+    np.testing.assert_array_equal(saxpy(A, X, X), A[:, None] * X + X)
+
+    @cuda.guvectorize(["void(int32, int32[:], int32[:])"], "(),(t)->(t)", target="cuda")
+    def mul(a, b, out):
+        for i in range(b.size):
+            out[i] = a * b[i]
+
+    b = np.arange(10, dtype=np.int32)
+    np.testing.assert_array_equal(mul(np.int64(2), b), 2 * b)
+    with pytest.raises(TypeError, match="does not support .astype()"):
+        mul(cuda.to_device(np.array(2, np.int64)), b)
+
+
+def test_gufunc_several_outputs_and_old_style_scalar():
+    @cuda.guvectorize([void(int32[:], int32[:], float64[:])], "(x)->(x),(x)", target="cuda")
+    def two(A, B, C):
+        for i in range(B.size):
+            B[i] = A[i]
+            C[i] = A[i] * 1.5
+
+    A = np.arange(10, dtype=np.int32) + 1
+    B, C = two(A)
+    np.testing.assert_array_equal(B, A)
+    np.testing.assert_array_equal(C, A * 1.5)
+
+    @cuda.guvectorize(["void(int32[:], int32[:], int32[:])"], "(n),()->(n)", target="cuda")
+    def addy(x, y, res):
+        for i in range(x.shape[0]):
+            res[i] = x[i] + y[0]
+
+    res = np.zeros(4, np.int32)
+    addy(np.array([1, 2, 3, 4], np.int32), np.array([2], np.int32), out=res)
+    np.testing.assert_array_equal(res, [3, 4, 5, 6])
+    a = np.array([1, 2, 3, 4] * 2, np.int32).reshape(2, 4)
+    res = np.zeros((2, 4), np.int32)
+    addy(a, np.array([2, 10], np.int32), res)
+    np.testing.assert_array_equal(res, a + np.array([[2], [10]]))
