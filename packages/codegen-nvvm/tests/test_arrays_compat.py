@@ -255,7 +255,7 @@ FOREIGN = _InstanceCAI(0x10000, 5)
 
 
 def test_instance_attribute_cuda_array_interface_is_captured_by_reference():
-    from cudalite.core.types._typeof import device_array_ref
+    from cudalite.core.types import device_array_ref
 
     ref = device_array_ref(FOREIGN)
     assert isinstance(ref, DeviceArrayRef) and ref.ptr == 0x10000 and ref.shape == (5,)
