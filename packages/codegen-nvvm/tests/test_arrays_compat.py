@@ -236,3 +236,34 @@ def test_device_array_ref_reads_the_interface_once():
     assert typeof_constant(ref) == types.Array(types.float64, 2, "F")
     assert device_array_ref(np.zeros(3)) is None  # host arrays stay constants
     assert isinstance(device_array_ref(DEV), DeviceArrayRef)
+
+
+class _InstanceCAI:
+    """A foreign array as numba's testing.ForeignArray: the interface is an instance attribute."""
+
+    def __init__(self, ptr, n):
+        self.__cuda_array_interface__ = {"shape": (n,), "typestr": "<f4", "data": (ptr, False),
+                                         "version": 3, "strides": None}
+
+
+class _AnswersEverything:
+    def __getattr__(self, name):  # never asked: it would claim any interface
+        return {}
+
+
+FOREIGN = _InstanceCAI(0x10000, 5)
+
+
+def test_instance_attribute_cuda_array_interface_is_captured_by_reference():
+    from cudalite.core.types import device_array_ref
+
+    ref = device_array_ref(FOREIGN)
+    assert isinstance(ref, DeviceArrayRef) and ref.ptr == 0x10000 and ref.shape == (5,)
+    assert device_array_ref(_AnswersEverything()) is None
+
+    def k(out, i):
+        out[i] = FOREIGN[i]
+        FOREIGN[i] = 2.0
+
+    ptx, _ = compile_ptx(k, "void(float32[:], int32)", cc=CC)
+    assert "65536" in ptx  # the captured pointer is baked in

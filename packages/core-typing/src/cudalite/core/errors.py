@@ -15,7 +15,7 @@ from dataclasses import dataclass
 __all__ = [
     "Loc", "CudaliteError", "CompilerError", "TypingError", "UnsupportedError",
     "SignatureError", "NvvmError", "LoweringError", "SourceError", "SourceWarning", "NestingError",
-    "InternalCompilerError",
+    "InternalCompilerError", "AlignmentError",
 ]
 
 
@@ -103,6 +103,13 @@ class CompilerError(CudaliteError):
 
 class TypingError(CompilerError):
     """Types that do not fit: bad operands, unknown names, wrong arity."""
+
+    kind = "TypingError"
+
+
+class AlignmentError(TypingError, ValueError):
+    """An invalid ``alignment=`` of ``cuda.local.array``/``cuda.shared.array`` (not a
+    positive power of two): a ValueError, as numba-cuda raises."""
 
     kind = "TypingError"
 

@@ -37,7 +37,13 @@ def lower_constant(lc, value, ty):
     if c is not None:
         return c
     if isinstance(ty, Tuple):
-        return ir.Constant(value_type(ty), [lower_constant(lc, v, t) for v, t in zip(value, ty.types)])
+        items = [lower_constant(lc, v, t) for v, t in zip(value, ty.types)]
+        if all(isinstance(i, ir.Constant) for i in items):
+            return ir.Constant(value_type(ty), items)
+        out = ir.Constant(value_type(ty), ir.Undefined)  # items computed in code (global arrays)
+        for k, item in enumerate(items):
+            out = lc.builder.insert_value(out, item, k)
+        return out
     if isinstance(ty, Array) and isinstance(value, DeviceArrayRef):
         data = ir.Constant(I64, value.ptr).inttoptr(ptr(memory_type(ty.dtype)))
         return array_struct(lc.builder, ty, data, [ir.Constant(I64, n) for n in value.shape],

@@ -13,6 +13,7 @@ from llvmlite import ir
 
 from cudalite.core import device_api as api
 from cudalite.core.numpy_support import numpy
+from cudalite.core.types import Record
 
 from ._abi import itemsize
 from ._constants import array_struct, constant_array_global
@@ -24,6 +25,11 @@ __all__ = ["c_strides", "DYNAMIC_SHARED_NAME"]
 
 DYNAMIC_SHARED_NAME = "cudalite_dynshared"
 _ALIGN = 16
+
+
+def _natural_align(dtype):
+    """The alignment LLVM gives an element of ``dtype`` (a record: its widest field)."""
+    return 8 if isinstance(dtype, Record) else min(itemsize(dtype), 16)
 
 
 def c_strides(shape, size):
@@ -70,7 +76,7 @@ def _shared_array(lc, node, args, info):
                            addrspace=ADDRSPACE_SHARED)
     gv.linkage = "internal"
     gv.initializer = ir.Constant(lty, ir.Undefined)
-    gv.align = max(_ALIGN, itemsize(aty.dtype))
+    gv.align = max(_ALIGN, itemsize(aty.dtype), info.payload.alignment or 0)
     zero = ir.Constant(I32, 0)
     first = lc.builder.gep(gv, [zero, zero], inbounds=True)
     data = lc.builder.addrspacecast(first, ptr(elem))
@@ -83,6 +89,8 @@ def _local_array(lc, node, args, info):
     shape = info.payload.shape
     elem = memory_type(aty.dtype)
     slot = lc.alloca(ir.ArrayType(elem, math.prod(shape)), name="local.array")
+    if info.payload.alignment:  # never below the element's own alignment
+        slot.align = max(info.payload.alignment, _natural_align(aty.dtype))
     zero = ir.Constant(I32, 0)
     data = lc.builder.gep(slot, [zero, zero], inbounds=True)
     return _static_array(lc, aty, data, shape)

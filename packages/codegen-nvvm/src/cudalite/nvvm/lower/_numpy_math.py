@@ -20,6 +20,7 @@ from ._arith import binop
 from ._casts import cast, truth
 from ._irtypes import I1, I64
 from ._math import is_nan, libm
+from ._reductions import register_reduction_lowerings
 from ._registry import lowerings
 from ._ufunc_loops import lower_ufunc_loop
 
@@ -196,6 +197,7 @@ def _register(table=lowerings):
 
     for fn, (kind, stem) in numpy_table(np).items():
         table.call(fn)(_with_loop(_scalar_lowering(kind, stem, table)))
+    register_reduction_lowerings(np, table)  # np.sum, np.mean ... (one lazy registration per module)
 
 
 lowerings.lazy("numpy", _register)

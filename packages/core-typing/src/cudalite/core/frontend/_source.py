@@ -294,7 +294,7 @@ def _freeze(value):
 
 def lookup_free(name, cells, globs):
     """Resolve a free name: closure cell, then globals, then builtins.  A device array
-    (an object whose class has ``__cuda_array_interface__``) is frozen by reference,
+    (an object with ``__cuda_array_interface__``, on its class or itself) is frozen by reference,
     as numba-cuda does: its :class:`~cudalite.core.types.DeviceArrayRef` (pointer,
     shape, strides; the array kept alive), not a copy of its data."""
     if name in cells:

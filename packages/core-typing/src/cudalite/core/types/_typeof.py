@@ -81,12 +81,25 @@ class DeviceArrayRef:
         return f"<device array {self.dtype} {self.shape} at {self.ptr:#x}>"
 
 
+def has_cuda_array_interface(value) -> bool:
+    """Whether ``value`` offers ``__cuda_array_interface__``: on its class (a property)
+    or in its instance ``__dict__`` (an attribute set in ``__init__``)."""
+    if hasattr(type(value), "__cuda_array_interface__"):
+        return True
+    try:
+        return "__cuda_array_interface__" in vars(value)
+    except TypeError:  # no __dict__ (slots, builtins)
+        return False
+
+
 def device_array_ref(value):
     """The :class:`DeviceArrayRef` of ``value`` when it is a device array (its class
-    defines ``__cuda_array_interface__``; NumPy arrays are host constants), else None."""
+    defines ``__cuda_array_interface__``, or the object itself holds it as an instance
+    attribute, as numba's ``ForeignArray``; NumPy arrays are host constants), else
+    None.  A ``__getattr__`` is never asked: it may answer for any name."""
     if isinstance(value, DeviceArrayRef):
         return value
-    if is_ndarray(value) or not hasattr(type(value), "__cuda_array_interface__"):
+    if is_ndarray(value) or not has_cuda_array_interface(value):
         return None
     cai = value.__cuda_array_interface__
     np = numpy()

@@ -185,10 +185,12 @@ class RecordField:
 @dataclass(frozen=True, slots=True)
 class ArraySpec:
     """``cuda.shared.array`` / ``cuda.local.array``: the constant shape (``()``: the
-    dynamic shared array) and element type."""
+    dynamic shared array), element type and the requested ``alignment`` in bytes
+    (None: the default)."""
 
     shape: tuple
     dtype: Type
+    alignment: int | None = None
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -5,7 +5,11 @@
 type, a NumPy scalar type/dtype or a dtype string.  The result is a C-layout
 array.  ``cuda.shared.array(0, dtype)`` is the dynamic shared-memory array (1-d,
 its length set at launch).  ``cuda.const.array_like(a)`` copies the global NumPy
-array ``a`` into constant memory (a read-only array).
+array ``a`` into constant memory (a read-only array; an empty one too).
+``alignment=`` (local and shared arrays) asks for the data's address to be a
+multiple of that many bytes: a constant power of two, else numba-cuda's errors
+(a TypingError for a non-constant or non-integer, a ValueError -- AlignmentError
+-- for a non-positive or non-power-of-two integer).
 
 Sizes are checked here, at the user's call, against the target's limits
 (:func:`memory_limits`): a static shared array may take at most 48 KiB (what ptxas
@@ -21,6 +25,7 @@ from dataclasses import dataclass
 from ...numpy_support import is_ndarray, is_numpy_integer
 
 from ... import device_api as api
+from ...errors import AlignmentError
 from ...registry import registry
 from ...types import Array, Boolean, NumberClass, Record, Signature, type_from_dtype
 from ...types._containers import MAX_NDIM
@@ -120,20 +125,41 @@ def check_size(site, space, shape, dtype):
                          f"{limit} bytes ({limit // 1024} KiB) of {what} on {target}{hint}")
 
 
+def const_alignment(site, i=2):
+    """The ``alignment=`` argument (numba-cuda's rules and words): None or a
+    constant positive power of two."""
+    if i >= len(site.args):
+        return None
+    value = site.consts[i] if site.is_const(i) else None
+    if site.is_const(i) and value is None:
+        return None
+    if not site.is_const(i) or isinstance(value, bool) or not (isinstance(value, int) or is_numpy_integer(value)):
+        shown = repr(value) if site.is_const(i) else f"a runtime {site.args[i]}"
+        raise site.error(f"RequireLiteralValue: alignment must be a constant integer, not {shown}")
+    value = int(value)
+    if value <= 0 or value & (value - 1):
+        raise AlignmentError(f"{site.name}(): Alignment must be a power of 2 greater than 0, not {value}",
+                             site.loc)
+    return value
+
+
 def _array_typer(space):
     def typer(site):
-        check_arity(site, 2)
+        check_arity(site, 2, 3)
         shape = const_shape(site, allow_zero=space == "shared")
         dtype = const_dtype(site)
+        alignment = const_alignment(site)
         check_size(site, space, shape, dtype)
         return Resolved(Signature(Array(dtype, max(len(shape), 1), "C"), tuple(site.args)),
-                        ArraySpec(shape, dtype))
+                        ArraySpec(shape, dtype, alignment))
 
     return typer
 
 
-registry.call(api.shared.array, params=("shape", "dtype"), name="cuda.shared.array")(_array_typer("shared"))
-registry.call(api.local.array, params=("shape", "dtype"), name="cuda.local.array")(_array_typer("local"))
+registry.call(api.shared.array, params=("shape", "dtype", "alignment"),
+              name="cuda.shared.array")(_array_typer("shared"))
+registry.call(api.local.array, params=("shape", "dtype", "alignment"),
+              name="cuda.local.array")(_array_typer("local"))
 
 
 @registry.call(api.const.array_like, params=("ndarray",), name="cuda.const.array_like")
@@ -144,7 +170,7 @@ def _array_like(site):
         raise site.error("the argument must be a global NumPy array (a compile-time constant), "
                          f"not {site.args[0]}")
     dtype = type_from_dtype(value.dtype)
-    if dtype is None or value.size == 0:
+    if dtype is None:  # an empty array is fine: a zero-length constant
         raise site.error(f"cannot place an array of dtype {value.dtype} and shape {value.shape} "
                          "in constant memory")
     return Resolved(Signature(Array(dtype, value.ndim, "C", readonly=True), tuple(site.args)),

@@ -26,6 +26,7 @@ from .arithmetic import promote
 from .builtins import abs_signature, minmax_signature
 from .casts import can_convert
 from .mathfuncs import float_of
+from .reductions import register_reductions
 
 __all__ = ["NUMPY_UNARY", "NUMPY_BINARY", "NUMPY_COMPARISONS", "NUMPY_LOGICAL", "NUMPY_BITWISE", "NUMPY_ARITH",
            "register_numpy", "numpy_table"]
@@ -253,6 +254,7 @@ def _register():
     import numpy as np  # already imported: one of its functions is being compiled
 
     register_numpy(np)
+    register_reductions(np)  # np.sum, np.mean ... (one lazy registration per module)
 
 
 registry.lazy("numpy", _register)

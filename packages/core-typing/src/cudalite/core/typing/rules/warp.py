@@ -21,8 +21,8 @@ __all__ = ["shuffle_value_type"]
 
 
 def _mask(site, i=0):
-    if numeric_kind(site.args[i]) not in ("b", "i"):
-        raise site.error(f"the mask must be an integer, not {site.args[i]}")
+    if not isinstance(site.args[i], Integer):  # numba-cuda's words, a bool refused as well
+        raise site.error(f"Mask type must be an integer, not {site.args[i]}")
     return uint32
 
 
@@ -61,8 +61,8 @@ def _vote_typer(result):
     def typer(site):
         check_arity(site, 2)
         mask = _mask(site)
-        if numeric_kind(site.args[1]) not in ("b", "i", "f"):
-            raise site.error(f"the predicate must be a number or bool, not {site.args[1]}")
+        if numeric_kind(site.args[1]) not in ("b", "i"):  # numba-cuda refuses floats
+            raise site.error(f"Predicate must be an integer or boolean, not {site.args[1]}")
         return Signature(result, (mask, boolean))
 
     return typer
