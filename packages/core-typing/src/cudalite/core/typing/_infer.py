@@ -29,7 +29,7 @@ from ..types import (
 )
 from ._fold import ConstantRangeError, fold_binop, fold_unary
 from ._flow import falls_through
-from ._recursion import CallStack, RecursionTypingError, Unknown as _Unknown
+from ._recursion import CallStack, Unknown as _Unknown, recursion_error
 from ._specialize import live_branch, type_call
 from ._records import (
     ArrayIter, CallInfo, CallKind, Comparison, EnumerateIter, RangeIter, Resolved, TupleIter, ZipIter,
@@ -198,7 +198,7 @@ class _Inference:
         rt = self.return_type()
         seen = self.tf.return_type  # what recursive calls were typed with (None: no recursive call)
         if seen is not None and seen != rt:
-            raise RecursionTypingError(f"the recursive function {self.fir.qualname} returns {rt}, but its recursive "
+            raise recursion_error(f"the recursive function {self.fir.qualname} returns {rt}, but its recursive "
                               f"calls were typed as returning {seen}", self.fir.loc)
         self.tf.return_type = rt
         return self.tf

@@ -16,11 +16,19 @@ from __future__ import annotations
 
 from ..errors import TypingError
 
-__all__ = ["CallStack", "Unknown", "Deferred", "MAX_SPECIALIZATIONS", "RecursionTypingError"]
+__all__ = ["CallStack", "Unknown", "Deferred", "MAX_SPECIALIZATIONS", "recursion_error", "is_recursion_error"]
 
 
-class RecursionTypingError(TypingError):
-    """A recursive function that cannot be typed (reported as a TypingError)."""
+def recursion_error(msg: str, loc=None) -> TypingError:
+    """The TypingError of a recursive function that cannot be typed, marked as such
+    (constant-argument specialization must not retry it: ``_specialize``)."""
+    err = TypingError(msg, loc)
+    err.from_recursion = True
+    return err
+
+
+def is_recursion_error(err) -> bool:
+    return getattr(err, "from_recursion", False) is True
 
 MAX_SPECIALIZATIONS = 8  # of one function on the typing stack: more is runaway type recursion
 
@@ -79,7 +87,7 @@ class CallStack:
         same = [f.key[1] for f in self.frames if f.key[0] is pyfunc]
         if len(same) >= MAX_SPECIALIZATIONS:
             chain = ", ".join(_args(a) for a in same[-3:])
-            raise RecursionTypingError(f"runaway type recursion: {qualname} calls itself with argument types that keep "
+            raise recursion_error(f"runaway type recursion: {qualname} calls itself with argument types that keep "
                               f"changing (... {chain}, {_args(argtypes)}); give the recursive calls arguments "
                               "of fixed types", loc)
 
@@ -110,7 +118,7 @@ class CallStack:
         if rt is None:
             if not inference.strict:
                 raise Deferred()
-            raise RecursionTypingError(
+            raise recursion_error(
                 f"cannot infer the return type of the recursive function {inference.fir.qualname}"
                 f"{_args(frame.key[1])}: every return path calls it again (give it a return path that "
                 "does not recurse, or an explicit signature)", loc)

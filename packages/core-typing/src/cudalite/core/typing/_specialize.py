@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from .. import ir
 from ..errors import TypingError
-from ._recursion import RecursionTypingError
+from ._recursion import is_recursion_error
 
 __all__ = ["type_call", "live_branch"]
 
@@ -24,7 +24,7 @@ def type_call(ctx, pyfunc, argtypes, arg_consts, loc=None):
         return ctx.type_function(pyfunc, argtypes, loc=loc)
     except TypingError as e:
         consts = tuple(c if _specializable(c) else ir.NOTCONST for c in arg_consts)
-        if all(c is ir.NOTCONST for c in consts) or isinstance(e, RecursionTypingError):
+        if all(c is ir.NOTCONST for c in consts) or is_recursion_error(e):
             raise
     return ctx.type_function(pyfunc, argtypes, loc=loc, arg_consts=consts)
 
