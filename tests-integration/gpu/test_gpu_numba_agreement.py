@@ -86,6 +86,23 @@ def test_floor_ceil_trunc_return_floats_with_their_sign(gpu):
     assert of32[0] == 0.0 and math.copysign(1.0, float(of32[0])) == -1.0
 
 
+def np_signed_zero(xf, of):
+    i = cuda.grid(1)
+    if i == 0:
+        of[0] = np.maximum(xf[0], xf[1])        # 0.0, -0.0 -> 0.0 (the first on a tie)
+        of[1] = np.maximum(xf[1], xf[0])        # -0.0
+        of[2] = np.minimum(xf[0], xf[1])        # 0.0
+        of[3] = np.maximum(xf[2], xf[0])        # nan wins
+
+
+def test_np_maximum_minimum_ties_keep_the_first_operand(gpu):
+    xf = np.array([0.0, -0.0, math.nan], np.float64)
+    of = np.zeros(4, np.float64)
+    gpu.run(np_signed_zero, [xf, of])
+    assert [_bits(v) for v in of[:3]] == [_bits(0.0), _bits(-0.0), _bits(0.0)]
+    assert math.isnan(of[3])
+
+
 def unary_ints(xi, oi, ou):
     i = cuda.grid(1)
     if i == 0:

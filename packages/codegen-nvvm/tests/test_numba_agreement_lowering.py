@@ -66,3 +66,16 @@ def test_typed_function_return_types():
 
     tf = TypingContext(registry).type_function(f, (T.int32,))
     assert tf.return_type == T.int64
+
+
+@pytest.mark.parametrize("fn, pred", [("np.maximum", "fcmp oge"), ("np.minimum", "fcmp ole")])
+def test_np_maximum_minimum_prefer_the_first_operand_on_ties(tmp_path, fn, pred):
+    """numba's np_real_maximum_impl selects ``a if a >= c``: np.maximum(0.0, -0.0) is 0.0."""
+    src = f"import numpy as np\n\n\ndef f(a, c):\n    return {fn}(a, c)\n"
+    path = tmp_path / "npmax_kernel.py"
+    path.write_text(src)
+    ns = {}
+    exec(compile(src, str(path), "exec"), ns)
+    linecache.cache[str(path)] = (len(src), None, src.splitlines(True), str(path))
+    ir = compile_stages(ns["f"], "(float64, float64)", cc=(9, 0), output="ptx")["nvvm-ir"].data
+    assert pred in ir
