@@ -11,7 +11,8 @@ IEEE bit patterns).  Expected values are numba-cuda's:
 * unary minus of an int32 is computed in 32 bits: ``-int32(-2**31) == -2**31``
   (programs 120, 273); ``-uint32(1) == 2**32 - 1``; ``~uint8(0) == 255``;
 * constant expressions beyond 64 bits that CPython does not fold compile and wrap:
-  ``(-4611686018427387904) ** 4 == 0`` (programs 1, 31, 92, 187, 224).
+  ``(-4611686018427387904) ** 4 == 0`` (programs 1, 31, 92, 187, 224); those it folds
+  are literals typed by value (``65535 ** 4`` is a uint64, program 120).
 """
 
 from __future__ import annotations
@@ -124,18 +125,23 @@ def test_unary_ops_compute_in_the_operand_width(gpu):
     assert ou.tolist() == [2**32 - 1, 255, 2**64 - 1]
 
 
-def huge_constants(xi, oi):
+def huge_constants(xi, oi, of):
     i = cuda.grid(1)
     if i == 0:
         oi[0] = (-4611686018427387904) ** 4
         oi[1] = 6364136223846793005 ** 3
         oi[2] = (-9223372036854775807) ** 4 + xi[0]
         oi[3] = 6364136223846793005 ** 4
+        big = 65535 ** 4                       # CPython folds it: a uint64 literal in numba
+        of[0] = big
+        of[1] = -9223372036854775808           # an int64 literal
 
 
 def test_huge_constant_expressions_wrap_like_numba(gpu):
     xi = np.array([7], np.int64)
     oi = np.zeros(4, np.int64)
-    gpu.run(huge_constants, [xi, oi])
+    of = np.zeros(2, np.float64)
+    gpu.run(huge_constants, [xi, oi, of])
+    assert of.tolist() == [float(65535 ** 4), -9223372036854775808.0]
     assert oi.tolist() == [0, _wrap64(6364136223846793005 ** 3),
                            _wrap64((-9223372036854775807) ** 4 + 7), _wrap64(6364136223846793005 ** 4)]

@@ -189,3 +189,27 @@ def test_folded_index_selects_a_heterogeneous_tuple_item():
 
     tf = TypingContext(registry).type_function(f, (T.int32,))
     assert tf.return_type == T.float64
+
+
+BIG = 65535
+
+
+def test_literals_fold_as_cpython_and_take_their_values_type():
+    """numba sees what CPython's compiler folded: ``-9223372036854775808`` is an int64 literal,
+    ``65535 ** 4`` a uint64 one; an expression on a global (``BIG ** 4``) is not folded by
+    CPython and stays int64 arithmetic, as in numba."""
+    def f(x):
+        return -9223372036854775808, 65535 ** 4, BIG ** 4, -(2**63), ~0
+
+    tf = TypingContext(registry).type_function(f, (T.int32,))
+    assert str(tf.return_type) == "Tuple(int64, uint64, int64, int64, int64)"
+
+
+def test_fold_literals_follows_cpython():
+    from cudalite.core.typing._fold import fold_literals
+
+    assert fold_literals("**", 65535, 4) == 65535 ** 4
+    assert fold_literals("-", 9223372036854775808) == -(1 << 63)
+    assert fold_literals("**", 6364136223846793005, 3) is ir.NOTCONST  # CPython leaves it
+    assert fold_literals("<<", 1, 64) is ir.NOTCONST  # too big: the typing refuses it
+    assert fold_literals("+", 1.5, 2) is ir.NOTCONST and fold_literals("+", True, 1) is ir.NOTCONST

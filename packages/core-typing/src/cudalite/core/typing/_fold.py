@@ -22,7 +22,7 @@ import operator
 from ..ir import NOTCONST
 from ..numpy_support import is_numpy_integer
 
-__all__ = ["ConstantRangeError", "fold_binop", "fold_unary", "INT_MIN", "INT_LIMIT"]
+__all__ = ["ConstantRangeError", "fold_binop", "fold_unary", "fold_literals", "INT_MIN", "INT_LIMIT"]
 
 INT_MIN = -(1 << 63)  # the smallest int64
 INT_LIMIT = 1 << 64  # one more than the largest uint64
@@ -120,3 +120,20 @@ def fold_unary(op: str, a):
     if x is None or fn is None:
         return NOTCONST
     return _check(fn(x), f"{op}{x}")  # CPython folds it: numba sees the literal
+
+
+def fold_literals(op: str, *operands):
+    """What CPython's compiler makes of ``op`` on integer *literals* (numba sees the
+    folded literal, so its type follows the value: ``65535 ** 4`` is a uint64 and
+    ``-9223372036854775808`` an int64): the value, or NOTCONST where CPython does not
+    fold, or where the value needs more than 64 bits (then :func:`fold_binop` decides)."""
+    xs = [v if isinstance(v, int) and not isinstance(v, bool) else None for v in operands]
+    if None in xs:
+        return NOTCONST
+    try:
+        v = fold_unary(op, *xs) if len(xs) == 1 else fold_binop(op, *xs)
+    except ConstantRangeError:
+        return NOTCONST
+    if v is NOTCONST or (len(xs) == 2 and not _cpython_folds(op, *xs)):
+        return NOTCONST
+    return v
