@@ -1,7 +1,9 @@
 """Constant folding of integer arithmetic on compile-time constants (issue 10):
 ``cuda.shared.array(2**10, ...)``, ``TPB * 2``, ``(TPB, TPB)``, ``-(-N // 4)`` are
 compile-time shapes, with Python's semantics; results beyond 64 bits are refused
-with a located message, and without computing them."""
+with a located message, and without computing them, only where numba refuses them
+(CPython folds the expression into one too-big literal); larger expressions run with
+int64 wrap-around as in numba (issue 11)."""
 
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from cudalite.core import ir
 from cudalite.core.errors import TypingError
 from cudalite.core.registry import registry
 from cudalite.core.typing import ArraySpec, TypingContext
-from cudalite.core.typing._fold import ConstantRangeError, fold_binop, fold_unary
+from cudalite.core.typing._fold import ConstantRangeError, _cpython_folds, fold_binop, fold_unary
 
 TPB = 16
 N = 10
@@ -41,6 +43,9 @@ def test_fold_binop_is_python_arithmetic(op, a, b):
     if op == "**" and b < 0:
         expected = ir.NOTCONST  # a float in Python: not an integer constant
     if expected is not ir.NOTCONST and not -(1 << 63) <= expected < (1 << 64):
+        if not _cpython_folds(op, a, b):
+            assert fold_binop(op, a, b) is ir.NOTCONST  # left to run time (wraps)
+            return
         with pytest.raises(ConstantRangeError, match="does not fit in 64 bits"):
             fold_binop(op, a, b)
         return
@@ -56,14 +61,32 @@ def test_fold_unary_and_non_integers():
     assert fold_binop("*", np.int32(3), 4) == 12 and type(fold_binop("*", np.int32(3), 4)) is int
 
 
-@pytest.mark.parametrize("op, a, b", [("**", 10, 100), ("**", 10, 10 ** 10), ("<<", 1, 64),
-                                      ("<<", 3, 10 ** 12), ("*", 1 << 40, 1 << 40),
-                                      ("-", -(1 << 63), 1)])
-def test_fold_refuses_results_beyond_64_bits_at_once(op, a, b):
-    t0 = time.perf_counter()
+@pytest.mark.parametrize("op, a, b", [("**", 2, 64), ("<<", 1, 64), ("*", 1 << 40, 1 << 40),
+                                      ("-", -(1 << 63), 1), ("**", 65535, 5)])
+def test_fold_refuses_what_cpython_folds_beyond_64_bits(op, a, b):
+    """CPython folds these into one literal, which numba cannot type: refused, located."""
     with pytest.raises(ConstantRangeError, match=r"does not fit in 64 bits"):
         fold_binop(op, a, b)
-    assert time.perf_counter() - t0 < 0.5  # decided before computing 10**(10**10)
+
+
+@pytest.mark.parametrize("op, a, b", [("**", 10, 100), ("**", 10, 10 ** 10), ("<<", 3, 10 ** 12),
+                                      ("**", -4611686018427387904, 4), ("**", 6364136223846793005, 3),
+                                      ("*", 1 << 100, 1 << 40)])
+def test_fold_leaves_huge_expressions_to_run_time_at_once(op, a, b):
+    """numba compiles ``(-2**62) ** 4`` (CPython does not fold past 128 bits) and wraps
+    at run time: not folded, not refused, and decided without computing 10**(10**10)."""
+    t0 = time.perf_counter()
+    assert fold_binop(op, a, b) is ir.NOTCONST
+    assert time.perf_counter() - t0 < 0.5
+
+
+@given(op=st.sampled_from(["*", "**", "<<"]), a=st.integers(-(1 << 70), 1 << 70),
+       b=st.integers(0, 200))
+def test_cpython_folding_limits_are_cpythons(op, a, b):
+    """_cpython_folds agrees with the running CPython's compiler."""
+    code = compile(f"({a}) {op} {b}", "<fold>", "eval")
+    folded = not any(ins.opname.startswith("BINARY") for ins in __import__("dis").get_instructions(code))
+    assert _cpython_folds(op, a, b) == folded
 
 
 def test_fold_keeps_the_64_bit_range():
@@ -133,13 +156,30 @@ def test_runtime_operand_is_still_refused():
         _spec(k)
 
 
-def test_absurd_constant_is_a_located_error():
+def test_literal_too_big_for_numba_is_a_located_error():
     def k(a):
-        a[0] = 10**100
+        a[0] = 2**64
 
-    with pytest.raises(TypingError, match=r"10 \*\* 100 does not fit in 64 bits") as info:
+    with pytest.raises(TypingError, match=r"2 \*\* 64 does not fit in 64 bits") as info:
         TypingContext(registry).type_function(k, (T.float32[::1],))
     assert info.value.loc.line == k.__code__.co_firstlineno + 1
+
+
+def test_huge_power_compiles_as_in_numba():
+    def f(x):
+        return (-4611686018427387904) ** 4 + 6364136223846793005 ** 3 + 10**100 + x
+
+    tf = TypingContext(registry).type_function(f, (T.int64,))
+    assert tf.return_type == T.int64
+
+
+def test_huge_power_is_no_shape():
+    def k(a):
+        s = cuda.local.array(10**100, T.float32)
+        a[0] = s[0]
+
+    with pytest.raises(TypingError, match="compile-time constant"):
+        _spec(k)
 
 
 def test_folded_index_selects_a_heterogeneous_tuple_item():
@@ -149,3 +189,27 @@ def test_folded_index_selects_a_heterogeneous_tuple_item():
 
     tf = TypingContext(registry).type_function(f, (T.int32,))
     assert tf.return_type == T.float64
+
+
+BIG = 65535
+
+
+def test_literals_fold_as_cpython_and_take_their_values_type():
+    """numba sees what CPython's compiler folded: ``-9223372036854775808`` is an int64 literal,
+    ``65535 ** 4`` a uint64 one; an expression on a global (``BIG ** 4``) is not folded by
+    CPython and stays int64 arithmetic, as in numba."""
+    def f(x):
+        return -9223372036854775808, 65535 ** 4, BIG ** 4, -(2**63), ~0
+
+    tf = TypingContext(registry).type_function(f, (T.int32,))
+    assert str(tf.return_type) == "Tuple(int64, uint64, int64, int64, int64)"
+
+
+def test_fold_literals_follows_cpython():
+    from cudalite.core.typing._fold import fold_literals
+
+    assert fold_literals("**", 65535, 4) == 65535 ** 4
+    assert fold_literals("-", 9223372036854775808) == -(1 << 63)
+    assert fold_literals("**", 6364136223846793005, 3) is ir.NOTCONST  # CPython leaves it
+    assert fold_literals("<<", 1, 64) is ir.NOTCONST  # too big: the typing refuses it
+    assert fold_literals("+", 1.5, 2) is ir.NOTCONST and fold_literals("+", True, 1) is ir.NOTCONST

@@ -1,5 +1,6 @@
 """Lowering of Python builtins in device code: the casts ``int``/``float``/
-``bool``/``complex``, ``abs``, ``min``/``max`` (Python's comparison order),
+``bool``/``complex``, ``abs``, ``min``/``max`` (numba-cuda's: fmin/fmax for two floats,
+else Python's comparison order),
 ``round`` (half to even), ``pow``, ``divmod`` and the number attributes
 ``.real``/``.imag``/``.conjugate()``."""
 
@@ -8,6 +9,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from cudalite.core.types import Boolean, Complex, Float, Integer, Tuple, complex128, float64
+from cudalite.core.typing.rules.casts import unify
 
 from . import _arith
 from ._floats import fneg, narrow, widen
@@ -63,26 +65,43 @@ def _abs(lc, node, args, info):
 
 
 # -- min / max -----------------------------------------------------------------------------
-def min_max(lc, op, vals, ty):
-    """Python's ``min``/``max`` left to right: the running result is replaced only when
-    ``item < result`` (min) or ``item > result`` (max), so NaN behaviour matches CPython."""
-    acc = vals[0]
-    for v in vals[1:]:
-        better = _arith.compare(lc, op, v, acc, ty)
-        acc = lc.builder.select(better, v, acc)
-    return acc
+def _fminmax(lc, op, vals, tys, rt):
+    """numba-cuda's ``min``/``max`` of exactly two float32/float64 numbers: libdevice
+    ``fmin``/``fmax`` (PTX ``min``/``max``: a NaN operand loses), in float32 when both are
+    float32, else in float64."""
+    fty = tys[0] if tys[0] == tys[1] else float64
+    xs = [cast(lc.builder, v, t, fty) for v, t in zip(vals, tys)]
+    stem = "fmin" if op == "<" else "fmax"
+    r = lc.call_libdevice(_fname(stem, xs[0].type), xs[0].type, xs)
+    return cast(lc.builder, r, fty, rt)
+
+
+def min_max(lc, op, vals, tys, rt, iterable=False):
+    """numba's ``min``/``max``: two float32/float64 arguments through fmin/fmax; anything
+    else (integers, mixed int/float, three or more arguments, a tuple) Python's algorithm
+    left to right: the running result is replaced only when ``item < result`` (min) or
+    ``item > result`` (max), both converted to the type unifying the two (so NaN
+    behaviour matches CPython)."""
+    if not iterable and len(vals) == 2 and all(isinstance(t, Float) and t.bitwidth in (32, 64) for t in tys):
+        return _fminmax(lc, op, vals, tys, rt)
+    b = lc.builder
+    acc, acc_t = vals[0], tys[0]
+    for v, t in zip(vals[1:], tys[1:]):
+        ty = unify(acc_t, t) or rt
+        acc, v = cast(b, acc, acc_t, ty), cast(b, v, t, ty)
+        acc = b.select(_arith.compare(lc, op, v, acc, ty), v, acc)
+        acc_t = ty
+    return cast(b, acc, acc_t, rt)
 
 
 def _make_minmax(op):
     def lower(lc, node, args, info):
         rt = info.sig.return_type
         if len(args) == 1 and isinstance(info.sig.args[0], Tuple):
-            tt = info.sig.args[0]
-            vals = [cast(lc.builder, lc.builder.extract_value(args[0], i), t, rt)
-                    for i, t in enumerate(tt.types)]
-        else:
-            vals = list(args)
-        return min_max(lc, op, vals, rt)
+            tys = list(info.sig.args[0].types)
+            vals = [lc.builder.extract_value(args[0], i) for i in range(len(tys))]
+            return min_max(lc, op, vals, tys, rt, iterable=True)
+        return min_max(lc, op, list(args), list(info.sig.args), rt)
 
     return lower
 

@@ -313,7 +313,8 @@ class FunctionLowerer:
             return self.builder.xor(truth(self.builder, v, t), ir.Constant(I1, 1))
         info = self.tf.calls[e]
         target = info.sig.args[0]
-        return _arith.unaryop(self, e.op, self.cast(v, t, target), target)
+        res = _arith.unaryop(self, e.op, self.cast(v, t, target), target)
+        return self.cast(res, target, info.sig.return_type)  # integers: computed narrow, widened
 
     def expr_Compare(self, e):
         b = self.builder

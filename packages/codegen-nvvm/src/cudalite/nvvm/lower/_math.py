@@ -2,7 +2,8 @@
 
 Each function calls ``__nv_<name>`` (float64) or ``__nv_<name>f`` (float32);
 float16 computes through float32 and rounds back.  ``floor``/``ceil``/``trunc``
-of floats return int64 like Python 3; predicates on integers are constants.
+return a float as in numba-cuda (``math.ceil(-0.5) == -0.0``; an integer argument
+computes in float64); predicates on integers are constants.
 The float type to compute in is the call's result (or argument) type chosen by
 :mod:`cudalite.core.typing.rules.mathfuncs`.
 """
@@ -28,12 +29,12 @@ _UNARY = {
     "tanh": "tanh", "exp": "exp", "expm1": "expm1", "exp2": "exp2", "log10": "log10",
     "log1p": "log1p", "log2": "log2", "sqrt": "sqrt", "cbrt": "cbrt", "erf": "erf",
     "erfc": "erfc", "gamma": "tgamma", "lgamma": "lgamma", "fabs": "fabs",
+    "floor": "floor", "ceil": "ceil", "trunc": "trunc",
 }
 _BINARY = {
     "atan2": "atan2", "copysign": "copysign", "fmod": "fmod", "hypot": "hypot", "pow": "pow",
     "remainder": "remainder", "nextafter": "nextafter",
 }
-_TO_INT = {"floor": "floor", "ceil": "ceil", "trunc": "trunc"}
 
 
 def libm_name(stem, ty):
@@ -106,22 +107,6 @@ def _log(lc, node, args, info):
     num = lc.call_libdevice(libm_name("log", ty), widen(lc, args[0], ty).type, [widen(lc, args[0], ty)])
     den = lc.call_libdevice(libm_name("log", ty), num.type, [widen(lc, args[1], ty)])
     return narrow(lc, lc.builder.fdiv(num, den), ty)
-
-
-def _make_to_int(stem):
-    def lower(lc, node, args, info):
-        src = info.sig.args[0]
-        if not isinstance(src, Float):
-            return args[0]  # integers pass through
-        x = widen(lc, args[0], src)
-        r = lc.call_libdevice(libm_name(stem, src), x.type, [x])
-        return lc.builder.fptosi(r, value_type(info.sig.return_type))
-
-    return lower
-
-
-for _name, _stem in _TO_INT.items():
-    _reg(_name)(_make_to_int(_stem))
 
 
 def _make_predicate(test, int_answer):

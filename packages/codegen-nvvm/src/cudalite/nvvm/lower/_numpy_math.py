@@ -45,13 +45,15 @@ def _binary(stem):
 
 
 def _nan_propagating(pick_first_when):
-    """np.maximum/np.minimum: a NaN operand wins (unlike Python's max/min)."""
+    """np.maximum/np.minimum: a NaN operand wins (unlike Python's max/min); otherwise the
+    first operand when ``a >= c`` (``<=`` for minimum), as numba's np_real_maximum_impl:
+    ``np.maximum(0.0, -0.0)`` is 0.0 and ``np.maximum(-0.0, 0.0)`` is -0.0."""
 
     def lower(lc, node, args, info):
         b = lc.builder
         a, c = args
         if not isinstance(a.type, (ir.FloatType, ir.DoubleType, ir.HalfType)):
-            return lc.module.lowerings.lookup_call(builtins.max if pick_first_when == ">" else builtins.min)(
+            return lc.module.lowerings.lookup_call(builtins.max if pick_first_when == ">=" else builtins.min)(
                 lc, node, args, info)
         first = b.or_(is_nan(b, a), b.fcmp_ordered(pick_first_when, a, c))
         return b.select(first, a, c)
@@ -177,7 +179,7 @@ def _scalar_lowering(kind, stem, table):
     if kind == "abs":
         return table.lookup_call(builtins.abs)
     if kind in ("maximum", "minimum"):
-        return _nan_propagating(">" if kind == "maximum" else "<")
+        return _nan_propagating(">=" if kind == "maximum" else "<=")
     if kind in ("fmax", "fmin"):
         return _nan_ignoring(">=" if kind == "fmax" else "<=")
     if kind == "square":

@@ -15,6 +15,7 @@ from .. import ir
 from ..numpy_support import is_ndarray, is_numpy_scalar
 from ..errors import TypingError, UnsupportedError
 from ..types import DeviceArrayRef
+from ..typing._fold import fold_literals
 from ._source import SourceInfo, capture, free_values, lookup_free
 
 __all__ = ["build_ir"]
@@ -217,10 +218,12 @@ class _Builder:
         return self._resolve_checked(name)[1]
 
     def expr_BinOp(self, n, loc):
-        return ir.BinOp(loc, _BINOPS[type(n.op)], self.expr(n.left), self.expr(n.right))
+        left, right = self.expr(n.left), self.expr(n.right)
+        return _folded_literal(loc, _BINOPS[type(n.op)], left, right) or ir.BinOp(loc, _BINOPS[type(n.op)], left, right)
 
     def expr_UnaryOp(self, n, loc):
-        return ir.UnaryOp(loc, _UNARY[type(n.op)], self.expr(n.operand))
+        operand = self.expr(n.operand)
+        return _folded_literal(loc, _UNARY[type(n.op)], operand) or ir.UnaryOp(loc, _UNARY[type(n.op)], operand)
 
     def expr_BoolOp(self, n, loc):
         return ir.BoolOp(loc, "and" if isinstance(n.op, ast.And) else "or", [self.expr(v) for v in n.values])
@@ -268,6 +271,15 @@ class _Builder:
         if any(isinstance(e, ast.Starred) for e in n.elts):
             raise UnsupportedError("starred expressions are not supported", loc)
         return ir.TupleExpr(loc, [self.expr(e) for e in n.elts])
+
+
+def _folded_literal(loc, op, *operands):
+    """The literal CPython's compiler folds integer literals into (numba types that value:
+    ``-9223372036854775808`` is an int64, ``65535 ** 4`` a uint64), or None."""
+    if not all(isinstance(o, ir.Const) and o.name is None for o in operands):
+        return None
+    value = fold_literals(op, *(o.value for o in operands))
+    return None if value is ir.NOTCONST else ir.Const(loc, value)
 
 
 def _describe(n):

@@ -5,9 +5,14 @@ Pure functions of Python values (no IR): :func:`fold_binop` and :func:`fold_unar
 return the value of an operation on compile-time integers with Python's semantics
 (``//`` and ``%`` floor, ``**`` exact), or ``NOTCONST`` when the operation is left to
 run time (an operand that is not an integer, a division by zero, a negative exponent
-or shift).  A result that does not fit in 64 bits (``10**100``, ``1 << 64``) raises
-:class:`ConstantRangeError` -- device integers have 64 bits -- and is decided before
-it is computed, so ``10**10**10`` fails at once instead of hanging.
+or shift).  A result that does not fit in 64 bits is refused with
+:class:`ConstantRangeError` only where numba refuses it: when CPython's own compiler
+folds the expression into one too-big literal (its limit is 128 bits: ``1 << 64``,
+``2**64``, ``(1 << 40) * (1 << 40)``, ``-(2**64)``).  Larger expressions CPython leaves
+to run time (``10**100``, ``(-2**62) ** 4``, ``6364136223846793005 ** 3``) are not folded
+either: they run with numba's wrapping int64 arithmetic, and a consumer that needs the
+value at compile time (a shape) reports a runtime value.  Sizes are decided before
+computing, so ``10**10**10`` costs nothing.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ import operator
 from ..ir import NOTCONST
 from ..numpy_support import is_numpy_integer
 
-__all__ = ["ConstantRangeError", "fold_binop", "fold_unary", "INT_MIN", "INT_LIMIT"]
+__all__ = ["ConstantRangeError", "fold_binop", "fold_unary", "fold_literals", "INT_MIN", "INT_LIMIT"]
 
 INT_MIN = -(1 << 63)  # the smallest int64
 INT_LIMIT = 1 << 64  # one more than the largest uint64
@@ -57,25 +62,55 @@ def _too_big(text, bits):
                               f"(its value would have about {bits} bits)")
 
 
+_CPYTHON_MAX_INT_BITS = 128  # CPython's AST optimizer folds integer results up to this size
+
+
+def _cpython_folds(op, x, y) -> bool:
+    """Whether CPython's compiler folds ``x op y`` (two int literals) into one constant:
+    the ``safe_multiply``/``safe_power``/``safe_lshift`` limits of its AST optimizer."""
+    limit = _CPYTHON_MAX_INT_BITS
+    if op == "*":
+        return not (x and y) or x.bit_length() + y.bit_length() <= limit
+    if op == "**":
+        return not (x and y > 0) or x.bit_length() <= limit // y
+    if op == "<<":
+        return not (x and y) or (y <= limit and x.bit_length() <= limit - y)
+    return True
+
+
+def _binop_overflow(op, x, y):
+    """A ConstantRangeError when ``x op y`` does not fit in 64 bits, else None."""
+    text = f"{x} {op} {y}"
+    if op == "**" and abs(x) > 1 and y * (abs(x).bit_length() - 1) > 64:
+        return _too_big(text, y * (abs(x).bit_length() - 1))  # at least that many bits
+    if op == "<<" and x != 0 and y > 64:
+        return _too_big(text, x.bit_length() + y)
+    try:
+        _check(_BINOPS[op](x, y), text)
+    except ConstantRangeError as err:
+        return err
+    return None
+
+
 def fold_binop(op: str, a, b):
-    """``a op b`` for integers ``a`` and ``b``, or NOTCONST."""
+    """``a op b`` for integers ``a`` and ``b``, or NOTCONST (also when the value needs more
+    than 64 bits and CPython would not fold it: it runs, and wraps, as in numba)."""
     x, y = _as_int(a), _as_int(b)
     fn = _BINOPS.get(op)
     if x is None or y is None or fn is None:
         return NOTCONST
-    text = f"{x} {op} {y}"
     if op in ("//", "%") and y == 0:
         return NOTCONST  # ZeroDivisionError is the running code's to raise
-    if op == "**":
-        if y < 0:
-            return NOTCONST  # a float in Python: not an integer constant
-        if abs(x) > 1 and y * (abs(x).bit_length() - 1) > 64:  # at least that many bits
-            raise _too_big(text, y * (abs(x).bit_length() - 1))
+    if op == "**" and y < 0:
+        return NOTCONST  # a float in Python: not an integer constant
     if op in ("<<", ">>") and y < 0:
         return NOTCONST  # ValueError in Python
-    if op == "<<" and x != 0 and y > 64:
-        raise _too_big(text, x.bit_length() + y)
-    return _check(fn(x, y), text)
+    err = _binop_overflow(op, x, y)
+    if err is not None:
+        if _cpython_folds(op, x, y):
+            raise err  # numba sees one literal too big for any integer type
+        return NOTCONST
+    return fn(x, y)
 
 
 def fold_unary(op: str, a):
@@ -84,4 +119,21 @@ def fold_unary(op: str, a):
     fn = _UNARY.get(op)
     if x is None or fn is None:
         return NOTCONST
-    return _check(fn(x), f"{op}{x}")
+    return _check(fn(x), f"{op}{x}")  # CPython folds it: numba sees the literal
+
+
+def fold_literals(op: str, *operands):
+    """What CPython's compiler makes of ``op`` on integer *literals* (numba sees the
+    folded literal, so its type follows the value: ``65535 ** 4`` is a uint64 and
+    ``-9223372036854775808`` an int64): the value, or NOTCONST where CPython does not
+    fold, or where the value needs more than 64 bits (then :func:`fold_binop` decides)."""
+    xs = [v if isinstance(v, int) and not isinstance(v, bool) else None for v in operands]
+    if None in xs:
+        return NOTCONST
+    try:
+        v = fold_unary(op, *xs) if len(xs) == 1 else fold_binop(op, *xs)
+    except ConstantRangeError:
+        return NOTCONST
+    if v is NOTCONST or (len(xs) == 2 and not _cpython_folds(op, *xs)):
+        return NOTCONST
+    return v

@@ -14,8 +14,11 @@ Rules (numba's, with ``intp`` = int64):
 * ``& | ^`` on two booleans give a boolean; comparisons give a boolean.
 * ``<< >>``: the result (and the shift's signedness) follows the left operand
   only: ``uint32 >> int64 -> uint64``.
-* unary ``- +`` on integers give ``max(64, bits)`` bits; ``~bool -> bool`` (NumPy's
-  ``invert``, as in numba), ``~`` on other integers as ``-``.
+* unary ``- + ~`` on an integer give ``max(64, bits)`` bits, signed as the operand,
+  but are computed in the operand's own width and then widened (numba's
+  ``int_negate_impl``): ``-int32(-2**31) == -2**31``, ``-uint32(1) == 2**32 - 1``
+  (as uint64), ``~uint8(0) == 255``; ``-True == -1`` (int64); ``~bool -> bool``
+  (NumPy's ``invert``, as in numba).
 """
 
 from __future__ import annotations
@@ -145,11 +148,13 @@ def unary_signature(op: str, a) -> Signature | None:
             return None
         if k == "b":  # numba follows NumPy: ~True is False (np.invert), not -2
             return Signature(boolean, (boolean,))
-        r = int_result(a)
-        return Signature(r, (r,))
+        return Signature(int_result(a), (a,))  # inverted in a's width, then widened
     if op in ("-", "+"):
-        r = int_result(a) if k in "bi" else a
-        return Signature(r, (r,))
+        if k == "b":  # numba: (bool) -> intp, widened first
+            return Signature(int64, (int64,))
+        if k == "i":  # negated in a's width, then widened (sign- or zero-extended)
+            return Signature(int_result(a), (a,))
+        return Signature(a, (a,))
     return None
 
 

@@ -16,7 +16,7 @@ from ...types import (
 from .arithmetic import binop_signature, int_result
 from .casts import unify
 
-__all__ = ["abs_signature", "minmax_signature", "round_signature"]
+__all__ = ["abs_signature", "minmax_signature", "builtin_minmax_signature", "round_signature"]
 
 
 def _number_args(site, n=None):
@@ -88,14 +88,26 @@ def minmax_signature(args) -> Signature | None:
     return Signature(t, (t,) * len(args))
 
 
+def builtin_minmax_signature(args) -> Signature | None:
+    """Python's ``min``/``max`` as numba types them: the unified type of the numbers,
+    the arguments kept as given (the lowering needs them: numba-cuda lowers exactly two
+    float32/float64 arguments to NaN-ignoring ``fmin``/``fmax``, and every other call,
+    mixed int/float, three or more arguments or a tuple, to Python's left-to-right
+    comparison with the types unified pair by pair)."""
+    sig = minmax_signature(args)
+    if sig is None or (len(args) == 1 and isinstance(args[0], Tuple)):
+        return sig
+    return Signature(sig.return_type, tuple(args))
+
+
 @registry.call(min)
 def _min(site):
-    return minmax_signature(site.args)
+    return builtin_minmax_signature(site.args)
 
 
 @registry.call(max)
 def _max(site):
-    return minmax_signature(site.args)
+    return builtin_minmax_signature(site.args)
 
 
 def round_signature(args) -> Signature | None:

@@ -2,8 +2,9 @@
 
 ``math`` functions take numbers and work in the float type of their argument
 (integers and booleans compute in float64, float16 in float16 with float32
-arithmetic under the hood); ``floor``/``ceil``/``trunc`` return int64 as in
-Python 3; predicates return bool.  ``cmath`` functions take complex numbers.
+arithmetic under the hood); ``floor``/``ceil``/``trunc`` too return that float, as
+in numba-cuda (not Python 3's int: ``math.floor(2.5) == 2.0``, ``math.ceil(-0.5) ==
+-0.0``); predicates return bool.  ``cmath`` functions take complex numbers.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import math
 from ..._compat import numeric_kind
 from ...registry import registry
 from ...types import (
-    Complex, Float, Signature, Tuple, boolean, complex128, float64, int32, int64, uint64,
+    Complex, Float, Signature, Tuple, boolean, complex128, float64, int32,
 )
 from .arithmetic import int_result, promote
 
@@ -23,10 +24,9 @@ __all__ = ["MATH_UNARY", "MATH_BINARY", "CMATH_UNARY", "float_of"]
 MATH_UNARY = (
     "acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "sin", "sinh", "tan",
     "tanh", "exp", "expm1", "exp2", "log10", "log1p", "log2", "sqrt", "cbrt", "erf", "erfc",
-    "gamma", "lgamma", "fabs", "degrees", "radians",
+    "gamma", "lgamma", "fabs", "degrees", "radians", "floor", "ceil", "trunc",
 )
 MATH_BINARY = ("atan2", "copysign", "fmod", "hypot", "pow", "remainder", "nextafter")
-MATH_TO_INT = ("floor", "ceil", "trunc")
 MATH_PREDICATES = ("isnan", "isinf", "isfinite")
 CMATH_UNARY = ("sqrt", "exp", "log10", "sin", "cos", "tan", "sinh", "cosh", "tanh",
                "asin", "acos", "atan", "asinh", "acosh", "atanh")
@@ -79,19 +79,6 @@ def _log(site):
     return _binary(site)
 
 
-def _to_int(site):
-    if len(site.args) != 1:
-        raise site.error("takes exactly one argument")
-    (a,) = site.args
-    k = numeric_kind(a)
-    if k in ("b", "i"):  # numba: (intp)->intp, (uint64)->uint64
-        r = a if a == uint64 else int64
-        return Signature(r, (r,))
-    if k == "f":
-        return Signature(int64, (a,))
-    return None
-
-
 def _predicate(site):
     if len(site.args) != 1:
         raise site.error("takes exactly one argument")
@@ -102,8 +89,6 @@ def _predicate(site):
     return None
 
 
-for _n in MATH_TO_INT:
-    _reg(_n, ("x",))(_to_int)
 for _n in MATH_PREDICATES:
     _reg(_n, ("x",))(_predicate)
 

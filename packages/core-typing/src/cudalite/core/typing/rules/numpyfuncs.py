@@ -6,7 +6,7 @@ thread, inputs (arrays or scalars) broadcast onto it by NumPy's rules; the resul
 ``out``.  A ufunc on arrays without an output array is refused (it would allocate).
 
 Scalars follow NumPy's rules: integers compute in float64 for the math functions,
-float32 stays float32, and unlike ``math.floor`` the rounding functions keep the
+float32 stays float32, and (like ``math.floor`` in numba-cuda) the rounding functions keep the
 float type; comparisons give bool (int64 against uint64 compares exactly, as NumPy
 1.25+); bitwise and shift functions use NumPy's integer promotion.  The table maps
 each NumPy function to the ``math`` function (or builtin) whose lowering it shares;
