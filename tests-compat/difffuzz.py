@@ -526,7 +526,7 @@ def main(argv=None):
         with open(os.path.join(args.out_dir, f"{kind}_{args.seed}_{i}.py"), "w") as f:
             f.write(srcs[i].replace("{package}", "cudalite"))
             f.write(f"\n# seed={args.seed} index={i}; inputs: difffuzz.inputs(numpy, {args.seed}, {i})\n")
-            f.write(f"# numba:    {json.dumps(a)[:3000]}\n# cudalite: {json.dumps(b)[:3000]}\n")
+            f.write(f"# numba:    {json.dumps(a)}\n# cudalite: {json.dumps(b)}\n")  # whole: every differing cell
     print(f"DIFFFUZZ seed {args.seed}: programs {counts['programs']}, both-ok-equal {counts['both-ok-equal']}, "
           f"mismatches {counts['mismatch']}, numba-ok-cudalite-rejects {counts['numba-ok-cudalite-rejects']}, "
           f"cudalite-ok-numba-rejects {counts['cudalite-ok-numba-rejects']}, both-reject {counts['both-reject']}, "
