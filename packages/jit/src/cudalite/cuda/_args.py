@@ -33,6 +33,7 @@ import sys
 from cudalite.core.numpy_support import lazy_numpy as np  # NumPy loads on first use
 
 from cudalite.core.abi import Role, array_values, kernel_abi
+from cudalite.core.errors import NumbaPerformanceWarning
 from cudalite.core.types import Array, Boolean, Complex, Float, Integer, Tuple, type_from_dtype
 
 from . import _array_layout as L
@@ -43,11 +44,9 @@ __all__ = [
 ]
 
 
-class CudalitePerformanceWarning(UserWarning):
-    """A launch that works but is slow (host arrays copied to and from the device)."""
-
-
-NumbaPerformanceWarning = CudalitePerformanceWarning  # numba-compatible name
+# A launch that works but is slow (host arrays copied to and from the device): numba's
+# class (cudalite.core.errors), also under cudalite's older name.
+CudalitePerformanceWarning = NumbaPerformanceWarning
 
 _SCALAR_CLASSES = {float: "float64", int: "int64", bool: "bool", complex: "complex128"}
 

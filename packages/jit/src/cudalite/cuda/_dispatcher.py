@@ -21,6 +21,7 @@ import functools
 import threading
 import warnings
 
+from cudalite.core.errors import NumbaInvalidConfigWarning
 from cudalite.driver import CudaDriverError
 
 from ._arghints import ArgHint, prepare_hints
@@ -666,7 +667,12 @@ def _options(debug, opt, lineinfo, cache, link, inline, kws) -> JitOptions:
 
     nvvm_options(opts, None)  # validates opt and launch_bounds now, GPU-less
     if debug and opt:
-        warnings.warn("debug=True with opt=True: optimizations may make debugging less useful", stacklevel=3)
+        warnings.warn("debug=True with opt=True is not supported by CUDA: optimizations may make debugging "
+                      "less useful (pass opt=False)", NumbaInvalidConfigWarning, stacklevel=3)
+    if debug and lineinfo:
+        warnings.warn("debug and lineinfo are mutually exclusive: debug=True already emits full debug "
+                      "information, line information included; lineinfo=True adds nothing",
+                      NumbaInvalidConfigWarning, stacklevel=3)
     return opts
 
 
