@@ -87,3 +87,24 @@ def test_numba_warning_hierarchy():
     assert issubclass(errors.SourceWarning, errors.NumbaWarning)
     with pytest.warns(errors.NumbaWarning):
         warnings.warn("x", errors.NumbaInvalidConfigWarning)
+
+
+def test_declare_device_sig_and_messages():
+    from cudalite.core.errors import SignatureError
+    from cudalite.core.ffi import declare_device
+
+    f1 = declare_device("f1", "int32(float32[:])")
+    assert f1.name == "f1"
+    assert f1.sig.args == (types.float32[:],) and f1.sig.return_type == types.int32
+    assert declare_device("f1", types.int32(types.float32[:])).sig == f1.sig
+    for bad in ("(float32[:],)", (types.float32[:],)):
+        with pytest.raises(TypeError, match="Return type") as ei:
+            declare_device("f1", bad)
+        assert isinstance(ei.value, SignatureError)
+
+
+def test_declare_device_link_set_is_accepted_in_a_stable_order():
+    from cudalite.core.ffi import declare_device
+
+    f = declare_device("f", "int32(int32)", link={"b.cu", "a.cu", "c.ptx"})
+    assert f.link == ("a.cu", "b.cu", "c.ptx")

@@ -109,6 +109,21 @@ def _array_flat(ptr, shape, strides, spec):
 _INT_CODES = frozenset("bBhHiIlLqQnN")  # struct codes of integer parameters
 
 
+def _int_wrap(code):
+    """``(half, mask)`` of the integer parameter ``code``: an int becomes the parameter's
+    value as numba converts it (C's modular conversion: ``0xFFFFFFFF`` for an int32
+    parameter is -1) with ``((v + half) & mask) - half`` (signed; ``half`` 0: unsigned)."""
+    import struct
+
+    bits = 8 * struct.calcsize("@" + code)
+    return (1 << (bits - 1)) if code.islower() else 0, (1 << bits) - 1
+
+
+def _int_param(value, code):
+    half, mask = _int_wrap(code)
+    return ((int(value) + half) & mask) - half
+
+
 def _scalar_flat(value, spec):
     """The values of a number for the parameter ``spec``, by the roles of its slots."""
     first = spec.slots[0]
@@ -118,7 +133,7 @@ def _scalar_flat(value, spec):
     if first.role is Role.BOOL:
         return (1 if value else 0,)
     if first.code in _INT_CODES:
-        return (int(value),)
+        return (_int_param(value, first.code),)
     return (float(value),)
 
 
@@ -197,8 +212,10 @@ class ScalarHandler(ArgHandler):
             val = f"{a}.real, {a}.imag" if self.cls is not bool else f"(1.0 if {a} else 0.0), 0.0"
         elif first.role is Role.BOOL or self.cls is bool or issubclass(self.cls, np.bool_):
             val = f"(1 if {a} else 0)"
-        elif first.code in _INT_CODES and issubclass(self.cls, np.generic):
-            val = f"int({a})"
+        elif first.code in _INT_CODES:  # wrapped to the parameter's width, as numba converts
+            half, mask = _int_wrap(first.code)
+            v = f"int({a})" if issubclass(self.cls, np.generic) else a
+            val = f"((({v} + {half}) & {mask}) - {half})" if half else f"({v} & {mask})"
         else:
             val = a
         return f"type({a}) is C{i}", [], val

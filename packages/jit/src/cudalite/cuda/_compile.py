@@ -301,6 +301,25 @@ class CompiledKernel:
             ptx = compile_nvvm_ir(self.artifact.stage("nvvm-ir"), nvvm_options(self.options, self.cc), "ptx")
         return ptx
 
+    @property
+    def lto_ptx(self):
+        """The kernel's PTX after link-time optimization with the code it links
+        (numba's ``inspect_lto_ptx``): its LTO-IR (libNVVM, from the stored NVVM IR
+        when the kernel was built as PTX) and its LTO-IR/CUDA C++ link items, linked
+        by nvJitLink with ``-lto -ptx``."""
+        from cudalite.linker import LTOIR, Linker, LinkerOptions, PTXSource
+        from cudalite.nvvm.pipeline import compile_nvvm_ir
+
+        ltoir = self.artifact.stage("ltoir")
+        if ltoir is None:
+            ltoir = compile_nvvm_ir(self.artifact.stage("nvvm-ir"), nvvm_options(self.options, self.cc), "ltoir")
+        linker = Linker(self.artifact.arch, options=LinkerOptions(lineinfo=self.options.lineinfo,
+                                                                  debug=self.options.debug),
+                        name=self.py_func.__name__)
+        linker.add(LTOIR(bytes(ltoir), name=f"{self.py_func.__name__}.ltoir"), trusted=True)
+        linker.add(*_linker_items(tuple(self.options.link) + tuple(self.artifact.link_items)))
+        return PTXSource(linker.link_ptx().data).text
+
     # -- launching ----------------------------------------------------------------------
     def ensure_dynamic_shared(self, nbytes):
         """Raise the function's dynamic shared memory limit above 48 KiB when asked."""

@@ -93,6 +93,10 @@ class CUDADispatcher(InspectMixin):
     def __init__(self, py_func, sigs=None, options: JitOptions = JitOptions()):
         functools.update_wrapper(self, py_func)
         self.py_func = py_func
+        # called (not launched) from device code, a kernel is compiled into its caller as
+        # a device function of the same Python function, as in numba-cuda; its links follow
+        self.__cudalite_pyfunc__ = py_func
+        self.__cudalite_links__ = tuple(options.link)
         self.options = options
         self.overloads = {}
         self._configs = {}  # launch configuration -> configured launcher (bounded: _MAX_CONFIGS)
@@ -366,11 +370,13 @@ class CUDADispatcher(InspectMixin):
 
     @property
     def __cudalite_not_device__(self):
-        """The error the compiler reports when device code calls or launches this kernel."""
+        """The error the compiler reports when device code launches this kernel (or uses
+        it other than by calling it: a call compiles it as a device function)."""
         name = self.py_func.__qualname__
-        return (f"{name} is a CUDA kernel (@cuda.jit without device=True): device code cannot call or launch "
-                f"a kernel. To call {name} from a kernel, declare it @cuda.jit(device=True); kernels are "
-                "launched from the host (kernel[blocks, threads](args))")
+        return (f"{name} is a CUDA kernel (@cuda.jit without device=True): device code cannot launch a kernel "
+                f"(no dynamic parallelism). Call it as {name}(args) to run it as a device function in the "
+                f"calling thread (or declare it @cuda.jit(device=True)); kernels are launched from the host "
+                "(kernel[blocks, threads](args))")
 
     def __call__(self, *args, **kwargs):
         raise ValueError(_MISSING_CONFIG)
@@ -499,6 +505,11 @@ class ForAll:
         d[blocks, tpb, self.stream, self.sharedmem](*args)
 
 
+class DeviceFunctionLaunchError(TypeError, RuntimeError):
+    """A device function launched like a kernel (``f[blocks, threads]``): a
+    ``TypeError``, and numba's ``RuntimeError``."""
+
+
 class DeviceDispatcher(InspectMixin):
     """A ``device=True`` function: compiled into the kernels (and device functions)
     that call it; calling it from Python is an error."""
@@ -521,8 +532,20 @@ class DeviceDispatcher(InspectMixin):
 
     def __getitem__(self, config):
         name = self.py_func.__qualname__
-        raise TypeError(f"{name} is a CUDA device function (@cuda.jit(device=True)) and cannot be launched "
-                        f"({name}[...]): call it from a kernel, or drop device=True to make it a kernel")
+        raise DeviceFunctionLaunchError(
+            f"Cannot compile a device function as a kernel: {name} is a CUDA device function "
+            f"(@cuda.jit(device=True)) and cannot be launched ({name}[...]): call it from a kernel, or drop "
+            "device=True to make it a kernel")
+
+    def inspect_sass(self, signature=None):
+        """A device function has no SASS of its own (numba's error): inspect a kernel calling it."""
+        raise RuntimeError(f"Cannot inspect SASS of a device function ({self.py_func.__qualname__}): it is "
+                           "compiled into the kernels that call it; inspect one of them")
+
+    def inspect_lto_ptx(self, signature=None):
+        """A device function is linked into the kernels that call it: inspect one of them."""
+        raise RuntimeError(f"Cannot inspect the LTO PTX of a device function ({self.py_func.__qualname__}): "
+                           "it is compiled into the kernels that call it; inspect one of them")
 
     def compile_ptx(self, sig, cc=None, abi="numba", **kws):
         """The PTX of this device function, compiled without a GPU

@@ -171,6 +171,32 @@ class InspectMixin:
         """
         return self._select(signature, lambda e: _stage(e, "ptx"))
 
+    def inspect_lto_ptx(self, signature=None):
+        """The PTX after link-time optimization (nvJitLink ``-lto -ptx``) of the
+        kernel's LTO-IR with the LTO-IR and CUDA C++ code it links: what the
+        device runs, with foreign functions inlined across the link.
+
+        Parameters
+        ----------
+        signature : tuple or Signature or str, optional
+            The argument types of one compiled overload.  Default: every compiled
+            overload.
+
+        Returns
+        -------
+        str or dict
+            The PTX of the overload for ``signature``; without it, a dict of
+            argument types (a tuple) -> PTX over every compiled overload.
+
+        Raises
+        ------
+        KeyError
+            ``signature`` names no compiled overload (the message lists them).
+        RuntimeError
+            Called on a device function (it has no linked code of its own).
+        """
+        return self._select(signature, lambda e: e.lto_ptx)
+
     def inspect_sass(self, signature=None):
         """The SASS (the device's machine code) of the linked cubin.
 
