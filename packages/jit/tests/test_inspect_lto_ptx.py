@@ -46,3 +46,20 @@ def test_device_function_refuses_kernel_only_inspection_and_launch():
     with pytest.raises(RuntimeError, match="Cannot compile a device function as a kernel") as ei:
         dev[1, 1]
     assert isinstance(ei.value, TypeError)
+
+
+def test_linked_cuda_file_finds_headers_in_its_folder(tmp_path):
+    """A ``.cu`` file linked by path is compiled with its folder on NVRTC's include
+    path (``#include "add.cuh"`` next to it); it failed with "cannot open source file"."""
+    (tmp_path / "add.cuh").write_text("__device__ inline int add_seven(int x) { return x + 7; }\n")
+    cu = tmp_path / "uses_header.cu"
+    cu.write_text('#include "add.cuh"\n'
+                  'extern "C" __device__ int plus7(int *out, int x) { *out = add_seven(x); return 0; }\n')
+    plus7 = cuda.declare_device("plus7", "int32(int32)", link=[str(cu)])
+
+    def kern(r, x):
+        r[0] = plus7(x)
+
+    k = CompiledKernel(kern, (types.int32[::1], types.int32), JitOptions(), (8, 0), load=False)
+    assert k.artifact.cubin[:4] == b"\x7fELF"
+    assert "add.s32" in k.lto_ptx

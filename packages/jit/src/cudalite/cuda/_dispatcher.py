@@ -27,7 +27,8 @@ from cudalite.driver import CudaDriverError
 from ._arghints import ArgHint, prepare_hints
 from ._args import NumbaPerformanceWarning, compatible, key_to_type
 from ._compile import CompiledKernel, JitOptions, compile_code, current_cc
-from ._dispatcher_inspect import InspectMixin
+from ._dispatcher_inspect import DeviceInspectMixin, InspectMixin
+from .errors import DeviceFunctionLaunchError
 from ._fastpath import launcher_param_names, make_factory, slow_factory
 from ._warmup import start_warmup
 from ._faults import jit_runtime, kernel_fault
@@ -505,12 +506,7 @@ class ForAll:
         d[blocks, tpb, self.stream, self.sharedmem](*args)
 
 
-class DeviceFunctionLaunchError(TypeError, RuntimeError):
-    """A device function launched like a kernel (``f[blocks, threads]``): a
-    ``TypeError``, and numba's ``RuntimeError``."""
-
-
-class DeviceDispatcher(InspectMixin):
+class DeviceDispatcher(DeviceInspectMixin):
     """A ``device=True`` function: compiled into the kernels (and device functions)
     that call it; calling it from Python is an error."""
 
@@ -536,16 +532,6 @@ class DeviceDispatcher(InspectMixin):
             f"Cannot compile a device function as a kernel: {name} is a CUDA device function "
             f"(@cuda.jit(device=True)) and cannot be launched ({name}[...]): call it from a kernel, or drop "
             "device=True to make it a kernel")
-
-    def inspect_sass(self, signature=None):
-        """A device function has no SASS of its own (numba's error): inspect a kernel calling it."""
-        raise RuntimeError(f"Cannot inspect SASS of a device function ({self.py_func.__qualname__}): it is "
-                           "compiled into the kernels that call it; inspect one of them")
-
-    def inspect_lto_ptx(self, signature=None):
-        """A device function is linked into the kernels that call it: inspect one of them."""
-        raise RuntimeError(f"Cannot inspect the LTO PTX of a device function ({self.py_func.__qualname__}): "
-                           "it is compiled into the kernels that call it; inspect one of them")
 
     def compile_ptx(self, sig, cc=None, abi="numba", **kws):
         """The PTX of this device function, compiled without a GPU

@@ -16,7 +16,7 @@ import subprocess
 import sys
 import tempfile
 
-__all__ = ["InspectMixin", "find_binary_utility", "disassemble_cubin"]
+__all__ = ["InspectMixin", "DeviceInspectMixin", "find_binary_utility", "disassemble_cubin"]
 
 
 def find_binary_utility(name):
@@ -342,3 +342,17 @@ class InspectMixin:
             ``signature`` names no compiled overload (the message lists them).
         """
         return self._select(signature, lambda e: e.function.max_threads_per_block)
+
+
+class DeviceInspectMixin(InspectMixin):
+    """A device function's inspection: no SASS or linked code of its own (numba's errors)."""
+
+    def inspect_sass(self, signature=None):
+        """Refused (RuntimeError): a device function is compiled into the kernels calling it."""
+        raise RuntimeError(f"Cannot inspect SASS of a device function ({self.py_func.__qualname__}): it is "
+                           "compiled into the kernels that call it; inspect one of them")
+
+    def inspect_lto_ptx(self, signature=None):
+        """Refused (RuntimeError): a device function is linked into the kernels calling it."""
+        raise RuntimeError(f"Cannot inspect the LTO PTX of a device function ({self.py_func.__qualname__}): "
+                           "it is compiled into the kernels that call it; inspect one of them")

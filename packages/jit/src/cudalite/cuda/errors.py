@@ -30,7 +30,8 @@ from cudalite.driver import CudaDriverError, CudaSupportError  # noqa: F401
 from ._faults import KernelFaultError  # noqa: F401
 
 __all__ = [
-    "KernelRuntimeError", "CudaSupportError", "CudaDriverError", "CudaAPIError", "KernelFaultError",
+    "KernelRuntimeError", "DeviceFunctionLaunchError", "CudaSupportError", "CudaDriverError", "CudaAPIError",
+    "KernelFaultError",
     "CudaLoweringError", "CompilerError", "CudaliteError", "InternalCompilerError", "LoweringError", "NvvmError",
     "SignatureError", "SourceError", "TypingError", "UnsupportedError", "missing_launch_config_msg",
     "normalize_kernel_dimensions", "NumbaError", "NumbaWarning", "NumbaPerformanceWarning",
@@ -38,6 +39,11 @@ __all__ = [
     "NumbaTypeSafetyWarning", "NumbaExperimentalFeatureWarning", "NumbaInvalidConfigWarning",
     "NumbaPedanticWarning", "NumbaIRAssumptionWarning", "NumbaDebugInfoWarning", "NumbaSystemWarning",
 ]
+
+class DeviceFunctionLaunchError(TypeError, RuntimeError):
+    """A device function launched like a kernel (``f[blocks, threads]``): a
+    ``TypeError``, and the ``RuntimeError`` numba raises."""
+
 
 CudaAPIError = CudaDriverError  # numba.cuda.cudadrv.driver.CudaAPIError: ``.code`` is the CUresult
 CudaLoweringError = LoweringError
