@@ -43,3 +43,20 @@ def test_fast_path_snippet_wraps_like_numba(t, value, expect, cls):
     ns["a0"] = cls(value)
     assert eval(guard, ns) is True
     assert eval(val, ns) == expect
+
+
+def test_int_address_fits_a_cpointer_parameter():
+    """numba passes an int (e.g. ``arr.__cuda_array_interface__["data"][0]``) for a
+    ``CPointer`` parameter; it was "No matching definition"."""
+    from cudalite.cuda._args import compatible
+
+    p = types.CPointer(types.uint8)
+    assert compatible(int, p) == 0 and compatible(np.int64, p) == 0 and compatible(np.uint64, p) == 0
+    assert compatible(bool, p) == -1 and compatible(float, p) == -1
+    spec = _spec(p)
+    assert _scalar_flat(0x7F00_0000_1000, spec) == (0x7F00_0000_1000,)
+    ns = {}
+    guard, pre, val = ScalarHandler(int).snippet(0, "a0", spec, int, ns)
+    ns["a0"] = 0x7F00_0000_1000
+    assert eval(guard, ns) and eval(val, ns) == 0x7F00_0000_1000
+    assert struct.pack("@" + spec.slots[0].code, eval(val, ns)) == struct.pack("@Q", 0x7F00_0000_1000)

@@ -34,7 +34,7 @@ from cudalite.core.numpy_support import lazy_numpy as np  # NumPy loads on first
 
 from cudalite.core.abi import Role, array_values, kernel_abi
 from cudalite.core.errors import NumbaPerformanceWarning
-from cudalite.core.types import Array, Boolean, Complex, Float, Integer, Tuple, type_from_dtype
+from cudalite.core.types import Array, Boolean, Complex, CPointer, Float, Integer, Tuple, type_from_dtype
 
 from . import _array_layout as L
 
@@ -95,6 +95,8 @@ def compatible(key, param) -> int:
     if isinstance(param, Tuple) and isinstance(actual, Tuple) and len(param) == len(actual):
         scores = [compatible(k, p) for k, p in zip(key[1:], param.types)]
         return -1 if min(scores, default=1) < 0 else min(scores, default=1)
+    if isinstance(param, CPointer) and isinstance(actual, Integer) and not isinstance(actual, Boolean):
+        return 0  # an int address (numba's: e.g. a device array's __cuda_array_interface__ data pointer)
     scalar = (Boolean, Integer, Float, Complex)
     if isinstance(param, scalar) and isinstance(actual, scalar):
         return 0 if _scalar_rank(actual) <= _scalar_rank(param) else -1
