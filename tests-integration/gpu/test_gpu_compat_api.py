@@ -117,3 +117,23 @@ def test_inspect_lto_ptx_of_a_launched_kernel():
     assert r[0] == 9
     ptx = square.inspect_lto_ptx(sig)
     assert ".entry" in ptx and ("mul.f32" in ptx or "mul.rn.f32" in ptx)
+
+
+_REC = np.dtype([("a", np.float64), ("b", np.int32)], align=True)
+
+
+@cuda.jit
+def _rec_update(r, v):
+    r.b = v
+    r.a = r.a * 2.0
+
+
+def test_record_scalar_is_passed_by_reference_and_copied_back():
+    arr = np.zeros(3, dtype=_REC)
+    arr["a"] = [1.0, 2.5, 4.0]
+    _rec_update[1, 1](arr[1], 7)
+    np.testing.assert_array_equal(arr["a"], [1.0, 5.0, 4.0])
+    np.testing.assert_array_equal(arr["b"], [0, 7, 0])
+    rec = arr.view(np.recarray)[2]
+    _rec_update[1, 1](rec, -1)
+    assert arr[2]["a"] == 8.0 and arr[2]["b"] == -1

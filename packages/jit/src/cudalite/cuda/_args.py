@@ -452,6 +452,68 @@ class HostArrayHandler(ArgHandler):
         return (arg.dtype, arg.ndim, L.layout_of(arg.shape, arg.strides, arg.dtype.itemsize))
 
 
+class RecordScalarHandler(ArgHandler):
+    """A NumPy record scalar (``a[i]`` of a structured array, ``np.void``/``np.record``):
+    passed, as numba passes it, by reference to a device copy that the dispatcher
+    copies back into the record after the launch (the kernel's writes are seen)."""
+
+    host = True
+    fast = False
+
+    def key(self, arg):
+        return arg.dtype
+
+    @staticmethod
+    def to_device(arg, stream):
+        """``(device argument, copy-back)`` of the record ``arg``."""
+        from ._memory_api import to_device
+
+        host = np.empty(1, dtype=arg.dtype)
+        host[0] = arg
+        return DeviceRecord(to_device(host, stream=stream)), RecordCopyBack(arg, host)
+
+
+class DeviceRecord:
+    """A record's device copy (a 1-element device array) as a kernel argument."""
+
+    __slots__ = ("array",)
+
+    def __init__(self, array):
+        self.array = array
+
+
+class DeviceRecordHandler(ArgHandler):
+    fast = False
+
+    def key(self, arg):
+        return arg.array.dtype
+
+    def flat(self, arg, spec, sh):
+        return (arg.array.__cuda_array_interface__["data"][0],)
+
+
+class RecordCopyBack:
+    """Copies a record's device copy back into the record (after the kernel ran)."""
+
+    def __init__(self, target, host):
+        self.target, self.host = target, host
+
+    def copy_back(self, device, stream):
+        device.copy_to_host(self.host, stream=stream)
+        _synchronize(stream)
+        try:
+            for name in self.host.dtype.names:
+                self.target[name] = self.host[0][name]
+        except (TypeError, ValueError):  # a read-only record scalar: nothing to update
+            pass
+
+
+def _synchronize(stream):
+    from cudalite.driver import Stream
+
+    Stream.external(int(stream) if stream else 0).synchronize()
+
+
 class TupleHandler(ArgHandler):
     def __init__(self, resolve):
         self.resolve = resolve
@@ -493,8 +555,10 @@ def handler_for(cls, sample, resolve) -> ArgHandler:
         return CAIHandler()
     if hasattr(sample, "__dlpack__") and hasattr(sample, "__dlpack_device__"):
         return DLPackHandler()
-    if issubclass(cls, np.void):
-        raise TypeError("a record scalar cannot be passed to a kernel; pass a record array (e.g. a[i:i+1])")
+    if issubclass(cls, np.void) and sample.dtype.names:
+        return RecordScalarHandler()
+    if cls is DeviceRecord:
+        return DeviceRecordHandler()
     raise TypeError(f"cannot pass an object of type {cls.__module__}.{cls.__qualname__} to a kernel "
                     "(expected a device array, a NumPy/CuPy array, a torch tensor, an object with "
                     "__cuda_array_interface__, a number, or a tuple of these)")

@@ -25,7 +25,7 @@ from cudalite.core.errors import NumbaInvalidConfigWarning
 from cudalite.driver import CudaDriverError
 
 from ._arghints import ArgHint, prepare_hints
-from ._args import NumbaPerformanceWarning, compatible, key_to_type
+from ._args import NumbaPerformanceWarning, RecordCopyBack, RecordScalarHandler, compatible, key_to_type
 from ._compile import CompiledKernel, JitOptions, compile_code, current_cc
 from ._dispatcher_inspect import DeviceInspectMixin, InspectMixin
 from .errors import DeviceFunctionLaunchError
@@ -425,12 +425,17 @@ class CUDADispatcher(InspectMixin):
         from .config import load_config
 
         cfg = load_config()
-        if cfg.warn_on_implicit_copy and not cfg.disable_performance_warnings:
+        arrays = any(h.host and not isinstance(h, RecordScalarHandler) for h in handlers)
+        if arrays and cfg.warn_on_implicit_copy and not cfg.disable_performance_warnings:
             warnings.warn(NumbaPerformanceWarning(
                 "Host array used in CUDA kernel will incur copy overhead to/from device."), stacklevel=4)
         args, handlers, copies = list(args), list(handlers), []
         for i, (h, a) in enumerate(zip(handlers, args)):
-            if h.host:
+            if isinstance(h, RecordScalarHandler):  # by reference to a device copy, copied back
+                args[i], back = h.to_device(a, stream)
+                copies.append((args[i].array, back))
+                handlers[i] = self._rt.handler(type(args[i]), args[i])
+            elif h.host:
                 d = to_device(a, stream=stream)
                 copies.append((d, a))
                 args[i], handlers[i] = d, self._rt.handler(type(d), d)
@@ -472,7 +477,7 @@ class CUDADispatcher(InspectMixin):
         try:
             if copies or after:
                 for d, a in copies:
-                    d.copy_to_host(a, stream=stream)
+                    a.copy_back(d, stream) if isinstance(a, RecordCopyBack) else d.copy_to_host(a, stream=stream)
                 for work in after:
                     work()
                 from cudalite.driver import Stream
