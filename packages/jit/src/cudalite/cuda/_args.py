@@ -464,10 +464,9 @@ class RecordScalarHandler(ArgHandler):
         return arg.dtype
 
     @staticmethod
-    def to_device(arg, stream):
-        """``(device argument, copy-back)`` of the record ``arg``."""
-        from ._memory_api import to_device
-
+    def to_device(arg, stream, to_device):
+        """``(device argument, copy-back)`` of the record ``arg`` (``to_device``: the
+        API's copy of a host array to the device)."""
         host = np.empty(1, dtype=arg.dtype)
         host[0] = arg
         return DeviceRecord(to_device(host, stream=stream)), RecordCopyBack(arg, host)

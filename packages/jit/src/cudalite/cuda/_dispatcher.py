@@ -432,7 +432,7 @@ class CUDADispatcher(InspectMixin):
         args, handlers, copies = list(args), list(handlers), []
         for i, (h, a) in enumerate(zip(handlers, args)):
             if isinstance(h, RecordScalarHandler):  # by reference to a device copy, copied back
-                args[i], back = h.to_device(a, stream)
+                args[i], back = h.to_device(a, stream, to_device)
                 copies.append((args[i].array, back))
                 handlers[i] = self._rt.handler(type(args[i]), args[i])
             elif h.host:
