@@ -6,6 +6,7 @@ runs code."""
 from __future__ import annotations
 
 import json
+import os
 import struct
 
 import pytest
@@ -60,7 +61,10 @@ def test_fresh_and_cached_artifacts_are_equal(tmp_path):
     assert art.exc_symbol and len(art.exceptions) == 2
     index = 1 + [e.exc_qualname for e in art.exceptions].index("Overflow")
     exc = art.exceptions.decode([index, 3, 0, 0, 1, 0, 0])
-    assert type(exc) is Overflow and exc.args == ("tid=[3, 0, 0] ctaid=[1, 0, 0]: past the end", 7)
+    line = kern.py_func.__code__.co_firstlineno + 4  # the decorator's line, then def, i, if, raise
+    assert type(exc) is Overflow and exc.args == (
+        f"In function 'kern', file {os.path.abspath(__file__)}, line {line}, tid=[3, 0, 0] ctaid=[1, 0, 0]: "
+        "past the end", 7)
 
 
 def test_payload_round_trip():

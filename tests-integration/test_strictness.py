@@ -217,16 +217,31 @@ def test_keyword_arguments_still_work_where_python_takes_them(tmp_path):
 
 
 # -- kernels and device functions mixed up --------------------------------------------------------
-def test_kernel_called_from_a_kernel_says_what_to_do(tmp_path):
+def test_kernel_launched_from_a_kernel_says_what_to_do(tmp_path):
     src = ("from cudalite import cuda\n\n@cuda.jit\ndef k(a):\n    a[0] = 1\n\n"
-           "def f(a, n):\n    k(a)\n\ndef g(a, n):\n    k[1, 1](a)\n")
+           "def g(a, n):\n    k[1, 1](a)\n\ndef h(a, n):\n    x = k\n")
     module, path = _load(tmp_path, src)
-    for fn, line in ((module.f, 8), (module.g, 11)):
+    for fn, line in ((module.g, 8), (module.h, 11)):
         with pytest.raises(TypingError) as info:
             nvvm.compile_ptx(fn, SIG, cc=(9, 0))
-        assert info.value.loc.line == line and info.value.loc.col == 4
-        assert "k is a CUDA kernel (@cuda.jit without device=True)" in info.value.msg
-        assert "declare it @cuda.jit(device=True)" in info.value.msg
+        assert info.value.loc.line == line
+        assert "k is a CUDA kernel (@cuda.jit without device=True): device code cannot launch a kernel" \
+            in info.value.msg
+        assert "Call it as k(args) to run it as a device function" in info.value.msg
+
+
+def test_kernel_called_from_a_kernel_runs_as_a_device_function(tmp_path):
+    """numba-cuda's rule: a @cuda.jit kernel *called* (not launched) from device code is
+    compiled into the caller as a device function (value-returning ones too)."""
+    src = ("from cudalite import cuda\n\n@cuda.jit\ndef k(a):\n    a[0] = 1.5\n\n"
+           "@cuda.jit\ndef twice(x):\n    return x * 2\n\n"
+           "def f(a, n):\n    k(a)\n    a[1] = twice(a[1])\n")
+    module, path = _load(tmp_path, src)
+    ptx, _ = nvvm.compile_ptx(module.f, SIG, cc=(9, 0))
+    assert ptx.count(".entry") == 1 and "1.5" not in ptx  # one kernel; the constant is a bit pattern
+    bits = 0x3FF8000000000000  # 1.5, stored by k's body (inlined or called) as f64 or u64
+    assert "0d3FF8000000000000" in ptx or str(bits) in ptx
+    assert "add.f64" in ptx  # twice's body
 
 
 def test_launching_a_device_function_says_what_to_do(tmp_path):

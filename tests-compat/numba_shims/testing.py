@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import os
+import pathlib
 import platform
 import unittest
 
@@ -33,8 +34,9 @@ def _tests_root():
     return find_tests_root() or ""
 
 
-test_data_dir = os.path.join(_tests_root(), "data")
-numba_cuda_dir = os.path.dirname(_tests_root())
+# pathlib.Path objects, as numba's (its tests write ``test_data_dir / "jitlink.cu"``)
+test_data_dir = pathlib.Path(_tests_root(), "data")
+numba_cuda_dir = pathlib.Path(_tests_root()).parent
 
 
 def _config():

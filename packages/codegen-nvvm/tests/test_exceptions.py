@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from cudalite.nvvm.api import make_options
@@ -57,13 +59,20 @@ def test_exception_table_decodes_its_own_records():
     assert table.decode([0] * EXC_RECORD_WORDS) is None
     exc = table.decode([2, 1, 2, 3, 4, 5, 6])
     assert type(exc) is ValueError
-    assert exc.args == ("tid=[1, 2, 3] ctaid=[4, 5, 6]: negative", 3)
+    line = check.__code__.co_firstlineno + 2  # numba's prefix: the raise site's function, file and line
+    assert exc.args == (f"In function 'check', file {os.path.abspath(__file__)}, line {line}, "
+                        "tid=[1, 2, 3] ctaid=[4, 5, 6]: negative", 3)
     assert isinstance(table.decode([99, 0, 0, 0, 0, 0, 0]), RuntimeError)
     # the stored form is plain data and decodes the same records without the class objects
     back = ExceptionTable.from_payload(table.to_payload())
     assert back == table and all(e.exc_class is None for e in back)
     again = back.decode([1, 0, 0, 0, 1, 0, 0])
-    assert type(again) is AssertionError and again.args == ("tid=[0, 0, 0] ctaid=[1, 0, 0]: seven",)
+    line = kernel.__code__.co_firstlineno + 2
+    assert type(again) is AssertionError and again.args == (
+        f"In function 'kernel', file {os.path.abspath(__file__)}, line {line}, tid=[0, 0, 0] ctaid=[1, 0, 0]: seven",)
+    # a record stored before the function name was kept (6 fields) decodes without the location
+    old = ExceptionTable.from_payload([e[:6] for e in table.to_payload()])
+    assert old.decode([1, 0, 0, 0, 1, 0, 0]).args == ("tid=[0, 0, 0] ctaid=[1, 0, 0]: seven",)
 
 
 def test_exception_table_resolves_user_classes_without_importing():
@@ -72,7 +81,9 @@ def test_exception_table_resolves_user_classes_without_importing():
     res = run_pipeline(raises_mine, "void(int64[:])", EntrySpec(device=False), make_options(debug=True, cc=(9, 0)))
     back = ExceptionTable.from_payload(res.exceptions.to_payload())
     exc = back.decode([1, 0, 0, 0, 0, 0, 0])
-    assert type(exc) is MyError and exc.args == ("tid=[0, 0, 0] ctaid=[0, 0, 0]: mine", 1.5)
+    assert type(exc) is MyError and exc.args[1:] == (1.5,)
+    assert exc.args[0].startswith("In function 'raises_mine', file ") and exc.args[0].endswith(
+        f"test_exceptions.py, line {raises_mine.__code__.co_firstlineno + 2}, tid=[0, 0, 0] ctaid=[0, 0, 0]: mine")
     # a class in a module that is not imported is never imported: the record names it instead
     payload = [["no_such_module_xyz", "Boom", ["x"], "f.py", 3, 0]]
     exc = ExceptionTable.from_payload(payload).decode([1, 0, 0, 0, 0, 0, 0])

@@ -61,7 +61,7 @@ def test_type_names_do_not_shadow_the_api():
 
 @pytest.mark.parametrize("name,advice", [
     ("simulator", "no CUDA simulator"),
-    ("compile_all", "cudalite.linker"), ("require_context", "current_context()"), ("nvvm", "cudalite.nvvm"),
+    ("require_context", "current_context()"), ("nvvm", "cudalite.nvvm"),
 ])
 def test_absent_numba_name_says_what_to_use(name, advice):
     with pytest.raises(AttributeError) as ei:

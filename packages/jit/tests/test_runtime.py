@@ -61,3 +61,56 @@ def test_public_names():
     assert cuda.devicearray.is_device_array is not None
     with pytest.raises(TypeError):
         cuda.external_stream("0x10")
+
+
+def test_default_streams_make_a_context_current_before_synchronizing(monkeypatch):
+    """numba's default streams synchronize before anything else touched the GPU: the
+    current device's primary context is made current first (it was
+    CUDA_ERROR_NOT_INITIALIZED); an owned or external stream is used as it is."""
+    import cudalite.cuda._runtime as rt
+
+    calls = []
+    monkeypatch.setattr(rt._drv, "current_device", lambda: calls.append("ctx"))
+
+    class FakeStream:
+        owned = False
+
+        def __init__(self, handle):
+            self.handle = handle
+
+        def synchronize(self):
+            calls.append("sync")
+
+        def query(self):
+            calls.append("query")
+            return True
+
+    for handle in (0, 1, 2):
+        calls.clear()
+        s = rt.Stream(FakeStream(handle))
+        s.synchronize()
+        assert s.query() is True
+        assert calls == ["ctx", "sync", "ctx", "query"]
+    calls.clear()
+    rt.Stream(FakeStream(0x1234)).synchronize()
+    assert calls == ["sync"]
+
+
+def test_ipc_handle_of_a_device_arrays_gpu_data(monkeypatch):
+    """``ctx.get_ipc_handle(devarr.gpu_data)`` (numba's spelling): the default allocator's
+    memory has no ``device_pointer``; its address is used (it raised AttributeError)."""
+    import cudalite.cuda._emm as emm
+    from cudalite.driver import DeviceMemory
+
+    mem = DeviceMemory(0x7000_0010, 64, 0)
+    mem._finalizer.detach()  # not a real allocation
+    seen = {}
+    monkeypatch.setattr(emm._drv, "address_range", lambda ptr: seen.setdefault("ptr", ptr) and (0x7000_0000, 256))
+    monkeypatch.setattr(emm._drv, "ipc_get_handle", lambda base: seen.setdefault("base", base) and b"h" * 64)
+
+    class Manager(emm.GetIpcHandleMixin):
+        context = None
+
+    h = Manager().get_ipc_handle(mem)
+    assert seen == {"ptr": 0x7000_0010, "base": 0x7000_0000}
+    assert h.offset == 0x10 and h.size == 64 and h.base is mem

@@ -87,7 +87,8 @@ def make_options(*, cc=None, opt=None, fastmath=False, debug=False, lineinfo=Fal
     if output not in ("ptx", "ltoir"):
         raise ValueError(f"output must be 'ptx' or 'ltoir', not {output!r}")
     if forceinline and output != "ltoir":
-        raise ValueError("forceinline=True is only supported with output='ltoir'")
+        raise ValueError("Can only designate forced inlining in LTO-IR: forceinline=True is only supported "
+                         "with output='ltoir'")
     opt_level = opt_level_of(opt)
     if launch_bounds is not None:
         lb = (launch_bounds,) if isinstance(launch_bounds, int) else tuple(launch_bounds)

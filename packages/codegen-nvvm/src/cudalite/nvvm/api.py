@@ -11,7 +11,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping
 
-from cudalite.core.errors import CompilerError, CudaliteError, InternalCompilerError, Loc
+from cudalite.core.errors import CompilerError, CudaliteError, InternalCompilerError, Loc, NumbaInvalidConfigWarning
 
 from ._options import make_options, option_warnings
 from .lower import is_symbol_name
@@ -59,7 +59,7 @@ def _warn_options(*, debug, opt, lineinfo):
     """Warn (as numba-cuda does) about debug=True with optimization asked for, and
     debug=True with lineinfo=True.  The stack level points at the user's call."""
     for msg in option_warnings(debug=debug, opt=opt, lineinfo=lineinfo):
-        warnings.warn(msg, UserWarning, stacklevel=3)
+        warnings.warn(msg, NumbaInvalidConfigWarning, stacklevel=3)
 
 
 def _compile(pyfunc, sig, entry, options, until):

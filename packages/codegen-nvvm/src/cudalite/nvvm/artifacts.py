@@ -14,6 +14,7 @@ lookups.
 from __future__ import annotations
 
 import builtins
+import os
 import sys
 from dataclasses import dataclass, field
 
@@ -60,12 +61,20 @@ class ExceptionInfo:
     line: int
     col: int = 0
     exc_class: type | None = field(default=None, compare=False, repr=False)
+    function: str = ""  # the name of the Python function holding the raise ('' when unknown)
 
     @classmethod
-    def of(cls, exc_class: type, args, loc: Loc | None) -> "ExceptionInfo":
+    def of(cls, exc_class: type, args, loc: Loc | None, function: str = "") -> "ExceptionInfo":
         loc = loc or Loc(None, 0)
         return cls(exc_class.__module__, exc_class.__qualname__, tuple(args), loc.filename, loc.line or 0,
-                   loc.col or 0, exc_class)
+                   loc.col or 0, exc_class, function)
+
+    def location_prefix(self) -> str:
+        """numba's prefix of a kernel exception's message: ``In function 'f', file
+        /abs/path.py, line 12, `` ('' without a function name or line)."""
+        if not self.function or not self.line:
+            return ""
+        return f"In function {self.function!r}, file {os.path.abspath(self.filename)}, line {self.line}, "
 
     @property
     def loc(self) -> Loc:
@@ -108,7 +117,8 @@ class ExceptionTable:
 
     def decode(self, words) -> BaseException | None:
         """The exception a status record (``EXC_RECORD_WORDS`` ints) stands for, or
-        None when nothing was raised.  The message is prefixed ``tid=[..] ctaid=[..]``."""
+        None when nothing was raised.  The message is prefixed as numba's: ``In function
+        'f', file F, line N, tid=[..] ctaid=[..]`` (the location when known)."""
         words = [int(w) for w in words]
         if len(words) != EXC_RECORD_WORDS:
             raise ValueError(f"an exception record has {EXC_RECORD_WORDS} words, not {len(words)}")
@@ -123,7 +133,7 @@ class ExceptionTable:
             cls, args = RuntimeError, (f"{info.exc_module}.{info.exc_qualname}{info.args!r}",)
         else:
             args = info.args
-        prefix = f"tid={words[1:4]} ctaid={words[4:7]}"
+        prefix = f"{info.location_prefix() if info is not None else ''}tid={words[1:4]} ctaid={words[4:7]}"
         if args and isinstance(args[0], str):
             args = (f"{prefix}: {args[0]}", *args[1:])
         else:
@@ -139,10 +149,11 @@ class ExceptionTable:
         return all(isinstance(a, _PLAIN) for e in self.entries for a in e.args)
 
     def to_payload(self) -> list:
-        """``[[module, qualname, [args...], file, line, col], ...]`` (JSON-able)."""
+        """``[[module, qualname, [args...], file, line, col, function], ...]`` (JSON-able)."""
         if not self.storable():
             raise PayloadError("exception arguments that are not plain constants cannot be stored")
-        return [[e.exc_module, e.exc_qualname, list(e.args), e.filename, e.line, e.col] for e in self.entries]
+        return [[e.exc_module, e.exc_qualname, list(e.args), e.filename, e.line, e.col, e.function]
+                for e in self.entries]
 
     @classmethod
     def from_payload(cls, data) -> "ExceptionTable":
@@ -150,14 +161,14 @@ class ExceptionTable:
             raise PayloadError("exception table: expected a list")
         out = []
         for item in data:
-            if not (isinstance(item, list) and len(item) == 6):
+            if not (isinstance(item, list) and len(item) in (6, 7)):  # 6: stored before the function name
                 raise PayloadError("exception table: malformed entry")
-            module, qualname, args, filename, line, col = item
+            module, qualname, args, filename, line, col, function = (*item, "")[:7]
             if not (isinstance(module, str) and isinstance(qualname, str) and isinstance(filename, str)
                     and isinstance(args, list) and all(isinstance(a, _PLAIN) for a in args)
-                    and _is_int(line) and _is_int(col)):
+                    and _is_int(line) and _is_int(col) and isinstance(function, str)):
                 raise PayloadError("exception table: malformed entry")
-            out.append(ExceptionInfo(module, qualname, tuple(args), filename, line, col))
+            out.append(ExceptionInfo(module, qualname, tuple(args), filename, line, col, None, function))
         return cls(tuple(out))
 
 

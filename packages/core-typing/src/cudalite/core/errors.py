@@ -15,7 +15,10 @@ from dataclasses import dataclass
 __all__ = [
     "Loc", "CudaliteError", "CompilerError", "TypingError", "UnsupportedError",
     "SignatureError", "NvvmError", "LoweringError", "SourceError", "SourceWarning", "NestingError",
-    "InternalCompilerError", "AlignmentError",
+    "InternalCompilerError", "AlignmentError", "NumbaWarning", "NumbaPerformanceWarning", "NumbaDeprecationWarning",
+    "NumbaPendingDeprecationWarning", "NumbaParallelSafetyWarning", "NumbaTypeSafetyWarning",
+    "NumbaExperimentalFeatureWarning", "NumbaInvalidConfigWarning", "NumbaPedanticWarning",
+    "NumbaIRAssumptionWarning", "NumbaDebugInfoWarning", "NumbaSystemWarning",
 ]
 
 
@@ -128,7 +131,59 @@ class SourceError(UnsupportedError):
     kind = "SourceError"
 
 
-class SourceWarning(UserWarning):
+# -- warnings: numba's public warning classes, with numba's names and hierarchy, so a
+# numba.cuda program filtering or asserting them sees cudalite's warnings as numba's.
+class NumbaWarning(UserWarning):
+    """Base of every warning cudalite issues about user code or options (numba's
+    name; also a ``UserWarning``, so a plain ``UserWarning`` filter still sees it)."""
+
+
+class NumbaPerformanceWarning(NumbaWarning):
+    """Code or a launch that works but is slow (host arrays copied, low occupancy)."""
+
+
+class NumbaDeprecationWarning(NumbaWarning, DeprecationWarning):
+    """A deprecated feature is used."""
+
+
+class NumbaPendingDeprecationWarning(NumbaWarning, PendingDeprecationWarning):
+    """A feature that will be deprecated is used."""
+
+
+class NumbaParallelSafetyWarning(NumbaWarning):
+    """numba's parallel-safety warning (never issued by cudalite; for filters)."""
+
+
+class NumbaTypeSafetyWarning(NumbaWarning):
+    """A conversion that may lose information."""
+
+
+class NumbaExperimentalFeatureWarning(NumbaWarning):
+    """An experimental feature is used."""
+
+
+class NumbaInvalidConfigWarning(NumbaWarning):
+    """A combination of options that does not work as asked (``debug=True`` with
+    ``opt=True``, ``debug=True`` with ``lineinfo=True``)."""
+
+
+class NumbaPedanticWarning(NumbaWarning):
+    """A warning about something that may be a mistake in user code."""
+
+
+class NumbaIRAssumptionWarning(NumbaPedanticWarning):
+    """An assumption about the user's code that the compiler relied on."""
+
+
+class NumbaDebugInfoWarning(NumbaWarning):
+    """Debug information that cannot be emitted as asked."""
+
+
+class NumbaSystemWarning(NumbaWarning):
+    """A problem with the system (toolkit, driver) that cudalite works around."""
+
+
+class SourceWarning(NumbaWarning):
     """cudalite compiles something other than the object it was given (the
     function a source-less wrapper wraps)."""
 

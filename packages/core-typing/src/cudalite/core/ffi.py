@@ -53,10 +53,12 @@ class ForeignFunction:
             raise SignatureError(f"declare_device: {name!r} is not a valid C symbol name")
         ret, args = parse_signature(sig)
         if ret is None:
-            raise SignatureError(f"declare_device: the signature of {name!r} must give a return type, "
-                                 "e.g. 'float32(float32, float32)'")
+            raise SignatureError(f"declare_device: Return type missing: the signature of {name!r} must give a "
+                                 "return type, e.g. 'float32(float32, float32)'")
         if link is None:
             link = ()
+        elif isinstance(link, (set, frozenset)):  # numba accepts a set: in a stable order (cache keys)
+            link = tuple(sorted(link, key=repr))
         elif isinstance(link, (str, bytes)) or not isinstance(link, (list, tuple)):
             link = (link,)
         for key, value in (("name", name), ("return_type", ret), ("argtypes", tuple(args)), ("abi", abi),
@@ -66,6 +68,11 @@ class ForeignFunction:
     @property
     def signature(self) -> Signature:
         return Signature(self.return_type, self.argtypes)
+
+    @property
+    def sig(self) -> Signature:
+        """numba's name for :attr:`signature`."""
+        return self.signature
 
     @property
     def returns_value(self) -> bool:

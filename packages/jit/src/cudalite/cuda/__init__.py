@@ -35,6 +35,7 @@ from cudalite.core.device_api import (  # noqa: F401  (vector types: numba-cuda'
     uint3, uint4, ulong1, ulong2, ulong3, ulong4, ulonglong1, ulonglong2, ulonglong3, ulonglong4, float1,
     float2, float3, float4, double1, double2, double3, double4,
 )
+from ._compile_all import compile_all  # noqa: F401
 from ._compile import (  # noqa: F401  (the compile API; accepts dispatchers too)
     compile_for_current_device, compile_ptx_for_current_device, jit_compile as compile,
     jit_compile_ptx as compile_ptx,

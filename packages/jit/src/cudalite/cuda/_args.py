@@ -33,7 +33,8 @@ import sys
 from cudalite.core.numpy_support import lazy_numpy as np  # NumPy loads on first use
 
 from cudalite.core.abi import Role, array_values, kernel_abi
-from cudalite.core.types import Array, Boolean, Complex, Float, Integer, Tuple, type_from_dtype
+from cudalite.core.errors import NumbaPerformanceWarning
+from cudalite.core.types import Array, Boolean, Complex, CPointer, Float, Integer, Tuple, type_from_dtype
 
 from . import _array_layout as L
 
@@ -43,11 +44,9 @@ __all__ = [
 ]
 
 
-class CudalitePerformanceWarning(UserWarning):
-    """A launch that works but is slow (host arrays copied to and from the device)."""
-
-
-NumbaPerformanceWarning = CudalitePerformanceWarning  # numba-compatible name
+# A launch that works but is slow (host arrays copied to and from the device): numba's
+# class (cudalite.core.errors), also under cudalite's older name.
+CudalitePerformanceWarning = NumbaPerformanceWarning
 
 _SCALAR_CLASSES = {float: "float64", int: "int64", bool: "bool", complex: "complex128"}
 
@@ -96,6 +95,8 @@ def compatible(key, param) -> int:
     if isinstance(param, Tuple) and isinstance(actual, Tuple) and len(param) == len(actual):
         scores = [compatible(k, p) for k, p in zip(key[1:], param.types)]
         return -1 if min(scores, default=1) < 0 else min(scores, default=1)
+    if isinstance(param, CPointer) and isinstance(actual, Integer) and not isinstance(actual, Boolean):
+        return 0  # an int address (numba's: e.g. a device array's __cuda_array_interface__ data pointer)
     scalar = (Boolean, Integer, Float, Complex)
     if isinstance(param, scalar) and isinstance(actual, scalar):
         return 0 if _scalar_rank(actual) <= _scalar_rank(param) else -1
@@ -110,6 +111,21 @@ def _array_flat(ptr, shape, strides, spec):
 _INT_CODES = frozenset("bBhHiIlLqQnN")  # struct codes of integer parameters
 
 
+def _int_wrap(code):
+    """``(half, mask)`` of the integer parameter ``code``: an int becomes the parameter's
+    value as numba converts it (C's modular conversion: ``0xFFFFFFFF`` for an int32
+    parameter is -1) with ``((v + half) & mask) - half`` (signed; ``half`` 0: unsigned)."""
+    import struct
+
+    bits = 8 * struct.calcsize("@" + code)
+    return (1 << (bits - 1)) if code.islower() else 0, (1 << bits) - 1
+
+
+def _int_param(value, code):
+    half, mask = _int_wrap(code)
+    return ((int(value) + half) & mask) - half
+
+
 def _scalar_flat(value, spec):
     """The values of a number for the parameter ``spec``, by the roles of its slots."""
     first = spec.slots[0]
@@ -119,7 +135,7 @@ def _scalar_flat(value, spec):
     if first.role is Role.BOOL:
         return (1 if value else 0,)
     if first.code in _INT_CODES:
-        return (int(value),)
+        return (_int_param(value, first.code),)
     return (float(value),)
 
 
@@ -198,8 +214,10 @@ class ScalarHandler(ArgHandler):
             val = f"{a}.real, {a}.imag" if self.cls is not bool else f"(1.0 if {a} else 0.0), 0.0"
         elif first.role is Role.BOOL or self.cls is bool or issubclass(self.cls, np.bool_):
             val = f"(1 if {a} else 0)"
-        elif first.code in _INT_CODES and issubclass(self.cls, np.generic):
-            val = f"int({a})"
+        elif first.code in _INT_CODES:  # wrapped to the parameter's width, as numba converts
+            half, mask = _int_wrap(first.code)
+            v = f"int({a})" if issubclass(self.cls, np.generic) else a
+            val = f"((({v} + {half}) & {mask}) - {half})" if half else f"({v} & {mask})"
         else:
             val = a
         return f"type({a}) is C{i}", [], val
@@ -434,6 +452,67 @@ class HostArrayHandler(ArgHandler):
         return (arg.dtype, arg.ndim, L.layout_of(arg.shape, arg.strides, arg.dtype.itemsize))
 
 
+class RecordScalarHandler(ArgHandler):
+    """A NumPy record scalar (``a[i]`` of a structured array, ``np.void``/``np.record``):
+    passed, as numba passes it, by reference to a device copy that the dispatcher
+    copies back into the record after the launch (the kernel's writes are seen)."""
+
+    host = True
+    fast = False
+
+    def key(self, arg):
+        return arg.dtype
+
+    @staticmethod
+    def to_device(arg, stream, to_device):
+        """``(device argument, copy-back)`` of the record ``arg`` (``to_device``: the
+        API's copy of a host array to the device)."""
+        host = np.empty(1, dtype=arg.dtype)
+        host[0] = arg
+        return DeviceRecord(to_device(host, stream=stream)), RecordCopyBack(arg, host)
+
+
+class DeviceRecord:
+    """A record's device copy (a 1-element device array) as a kernel argument."""
+
+    __slots__ = ("array",)
+
+    def __init__(self, array):
+        self.array = array
+
+
+class DeviceRecordHandler(ArgHandler):
+    fast = False
+
+    def key(self, arg):
+        return arg.array.dtype
+
+    def flat(self, arg, spec, sh):
+        return (arg.array.__cuda_array_interface__["data"][0],)
+
+
+class RecordCopyBack:
+    """Copies a record's device copy back into the record (after the kernel ran)."""
+
+    def __init__(self, target, host):
+        self.target, self.host = target, host
+
+    def copy_back(self, device, stream):
+        device.copy_to_host(self.host, stream=stream)
+        _synchronize(stream)
+        try:
+            for name in self.host.dtype.names:
+                self.target[name] = self.host[0][name]
+        except (TypeError, ValueError):  # a read-only record scalar: nothing to update
+            pass
+
+
+def _synchronize(stream):
+    from cudalite.driver import Stream
+
+    Stream.external(int(stream) if stream else 0).synchronize()
+
+
 class TupleHandler(ArgHandler):
     def __init__(self, resolve):
         self.resolve = resolve
@@ -475,8 +554,10 @@ def handler_for(cls, sample, resolve) -> ArgHandler:
         return CAIHandler()
     if hasattr(sample, "__dlpack__") and hasattr(sample, "__dlpack_device__"):
         return DLPackHandler()
-    if issubclass(cls, np.void):
-        raise TypeError("a record scalar cannot be passed to a kernel; pass a record array (e.g. a[i:i+1])")
+    if issubclass(cls, np.void) and sample.dtype.names:
+        return RecordScalarHandler()
+    if cls is DeviceRecord:
+        return DeviceRecordHandler()
     raise TypeError(f"cannot pass an object of type {cls.__module__}.{cls.__qualname__} to a kernel "
                     "(expected a device array, a NumPy/CuPy array, a torch tensor, an object with "
                     "__cuda_array_interface__, a number, or a tuple of these)")

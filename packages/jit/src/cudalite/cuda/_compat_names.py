@@ -23,8 +23,6 @@ _SIM = "cudalite has no CUDA simulator yet (planned: issue 14); run kernels on a
 ABSENT = {
     "simulator": _SIM,
     "simulator_init": _SIM,
-    "compile_all": ("cuda.compile_all is not provided: compile with cuda.compile(..., output='ltoir') and "
-                    "link the foreign code with cudalite.linker (Linker(arch).add(...).link())"),
     "nvvm": "numba's NVVM binding is not exposed here: the NVVM layer is cudalite.nvvm (from cudalite import nvvm)",
     "require_context": ("cuda.require_context is not needed: cudalite makes each device's primary context on "
                         "first use (cuda.current_context() returns it)"),

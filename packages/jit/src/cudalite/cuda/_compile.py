@@ -125,18 +125,33 @@ def _linker_items(link):
     return items
 
 
+def source_dirs(link) -> tuple:
+    """The folders of the CUDA C++ files named by path in ``link``, in order, each once:
+    NVRTC searches them for ``#include "..."`` headers (as a C compiler searches the
+    including file's folder)."""
+    out = []
+    for item in link:
+        if isinstance(item, (str, os.PathLike)) and os.fspath(item).lower().endswith((".cu", ".cuh")):
+            d = os.path.dirname(os.path.abspath(os.fspath(item)))
+            if d not in out:
+                out.append(d)
+    return tuple(out)
+
+
 def link_cubin(result, pyfunc, opts: JitOptions, arch: str):
     """nvJitLink the pipeline's PTX/LTO-IR with every link item: ``(cubin bytes, items)``."""
     from cudalite.linker import LTOIR, Linker, LinkerError, LinkerOptions, NvrtcError, PTXSource
     from cudalite.linker.config import load_config as linker_config
 
     lopts = LinkerOptions(max_registers=opts.max_registers, lineinfo=opts.lineinfo, debug=opts.debug)
-    linker = Linker(arch, options=lopts, name=pyfunc.__name__, isolate=linker_config().isolate)
+    link = tuple(opts.link) + tuple(result.link_items)
+    linker = Linker(arch, options=lopts, name=pyfunc.__name__, isolate=linker_config().isolate,
+                    include_dirs=source_dirs(link))
     if "ltoir" in result.artifacts:  # libNVVM's output, just made: trusted (user link items are not)
         linker.add(LTOIR(result.artifacts["ltoir"].data, name=f"{pyfunc.__name__}.ltoir"), trusted=True)
     else:
         linker.add(PTXSource(result.artifacts["ptx"].data, name=f"{pyfunc.__name__}.ptx"), trusted=True)
-    items = _linker_items(tuple(opts.link) + tuple(result.link_items))
+    items = _linker_items(link)
     linker.add(*items)
     try:
         return bytes(linker.link().data), tuple(items)
@@ -300,6 +315,23 @@ class CompiledKernel:
 
             ptx = compile_nvvm_ir(self.artifact.stage("nvvm-ir"), nvvm_options(self.options, self.cc), "ptx")
         return ptx
+
+    @property
+    def lto_ptx(self):
+        """The kernel's PTX after link-time optimization with the code it links
+        (numba's ``inspect_lto_ptx``): the kernel compiled again to LTO-IR (GPU-less)
+        and linked with its link items (CUDA C++ compiled to LTO-IR, with each
+        file's folder searched for headers) by nvJitLink with ``-lto -ptx``."""
+        from cudalite.linker import LTOIR, Linker, LinkerOptions, PTXSource
+
+        res = compile_code(self.py_func, self.argtypes, self.options, self.cc, until="ltoir")
+        link = tuple(self.options.link) + tuple(res.link_items)
+        linker = Linker(self.artifact.arch, options=LinkerOptions(lineinfo=self.options.lineinfo,
+                                                                  debug=self.options.debug),
+                        name=self.py_func.__name__, include_dirs=source_dirs(link))
+        linker.add(LTOIR(bytes(res.artifacts["ltoir"].data), name=f"{self.py_func.__name__}.ltoir"), trusted=True)
+        linker.add(*_linker_items(link))
+        return PTXSource(linker.link_ptx().data).text
 
     # -- launching ----------------------------------------------------------------------
     def ensure_dynamic_shared(self, nbytes):

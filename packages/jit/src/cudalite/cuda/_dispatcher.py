@@ -21,12 +21,14 @@ import functools
 import threading
 import warnings
 
+from cudalite.core.errors import NumbaInvalidConfigWarning
 from cudalite.driver import CudaDriverError
 
 from ._arghints import ArgHint, prepare_hints
-from ._args import NumbaPerformanceWarning, compatible, key_to_type
+from ._args import NumbaPerformanceWarning, RecordCopyBack, RecordScalarHandler, compatible, key_to_type
 from ._compile import CompiledKernel, JitOptions, compile_code, current_cc
-from ._dispatcher_inspect import InspectMixin
+from ._dispatcher_inspect import DeviceInspectMixin, InspectMixin
+from .errors import DeviceFunctionLaunchError
 from ._fastpath import launcher_param_names, make_factory, slow_factory
 from ._warmup import start_warmup
 from ._faults import jit_runtime, kernel_fault
@@ -92,6 +94,10 @@ class CUDADispatcher(InspectMixin):
     def __init__(self, py_func, sigs=None, options: JitOptions = JitOptions()):
         functools.update_wrapper(self, py_func)
         self.py_func = py_func
+        # called (not launched) from device code, a kernel is compiled into its caller as
+        # a device function of the same Python function, as in numba-cuda; its links follow
+        self.__cudalite_pyfunc__ = py_func
+        self.__cudalite_links__ = tuple(options.link)
         self.options = options
         self.overloads = {}
         self._configs = {}  # launch configuration -> configured launcher (bounded: _MAX_CONFIGS)
@@ -365,11 +371,13 @@ class CUDADispatcher(InspectMixin):
 
     @property
     def __cudalite_not_device__(self):
-        """The error the compiler reports when device code calls or launches this kernel."""
+        """The error the compiler reports when device code launches this kernel (or uses
+        it other than by calling it: a call compiles it as a device function)."""
         name = self.py_func.__qualname__
-        return (f"{name} is a CUDA kernel (@cuda.jit without device=True): device code cannot call or launch "
-                f"a kernel. To call {name} from a kernel, declare it @cuda.jit(device=True); kernels are "
-                "launched from the host (kernel[blocks, threads](args))")
+        return (f"{name} is a CUDA kernel (@cuda.jit without device=True): device code cannot launch a kernel "
+                f"(no dynamic parallelism). Call it as {name}(args) to run it as a device function in the "
+                f"calling thread (or declare it @cuda.jit(device=True)); kernels are launched from the host "
+                "(kernel[blocks, threads](args))")
 
     def __call__(self, *args, **kwargs):
         raise ValueError(_MISSING_CONFIG)
@@ -417,12 +425,17 @@ class CUDADispatcher(InspectMixin):
         from .config import load_config
 
         cfg = load_config()
-        if cfg.warn_on_implicit_copy and not cfg.disable_performance_warnings:
+        arrays = any(h.host and not isinstance(h, RecordScalarHandler) for h in handlers)
+        if arrays and cfg.warn_on_implicit_copy and not cfg.disable_performance_warnings:
             warnings.warn(NumbaPerformanceWarning(
                 "Host array used in CUDA kernel will incur copy overhead to/from device."), stacklevel=4)
         args, handlers, copies = list(args), list(handlers), []
         for i, (h, a) in enumerate(zip(handlers, args)):
-            if h.host:
+            if isinstance(h, RecordScalarHandler):  # by reference to a device copy, copied back
+                args[i], back = h.to_device(a, stream, to_device)
+                copies.append((args[i].array, back))
+                handlers[i] = self._rt.handler(type(args[i]), args[i])
+            elif h.host:
                 d = to_device(a, stream=stream)
                 copies.append((d, a))
                 args[i], handlers[i] = d, self._rt.handler(type(d), d)
@@ -464,7 +477,7 @@ class CUDADispatcher(InspectMixin):
         try:
             if copies or after:
                 for d, a in copies:
-                    d.copy_to_host(a, stream=stream)
+                    a.copy_back(d, stream) if isinstance(a, RecordCopyBack) else d.copy_to_host(a, stream=stream)
                 for work in after:
                     work()
                 from cudalite.driver import Stream
@@ -498,7 +511,7 @@ class ForAll:
         d[blocks, tpb, self.stream, self.sharedmem](*args)
 
 
-class DeviceDispatcher(InspectMixin):
+class DeviceDispatcher(DeviceInspectMixin):
     """A ``device=True`` function: compiled into the kernels (and device functions)
     that call it; calling it from Python is an error."""
 
@@ -520,8 +533,10 @@ class DeviceDispatcher(InspectMixin):
 
     def __getitem__(self, config):
         name = self.py_func.__qualname__
-        raise TypeError(f"{name} is a CUDA device function (@cuda.jit(device=True)) and cannot be launched "
-                        f"({name}[...]): call it from a kernel, or drop device=True to make it a kernel")
+        raise DeviceFunctionLaunchError(
+            f"Cannot compile a device function as a kernel: {name} is a CUDA device function "
+            f"(@cuda.jit(device=True)) and cannot be launched ({name}[...]): call it from a kernel, or drop "
+            "device=True to make it a kernel")
 
     def compile_ptx(self, sig, cc=None, abi="numba", **kws):
         """The PTX of this device function, compiled without a GPU
@@ -666,7 +681,12 @@ def _options(debug, opt, lineinfo, cache, link, inline, kws) -> JitOptions:
 
     nvvm_options(opts, None)  # validates opt and launch_bounds now, GPU-less
     if debug and opt:
-        warnings.warn("debug=True with opt=True: optimizations may make debugging less useful", stacklevel=3)
+        warnings.warn("debug=True with opt=True is not supported by CUDA: optimizations may make debugging "
+                      "less useful (pass opt=False)", NumbaInvalidConfigWarning, stacklevel=3)
+    if debug and lineinfo:
+        warnings.warn("debug and lineinfo are mutually exclusive: debug=True already emits full debug "
+                      "information, line information included; lineinfo=True adds nothing",
+                      NumbaInvalidConfigWarning, stacklevel=3)
     return opts
 
 

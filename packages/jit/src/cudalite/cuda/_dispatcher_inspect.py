@@ -16,7 +16,7 @@ import subprocess
 import sys
 import tempfile
 
-__all__ = ["InspectMixin", "find_binary_utility", "disassemble_cubin"]
+__all__ = ["InspectMixin", "DeviceInspectMixin", "find_binary_utility", "disassemble_cubin"]
 
 
 def find_binary_utility(name):
@@ -177,6 +177,32 @@ class InspectMixin:
         """
         return self._select(signature, lambda e: _stage(e, "ptx"))
 
+    def inspect_lto_ptx(self, signature=None):
+        """The PTX after link-time optimization (nvJitLink ``-lto -ptx``) of the
+        kernel's LTO-IR with the LTO-IR and CUDA C++ code it links: what the
+        device runs, with foreign functions inlined across the link.
+
+        Parameters
+        ----------
+        signature : tuple or Signature or str, optional
+            The argument types of one compiled overload.  Default: every compiled
+            overload.
+
+        Returns
+        -------
+        str or dict
+            The PTX of the overload for ``signature``; without it, a dict of
+            argument types (a tuple) -> PTX over every compiled overload.
+
+        Raises
+        ------
+        KeyError
+            ``signature`` names no compiled overload (the message lists them).
+        RuntimeError
+            Called on a device function (it has no linked code of its own).
+        """
+        return self._select(signature, lambda e: e.lto_ptx)
+
     def inspect_sass(self, signature=None):
         """The SASS (the device's machine code) of the linked cubin.
 
@@ -322,3 +348,17 @@ class InspectMixin:
             ``signature`` names no compiled overload (the message lists them).
         """
         return self._select(signature, lambda e: e.function.max_threads_per_block)
+
+
+class DeviceInspectMixin(InspectMixin):
+    """A device function's inspection: no SASS or linked code of its own (numba's errors)."""
+
+    def inspect_sass(self, signature=None):
+        """Refused (RuntimeError): a device function is compiled into the kernels calling it."""
+        raise RuntimeError(f"Cannot inspect SASS of a device function ({self.py_func.__qualname__}): it is "
+                           "compiled into the kernels that call it; inspect one of them")
+
+    def inspect_lto_ptx(self, signature=None):
+        """Refused (RuntimeError): a device function is linked into the kernels calling it."""
+        raise RuntimeError(f"Cannot inspect the LTO PTX of a device function ({self.py_func.__qualname__}): "
+                           "it is compiled into the kernels that call it; inspect one of them")

@@ -294,7 +294,10 @@ class GetIpcHandleMixin:
     allocation that contains the memory, with the memory's offset in it."""
 
     def get_ipc_handle(self, memory):
-        ptr = _address(memory.device_pointer)
+        # a MemoryPointer (numba's .device_pointer), or the default allocator's memory
+        # (a device array's gpu_data: a cudalite.driver.DeviceMemory)
+        dp = getattr(memory, "device_pointer", None)
+        ptr = _address(dp) if dp is not None else _drv.device_pointer(memory)
         base, _size = _drv.address_range(ptr)
         handle = _drv.ipc_get_handle(base)
         dev = self.context.device if self.context is not None else None

@@ -60,12 +60,21 @@ class Stream:
         kind = names.get(self._handle, "owned" if self._drv.owned else "external")
         return f"<CUDA stream {self._handle:#x} ({kind})>"
 
+    def _ensure_context(self):
+        """A default stream (handle 0, legacy, per-thread) belongs to whichever context
+        is current: make the current device's primary context current first (numba's
+        default streams work before anything else touched the GPU)."""
+        if self._handle in (0, 1, 2):
+            _drv.current_device()
+
     def synchronize(self):
         """Wait for all work queued on this stream."""
+        self._ensure_context()
         self._drv.synchronize()
 
     def query(self):
         """True when all queued work has completed."""
+        self._ensure_context()
         return self._drv.query()
 
     def wait_event(self, event):

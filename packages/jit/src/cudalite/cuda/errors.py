@@ -6,6 +6,9 @@
   ``CudaAPIError`` is the same class), :class:`~cudalite.cuda.KernelFaultError`;
 * compiler: the located error family of :mod:`cudalite.core.errors`
   (``CompilerError``, ``TypingError``, ``UnsupportedError``, ``LoweringError``, ...);
+* numba's names: ``NumbaError`` (cudalite's base error) and numba's warning classes
+  (``NumbaWarning``, ``NumbaPerformanceWarning``, ``NumbaInvalidConfigWarning``,
+  ``NumbaDebugInfoWarning``...; defined in :mod:`cudalite.core.errors`);
 * launch: :data:`missing_launch_config_msg` and :func:`normalize_kernel_dimensions`.
 """
 
@@ -17,19 +20,34 @@ from cudalite.core.errors import (  # noqa: F401  (the compiler's located errors
     CompilerError, CudaliteError, InternalCompilerError, LoweringError, NvvmError, SignatureError, SourceError,
     TypingError, UnsupportedError,
 )
+from cudalite.core.errors import (  # noqa: F401  (numba's warning classes)
+    NumbaDebugInfoWarning, NumbaDeprecationWarning, NumbaExperimentalFeatureWarning, NumbaInvalidConfigWarning,
+    NumbaIRAssumptionWarning, NumbaParallelSafetyWarning, NumbaPedanticWarning, NumbaPendingDeprecationWarning,
+    NumbaPerformanceWarning, NumbaSystemWarning, NumbaTypeSafetyWarning, NumbaWarning,
+)
 from cudalite.driver import CudaDriverError, CudaSupportError  # noqa: F401
 
 from ._faults import KernelFaultError  # noqa: F401
 
 __all__ = [
-    "KernelRuntimeError", "CudaSupportError", "CudaDriverError", "CudaAPIError", "KernelFaultError",
+    "KernelRuntimeError", "DeviceFunctionLaunchError", "CudaSupportError", "CudaDriverError", "CudaAPIError",
+    "KernelFaultError",
     "CudaLoweringError", "CompilerError", "CudaliteError", "InternalCompilerError", "LoweringError", "NvvmError",
     "SignatureError", "SourceError", "TypingError", "UnsupportedError", "missing_launch_config_msg",
-    "normalize_kernel_dimensions",
+    "normalize_kernel_dimensions", "NumbaError", "NumbaWarning", "NumbaPerformanceWarning",
+    "NumbaDeprecationWarning", "NumbaPendingDeprecationWarning", "NumbaParallelSafetyWarning",
+    "NumbaTypeSafetyWarning", "NumbaExperimentalFeatureWarning", "NumbaInvalidConfigWarning",
+    "NumbaPedanticWarning", "NumbaIRAssumptionWarning", "NumbaDebugInfoWarning", "NumbaSystemWarning",
 ]
+
+class DeviceFunctionLaunchError(TypeError, RuntimeError):
+    """A device function launched like a kernel (``f[blocks, threads]``): a
+    ``TypeError``, and the ``RuntimeError`` numba raises."""
+
 
 CudaAPIError = CudaDriverError  # numba.cuda.cudadrv.driver.CudaAPIError: ``.code`` is the CUresult
 CudaLoweringError = LoweringError
+NumbaError = CudaliteError  # numba's base of its errors: cudalite's
 
 
 class KernelRuntimeError(RuntimeError):

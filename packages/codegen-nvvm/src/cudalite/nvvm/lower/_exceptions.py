@@ -49,7 +49,7 @@ def _slot(b, gv, i):
 def _record(lc, exc_class, args, loc):
     b = lc.builder
     mb = lc.module
-    mb.exceptions.append(ExceptionInfo.of(exc_class, args, loc))
+    mb.exceptions.append(ExceptionInfo.of(exc_class, args, loc, lc.tf.fir.name))
     index = len(mb.exceptions)
     gv = _status_global(mb)
     res = b.cmpxchg(_slot(b, gv, 0), ir.Constant(I32, 0), ir.Constant(I32, index), "monotonic", "monotonic")

@@ -11,8 +11,11 @@ Two passes, both pure:
   class or instance (``raise 5``, ``raise "boom"``, ``raise x``: Python itself
   raises ``TypeError: exceptions must derive from BaseException`` there), and
   device-side uses of objects that say they cannot be used in device code (a
-  ``@cuda.jit`` kernel called or launched from a kernel: such objects carry a
-  ``__cudalite_not_device__`` message saying what to do).
+  ``@cuda.jit`` kernel launched from a kernel: such objects carry a
+  ``__cudalite_not_device__`` message saying what to do).  Calling such an object
+  is allowed when it also names a Python function to compile in its place
+  (``__cudalite_pyfunc__``: a kernel called from a kernel runs as a device
+  function, as in numba-cuda).
 """
 
 from __future__ import annotations
@@ -55,11 +58,22 @@ def check_ir(fir: ir.FunctionIR) -> None:
     for s in walk_stmts(fir.body):
         if isinstance(s, ir.Raise) and s.exc is not None:
             _check_raise(s.exc)
-        for e in walk_exprs(s):
-            if isinstance(e, ir.Const):
+        exprs = list(walk_exprs(s))
+        called = {id(e.func) for e in exprs
+                  if isinstance(e, ir.Call) and isinstance(e.func, ir.Const) and _device_callable(e.func.value)}
+        for e in exprs:
+            if isinstance(e, ir.Const) and id(e) not in called:
                 why = _not_device(e.value)
                 if why is not None:
                     raise TypingError(why, e.loc)
+
+
+def _device_callable(value) -> bool:
+    try:
+        pyfunc = getattr(value, "__cudalite_pyfunc__", None)
+    except Exception:
+        return False
+    return inspect.isfunction(pyfunc)
 
 
 def _not_device(value):

@@ -23,7 +23,15 @@ class Type:
     # it once they exist, instead of this module importing the parser back.
     _convert_arg = None
 
-    def __init__(self, key, name: str):
+    def __init__(self, key=None, name: str | None = None):
+        # cudalite's subclasses pass ``(key, name)``; numba's form ``Type(name)`` /
+        # ``Type(name=...)`` (a user type class) is keyed by its name.
+        if name is None:
+            if key is None:
+                raise TypeError(f"{type(self).__name__}() needs a name")
+            name = str(key)
+        elif key is None:
+            key = name
         self._key = (type(self).__name__, key)
         self.name = name
 

@@ -12,7 +12,7 @@ from ._base import Type
 from ._containers import Array, Record, Tuple
 from ._functions import DType, Module, NumberClass, Opaque, PyFunction, StringLiteral
 
-__all__ = ["typeof_constant", "type_from_dtype", "dtype_of", "DeviceArrayRef", "device_array_ref"]
+__all__ = ["typeof_constant", "type_from_dtype", "from_dtype", "dtype_of", "DeviceArrayRef", "device_array_ref"]
 
 _BY_KIND_SIZE = {
     ("b", 1): S.boolean,
@@ -46,6 +46,25 @@ def type_from_dtype(obj) -> Type | None:
     if dt.subdtype is not None or not dt.isnative:
         return None
     return _BY_KIND_SIZE.get((dt.kind, dt.itemsize))
+
+
+def from_dtype(dtype) -> Type:
+    """numba's ``from_dtype``: the cudalite type of a NumPy dtype (or of anything
+    ``numpy.dtype()`` accepts: ``np.float32``, ``'f4'``, a structured dtype -> a
+    :class:`Record`).  Raises ``NotImplementedError`` naming the dtype when cudalite
+    has no type for it (a sub-array or string field, a non-native byte order,
+    ``datetime64``...), and ``TypeError`` for something that is not a dtype."""
+    if isinstance(dtype, Type):
+        raise TypeError(f"from_dtype() takes a NumPy dtype, not the cudalite type {dtype}")
+    np = numpy()
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"from_dtype() takes a NumPy dtype, not {dtype!r}") from None
+    t = type_from_dtype(dt)
+    if t is None:
+        raise NotImplementedError(f"cudalite has no type for the NumPy dtype {dt!r}")
+    return t
 
 
 def dtype_of(t: Type):

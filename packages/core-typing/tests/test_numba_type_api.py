@@ -1,0 +1,110 @@
+"""numba's type-level API on cudalite's types: ``Type(name)`` constructor forms,
+``from_dtype`` and numba's warning classes (GPU-less)."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from cudalite import types
+from cudalite.core import errors
+from cudalite.core.types import Record, from_dtype
+
+
+class _UserType(types.Type):
+    """A user type class written for numba: ``super().__init__(name=...)``."""
+
+    def __init__(self):
+        super().__init__(name="MyUserType")
+
+
+def test_type_accepts_numba_name_keyword():
+    t = _UserType()
+    assert str(t) == "MyUserType"
+    assert t == _UserType() and hash(t) == hash(_UserType())
+    assert t != types.int32
+
+
+def test_type_accepts_numba_positional_name():
+    class Named(types.Type):
+        pass
+
+    assert str(Named("abc")) == "abc"
+    assert Named("abc") == Named("abc") and Named("abc") != Named("xyz")
+
+
+def test_type_without_name_is_refused():
+    class Named(types.Type):
+        pass
+
+    with pytest.raises(TypeError, match="needs a name"):
+        Named()
+
+
+@pytest.mark.parametrize("dt, expect", [
+    (np.float32, types.float32), (np.dtype("i8"), types.int64), ("u1", types.uint8),
+    (np.complex64, types.complex64), (np.bool_, types.boolean), (np.float16, types.float16),
+])
+def test_from_dtype_scalars(dt, expect):
+    assert from_dtype(dt) == expect
+    assert types.from_dtype(dt) == expect
+
+
+def test_from_dtype_record_keeps_offsets_and_alignment():
+    dt = np.dtype([("a", np.int32), ("b", np.float64)], align=True)
+    rec = from_dtype(dt)
+    assert isinstance(rec, Record)
+    assert [(n, str(t), o) for n, t, o in rec.fields] == [("a", "int32", 0), ("b", "float64", 8)]
+    assert rec.size == dt.itemsize == 16
+    packed = from_dtype(np.dtype([("a", np.int32), ("b", np.float64)]))
+    assert [o for _, _, o in packed.fields] == [0, 4] and packed.size == 12
+    assert str(rec[:]) == "array(Record(a:int32@0, b:float64@8; 16), 1d, A)"
+
+
+@pytest.mark.parametrize("dt", [np.dtype("M8[s]"), np.dtype(">f4"), np.dtype([("d", "u1", (5,))]),
+                                np.dtype([("s", "S4")])])
+def test_from_dtype_refuses_dtypes_without_a_type(dt):
+    with pytest.raises(NotImplementedError, match="cudalite has no type for the NumPy dtype"):
+        from_dtype(dt)
+
+
+def test_from_dtype_refuses_non_dtypes():
+    with pytest.raises(TypeError, match="takes a NumPy dtype"):
+        from_dtype(types.float32)
+    with pytest.raises(TypeError, match="takes a NumPy dtype"):
+        from_dtype(object())
+
+
+def test_numba_warning_hierarchy():
+    for name in ("NumbaPerformanceWarning", "NumbaInvalidConfigWarning", "NumbaDebugInfoWarning",
+                 "NumbaPedanticWarning", "NumbaSystemWarning", "NumbaTypeSafetyWarning",
+                 "NumbaExperimentalFeatureWarning", "NumbaParallelSafetyWarning"):
+        cls = getattr(errors, name)
+        assert issubclass(cls, errors.NumbaWarning) and issubclass(cls, UserWarning)
+    assert issubclass(errors.NumbaIRAssumptionWarning, errors.NumbaPedanticWarning)
+    assert issubclass(errors.NumbaDeprecationWarning, DeprecationWarning)
+    assert issubclass(errors.NumbaPendingDeprecationWarning, PendingDeprecationWarning)
+    assert issubclass(errors.SourceWarning, errors.NumbaWarning)
+    with pytest.warns(errors.NumbaWarning):
+        warnings.warn("x", errors.NumbaInvalidConfigWarning)
+
+
+def test_declare_device_sig_and_messages():
+    from cudalite.core.errors import SignatureError
+    from cudalite.core.ffi import declare_device
+
+    f1 = declare_device("f1", "int32(float32[:])")
+    assert f1.name == "f1"
+    assert f1.sig.args == (types.float32[:],) and f1.sig.return_type == types.int32
+    assert declare_device("f1", types.int32(types.float32[:])).sig == f1.sig
+    for bad in ("(float32[:],)", (types.float32[:],)):
+        with pytest.raises(TypeError, match="Return type") as ei:
+            declare_device("f1", bad)
+        assert isinstance(ei.value, SignatureError)
+
+
+def test_declare_device_link_set_is_accepted_in_a_stable_order():
+    from cudalite.core.ffi import declare_device
+
+    f = declare_device("f", "int32(int32)", link={"b.cu", "a.cu", "c.ptx"})
+    assert f.link == ("a.cu", "b.cu", "c.ptx")

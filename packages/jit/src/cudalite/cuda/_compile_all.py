@@ -1,0 +1,127 @@
+"""``cuda.compile_all``: a function's code and the code it must be linked with.
+
+numba-cuda's ``compile_all(pyfunc, sig, ...)`` returns ``(codes, resty)``: first the
+function's own PTX (``output='ptx'``) or LTO-IR (``output='ltoir'``, the default),
+then every linkable item its foreign calls need (``declare_device(..., link=...)``,
+``@cuda.jit(link=...)`` of a called device function): CUDA C++ sources compiled
+with NVRTC to the same output kind, any other code (PTX, cubin, fatbin, object,
+archive, LTO-IR) as a :class:`cudalite.linker.LinkableCode` object.  A caller links
+them all itself (e.g. into a C++ program with nvJitLink).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+__all__ = ["compile_all"]
+
+
+def _entry(device, abi, abi_info):
+    from cudalite.nvvm.lower import is_symbol_name
+    from cudalite.nvvm.pipeline import EntrySpec
+
+    if abi not in ("numba", "c"):
+        raise NotImplementedError(f"unsupported ABI: {abi!r} (use 'numba' or 'c')")
+    abi_info = {} if abi_info is None else abi_info
+    if not isinstance(abi_info, Mapping) or set(abi_info) - {"abi_name"}:
+        raise ValueError(f"abi_info must be a dict whose only key is 'abi_name', not {abi_info!r}")
+    name = abi_info.get("abi_name")
+    if name is not None and not (isinstance(name, str) and is_symbol_name(name)):
+        raise ValueError(f"abi_info['abi_name'] {name!r} is not a valid symbol name")
+    return EntrySpec(device=bool(device), abi=abi, abi_name=name)
+
+
+def _linked_code(item, output, arch, debug, lineinfo):
+    """One link item as compile_all returns it: a CUDA C++ source compiled by NVRTC
+    (its own folder searched for headers), anything else as a LinkableCode."""
+    from cudalite.linker import CUSource, LinkableCode, compile_cuda
+    from cudalite.linker.config import load_config as linker_config
+
+    path = os.fspath(item) if isinstance(item, (str, os.PathLike)) else None
+    code = item if isinstance(item, LinkableCode) else LinkableCode.from_path(path)
+    if not isinstance(code, CUSource):
+        return code
+    include_dirs = (os.path.dirname(os.path.abspath(path)),) if path else ()
+    options = (["-G"] if debug else []) + (["-lineinfo"] if lineinfo and not debug else [])
+    compiled = compile_cuda(code, arch=arch, lto=(output == "ltoir"), include_dirs=include_dirs,
+                            options=options, cuda_include_path=linker_config().cuda_include_path)
+    return compiled.data if output == "ltoir" else compiled.text
+
+
+def compile_all(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False, cc=None, opt=None,
+                abi="c", abi_info=None, output="ltoir", forceinline=False, launch_bounds=None):
+    """Compile ``pyfunc`` for ``sig`` and return ``(codes, resty)``.
+
+    Parameters
+    ----------
+    pyfunc : function or dispatcher
+        The Python function (or a ``@cuda.jit`` kernel / device function).
+    sig : str or Signature
+        Its signature.
+    debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, launch_bounds
+        As for :func:`cudalite.cuda.compile` (``device`` defaults to True, ``abi`` to 'c').
+    output : {'ltoir', 'ptx'}
+        The kind of the function's code and of compiled CUDA C++ link items.
+    forceinline : bool
+        Force inlining of the function into its callers (LTO-IR only).
+
+    Returns
+    -------
+    tuple
+        ``(codes, resty)``: ``codes[0]`` is the function's PTX (str) or LTO-IR (bytes);
+        then one entry per link item its foreign calls need, in order (each content
+        once).
+
+    Raises
+    ------
+    NotImplementedError
+        ``output`` is neither 'ptx' nor 'ltoir', or an unknown ``abi``.
+    ValueError
+        ``forceinline`` with ``output='ptx'``; invalid ``abi_info`` or options.
+    CompilerError
+        The function does not compile (located).
+    cudalite.linker.NvrtcError
+        A CUDA C++ link item does not compile.
+    """
+    import warnings
+
+    from cudalite.core.errors import CudaliteError, NumbaInvalidConfigWarning
+    from cudalite.core.frontend import python_function
+    from cudalite.linker import LinkableCode, normalize_arch
+    from cudalite.nvvm import make_options
+    from cudalite.nvvm.pipeline import run_pipeline
+
+    from ._compile import _pyfunc, reraise_located
+
+    if output not in ("ptx", "ltoir"):
+        raise NotImplementedError(f"Unsupported output type: {output!r} (use 'ptx' or 'ltoir')")
+    if forceinline and output != "ltoir":
+        raise ValueError("Can only designate forced inlining in LTO-IR (output='ltoir')")
+    debug = bool(debug)
+    entry = _entry(device, abi, abi_info)
+    options = make_options(cc=cc, opt=(False if debug and opt is None else opt), fastmath=fastmath, debug=debug,
+                           lineinfo=lineinfo, output=output, forceinline=forceinline,
+                           launch_bounds=launch_bounds)
+    if debug and opt:
+        warnings.warn("debug=True with opt=True is not supported by CUDA: optimizations may make debugging "
+                      "less useful (pass opt=False)", NumbaInvalidConfigWarning, stacklevel=2)
+    pyfunc = python_function(_pyfunc(pyfunc), stacklevel=2)
+    try:
+        res = run_pipeline(pyfunc, sig, entry, options, until=output)
+    except CudaliteError as e:
+        err = e
+    else:
+        err = None
+    if err is not None:
+        reraise_located(err, pyfunc)
+    codes = [res.artifacts[output].data]
+    arch = normalize_arch(f"sm_{options.cc[0]}{options.cc[1]}{options.arch_suffix}")
+    seen = set()
+    for item in res.link_items:
+        code = _linked_code(item, output, arch, debug, lineinfo)
+        key = code.content_hash if isinstance(code, LinkableCode) else code
+        if key not in seen:
+            seen.add(key)
+            codes.append(code)
+    return codes, res.return_type
