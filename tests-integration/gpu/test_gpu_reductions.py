@@ -30,6 +30,9 @@ def _kernel(name):
 
 
 @pytest.mark.parametrize("name", KINDS)
+_ROUNDED = ("mean", "var", "std", "nanmean", "nanvar", "nanstd")
+
+
 def test_reduction_matches_numpy(gpu, name):
     for a in CASES:
         if name in ("nanmin", "nanmax") and np.isnan(a).all():
@@ -38,7 +41,10 @@ def test_reduction_matches_numpy(gpu, name):
             expected = np.float64(getattr(np, name)(a))
         out = np.zeros(1, np.float64)
         gpu.run(_kernel(name), [a, out])
-        np.testing.assert_array_equal(out[0], expected, err_msg=f"{name}({a})")
+        if name in _ROUNDED:  # summed in C order (as numba), NumPy sums pairwise: the last bits may differ
+            np.testing.assert_allclose(out[0], expected, rtol=1e-14, err_msg=f"{name}({a})")
+        else:
+            np.testing.assert_array_equal(out[0], expected, err_msg=f"{name}({a})")
 
 
 @pytest.mark.parametrize("dtype", [np.int32, np.uint8, np.bool_])
