@@ -7,9 +7,13 @@ kernels) Python keeps no copy of the text, so :func:`install` adds an audit hook
 (PEP 578; once per process, when ``cudalite.core`` is imported) that keeps the
 most recent texts compiled under pseudo-file names such as ``<string>``: every
 ``compile`` event (``exec``/``eval``/``compile`` of a ``str`` or ``bytes``) whose
-name starts with ``<`` appends ``(name, text)`` to a bounded window (the last
-256 texts, 8 MiB at most); the hook does nothing else, so creating dataclasses
-and namedtuples (which exec strings) stays cheap.
+name starts with ``<`` appends ``(name, text)`` to a bounded window; the hook does
+nothing else, so creating dataclasses and namedtuples (which exec strings: a
+pytest run with cudalite makes hundreds) stays cheap.  Two windows: texts that
+mention ``cuda`` (kernels and most device code) keep the last 2,048 (16 MiB at
+most), other texts the last 1,024 (8 MiB), so library-generated texts do not push
+kernels out; the methods ``dataclasses`` generates (``def __create_fn__``: the first
+compile imports hundreds) are not kept.
 
 :func:`candidates` returns the remembered texts compiled under a code object's
 file name, newest first.  They are candidates only: the frontend proves one of
@@ -26,18 +30,17 @@ import threading
 
 __all__ = ["install", "candidates"]
 
-_MAX_TEXTS = 256
-_MAX_CHARS = 8 << 20
 _MAX_TEXT = 1 << 20
 
 
 class _Window:
     """The last texts compiled under pseudo-file names, oldest first."""
 
-    def __init__(self):
+    def __init__(self, max_texts: int, max_chars: int):
         self.lock = threading.Lock()
         self.texts = collections.deque()   # (name, text)
         self.chars = 0
+        self.max_texts, self.max_chars = max_texts, max_chars
 
     def add(self, source, filename):
         if isinstance(source, (bytes, bytearray)):
@@ -52,7 +55,7 @@ class _Window:
         with self.lock:
             self.texts.append((filename, source))
             self.chars += len(source)
-            while len(self.texts) > _MAX_TEXTS or self.chars > _MAX_CHARS:
+            while len(self.texts) > self.max_texts or self.chars > self.max_chars:
                 self.chars -= len(self.texts.popleft()[1])
 
     def matching(self, filename) -> list:
@@ -64,11 +67,27 @@ def _pseudo(name) -> bool:
     return isinstance(name, str) and name.startswith("<") and name.endswith(">")
 
 
-def _make_hook(window: _Window):
+class _Windows:
+    def __init__(self):
+        self.cuda = _Window(2048, 16 << 20)
+        self.other = _Window(1024, 8 << 20)
+
+    def add(self, source, filename):
+        raw = isinstance(source, bytes)
+        if source.startswith(b"def __create_fn__(" if raw else "def __create_fn__("):
+            return  # a dataclass method made by the dataclasses module: never a kernel
+        mentions = b"cuda" in source if raw else "cuda" in source
+        (self.cuda if mentions else self.other).add(source, filename)
+
+    def matching(self, filename) -> list:
+        return self.cuda.matching(filename) + self.other.matching(filename)
+
+
+def _make_hook(windows: _Windows):
     def hook(event, args):
         # Called for every audit event of the process: keep the common path short.
-        if event == "compile" and len(args) == 2 and _pseudo(args[1]):
-            window.add(args[0], args[1])
+        if event == "compile" and len(args) == 2 and _pseudo(args[1]) and isinstance(args[0], (str, bytes)):
+            windows.add(args[0], args[1])
     return hook
 
 
@@ -80,7 +99,7 @@ def install() -> None:
     """Start remembering exec'd texts (idempotent; an audit hook cannot be removed)."""
     with _STATE_LOCK:
         if _STATE["window"] is None:
-            window = _Window()
+            window = _Windows()
             sys.addaudithook(_make_hook(window))
             _STATE["window"] = window
 
