@@ -13,6 +13,12 @@ IEEE bit patterns).  Expected values are numba-cuda's:
 * constant expressions beyond 64 bits that CPython does not fold compile and wrap:
   ``(-4611686018427387904) ** 4 == 0`` (programs 1, 31, 92, 187, 224); those it folds
   are literals typed by value (``65535 ** 4`` is a uint64, program 120).
+
+The one exception, on purpose: where a signed ``+ - *`` or ``**`` overflows, numba-cuda's
+``nsw`` makes the result poison (``abs(a + 1000)`` negative for ``a = 2**63 - 1``,
+programs 814, 867, 88, 192, 201 and 15 more); cudalite wraps, and
+``test_signed_overflow_wraps_where_numba_has_poison`` checks the wrapped values
+(docs/compat.md, "Known differences found by the differential fuzzer").
 """
 
 from __future__ import annotations
@@ -145,3 +151,24 @@ def test_huge_constant_expressions_wrap_like_numba(gpu):
     assert of.tolist() == [float(65535 ** 4), -9223372036854775808.0]
     assert oi.tolist() == [0, _wrap64(6364136223846793005 ** 3),
                            _wrap64((-9223372036854775807) ** 4 + 7), _wrap64(6364136223846793005 ** 4)]
+
+
+def overflow_cases(xi, oi):
+    i = cuda.grid(1)
+    if i == 0:
+        a = xi[0]
+        oi[0] = abs(a + 1000)                      # 814: numba -9223372036854774809
+        oi[1] = abs(xi[1] ** 4)                    # 867: numba -2157719784416895727
+        oi[2] = 1 if 31 > 65535 + a else 2         # 88: numba 2
+        oi[3] = 1 if 0 > xi[2] * 1099511627779 else 2   # 192: numba 2
+        oi[4] = 1 if 127 < xi[3] + xi[3] else 2    # 201: numba 1
+        oi[5] = 1 if a + 1 < a else 2              # the overflow check docs/language.md promises
+
+
+def test_signed_overflow_wraps_where_numba_has_poison(gpu):
+    xi = np.array([2**63 - 1, -4677078925977241581, 3248494526909988585, 7412262147772079320],
+                  np.int64)
+    oi = np.zeros(6, np.int64)
+    gpu.run(overflow_cases, [xi, oi])
+    assert oi.tolist() == [_wrap64(2**63 - 1 + 1000) * -1, abs(_wrap64((-4677078925977241581) ** 4)),
+                           1, 1, 2, 1]

@@ -37,8 +37,9 @@ def binop(lc, op, a, bv, ty):
 def _int_binop(lc, op, a, bv, ty):
     b = lc.builder
     if op in ("+", "-", "*"):
-        # Two's complement wrapping, as numba-cuda: no nsw/nuw here.  ``_ranges``
-        # adds them afterwards where it proves the result cannot wrap.
+        # Two's complement wrapping: no nsw/nuw here.  (numba-cuda emits nsw, so its
+        # overflow is poison; docs/compat.md "Known differences".)  ``_ranges`` adds
+        # the flags afterwards where it proves the result cannot wrap.
         return {"+": b.add, "-": b.sub, "*": b.mul}[op](a, bv)
     simple = {"&": b.and_, "|": b.or_, "^": b.xor, "<<": b.shl, ">>": b.ashr if ty.signed else b.lshr}
     if op in simple:

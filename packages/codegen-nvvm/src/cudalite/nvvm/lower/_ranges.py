@@ -1,7 +1,8 @@
 """Integer value ranges: where ``nsw``/``nuw`` are *proved*, and only there.
 
-User integer arithmetic wraps, bit for bit as numba-cuda (two's complement), so
-``+ - *`` are emitted without ``nsw``/``nuw`` flags.  Flags let the optimizer drop
+User integer arithmetic wraps (two's complement; numba-cuda's own ``nsw`` makes
+its overflow poison instead: docs/compat.md, "Known differences found by the
+differential fuzzer"), so ``+ - *`` are emitted without ``nsw``/``nuw`` flags.  Flags let the optimizer drop
 negative-index checks and widen induction variables, so after a function is
 lowered :func:`prove_no_wrap` computes an interval for every integer value it
 can bound and adds ``nsw`` to each ``add``/``sub``/``mul`` whose exact result
