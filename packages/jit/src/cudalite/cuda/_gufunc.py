@@ -20,7 +20,7 @@ import threading
 
 
 from ._vectorize import (
-    broadcast_shape, broadcast_view, check_target, classify, compile_source, device_function, dtype_of_type,
+    broadcast_shape, broadcast_view, check_target, classify, device_function, dtype_of_type, loop_kernel,
     launch_config, no_loop_error, parse_signatures, select_loop, split_options, stream_sync, to_device_array,
 )
 
@@ -158,13 +158,9 @@ class CUDAGUFunc:
         key = (index, nloop, scalars)
         kernel = self._kernels.get(key)
         if kernel is None:
-            from cudalite.core import device_api
-
             argtypes = self._loops[index][0]
-            ns = {"_cuda": device_api, "_F": self._device_fn}
-            ns.update({f"_T{j}": t for j, t in enumerate(argtypes)})
-            kernel = compile_source(gufunc_source(len(argtypes), nloop, scalars), KERNEL_NAME, ns,
-                                    self._jit_options)
+            kernel = loop_kernel(gufunc_source(len(argtypes), nloop, scalars), argtypes, self._device_fn,
+                                 self._jit_options)
             with self._lock:
                 kernel = self._kernels.setdefault(key, kernel)
         return kernel
