@@ -106,14 +106,3 @@ def test_records_of_sub_arrays_in_arrays():
         ary[i]["a"] = ary[i].d[0]
 
     compile_ptx(k, (rt[::1], types.intp, types.uint8), cc=CC)
-
-
-def test_kernel_argument_types_of_sub_array_records():
-    from cudalite.cuda._args import key_to_type
-
-    arr = np.zeros(2, TWO_D)
-    assert key_to_type((arr.dtype, 1, "C")) == types.Array(types.from_dtype(TWO_D), 1, "C")
-    assert key_to_type(arr[0].dtype) == types.from_dtype(TWO_D)
-    assert key_to_type(np.recarray(1, dtype=TWO_D)[0].dtype) == types.from_dtype(TWO_D)
-    with pytest.raises(TypeError, match=r"a record of dtype \[\('x', '<f4'\), \('y', 'S12'\)\] cannot be passed"):
-        key_to_type(np.dtype([("x", np.float32), ("y", "S12")]))

@@ -1,15 +1,17 @@
-"""Tuples holding NumPy arrays (and records) as kernel arguments (numba-cuda's
-test_array_args tuple tests), GPU-less: such a tuple needs the dispatcher's host
-copy, is keyed apart from a tuple of device arrays (so never takes that fast
-path), and its host items are copied to the device and registered for the copy
+"""Kernel argument types of records with sub-array fields; tuples holding NumPy
+arrays (and records) as kernel arguments (numba-cuda's test_array_args tuple
+tests), GPU-less: such a tuple needs the dispatcher's host copy, is keyed apart
+from a tuple of device arrays (so never takes that fast path), and its host items are copied to the device and registered for the copy
 back, nested tuples included.  It was a bare ``NotImplementedError`` at launch."""
 
 import numpy as np
+import pytest
 
 from cudalite import types
 from cudalite.cuda import _args
 
 REC = np.dtype([("a", np.float64), ("h", np.float32, (2,))], align=True)
+TWO_D = np.dtype([("i", np.int32), ("j", np.float32, (3, 2))])
 
 
 def _resolve(cls, x):
@@ -54,3 +56,12 @@ def test_to_device_replaces_host_items_and_records_the_copies():
     assert [c[1] is x0 for c in copies[:2]] == [True, False] and copies[1][1] is x2
     assert isinstance(copies[2][1], _args.RecordCopyBack)
     assert len(copies) == 3
+
+
+def test_kernel_argument_types_of_sub_array_records():
+    arr = np.zeros(2, TWO_D)
+    assert _args.key_to_type((arr.dtype, 1, "C")) == types.Array(types.from_dtype(TWO_D), 1, "C")
+    assert _args.key_to_type(arr[0].dtype) == types.from_dtype(TWO_D)
+    assert _args.key_to_type(np.recarray(1, dtype=TWO_D)[0].dtype) == types.from_dtype(TWO_D)
+    with pytest.raises(TypeError, match=r"a record of dtype \[\('x', '<f4'\), \('y', 'S12'\)\] cannot be passed"):
+        _args.key_to_type(np.dtype([("x", np.float32), ("y", "S12")]))

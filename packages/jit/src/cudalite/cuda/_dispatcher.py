@@ -25,10 +25,8 @@ from cudalite.core.errors import NumbaInvalidConfigWarning
 from cudalite.driver import CudaDriverError
 
 from ._arghints import ArgHint, prepare_hints
-from ._args import (
-    NumbaPerformanceWarning, RecordCopyBack, RecordScalarHandler, TupleHandler, compatible, key_to_type,
-    needs_host_copy,
-)
+from ._args import NumbaPerformanceWarning, RecordCopyBack, RecordScalarHandler, TupleHandler  # noqa: I001
+from ._args import compatible, key_to_type, needs_host_copy
 from ._compile import CompiledKernel, JitOptions, compile_code, current_cc
 from ._dispatcher_inspect import DeviceInspectMixin, InspectMixin
 from .errors import DeviceFunctionLaunchError
