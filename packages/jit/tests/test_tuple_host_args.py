@@ -1,8 +1,9 @@
 """Kernel argument types of records with sub-array fields; tuples holding NumPy
 arrays (and records) as kernel arguments (numba-cuda's test_array_args tuple
 tests), GPU-less: such a tuple needs the dispatcher's host copy, is keyed apart
-from a tuple of device arrays (so never takes that fast path), and its host items are copied to the device and registered for the copy
-back, nested tuples included.  It was a bare ``NotImplementedError`` at launch."""
+from a tuple of device arrays (so never takes that fast path), and its host
+items are copied to the device and registered for the copy back, nested tuples
+included.  It was a bare ``NotImplementedError`` at launch."""
 
 import numpy as np
 import pytest
