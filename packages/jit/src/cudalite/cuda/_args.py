@@ -74,7 +74,8 @@ def key_to_type(key):
         return type_from_dtype(np.dtype(_SCALAR_CLASSES[key]))
     t = type_from_dtype(key)
     if t is None:
-        raise TypeError(f"a {key.__name__} cannot be passed to a kernel")
+        what = key.__name__ if isinstance(key, type) else f"record of dtype {key}"
+        raise TypeError(f"a {what} cannot be passed to a kernel")
     return t
 
 
@@ -513,12 +514,46 @@ def _synchronize(stream):
     Stream.external(int(stream) if stream else 0).synchronize()
 
 
+def needs_host_copy(handler, arg) -> bool:
+    """Whether the dispatcher must copy ``arg`` (or a host array or record inside
+    the tuple ``arg``) to the device before the launch and back after it."""
+    return handler.host or (isinstance(handler, TupleHandler) and handler.holds_host(arg))
+
+
 class TupleHandler(ArgHandler):
+    """Tuples (and namedtuples) of kernel arguments, nested ones included.  A tuple
+    holding NumPy arrays or records is keyed ``("tuple-host", ...)``: the dispatcher
+    copies its host items in (:meth:`to_device`) and back, as at the top level, and
+    a launch with one never takes the fast path of a tuple of device arrays."""
+
     def __init__(self, resolve):
         self.resolve = resolve
 
+    def holds_host(self, arg) -> bool:
+        return any(needs_host_copy(self.resolve(type(x), x), x) for x in arg)
+
     def key(self, arg):
-        return ("tuple", *(self.resolve(type(x), x).key(x) for x in arg))
+        keys = tuple(self.resolve(type(x), x).key(x) for x in arg)
+        return ("tuple-host" if self.holds_host(arg) else "tuple", *keys)
+
+    def to_device(self, arg, stream, to_device, copies):
+        """``arg`` with its host arrays and records replaced by device copies; appends
+        ``(device, host or RecordCopyBack)`` to ``copies`` for the copy back."""
+        out = []
+        for x in arg:
+            h = self.resolve(type(x), x)
+            if isinstance(h, RecordScalarHandler):
+                d, back = h.to_device(x, stream, to_device)
+                copies.append((d.array, back))
+                x = d
+            elif h.host:
+                d = to_device(x, stream=stream)
+                copies.append((d, x))
+                x = d
+            elif isinstance(h, TupleHandler) and h.holds_host(x):
+                x = h.to_device(x, stream, to_device, copies)
+            out.append(x)
+        return tuple(out)
 
     def flat(self, arg, spec, sh):
         out = []

@@ -25,7 +25,8 @@ from cudalite.core.errors import NumbaInvalidConfigWarning
 from cudalite.driver import CudaDriverError
 
 from ._arghints import ArgHint, prepare_hints
-from ._args import NumbaPerformanceWarning, RecordCopyBack, RecordScalarHandler, compatible, key_to_type
+from ._args import NumbaPerformanceWarning, RecordCopyBack, RecordScalarHandler, TupleHandler  # noqa: I001
+from ._args import compatible, key_to_type, needs_host_copy
 from ._compile import CompiledKernel, JitOptions, compile_code, current_cc
 from ._dispatcher_inspect import DeviceInspectMixin, InspectMixin
 from .errors import DeviceFunctionLaunchError
@@ -425,7 +426,8 @@ class CUDADispatcher(InspectMixin):
         from .config import load_config
 
         cfg = load_config()
-        arrays = any(h.host and not isinstance(h, RecordScalarHandler) for h in handlers)
+        arrays = any((h.host and not isinstance(h, RecordScalarHandler))
+                     or (isinstance(h, TupleHandler) and h.holds_host(a)) for h, a in zip(handlers, args))
         if arrays and cfg.warn_on_implicit_copy and not cfg.disable_performance_warnings:
             warnings.warn(NumbaPerformanceWarning(
                 "Host array used in CUDA kernel will incur copy overhead to/from device."), stacklevel=4)
@@ -439,6 +441,8 @@ class CUDADispatcher(InspectMixin):
                 d = to_device(a, stream=stream)
                 copies.append((d, a))
                 args[i], handlers[i] = d, self._rt.handler(type(d), d)
+            elif isinstance(h, TupleHandler) and h.holds_host(a):  # host arrays inside a tuple
+                args[i] = h.to_device(a, stream, to_device, copies)
         return args, handlers, copies
 
     def _launch_slow(self, grid, block, shm, sh, stream, args, config=None):
@@ -448,7 +452,7 @@ class CUDADispatcher(InspectMixin):
         args, after = prepare_hints(args, stream)  # cuda.In/Out/InOut
         handlers = [rt.handler(type(a), a) for a in args]
         copies = [] if after else None  # hinted launches never become a fast path
-        if any(h.host for h in handlers):
+        if any(needs_host_copy(h, a) for h, a in zip(handlers, args)):
             args, handlers, copies = self._to_device(args, handlers, stream)
         keys = tuple(h.key(a) for h, a in zip(handlers, args))
         kernel = self._kernel_for(keys)

@@ -159,8 +159,8 @@ class CUDAGUFunc:
         kernel = self._kernels.get(key)
         if kernel is None:
             argtypes = self._loops[index][0]
-            kernel = loop_kernel(gufunc_source(len(argtypes), nloop, scalars), argtypes, self._device_fn,
-                                 self._jit_options)
+            kernel = loop_kernel(gufunc_source(len(argtypes), nloop, scalars), KERNEL_NAME, argtypes,
+                                 self._device_fn, self._jit_options)
             with self._lock:
                 kernel = self._kernels.setdefault(key, kernel)
         return kernel

@@ -189,14 +189,14 @@ def compile_source(source, entry, namespace, jit_options):
     return jit(**jit_options)(ns[entry])
 
 
-def loop_kernel(source, argtypes, device_fn, jit_options):
-    """The kernel of generated ``source`` that calls ``device_fn`` (``_F``) on arguments of
-    ``argtypes`` (``_T0``, ``_T1``, ...), with the device API as ``_cuda``."""
+def loop_kernel(source, entry, argtypes, device_fn, jit_options):
+    """Kernel ``entry`` of generated ``source``, which calls ``device_fn`` (``_F``) on
+    arguments of ``argtypes`` (``_T0``, ``_T1``, ...), with the device API as ``_cuda``."""
     from cudalite.core import device_api
 
     ns = {"_cuda": device_api, "_F": device_fn}
     ns.update({f"_T{j}": t for j, t in enumerate(argtypes)})
-    return compile_source(source, KERNEL_NAME, ns, jit_options)
+    return compile_source(source, entry, ns, jit_options)
 
 
 def device_function(func, jit_options):
@@ -333,8 +333,8 @@ class CUDAUFunc:
         key = (index, ndim, scalars)
         kernel = self._kernels.get(key)
         if kernel is None:
-            kernel = loop_kernel(elementwise_source(len(scalars), ndim, scalars), self._loops[index].argtypes,
-                                 self._device_fn, self._jit_options)
+            kernel = loop_kernel(elementwise_source(len(scalars), ndim, scalars), KERNEL_NAME,
+                                 self._loops[index].argtypes, self._device_fn, self._jit_options)
             with self._lock:
                 kernel = self._kernels.setdefault(key, kernel)
         return kernel

@@ -8,7 +8,7 @@ from dataclasses import replace
 from llvmlite import ir
 
 from cudalite.core.types import (
-    Array, CPointer, Record, Signature, SliceType, Tuple,
+    Array, CPointer, NestedArray, Record, Signature, SliceType, Tuple,
 )
 from cudalite.core.typing import ArrayView, TupleIndex
 
@@ -140,23 +140,40 @@ def _ptr_setitem(lc, node, args, info):
 def _field_pointer(b, rec, rty: Record, name):
     fty, off = rty.field(name)
     p = b.gep(rec, [ir.Constant(I64, off)])
-    return b.bitcast(p, ptr(memory_type(fty))), fty
+    target = fty.dtype if isinstance(fty, NestedArray) else fty
+    return b.bitcast(p, ptr(memory_type(target))), fty
+
+
+def _nested_view(b, p, fty: NestedArray):
+    """The C-contiguous array value viewing the sub-array field at ``p``."""
+    strides, acc = [], itemsize(fty.dtype)
+    for n in reversed(fty.shape):
+        strides.append(acc)
+        acc *= n
+    return array_struct(b, fty.view_type(), p, [ir.Constant(I64, n) for n in fty.shape],
+                        [ir.Constant(I64, s) for s in reversed(strides)])
+
+
+def _read_field(b, p, fty):
+    return _nested_view(b, p, fty) if isinstance(fty, NestedArray) else load_mem(b, p, fty)
 
 
 @lowerings.attr(Record, "*")
 def _record_attr(lc, rec, info):
     p, fty = _field_pointer(lc.builder, rec, info.sig.args[0], info.name)
-    return load_mem(lc.builder, p, fty)
+    return _read_field(lc.builder, p, fty)
 
 
 @lowerings.method(Record, "__getitem__")
 def _record_getitem(lc, node, args, info):
     p, fty = _field_pointer(lc.builder, args[0], info.recv, info.payload.name)
-    return load_mem(lc.builder, p, fty)
+    return _read_field(lc.builder, p, fty)
 
 
 @lowerings.method(Record, "__setitem__", "__setattr__")
 def _record_setfield(lc, node, args, info):
     p, fty = _field_pointer(lc.builder, args[0], info.recv, info.payload.name)
+    if isinstance(fty, NestedArray):  # copied (an array) or filled (a scalar) element by element
+        store_into_view(lc, _nested_view(lc.builder, p, fty), fty.view_type(), args[2], info.sig.args[1])
+        return
     store_mem(lc.builder, p, args[2], fty)
-

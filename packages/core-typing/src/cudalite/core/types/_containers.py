@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ._base import Type
 
-__all__ = ["Array", "Tuple", "UniTuple", "CPointer", "Record", "array_from_subscript"]
+__all__ = ["Array", "Tuple", "UniTuple", "CPointer", "Record", "NestedArray", "array_from_subscript"]
 
 MAX_NDIM = 8
 
@@ -111,8 +111,41 @@ class CPointer(Type):
         return True
 
 
+class NestedArray(Type):
+    """The type of a sub-array field of a record (``('h', '<f4', (3, 2))``): ``dtype``
+    elements in a C-contiguous block of the constant ``shape`` inside the record.
+    Only a record field has this type; reading the field (``rec.h``, ``rec['h']``)
+    gives a view of it, :meth:`view_type` (numba's ``NestedArray``)."""
+
+    __slots__ = ("dtype", "shape")
+
+    def __init__(self, dtype: Type, shape):
+        shape = tuple(int(n) for n in (shape if isinstance(shape, tuple) else (shape,)))
+        if not 1 <= len(shape) <= MAX_NDIM or any(n < 0 for n in shape):
+            raise ValueError(f"a nested array has 1 to {MAX_NDIM} non-negative extents, not {shape}")
+        super().__init__((dtype, shape), f"nestedarray({dtype}, {shape})")
+        self.dtype, self.shape = dtype, shape
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for k in self.shape:
+            n *= k
+        return n
+
+    def view_type(self) -> Array:
+        """The array type of the field read as a value: a C-contiguous view."""
+        return Array(self.dtype, self.ndim, "C")
+
+
 class Record(Type):
-    """A NumPy structured dtype: ordered ``(name, type, offset)`` fields and a size."""
+    """A NumPy structured dtype: ordered ``(name, type, offset)`` fields and a size.
+    A field's type is a scalar, a nested :class:`Record` or a :class:`NestedArray`
+    (a sub-array field)."""
 
     __slots__ = ("fields", "size", "aligned")
 

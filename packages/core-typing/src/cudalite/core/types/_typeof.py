@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from ..numpy_support import is_ndarray, is_numpy_scalar, loaded, numpy
 from . import _scalar as S
 from ._base import Type
-from ._containers import Array, Record, Tuple
+from ._containers import Array, NestedArray, Record, Tuple
 from ._functions import DType, Module, NumberClass, Opaque, PyFunction, StringLiteral
 
 __all__ = ["typeof_constant", "type_from_dtype", "from_dtype", "dtype_of", "DeviceArrayRef", "device_array_ref"]
@@ -38,7 +38,7 @@ def type_from_dtype(obj) -> Type | None:
     if dt.fields:
         fields = []
         for name, (fdt, off, *_rest) in dt.fields.items():
-            ft = type_from_dtype(fdt)
+            ft = _field_type(fdt)
             if ft is None:
                 return None
             fields.append((name, ft, off))
@@ -48,12 +48,24 @@ def type_from_dtype(obj) -> Type | None:
     return _BY_KIND_SIZE.get((dt.kind, dt.itemsize))
 
 
+def _field_type(fdt) -> Type | None:
+    """The type of a record field of dtype ``fdt``: a sub-array field
+    (``('d', 'u1', (5,))``) is a :class:`NestedArray` of its scalar or record base."""
+    if fdt.subdtype is None:
+        return type_from_dtype(fdt)
+    base, shape = fdt.subdtype
+    et = type_from_dtype(base)
+    if et is None or isinstance(et, NestedArray) or not shape:
+        return None
+    return NestedArray(et, shape)
+
+
 def from_dtype(dtype) -> Type:
     """numba's ``from_dtype``: the cudalite type of a NumPy dtype (or of anything
     ``numpy.dtype()`` accepts: ``np.float32``, ``'f4'``, a structured dtype -> a
-    :class:`Record`).  Raises ``NotImplementedError`` naming the dtype when cudalite
-    has no type for it (a sub-array or string field, a non-native byte order,
-    ``datetime64``...), and ``TypeError`` for something that is not a dtype."""
+    :class:`Record`; a sub-array field is a :class:`NestedArray`).  Raises
+    ``NotImplementedError`` naming the dtype when cudalite has no type for it (a
+    string field, a non-native byte order, ``datetime64``...), and ``TypeError`` for something that is not a dtype."""
     if isinstance(dtype, Type):
         raise TypeError(f"from_dtype() takes a NumPy dtype, not the cudalite type {dtype}")
     np = numpy()
@@ -73,11 +85,18 @@ def dtype_of(t: Type):
     if isinstance(t, Record):
         return np.dtype({
             "names": [n for n, _, _ in t.fields],
-            "formats": [dtype_of(ft) for _, ft, _ in t.fields],
+            "formats": [_field_dtype(ft) for _, ft, _ in t.fields],
             "offsets": [o for _, _, o in t.fields],
             "itemsize": t.size,
+            "aligned": t.aligned,
         })
     return np.dtype(t.name)
+
+
+def _field_dtype(ft: Type):
+    if isinstance(ft, NestedArray):
+        return (dtype_of(ft.dtype), ft.shape)
+    return dtype_of(ft)
 
 
 @dataclass(frozen=True, eq=False)

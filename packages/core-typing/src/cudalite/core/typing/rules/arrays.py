@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ...registry import registry
 from ...types import (
-    Array, Boolean, CPointer, Integer, Record, Signature, SliceType, StringLiteral, Tuple, UniTuple,
+    Array, Boolean, CPointer, Integer, NestedArray, Record, Signature, SliceType, StringLiteral, Tuple, UniTuple,
     int64, none,
 )
 from .._records import ArrayView, RecordField, Resolved, TupleIndex
@@ -115,10 +115,15 @@ def _ptr_setitem(site):
 
 
 # -- records ------------------------------------------------------------------------------
+def _read_type(ft):
+    """The type a field reads as: a sub-array field is a C-contiguous view of it."""
+    return ft.view_type() if isinstance(ft, NestedArray) else ft
+
+
 @registry.attr(Record, "*")
 def _record_field(t, name):
     f = t.field(name)
-    return None if f is None else f[0]
+    return None if f is None else _read_type(f[0])
 
 
 @registry.method(Record, "__getitem__")
@@ -127,7 +132,7 @@ def _record_getitem(site):
     f = site.recv.field(name) if isinstance(name, str) else None
     if f is None:
         raise site.error(f"record has no field {name!r}")
-    return Resolved(Signature(f[0], (StringLiteral(name),)), RecordField(name))
+    return Resolved(Signature(_read_type(f[0]), (StringLiteral(name),)), RecordField(name))
 
 
 @registry.method(Record, "__setitem__")
@@ -137,7 +142,15 @@ def _record_setfield(site):
     f = site.recv.field(name) if isinstance(name, str) else None
     if f is None:
         raise site.error(f"record has no field {name!r}")
-    value = site.args[1]
-    if not can_convert(value, f[0]):
-        raise site.error(f"cannot store a {value} into record field {name!r} of type {f[0]}")
-    return Resolved(Signature(none, (site.args[0], f[0])), RecordField(name))
+    value, ft = site.args[1], f[0]
+    if isinstance(ft, NestedArray):  # rec['d'] = array (copied element by element) or a scalar (filled)
+        if isinstance(value, Array):
+            if value.ndim != ft.ndim or not can_convert(value.dtype, ft.dtype):
+                raise site.error(f"cannot store a {value} into record field {name!r} of type {ft}")
+            return Resolved(Signature(none, (site.args[0], value)), RecordField(name))
+        if not can_convert(value, ft.dtype):
+            raise site.error(f"cannot store a {value} into record field {name!r} of type {ft}")
+        return Resolved(Signature(none, (site.args[0], ft.dtype)), RecordField(name))
+    if not can_convert(value, ft):
+        raise site.error(f"cannot store a {value} into record field {name!r} of type {ft}")
+    return Resolved(Signature(none, (site.args[0], ft)), RecordField(name))
