@@ -11,7 +11,7 @@ from cudalite.core.types import (
     Array, Boolean, Complex, DeviceArrayRef, Float, Integer, NoneType, Tuple,
 )
 
-from ._irtypes import ADDRSPACE_CONST, I8, I64, memory_type, ptr, value_type
+from ._irtypes import ADDRSPACE_CONST, ADDRSPACE_GLOBAL, I8, I64, memory_type, ptr, value_type
 
 __all__ = ["lower_constant", "constant_array_global", "array_struct"]
 
@@ -32,12 +32,12 @@ def _scalar_const(value, ty):
     return None
 
 
-def lower_constant(lc, value, ty):
+def lower_constant(lc, value, ty, in_tuple=False):
     c = _scalar_const(value, ty)
     if c is not None:
         return c
     if isinstance(ty, Tuple):
-        items = [lower_constant(lc, v, t) for v, t in zip(value, ty.types)]
+        items = [lower_constant(lc, v, t, in_tuple=True) for v, t in zip(value, ty.types)]
         if all(isinstance(i, ir.Constant) for i in items):
             return ir.Constant(value_type(ty), items)
         out = ir.Constant(value_type(ty), ir.Undefined)  # items computed in code (global arrays)
@@ -49,7 +49,10 @@ def lower_constant(lc, value, ty):
         return array_struct(lc.builder, ty, data, [ir.Constant(I64, n) for n in value.shape],
                             [ir.Constant(I64, s) for s in value.strides])
     if isinstance(ty, Array) and is_ndarray(value):
-        elem_ptr = constant_array_global(lc.module, value, ty)
+        # Arrays inside a tuple live in read-only global memory: indexed through the
+        # tuple, NVVM turns a constant-memory pointer's loads into ld.global at the
+        # symbol's const-bank offset (an immediate address ptxas rejects).
+        elem_ptr = constant_array_global(lc.module, value, ty, ADDRSPACE_GLOBAL if in_tuple else ADDRSPACE_CONST)
         data = lc.builder.addrspacecast(elem_ptr, ptr(memory_type(ty.dtype)))
         strides = [int(s) for s in value.strides]
         return array_struct(lc.builder, ty, data, [ir.Constant(I64, int(n)) for n in value.shape],
@@ -59,10 +62,10 @@ def lower_constant(lc, value, ty):
     return ir.Constant(value_type(ty), None)  # compile-time objects carry no runtime value
 
 
-def constant_array_global(mb, arr, ty):
-    """Pointer (``T addrspace(4)*``) to a constant-memory copy of ``arr``, emitted
-    once per array and module."""
-    key = (id(arr), ty)
+def constant_array_global(mb, arr, ty, space=ADDRSPACE_CONST):
+    """Pointer (``T addrspace(space)*``) to a read-only copy of ``arr`` in constant
+    (default) or global memory, emitted once per array, space and module."""
+    key = (id(arr), ty, space)
     hit = mb.const_arrays.get(key)
     if hit is not None:
         return hit[0]
@@ -76,15 +79,15 @@ def constant_array_global(mb, arr, ty):
         raw = bytearray(np.ascontiguousarray(arr).tobytes())
         lty = ir.ArrayType(I8, len(raw))
         init = ir.Constant(lty, raw)
-    gv = ir.GlobalVariable(mb.ir_module, lty, mb.unique("cudalite.const"), addrspace=ADDRSPACE_CONST)
+    gv = ir.GlobalVariable(mb.ir_module, lty, mb.unique("cudalite.const"), addrspace=space)
     gv.global_constant = True
     gv.initializer = init
     gv.linkage = "internal"
     gv.align = max(16, arr.dtype.alignment)
     zero = ir.Constant(ir.IntType(32), 0)
     first = gv.gep([zero, zero])
-    if first.type != ptr(elem, ADDRSPACE_CONST):
-        first = first.bitcast(ptr(elem, ADDRSPACE_CONST))
+    if first.type != ptr(elem, space):
+        first = first.bitcast(ptr(elem, space))
     mb.const_arrays[key] = (first, arr)  # keeps arr alive so its id() stays unique
     return first
 
