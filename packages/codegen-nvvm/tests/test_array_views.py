@@ -85,3 +85,14 @@ def test_view_of_the_same_itemsize_keeps_shape():
 def test_view_of_an_f_ordered_array_is_refused():
     with pytest.raises(TypingError, match=r"array.view\(\) of an F-ordered array"):
         compile_ptx(_view_same_size, "void(float32[::1, :], int32[:])", cc=CC)
+
+
+def _copy(a, out):
+    q = a.copy()
+    out[0] = q[0]
+
+
+def test_copy_is_refused_with_a_located_reason():
+    with pytest.raises(TypingError, match=r"array.copy\(\) allocates") as info:
+        compile_ptx(_copy, "void(float32[:], float32[:])", cc=CC)
+    assert "test_array_views.py" in str(info.value)

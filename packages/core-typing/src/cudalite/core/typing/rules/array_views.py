@@ -44,3 +44,10 @@ def _view(site):
         raise site.error("array.view() of an F-ordered array is not supported in device code")
     arg = site.args[0]
     return Signature(arr.copy(dtype=dtype), (arg,))
+
+
+@registry.method(Array, "copy")
+def _copy(site):
+    raise site.error("array.copy() allocates a new array, which cudalite's device code cannot do "
+                     "(numba-cuda needs its NRT device heap for it); copy into a cuda.local.array "
+                     "or an output array instead")
