@@ -28,6 +28,7 @@ NumPy scalars, tuples of these.  ``key_to_type`` maps keys to cudalite types.
 
 from __future__ import annotations
 
+import enum
 import sys
 
 from cudalite.core.numpy_support import lazy_numpy as np  # NumPy loads on first use
@@ -222,6 +223,13 @@ class ScalarHandler(ArgHandler):
         else:
             val = a
         return f"type({a}) is C{i}", [], val
+
+
+class IntEnumHandler(ScalarHandler):
+    """An ``IntEnum`` member: passed as the int it is (numba's ``IntEnumMember``)."""
+
+    def key(self, arg):
+        return int
 
 
 class DeviceArrayHandler(ArgHandler):
@@ -574,6 +582,12 @@ def handler_for(cls, sample, resolve) -> ArgHandler:
         if cls not in _SCALAR_CLASSES and type_from_dtype(cls) is None:
             raise TypeError(f"a {cls.__name__} scalar cannot be passed to a kernel")
         return ScalarHandler(cls)
+    if issubclass(cls, int) and issubclass(cls, enum.Enum):
+        return IntEnumHandler(cls)
+    if issubclass(cls, enum.Enum):
+        raise TypeError(f"a member of the Enum {cls.__module__}.{cls.__qualname__} cannot be passed to a "
+                        "kernel: plain Enum members are compile-time constants in cudalite (use them "
+                        "as globals, or pass an IntEnum member or the member's .value)")
     if is_device_array_like(sample):
         return DeviceArrayHandler(cls)
     if issubclass(cls, np.ndarray):

@@ -2,6 +2,7 @@
 
 from ._base import Signature, Type
 from ._containers import Array, CPointer, NestedArray, Record, Tuple, UniTuple, array_from_subscript
+from ._enums import EnumClass, EnumMember
 from ._functions import (
     BoundMethod, DType, Module, NumberClass, Opaque, PyFunction, RangeType, SliceType, StringLiteral,
 )
@@ -15,7 +16,7 @@ Type._convert_arg = staticmethod(as_type)  # int32("float32"), float64(np.float3
 
 __all__ = [
     "Signature", "Type", "Array", "CPointer", "NestedArray", "Record", "Tuple", "UniTuple",
-    "array_from_subscript", "BoundMethod", "DType", "Module", "NumberClass", "Opaque",
+    "array_from_subscript", "BoundMethod", "DType", "EnumClass", "EnumMember", "Module", "NumberClass", "Opaque",
     "PyFunction", "RangeType", "SliceType", "StringLiteral", "TYPE_NAMES", "as_type",
     "parse_signature", "parse_type", "dtype_of", "from_dtype", "type_from_dtype", "typeof_constant",
     "DeviceArrayRef", "device_array_ref",

@@ -36,6 +36,7 @@ from ._records import (
 )
 from .rules.arithmetic import binop_signature, compare_signature, int_result, unary_signature
 from .rules.casts import can_convert, unify
+from .rules.enums import enum_comparison
 
 __all__ = ["TypingContext", "TypedFunction", "infer"]
 
@@ -553,6 +554,10 @@ class _Inference:
         ts = [self.expr(o) for o in e.operands]
         links = []
         for op, a, b in zip(e.ops, ts, ts[1:]):
+            enum_link = enum_comparison(op, a, b)
+            if enum_link is not None:
+                links.append(enum_link)
+                continue
             if op in ("is", "is not"):
                 if not (isinstance(a, NoneType) or isinstance(b, NoneType)):
                     raise TypingError(f"'{op}' is supported only to compare with None, not {a} and {b}",
