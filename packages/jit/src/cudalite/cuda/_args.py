@@ -35,7 +35,9 @@ from cudalite.core.numpy_support import lazy_numpy as np  # NumPy loads on first
 
 from cudalite.core.abi import Role, array_values, kernel_abi
 from cudalite.core.errors import NumbaPerformanceWarning
-from cudalite.core.types import Array, Boolean, Complex, CPointer, Float, Integer, Tuple, type_from_dtype
+from cudalite.core.types import (
+    Array, Boolean, Complex, CPointer, Float, Integer, NamedTuple, Tuple, type_from_dtype,
+)
 
 from . import _array_layout as L
 
@@ -50,6 +52,7 @@ __all__ = [
 CudalitePerformanceWarning = NumbaPerformanceWarning
 
 _SCALAR_CLASSES = {float: "float64", int: "int64", bool: "bool", complex: "complex128"}
+_NAMED_KEYS = ("namedtuple", "namedtuple-host")
 
 
 def is_device_array_like(obj) -> bool:
@@ -64,6 +67,8 @@ def is_device_array_like(obj) -> bool:
 def key_to_type(key):
     """A type key -> the cudalite type compiled for it."""
     if isinstance(key, tuple):
+        if key and key[0] in _NAMED_KEYS:  # ("namedtuple", class, *item keys)
+            return NamedTuple([key_to_type(k) for k in key[2:]], key[1])
         if key and isinstance(key[0], str):
             return Tuple([key_to_type(k) for k in key[1:]])
         dtype, ndim, layout = key
@@ -95,7 +100,11 @@ def compatible(key, param) -> int:
               and (param.layout == "A" or param.layout == actual.layout))
         return 0 if ok else -1
     if isinstance(param, Tuple) and isinstance(actual, Tuple) and len(param) == len(actual):
-        scores = [compatible(k, p) for k, p in zip(key[1:], param.types)]
+        if isinstance(param, NamedTuple) != isinstance(actual, NamedTuple) or (
+                isinstance(param, NamedTuple) and param.cls is not actual.cls):
+            return -1
+        items = key[2:] if key[0] in _NAMED_KEYS else key[1:]
+        scores = [compatible(k, p) for k, p in zip(items, param.types)]
         return -1 if min(scores, default=1) < 0 else min(scores, default=1)
     if isinstance(param, CPointer) and isinstance(actual, Integer) and not isinstance(actual, Boolean):
         return 0  # an int address (numba's: e.g. a device array's __cuda_array_interface__ data pointer)
@@ -544,6 +553,9 @@ class TupleHandler(ArgHandler):
         keys = tuple(self.resolve(type(x), x).key(x) for x in arg)
         return ("tuple-host" if self.holds_host(arg) else "tuple", *keys)
 
+    def rebuild(self, arg, items):
+        return tuple(items)
+
     def to_device(self, arg, stream, to_device, copies):
         """``arg`` with its host arrays and records replaced by device copies; appends
         ``(device, host or RecordCopyBack)`` to ``copies`` for the copy back."""
@@ -561,7 +573,7 @@ class TupleHandler(ArgHandler):
             elif isinstance(h, TupleHandler) and h.holds_host(x):
                 x = h.to_device(x, stream, to_device, copies)
             out.append(x)
-        return tuple(out)
+        return self.rebuild(arg, out)
 
     def flat(self, arg, spec, sh):
         out = []
@@ -573,6 +585,27 @@ class TupleHandler(ArgHandler):
         ns[f"C{i}"] = tuple
         guard, pre, vals = super().snippet(i, a, spec, key, ns)
         return f"type({a}) is tuple and {guard}", pre, vals
+
+
+class NamedTupleHandler(TupleHandler):
+    """Instances of one ``namedtuple`` class: keyed ``("namedtuple", cls, ...)``,
+    passed as the tuple of their items (the field names are the type's)."""
+
+    def __init__(self, resolve, cls):
+        super().__init__(resolve)
+        self.cls = cls
+
+    def key(self, arg):
+        kind, *keys = super().key(arg)
+        return ("namedtuple-host" if kind == "tuple-host" else "namedtuple", self.cls, *keys)
+
+    def rebuild(self, arg, items):
+        return self.cls(*items)
+
+    def snippet(self, i, a, spec, key, ns):
+        guard, pre, vals = ArgHandler.snippet(self, i, a, spec, key, ns)
+        ns[f"C{i}"] = self.cls
+        return f"type({a}) is C{i} and {guard}", pre, vals
 
 
 def handler_for(cls, sample, resolve) -> ArgHandler:
@@ -594,6 +627,8 @@ def handler_for(cls, sample, resolve) -> ArgHandler:
         return HostArrayHandler()
     if cls is tuple:
         return TupleHandler(resolve)
+    if issubclass(cls, tuple) and isinstance(getattr(cls, "_fields", None), tuple):
+        return NamedTupleHandler(resolve, cls)
     module = getattr(cls, "__module__", "") or ""
     if module.startswith("torch") and hasattr(sample, "data_ptr"):
         return TorchHandler(cls)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from ..numpy_support import is_ndarray, is_numpy_scalar, loaded, numpy
 from . import _scalar as S
 from ._base import Type
-from ._containers import Array, NestedArray, Record, Tuple
+from ._containers import Array, NamedTuple, NestedArray, Record, Tuple
 from ._enums import EnumClass, EnumMember
 from ._functions import DType, Module, NumberClass, Opaque, PyFunction, StringLiteral
 
@@ -191,7 +191,11 @@ def typeof_constant(value) -> Type | None:
         return S.none
     if isinstance(value, tuple):
         items = [typeof_constant(v) for v in value]
-        return None if any(i is None for i in items) else Tuple(items)
+        if any(i is None for i in items):
+            return None
+        if isinstance(getattr(type(value), "_fields", None), tuple):  # a namedtuple
+            return NamedTuple(items, type(value))
+        return Tuple(items)
     if is_ndarray(value):
         et = type_from_dtype(value.dtype)
         if et is None:
