@@ -1,7 +1,7 @@
 """``enum`` constants in device code, GPU-less (numba-cuda's test_enums):
 plain ``Enum`` members compared at compile time (by identity, as Python),
 ``Color["red"]`` by constant name, ``IntEnum`` members as ints (arithmetic,
-casts, comparisons), and IntEnum members as kernel arguments."""
+casts, comparisons).  Kernel arguments: packages/jit/tests/test_enum_args.py."""
 
 from __future__ import annotations
 
@@ -102,21 +102,3 @@ def test_enum_errors_are_located():
         compile_ptx(_bad_name, "void(uint8[:])", cc=CC)
     with pytest.raises(TypingError, match="needs a constant member name"):
         compile_ptx(_runtime_name, "void(uint8[:], int64)", cc=CC)
-
-
-def test_int_enum_kernel_argument_is_an_int():
-    from cudalite.cuda import _args
-
-    def resolve(cls, x):
-        return _args.handler_for(cls, x, resolve)
-
-    h = resolve(Status, Status.missing)
-    assert h.key(Status.missing) is int
-    assert _args.key_to_type(h.key(Status.missing)) == types.int64
-
-
-def test_plain_enum_kernel_argument_is_refused_with_a_reason():
-    from cudalite.cuda import _args
-
-    with pytest.raises(TypeError, match="plain Enum members are compile-time constants"):
-        _args.handler_for(Color, Color.red, None)
