@@ -95,13 +95,22 @@ def test_class_definition_is_unsupported():
     assert "class definitions" in check_location(err, f, 1, "class", width=1)
 
 
-def test_starred_call_is_unsupported():
+def test_double_starred_call_is_unsupported():
     def f(x):
         t = (x, x)
-        print(*t)
+        print(**t)
 
     err = raises(UnsupportedError, f, T.int32)
-    assert "*args" in check_location(err, f, 2, "print(*t)")
+    assert "**kwargs" in check_location(err, f, 2, "print(**t)")
+
+
+def test_starred_call_of_a_non_tuple_is_located():
+    def f(x):
+        t = x
+        print(*t)
+
+    err = raises(TypingError, f, T.int32)
+    assert "*args in a call must be a tuple" in check_location(err, f, 2, "*t")
 
 
 def test_list_comprehension_is_unsupported():

@@ -28,13 +28,16 @@ NumPy scalars, tuples of these.  ``key_to_type`` maps keys to cudalite types.
 
 from __future__ import annotations
 
+import enum
 import sys
 
 from cudalite.core.numpy_support import lazy_numpy as np  # NumPy loads on first use
 
 from cudalite.core.abi import Role, array_values, kernel_abi
 from cudalite.core.errors import NumbaPerformanceWarning
-from cudalite.core.types import Array, Boolean, Complex, CPointer, Float, Integer, Tuple, type_from_dtype
+from cudalite.core.types import (
+    Array, Boolean, Complex, CPointer, Float, Integer, NamedTuple, Tuple, type_from_dtype,
+)
 
 from . import _array_layout as L
 
@@ -49,6 +52,7 @@ __all__ = [
 CudalitePerformanceWarning = NumbaPerformanceWarning
 
 _SCALAR_CLASSES = {float: "float64", int: "int64", bool: "bool", complex: "complex128"}
+_NAMED_KEYS = ("namedtuple", "namedtuple-host")
 
 
 def is_device_array_like(obj) -> bool:
@@ -63,6 +67,8 @@ def is_device_array_like(obj) -> bool:
 def key_to_type(key):
     """A type key -> the cudalite type compiled for it."""
     if isinstance(key, tuple):
+        if key and key[0] in _NAMED_KEYS:  # ("namedtuple", class, *item keys)
+            return NamedTuple([key_to_type(k) for k in key[2:]], key[1])
         if key and isinstance(key[0], str):
             return Tuple([key_to_type(k) for k in key[1:]])
         dtype, ndim, layout = key
@@ -94,7 +100,11 @@ def compatible(key, param) -> int:
               and (param.layout == "A" or param.layout == actual.layout))
         return 0 if ok else -1
     if isinstance(param, Tuple) and isinstance(actual, Tuple) and len(param) == len(actual):
-        scores = [compatible(k, p) for k, p in zip(key[1:], param.types)]
+        if isinstance(param, NamedTuple) != isinstance(actual, NamedTuple) or (
+                isinstance(param, NamedTuple) and param.cls is not actual.cls):
+            return -1
+        items = key[2:] if key[0] in _NAMED_KEYS else key[1:]
+        scores = [compatible(k, p) for k, p in zip(items, param.types)]
         return -1 if min(scores, default=1) < 0 else min(scores, default=1)
     if isinstance(param, CPointer) and isinstance(actual, Integer) and not isinstance(actual, Boolean):
         return 0  # an int address (numba's: e.g. a device array's __cuda_array_interface__ data pointer)
@@ -222,6 +232,13 @@ class ScalarHandler(ArgHandler):
         else:
             val = a
         return f"type({a}) is C{i}", [], val
+
+
+class IntEnumHandler(ScalarHandler):
+    """An ``IntEnum`` member: passed as the int it is (numba's ``IntEnumMember``)."""
+
+    def key(self, arg):
+        return int
 
 
 class DeviceArrayHandler(ArgHandler):
@@ -536,6 +553,9 @@ class TupleHandler(ArgHandler):
         keys = tuple(self.resolve(type(x), x).key(x) for x in arg)
         return ("tuple-host" if self.holds_host(arg) else "tuple", *keys)
 
+    def rebuild(self, arg, items):
+        return tuple(items)
+
     def to_device(self, arg, stream, to_device, copies):
         """``arg`` with its host arrays and records replaced by device copies; appends
         ``(device, host or RecordCopyBack)`` to ``copies`` for the copy back."""
@@ -553,7 +573,7 @@ class TupleHandler(ArgHandler):
             elif isinstance(h, TupleHandler) and h.holds_host(x):
                 x = h.to_device(x, stream, to_device, copies)
             out.append(x)
-        return tuple(out)
+        return self.rebuild(arg, out)
 
     def flat(self, arg, spec, sh):
         out = []
@@ -567,6 +587,27 @@ class TupleHandler(ArgHandler):
         return f"type({a}) is tuple and {guard}", pre, vals
 
 
+class NamedTupleHandler(TupleHandler):
+    """Instances of one ``namedtuple`` class: keyed ``("namedtuple", cls, ...)``,
+    passed as the tuple of their items (the field names are the type's)."""
+
+    def __init__(self, resolve, cls):
+        super().__init__(resolve)
+        self.cls = cls
+
+    def key(self, arg):
+        kind, *keys = super().key(arg)
+        return ("namedtuple-host" if kind == "tuple-host" else "namedtuple", self.cls, *keys)
+
+    def rebuild(self, arg, items):
+        return self.cls(*items)
+
+    def snippet(self, i, a, spec, key, ns):
+        guard, pre, vals = ArgHandler.snippet(self, i, a, spec, key, ns)
+        ns[f"C{i}"] = self.cls
+        return f"type({a}) is C{i} and {guard}", pre, vals
+
+
 def handler_for(cls, sample, resolve) -> ArgHandler:
     """The handler for objects of class ``cls`` (``sample`` is one of them);
     ``resolve(cls, obj)`` looks up handlers of tuple items."""
@@ -574,12 +615,20 @@ def handler_for(cls, sample, resolve) -> ArgHandler:
         if cls not in _SCALAR_CLASSES and type_from_dtype(cls) is None:
             raise TypeError(f"a {cls.__name__} scalar cannot be passed to a kernel")
         return ScalarHandler(cls)
+    if issubclass(cls, int) and issubclass(cls, enum.Enum):
+        return IntEnumHandler(cls)
+    if issubclass(cls, enum.Enum):
+        raise TypeError(f"a member of the Enum {cls.__module__}.{cls.__qualname__} cannot be passed to a "
+                        "kernel: plain Enum members are compile-time constants in cudalite (use them "
+                        "as globals, or pass an IntEnum member or the member's .value)")
     if is_device_array_like(sample):
         return DeviceArrayHandler(cls)
     if issubclass(cls, np.ndarray):
         return HostArrayHandler()
     if cls is tuple:
         return TupleHandler(resolve)
+    if issubclass(cls, tuple) and isinstance(getattr(cls, "_fields", None), tuple):
+        return NamedTupleHandler(resolve, cls)
     module = getattr(cls, "__module__", "") or ""
     if module.startswith("torch") and hasattr(sample, "data_ptr"):
         return TorchHandler(cls)

@@ -40,6 +40,7 @@ class FunctionLowerer:
         self.loops: list = []  # (continue_block, break_block)
         self.range_hints: dict = {}  # instruction -> RangeHint (``_ranges``: where nsw/nuw are proved)
         self.subprogram = None
+        self.star_values: dict = {}  # Starred value node -> its tuple, evaluated at item 0
 
     # -- helpers used by lowering functions ------------------------------------------------
     def typeof(self, node):
@@ -384,6 +385,16 @@ class FunctionLowerer:
         phi.add_incoming(bv, then_bb)
         phi.add_incoming(ov, else_bb)
         return phi
+
+    def expr_StarItem(self, e):
+        """Item ``e.index`` of a tuple unpacked by ``*t`` into call arguments: the
+        tuple is evaluated once, at item 0 (arguments are lowered left to right)."""
+        if e.index == 0:
+            self.star_values[e.value] = self.expr(e.value)
+        tup = self.star_values.get(e.value)
+        if tup is None:
+            raise self.error("internal: *args item lowered before the tuple", e.loc)
+        return self.builder.extract_value(tup, e.index)
 
     def expr_Attr(self, e):
         t = self.typeof(e)

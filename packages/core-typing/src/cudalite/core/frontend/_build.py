@@ -237,10 +237,12 @@ class _Builder:
         return ir.IfExp(loc, self.expr(n.test), self.expr(n.body), self.expr(n.orelse))
 
     def expr_Call(self, n, loc):
-        if any(isinstance(a, ast.Starred) for a in n.args) or any(k.arg is None for k in n.keywords):
-            raise UnsupportedError("calls with *args or **kwargs are not supported in device code", loc)
+        if any(k.arg is None for k in n.keywords):
+            raise UnsupportedError("calls with **kwargs are not supported in device code", loc)
+        args = [ir.Starred(self.loc(a), self.expr(a.value)) if isinstance(a, ast.Starred) else self.expr(a)
+                for a in n.args]
         return ir.Call(
-            loc, self.expr(n.func), [self.expr(a) for a in n.args],
+            loc, self.expr(n.func), args,
             {k.arg: self.expr(k.value) for k in n.keywords},
         )
 

@@ -14,7 +14,8 @@ from ..errors import Loc
 
 __all__ = [
     "Node", "Expr", "Const", "Var", "BinOp", "UnaryOp", "Compare", "BoolOp", "IfExp",
-    "Call", "Attr", "Index", "TupleExpr", "SliceExpr", "Stmt", "Assign", "If", "While", "ForRange", "ForIter",
+    "Call", "Starred", "StarItem", "Attr", "Index", "TupleExpr", "SliceExpr",
+    "Stmt", "Assign", "If", "While", "ForRange", "ForIter",
     "Break", "Continue", "Return", "ExprStmt", "Raise", "Assert", "VarTarget",
     "IndexTarget", "AttrTarget", "TupleTarget", "FunctionIR", "NOTCONST",
 ]
@@ -91,6 +92,24 @@ class Call(Expr):
     func: Expr
     args: list
     kwargs: dict = field(default_factory=dict)
+
+
+@dataclass(eq=False)
+class Starred(Expr):
+    """``*value`` among a call's arguments; typing replaces it by one
+    :class:`StarItem` per item of the tuple ``value``."""
+
+    value: Expr
+
+
+@dataclass(eq=False)
+class StarItem(Expr):
+    """Item ``index`` of the tuple ``value`` unpacked into a call's arguments by
+    ``*value`` (``count`` items); ``value`` is evaluated once, at item 0."""
+
+    value: Expr
+    index: int
+    count: int
 
 
 @dataclass(eq=False)

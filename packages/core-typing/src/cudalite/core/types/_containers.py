@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ._base import Type
 
-__all__ = ["Array", "Tuple", "UniTuple", "CPointer", "Record", "NestedArray", "array_from_subscript"]
+__all__ = ["Array", "Tuple", "NamedTuple", "UniTuple", "CPointer", "Record", "NestedArray", "array_from_subscript"]
 
 MAX_NDIM = 8
 
@@ -89,6 +89,23 @@ class Tuple(Type):
     @property
     def is_uniform(self) -> bool:
         return bool(self.types) and all(t == self.types[0] for t in self.types)
+
+
+class NamedTuple(Tuple):
+    """A ``collections.namedtuple`` (or ``typing.NamedTuple``) class's instances: a
+    tuple (same layout, indexing, iteration and kernel ABI) whose items are also
+    read by field name (``p.x``).  Keyed by the class and the item types."""
+
+    __slots__ = ("cls", "fields")
+
+    def __init__(self, types, cls):
+        types = tuple(types)
+        fields = tuple(cls._fields)
+        if len(fields) != len(types):
+            raise ValueError(f"{cls.__qualname__} has {len(fields)} fields, not {len(types)}")
+        shown = ", ".join(f"{n}: {t}" for n, t in zip(fields, types))
+        Type.__init__(self, (cls, types), f"{cls.__qualname__}({shown})")
+        self.types, self.cls, self.fields = types, cls, fields
 
 
 def UniTuple(dtype: Type, count: int) -> Tuple:

@@ -68,6 +68,11 @@ class Complex(_Number):
         self.bitwidth = bitwidth
         self.underlying = underlying
 
+    @property
+    def underlying_float(self) -> Float:
+        """numba's name for the component type (``complex128 -> float64``)."""
+        return self.underlying
+
 
 class NoneType(Type):
     __slots__ = ()

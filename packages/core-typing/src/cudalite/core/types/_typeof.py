@@ -3,13 +3,15 @@ the frozen form of a device array captured by a kernel (:class:`DeviceArrayRef`)
 
 from __future__ import annotations
 
+import enum as _enum
 import types as _pytypes
 from dataclasses import dataclass
 
 from ..numpy_support import is_ndarray, is_numpy_scalar, loaded, numpy
 from . import _scalar as S
 from ._base import Type
-from ._containers import Array, NestedArray, Record, Tuple
+from ._containers import Array, NamedTuple, NestedArray, Record, Tuple
+from ._enums import EnumClass, EnumMember
 from ._functions import DType, Module, NumberClass, Opaque, PyFunction, StringLiteral
 
 __all__ = ["typeof_constant", "type_from_dtype", "from_dtype", "dtype_of", "DeviceArrayRef", "device_array_ref"]
@@ -189,7 +191,11 @@ def typeof_constant(value) -> Type | None:
         return S.none
     if isinstance(value, tuple):
         items = [typeof_constant(v) for v in value]
-        return None if any(i is None for i in items) else Tuple(items)
+        if any(i is None for i in items):
+            return None
+        if isinstance(getattr(type(value), "_fields", None), tuple):  # a namedtuple
+            return NamedTuple(items, type(value))
+        return Tuple(items)
     if is_ndarray(value):
         et = type_from_dtype(value.dtype)
         if et is None:
@@ -222,4 +228,8 @@ def typeof_constant(value) -> Type | None:
         pyfunc = None
     if isinstance(pyfunc, _pytypes.FunctionType):
         return PyFunction(pyfunc, getattr(value, "__cudalite_links__", ()))
+    if isinstance(value, type) and issubclass(value, _enum.Enum):
+        return EnumClass(value)
+    if isinstance(value, _enum.Enum):  # IntEnum members are ints (typed above)
+        return EnumMember(value)
     return Opaque(value)

@@ -31,11 +31,13 @@ from ._fold import ConstantRangeError, fold_binop, fold_unary
 from ._flow import falls_through
 from ._recursion import CallStack, Unknown as _Unknown, recursion_error
 from ._specialize import live_branch, type_call
+from ._starargs import expand_starred, star_item_type
 from ._records import (
     ArrayIter, CallInfo, CallKind, Comparison, EnumerateIter, RangeIter, Resolved, TupleIter, ZipIter,
 )
 from .rules.arithmetic import binop_signature, compare_signature, int_result, unary_signature
 from .rules.casts import can_convert, unify
+from .rules.enums import enum_comparison
 
 __all__ = ["TypingContext", "TypedFunction", "infer"]
 
@@ -553,6 +555,10 @@ class _Inference:
         ts = [self.expr(o) for o in e.operands]
         links = []
         for op, a, b in zip(e.ops, ts, ts[1:]):
+            enum_link = enum_comparison(op, a, b)
+            if enum_link is not None:
+                links.append(enum_link)
+                continue
             if op in ("is", "is not"):
                 if not (isinstance(a, NoneType) or isinstance(b, NoneType)):
                     raise TypingError(f"'{op}' is supported only to compare with None, not {a} and {b}",
@@ -619,6 +625,9 @@ class _Inference:
                     raise TypingError(f"slice indices must be integers, not {t}", part.loc)
         return SliceType((e.lower is not None, e.upper is not None, e.step is not None))
 
+    def expr_StarItem(self, e):
+        return star_item_type(self, e)
+
     def expr_Attr(self, e):
         t = self.expr(e.value)
         typer, cls = self.reg.lookup_attr(t, e.attr)
@@ -646,6 +655,7 @@ class _Inference:
 
     def expr_Call(self, e):
         ft = self.expr(e.func)
+        expand_starred(self, e)
         args = [self.expr(a) for a in e.args]
         consts = [self.const_of(a) for a in e.args]
         kw = {k: (self.expr(v), self.const_of(v), v) for k, v in e.kwargs.items()}

@@ -4,6 +4,6 @@ Importing this package registers every built-in rule in the core registry.
 """
 
 from . import arithmetic, builtins, casts  # noqa: F401
-from . import arrays, ffi, mathfuncs, numpyfuncs, printing, reductions  # noqa: F401
+from . import array_views, arrays, enums, ffi, namedtuples, mathfuncs, numpyfuncs, printing, reductions  # noqa: F401
 from . import atomics, groups, intrinsics, memory, vectors, warp  # noqa: F401  (device API)
 from . import cache_hints, fp16math, hints, libdevice  # noqa: F401  (device API: numba.cuda names)
