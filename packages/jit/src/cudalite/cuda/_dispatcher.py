@@ -496,7 +496,7 @@ class ForAll:
 
     def __init__(self, dispatcher, ntasks, tpb=0, stream=0, sharedmem=0):
         if ntasks < 0:
-            raise ValueError(f"can't create ForAll with negative task count: {ntasks}")
+            raise ValueError(f"Can't create ForAll with negative task count: {ntasks}")
         self.dispatcher, self.ntasks, self.tpb, self.stream, self.sharedmem = dispatcher, ntasks, tpb, stream, sharedmem
 
     def __call__(self, *args):
