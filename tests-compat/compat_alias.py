@@ -175,8 +175,19 @@ class _Errors(_pytypes.ModuleType):
 class _Config(_pytypes.ModuleType):
     """numba's configuration variables at their defaults on real hardware (never the simulator).
 
-    Tests read and override these; cudalite reads none of them, so an override changes
+    Tests read and override these.  The few that cudalite has an equivalent of
+    (:data:`CUDALITE_ENV`: its documented environment variables, read by
+    ``cudalite.cuda.config`` when used) are passed on: setting one here sets that
+    variable, as setting numba's config changes numba.  Every other override changes
     nothing in cudalite (a test that depends on one fails and is reported as it fails)."""
+
+    # numba config name -> the cudalite environment variable of the same meaning (a flag)
+    CUDALITE_ENV = {
+        "CUDA_LOW_OCCUPANCY_WARNINGS": "CUDALITE_CUDA_LOW_OCCUPANCY_WARNINGS",
+        "CUDA_WARN_ON_IMPLICIT_COPY": "CUDALITE_CUDA_WARN_ON_IMPLICIT_COPY",
+        "DISABLE_PERFORMANCE_WARNINGS": "CUDALITE_DISABLE_PERFORMANCE_WARNINGS",
+        "CUDA_ARRAY_INTERFACE_SYNC": "CUDALITE_CUDA_ARRAY_INTERFACE_SYNC",
+    }
 
     DEFAULTS = {
         "ENABLE_CUDASIM": False, "CUDA_LOW_OCCUPANCY_WARNINGS": 1, "CUDA_WARN_ON_IMPLICIT_COPY": 1,
@@ -194,6 +205,12 @@ class _Config(_pytypes.ModuleType):
         super().__init__(name)
         for k, v in self.DEFAULTS.items():
             setattr(self, k, v)
+
+    def __setattr__(self, name, value):
+        super().__setattr__(name, value)
+        env = self.CUDALITE_ENV.get(name)
+        if env is not None:
+            os.environ[env] = "1" if value else "0"
 
     def __getattr__(self, name):
         if name.startswith("__"):

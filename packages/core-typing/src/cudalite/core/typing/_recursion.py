@@ -124,9 +124,9 @@ class CallStack:
                     f"{_args(frame.key[1])} returns None on a path that does not recurse and a value built "
                     "from its recursive call on another (optional return types are not supported)", loc)
             raise recursion_error(
-                f"cannot type infer runaway recursion: the return type of the recursive function "
-                f"{inference.fir.qualname}{_args(frame.key[1])} is unknown, as every return path calls it "
-                "again (give it a return path that does not recurse, or an explicit signature)", loc)
+                f"cannot type infer runaway recursion: cannot infer the return type of the recursive function "
+                f"{inference.fir.qualname}{_args(frame.key[1])}: every return path calls it again (give it a "
+                "return path that does not recurse, or an explicit signature)", loc)
         for outer in self.frames[self.frames.index(frame) + 1:]:  # typed meanwhile: valid while rt holds
             outer.assumed[frame.key] = rt
         tf.return_type = rt  # provisional: the inference sets the final one (equal at the fixpoint)
