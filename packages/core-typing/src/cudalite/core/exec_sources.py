@@ -19,7 +19,8 @@ compile imports hundreds) are not kept.
 file name, newest first.  They are candidates only: the frontend proves one of
 them compiles to that code object, so a wrong text is never compiled.  A text
 that left the window, or was exec'd before cudalite was imported, must be
-registered in ``linecache`` (docs/language.md; the error says how).
+registered in ``linecache`` (docs/language.md; the error says how) -- except the
+program of ``python -c TEXT``, read from ``sys.orig_argv`` when the hook is installed.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import collections
 import sys
 import threading
 
-__all__ = ["install", "candidates"]
+__all__ = ["install", "candidates", "command_text"]
 
 _MAX_TEXT = 1 << 20
 
@@ -101,7 +102,29 @@ def install() -> None:
         if _STATE["window"] is None:
             window = _Windows()
             sys.addaudithook(_make_hook(window))
+            text = command_text()
+            if text is not None:  # compiled before cudalite was imported: remembered now
+                window.add(text, "<string>")
             _STATE["window"] = window
+
+
+def command_text(argv=None, orig_argv=None):
+    """The program text of ``python -c TEXT`` (Python compiles it as ``<string>``
+    before any import, so the audit hook never sees it), from ``sys.orig_argv``;
+    None for another kind of program."""
+    argv = sys.argv if argv is None else argv
+    orig = getattr(sys, "orig_argv", None) if orig_argv is None else orig_argv
+    if not argv or argv[0] != "-c" or not orig:
+        return None
+    args = iter(orig[1:])
+    for arg in args:
+        if arg in ("-W", "-X"):  # options that take the next argument
+            next(args, None)
+        elif arg.startswith("-") and not arg.startswith("--") and arg.endswith("c") and arg[1:].isalpha():
+            return next(args, None)  # ``-c TEXT``, or a cluster such as ``-Ic TEXT``
+        elif not arg.startswith("-"):
+            return None
+    return None
 
 
 def candidates(code) -> list:
