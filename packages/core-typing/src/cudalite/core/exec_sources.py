@@ -92,7 +92,7 @@ def _make_hook(windows: _Windows):
     return hook
 
 
-_STATE = {"window": None}  # process-wide, as the audit hook itself (it cannot be removed)
+_STATE = {"window": None, "command": None}  # process-wide, as the audit hook itself (it cannot be removed)
 _STATE_LOCK = threading.Lock()
 
 
@@ -102,9 +102,7 @@ def install() -> None:
         if _STATE["window"] is None:
             window = _Windows()
             sys.addaudithook(_make_hook(window))
-            text = command_text()
-            if text is not None:  # compiled before cudalite was imported: remembered now
-                window.add(text, "<string>")
+            _STATE["command"] = command_text()  # compiled before cudalite was imported: read now
             _STATE["window"] = window
 
 
@@ -136,4 +134,11 @@ def candidates(code) -> list:
     name = code.co_name
     needle = "lambda" if name == "<lambda>" else name
     first = code.co_firstlineno
-    return [t for t in window.matching(code.co_filename) if needle in t and t.count("\n") + 1 >= first]
+    found = [t for t in window.matching(code.co_filename) if needle in t and t.count("\n") + 1 >= first]
+    command = _STATE["command"]
+    if command is not None and code.co_filename == "<string>":
+        lines = command.splitlines()  # python -c's text: where the def/lambda (or its decorators) starts there
+        head = lines[first - 1].lstrip() if 0 < first <= len(lines) else ""
+        if needle in head or (head.startswith("@") and needle in "\n".join(lines[first:first + 50])):
+            found.append(command)
+    return found
