@@ -55,8 +55,12 @@ REEXPORTS = {
     "numba.cuda.api": {"is_fp8_supported": "is_fp8_supported", "is_float16_supported": "is_float16_supported",
                        "is_bfloat16_supported": "is_bfloat16_supported"},
     "numba.cuda.np.numpy_support": {"from_dtype": "from_dtype", "carray": "carray", "farray": "farray"},
-    "numba.cuda.cudadrv.driver": {"CudaAPIError": "CudaAPIError"},
-    "numba.cuda.cudadrv.error": {"CudaSupportError": "CudaSupportError", "CudaDriverError": "CudaDriverError"},
+    # numba's driver-module names user code imports: cudalite.cuda.cudadrv.<module>'s ("module:name")
+    "numba.cuda.cudadrv.driver": {n: f"cudadrv.driver:{n}" for n in (
+        "CudaAPIError", "CudaDriverError", "CudaSupportError", "driver", "Stream", "Event", "Device", "Context",
+        "MemoryPointer", "IpcHandle", "get_version", "device_pointer", "device_extents", "device_memory_size")},
+    "numba.cuda.cudadrv.error": {n: f"cudadrv.error:{n}" for n in (
+        "CudaSupportError", "CudaDriverError", "NvvmError", "NvrtcError", "LinkerError")},
 }
 # numba.cuda submodules the finder answers itself (an attribute miss on the proxy is then a
 # missing-API failure, and ``from numba.cuda import <name>`` still imports the submodule).
@@ -138,10 +142,12 @@ class _Internal(_pytypes.ModuleType):
             return importlib.import_module(f"{self.__name__}.{name}")
         public = REEXPORTS.get(self.__name__, {}).get(name)
         if public is not None:
+            where, _, attr = public.rpartition(":")
             try:
-                return getattr(_cudalite_cuda(), public)
-            except AttributeError:
-                raise MissingApi(public, f"re-exported by {self.__name__}") from None
+                home = importlib.import_module(f"cudalite.cuda.{where}") if where else _cudalite_cuda()
+                return getattr(home, attr)
+            except (ImportError, AttributeError):
+                raise MissingApi(public.replace(":", "."), f"re-exported by {self.__name__}") from None
         raise NumbaInternal("internal-import", f"{self.__name__}.{name}")
 
 
@@ -175,8 +181,19 @@ class _Errors(_pytypes.ModuleType):
 class _Config(_pytypes.ModuleType):
     """numba's configuration variables at their defaults on real hardware (never the simulator).
 
-    Tests read and override these; cudalite reads none of them, so an override changes
+    Tests read and override these.  The few that cudalite has an equivalent of
+    (:data:`CUDALITE_ENV`: its documented environment variables, read by
+    ``cudalite.cuda.config`` when used) are passed on: setting one here sets that
+    variable, as setting numba's config changes numba.  Every other override changes
     nothing in cudalite (a test that depends on one fails and is reported as it fails)."""
+
+    # numba config name -> the cudalite environment variable of the same meaning (a flag)
+    CUDALITE_ENV = {
+        "CUDA_LOW_OCCUPANCY_WARNINGS": "CUDALITE_CUDA_LOW_OCCUPANCY_WARNINGS",
+        "CUDA_WARN_ON_IMPLICIT_COPY": "CUDALITE_CUDA_WARN_ON_IMPLICIT_COPY",
+        "DISABLE_PERFORMANCE_WARNINGS": "CUDALITE_DISABLE_PERFORMANCE_WARNINGS",
+        "CUDA_ARRAY_INTERFACE_SYNC": "CUDALITE_CUDA_ARRAY_INTERFACE_SYNC",
+    }
 
     DEFAULTS = {
         "ENABLE_CUDASIM": False, "CUDA_LOW_OCCUPANCY_WARNINGS": 1, "CUDA_WARN_ON_IMPLICIT_COPY": 1,
@@ -194,6 +211,12 @@ class _Config(_pytypes.ModuleType):
         super().__init__(name)
         for k, v in self.DEFAULTS.items():
             setattr(self, k, v)
+
+    def __setattr__(self, name, value):
+        super().__setattr__(name, value)
+        env = self.CUDALITE_ENV.get(name)
+        if env is not None:
+            os.environ[env] = "1" if value else "0"
 
     def __getattr__(self, name):
         if name.startswith("__"):
@@ -295,7 +318,7 @@ class AliasFinder(importlib.abc.MetaPathFinder):
             raise NumbaInternal("cpu-target", fullname)
         parent, last = fullname.rsplit(".", 1)
         if last in REEXPORTS.get(parent, {}):  # `from <internal> import <public name>` that cudalite lacks
-            raise MissingApiImport(REEXPORTS[parent][last])
+            raise MissingApiImport(REEXPORTS[parent][last].replace(":", "."))
         if len(parts) > 2 and not _real_module_exists(fullname):  # a name inside an internal module
             raise NumbaInternal("internal-import", fullname)
         return self._spec(fullname, lambda n: _package(n, _Internal))

@@ -141,3 +141,20 @@ def test_classify_rules():
     assert classify({"outcome": "failed", "exc_type": "KeyError", "exc_mro": ["KeyError"], "message": "'x'",
                      "events": [("internal-import", "numba.cuda.core.ir")]})[:2] == ("not-applicable",
                                                                                     "internal-import")
+
+
+def test_config_names_cudalite_shares_set_its_environment(monkeypatch):
+    from compat_alias import _Config
+
+    for name in _Config.CUDALITE_ENV.values():
+        monkeypatch.delenv(name, raising=False)  # restored (or removed) after the test
+    cfg = _Config("numba.cuda.config")
+    assert os.environ["CUDALITE_CUDA_LOW_OCCUPANCY_WARNINGS"] == "1"  # numba's default
+    cfg.CUDA_LOW_OCCUPANCY_WARNINGS = 0
+    assert os.environ["CUDALITE_CUDA_LOW_OCCUPANCY_WARNINGS"] == "0"
+    cfg.CUDA_ARRAY_INTERFACE_SYNC = False
+    assert os.environ["CUDALITE_CUDA_ARRAY_INTERFACE_SYNC"] == "0"
+    cfg.OPT = 0  # no cudalite equivalent: nothing set
+    assert "CUDALITE_OPT" not in os.environ
+    for name in _Config.CUDALITE_ENV.values():  # leave the process as found
+        os.environ.pop(name, None)

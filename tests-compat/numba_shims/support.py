@@ -3,7 +3,8 @@
 Our own implementation of the helpers numba-cuda's test files import from it, with the
 same meaning: ``TestCase.assertPreciseEqual`` (type family, dtype, shape, strides and
 value checks; ``prec='single'|'double'`` with ``ulps``), ``captured_stdout``,
-``override_config`` (sets the harness's numba config object; cudalite reads none of it),
+``override_config`` (sets the harness's numba config object; the names cudalite has an
+equivalent of set its environment variable, see ``compat_alias._Config``),
 ``run_in_subprocess``, ``temp_directory``, the platform skips.  Helpers tied to numba's
 runtime internals (NRT statistics, refcounts) raise ``NumbaInternal``.
 """

@@ -80,7 +80,7 @@ def test_targets_and_options():
         cuda.guvectorize([void(float32[:], float32[:])], "(n)->(n)", target="parallel")
     with pytest.raises(KeyError, match="Unrecognized options"):
         cuda.vectorize(["f8(f8)"], nonexistent=2)
-    with pytest.warns(UserWarning, match="nopython kwarg for cuda target is redundant"):
+    with pytest.warns(RuntimeWarning, match="nopython kwarg for cuda target is redundant"):
         cuda.vectorize(["f4(f4, f4)"], target="cuda", nopython=True)
     with pytest.raises(TypeError, match="nopython flag must be True"):
         cuda.guvectorize([void(float32[:], float32[:])], "(x)->(x)", nopython=False)

@@ -19,7 +19,8 @@ compile imports hundreds) are not kept.
 file name, newest first.  They are candidates only: the frontend proves one of
 them compiles to that code object, so a wrong text is never compiled.  A text
 that left the window, or was exec'd before cudalite was imported, must be
-registered in ``linecache`` (docs/language.md; the error says how).
+registered in ``linecache`` (docs/language.md; the error says how) -- except the
+program of ``python -c TEXT``, read from ``sys.orig_argv`` when the hook is installed.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import collections
 import sys
 import threading
 
-__all__ = ["install", "candidates"]
+__all__ = ["install", "candidates", "command_text"]
 
 _MAX_TEXT = 1 << 20
 
@@ -91,7 +92,7 @@ def _make_hook(windows: _Windows):
     return hook
 
 
-_STATE = {"window": None}  # process-wide, as the audit hook itself (it cannot be removed)
+_STATE = {"window": None, "command": None}  # process-wide, as the audit hook itself (it cannot be removed)
 _STATE_LOCK = threading.Lock()
 
 
@@ -101,7 +102,27 @@ def install() -> None:
         if _STATE["window"] is None:
             window = _Windows()
             sys.addaudithook(_make_hook(window))
+            _STATE["command"] = command_text()  # compiled before cudalite was imported: read now
             _STATE["window"] = window
+
+
+def command_text(argv=None, orig_argv=None):
+    """The program text of ``python -c TEXT`` (Python compiles it as ``<string>``
+    before any import, so the audit hook never sees it), from ``sys.orig_argv``;
+    None for another kind of program."""
+    argv = sys.argv if argv is None else argv
+    orig = getattr(sys, "orig_argv", None) if orig_argv is None else orig_argv
+    if not argv or argv[0] != "-c" or not orig:
+        return None
+    args = iter(orig[1:])
+    for arg in args:
+        if arg in ("-W", "-X"):  # options that take the next argument
+            next(args, None)
+        elif arg.startswith("-") and not arg.startswith("--") and arg.endswith("c") and arg[1:].isalpha():
+            return next(args, None)  # ``-c TEXT``, or a cluster such as ``-Ic TEXT``
+        elif not arg.startswith("-"):
+            return None
+    return None
 
 
 def candidates(code) -> list:
@@ -113,4 +134,11 @@ def candidates(code) -> list:
     name = code.co_name
     needle = "lambda" if name == "<lambda>" else name
     first = code.co_firstlineno
-    return [t for t in window.matching(code.co_filename) if needle in t and t.count("\n") + 1 >= first]
+    found = [t for t in window.matching(code.co_filename) if needle in t and t.count("\n") + 1 >= first]
+    command = _STATE["command"]
+    if command is not None and code.co_filename == "<string>":
+        lines = command.splitlines()  # python -c's text: where the def/lambda (or its decorators) starts there
+        head = lines[first - 1].lstrip() if 0 < first <= len(lines) else ""
+        if needle in head or (head.startswith("@") and needle in "\n".join(lines[first:first + 50])):
+            found.append(command)
+    return found

@@ -31,10 +31,11 @@ from .module import Function, Module, load_module
 from .params import ParamLayout, pack_params, param_layout
 from .pointer import PointerAttributes, pointer_attributes
 from .registration import HostRegistration, host_device_pointer, register_host
+from ._cu import api as driver_api
 from .stream import Event, Stream, add_callback, elapsed_time
 
 __all__ = [
-    "CudaDriverError", "CudaSupportError",
+    "CudaDriverError", "CudaSupportError", "driver_api",
     "address_range", "ipc_get_handle", "ipc_open_handle", "ipc_close_handle",
     "profile_start", "profile_stop", "driver_version",
     "Device", "device_count", "get_device", "set_current_device", "current_device", "memory_info",

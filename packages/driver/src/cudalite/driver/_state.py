@@ -11,6 +11,7 @@ handles of libcuda and the compiled launch shim used by the fast launch path.
 from __future__ import annotations
 
 import atexit
+import os
 import threading
 
 from . import config as _config
@@ -169,13 +170,32 @@ def _open_native(backend, cfg):
 
 _DRIVER = None
 _DRIVER_LOCK = threading.Lock()
+_FORKED = []  # non-empty in a child forked after the driver was initialized: CUDA is unusable there
+
+
+def _after_fork_in_child():
+    """CUDA cannot be used in a child forked after cuInit (the CUDA driver's rule):
+    drop the parent's driver so that nothing calls into it, and make every later use
+    raise numba's error instead of failing obscurely."""
+    global _DRIVER, _DRIVER_LOCK
+    if _DRIVER is not None:
+        _DRIVER = None
+        _FORKED.append(True)
+    _DRIVER_LOCK = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def get_driver() -> Driver:
-    """The process-wide :class:`Driver`, created (cuInit) on first call."""
+    """The process-wide :class:`Driver`, created (cuInit) on first call.  In a child
+    forked after that, raises ``CudaDriverError("CUDA initialized before forking")``."""
     global _DRIVER
     d = _DRIVER
     if d is None:
+        if _FORKED:
+            raise CudaDriverError(3, "CUDA initialized before forking")  # 3: CUDA_ERROR_NOT_INITIALIZED
         with _DRIVER_LOCK:
             if _DRIVER is None:
                 _DRIVER = Driver()

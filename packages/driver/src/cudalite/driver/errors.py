@@ -36,13 +36,22 @@ class CudaDriverError(RuntimeError):
     """A CUDA driver API call failed.
 
     Attributes: ``code`` (int CUresult), ``name`` (``CUDA_ERROR_...``), ``message``
-    (the driver's description) and ``call`` (the API function, e.g. ``cuMemAlloc``).
+    (the driver's description; ``msg`` is the same) and ``call`` (the API function,
+    e.g. ``cuMemAlloc``).  numba's two-argument form ``CudaAPIError(code, msg)``
+    (user code raising it, e.g. from a mock of a driver function) is accepted too
+    and renders as numba's ``[code] msg``.
     """
 
-    def __init__(self, code, name, message, call):
+    def __init__(self, code, name, message=None, call=None):
         self.code = int(code)
+        if message is None and call is None:  # numba's CudaAPIError(code, msg)
+            self.name = _enum_name(self.code)
+            self.message = self.msg = name
+            self.call = None
+            super().__init__(f"[{self.code}] {name}")
+            return
         self.name = name
-        self.message = message
+        self.message = self.msg = message
         self.call = call
         text = f"{call} failed: {name} ({self.code}): {message}"
         if self.sticky:
@@ -55,6 +64,8 @@ class CudaDriverError(RuntimeError):
         return self.code in STICKY_ERRORS
 
     def __reduce__(self):
+        if self.call is None:
+            return (type(self), (self.code, self.message))
         return (type(self), (self.code, self.name, self.message, self.call))
 
 

@@ -333,6 +333,32 @@ class CompiledKernel:
         linker.add(*_linker_items(link))
         return PTXSource(linker.link_ptx().data).text
 
+    def inspect_asm(self, cc=None):
+        """The kernel's PTX (numba's ``overloads[sig].inspect_asm(cc)``); for another
+        compute capability ``cc`` the kernel is compiled for it (GPU-less)."""
+        if cc is None or tuple(cc) == self.cc:
+            return self.ptx
+        return CompiledKernel(self.py_func, self.argtypes, self.options, tuple(cc), load=False).ptx
+
+    def inspect_llvm(self, cc=None):
+        """The kernel's NVVM IR (numba's ``overloads[sig].inspect_llvm(cc)``)."""
+        if cc is None or tuple(cc) == self.cc:
+            return self.artifact.stage("nvvm-ir")
+        return CompiledKernel(self.py_func, self.argtypes, self.options, tuple(cc), load=False).inspect_llvm()
+
+    def max_cooperative_grid_blocks(self, blockdim, dynsmemsize=0):
+        """The most blocks of ``blockdim`` threads (an int or a 1-3 tuple) with
+        ``dynsmemsize`` bytes of dynamic shared memory that a cooperative launch of
+        this kernel can have resident at once on its device: the occupancy per
+        multiprocessor times the multiprocessors (numba's method of the same name)."""
+        from cudalite.driver import get_device
+
+        threads = 1
+        for n in (blockdim if isinstance(blockdim, (tuple, list)) else (blockdim,)):
+            threads *= int(n)
+        per_sm = self.function.max_active_blocks_per_multiprocessor(threads, int(dynsmemsize))
+        return int(per_sm) * int(get_device(self.device_id).attribute("MULTIPROCESSOR_COUNT"))
+
     # -- launching ----------------------------------------------------------------------
     def ensure_dynamic_shared(self, nbytes):
         """Raise the function's dynamic shared memory limit above 48 KiB when asked."""

@@ -33,7 +33,7 @@ from .errors import DeviceFunctionLaunchError
 from ._fastpath import launcher_param_names, make_factory, slow_factory
 from ._warmup import start_warmup
 from ._faults import jit_runtime, kernel_fault
-from ._launchconfig import parse_config
+from ._launchconfig import MIN_GRID_SIZE, parse_config, warn_low_occupancy
 
 __all__ = ["jit", "CUDADispatcher", "DeviceDispatcher", "ForAll"]
 
@@ -363,6 +363,8 @@ class CUDADispatcher(InspectMixin):
         """A launcher of ``config`` made by ``factory`` (the slow one when None, or for
         more than 48 KiB of dynamic shared memory)."""
         grid, block, sh, shm, stream = parse_config(config)
+        if grid[0] * grid[1] * grid[2] < MIN_GRID_SIZE:
+            warn_low_occupancy(grid)
         if factory is None or shm > _BIG_SHARED:
             factory = slow_factory(self)
         return factory(grid, block, shm, sh, stream, config)
@@ -500,7 +502,7 @@ class ForAll:
 
     def __init__(self, dispatcher, ntasks, tpb=0, stream=0, sharedmem=0):
         if ntasks < 0:
-            raise ValueError(f"can't create ForAll with negative task count: {ntasks}")
+            raise ValueError(f"Can't create ForAll with negative task count: {ntasks}")
         self.dispatcher, self.ntasks, self.tpb, self.stream, self.sharedmem = dispatcher, ntasks, tpb, stream, sharedmem
 
     def __call__(self, *args):
@@ -687,6 +689,9 @@ def _options(debug, opt, lineinfo, cache, link, inline, kws) -> JitOptions:
     if debug and opt:
         warnings.warn("debug=True with opt=True is not supported by CUDA: optimizations may make debugging "
                       "less useful (pass opt=False)", NumbaInvalidConfigWarning, stacklevel=3)
+    elif debug and opt is None:  # numba's opt default is True: numba warns here, and so do we
+        warnings.warn("debug=True with the default opt=True is not supported by CUDA: cudalite compiles it with "
+                      "opt=False (pass opt=False to silence this warning)", NumbaInvalidConfigWarning, stacklevel=3)
     if debug and lineinfo:
         warnings.warn("debug and lineinfo are mutually exclusive: debug=True already emits full debug "
                       "information, line information included; lineinfo=True adds nothing",

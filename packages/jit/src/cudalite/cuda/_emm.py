@@ -350,6 +350,17 @@ def set_memory_manager(mm_plugin):
 
 
 # -- IPC handles -------------------------------------------------------------------------------------
+class IpcMemHandle(bytes):
+    """The 64 bytes of a ``CUipcMemHandle``; ``.reserved`` is them as plain bytes (the
+    field numba's ``IpcHandle.handle.reserved`` reads to send a handle elsewhere)."""
+
+    __slots__ = ()
+
+    @property
+    def reserved(self) -> bytes:
+        return bytes(self)
+
+
 def handle_bytes(handle) -> bytes:
     """The 64 bytes of an IPC handle given as bytes, a sequence of ints, a ctypes
     byte array or a cuda.bindings ``CUipcMemHandle`` (what plugins pass)."""
@@ -372,7 +383,7 @@ class IpcHandle:
 
     def __init__(self, base, handle, size, source_info=None, offset=0):
         self.base = base
-        self.handle = handle_bytes(handle)
+        self.handle = IpcMemHandle(handle_bytes(handle))
         self.size = size
         self.source_info = source_info
         self.offset = offset

@@ -41,14 +41,19 @@ class GpuAddressableArray(np.ndarray):
 
     stream = 0
 
-    def _attach(self, host_base, dev_base, nbytes, owner):
+    def _attach(self, host_base, dev_base, nbytes, owner, stream=0):
         self._mapping = (host_base, dev_base, nbytes, owner)
+        if stream is not None and stream != 0:
+            self.stream = stream  # the array's default stream (reported by its CAI)
         return self
 
     def __array_finalize__(self, obj):
         # NumPy may set shape/strides after this call (transpose): derive the device
         # side on access, not here.
         self._mapping = getattr(obj, "_mapping", None)
+        stream = getattr(obj, "stream", 0)
+        if stream is not None and stream != 0:
+            self.stream = stream
 
     @property
     def _device_ptr(self):
@@ -106,7 +111,7 @@ class GpuAddressableArray(np.ndarray):
             "strides": None if self._layout == "C" else self.strides,
             "data": (self._ptr, False),
             "typestr": self.dtype.str,
-            "stream": None,
+            "stream": None if (stream := self.stream) is None or stream == 0 else int(stream),
             "version": 3,
             **({"descr": self.dtype.descr} if self.dtype.fields is not None else {}),
         }

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import operator
 
-__all__ = ["parse_config", "normalize_dim", "stream_handle_of", "MAX_GRID", "MAX_BLOCK", "MAX_THREADS_PER_BLOCK"]
+__all__ = ["parse_config", "normalize_dim", "stream_handle_of", "MAX_GRID", "MAX_BLOCK", "MAX_THREADS_PER_BLOCK",
+           "MIN_GRID_SIZE", "warn_low_occupancy"]
 
 MAX_GRID = (2**31 - 1, 65535, 65535)
 MAX_BLOCK = (1024, 1024, 64)
@@ -92,3 +93,24 @@ def parse_config(config) -> tuple:
     if shared < 0:
         raise ValueError(f"dynamic shared memory must be >= 0 bytes, got {shared}")
     return grid, block, stream_handle_of(stream), shared, stream
+
+
+MIN_GRID_SIZE = 128  # blocks: a smaller grid warns of low occupancy (numba's threshold)
+
+
+def warn_low_occupancy(grid):
+    """numba's NumbaPerformanceWarning for a grid of fewer than 128 blocks, unless
+    ``CUDALITE_CUDA_LOW_OCCUPANCY_WARNINGS=0`` or performance warnings are disabled.
+    Called when a launch configuration is first seen (configurations are kept by the
+    dispatcher, so the launch hot path never comes here)."""
+    import warnings
+
+    from cudalite.core.errors import NumbaPerformanceWarning
+
+    from .config import load_config
+
+    cfg = load_config()
+    if cfg.low_occupancy_warnings and not cfg.disable_performance_warnings:
+        size = grid[0] * grid[1] * grid[2]
+        warnings.warn(NumbaPerformanceWarning(
+            f"Grid size {size} will likely result in GPU under-utilization due to low occupancy."), stacklevel=5)

@@ -280,7 +280,7 @@ def mapped_array(shape, dtype=float, strides=None, order="C", stream=0, portable
     from ._hostarray import MappedNDArray, host_array_over
 
     arr = host_array_over(mem.ptr, nbytes, mem, shape, dtype, strides, cls=MappedNDArray)
-    return arr._attach(mem.ptr, devptr, max(nbytes, 1), mem)
+    return arr._attach(mem.ptr, devptr, max(nbytes, 1), mem, stream)
 
 
 def mapped_array_like(ary, stream=0, portable=False, wc=False):
@@ -338,7 +338,7 @@ def managed_array(shape, dtype=float, strides=None, order="C", stream=0, attach_
     from ._hostarray import ManagedNDArray, host_array_over
 
     arr = host_array_over(ptr, nbytes, mem, shape, dtype, strides, cls=ManagedNDArray)
-    return arr._attach(ptr, ptr, max(nbytes, 1), mem)
+    return arr._attach(ptr, ptr, max(nbytes, 1), mem, stream)
 
 
 def _host_span(ary):

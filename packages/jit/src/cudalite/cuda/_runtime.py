@@ -10,6 +10,7 @@ legacy default stream, as numba's does), ``default_stream()`` is handle 0 (legac
 from __future__ import annotations
 
 import contextlib
+import threading
 
 import cudalite.driver as _drv
 
@@ -40,6 +41,12 @@ class Stream:
     @property
     def device_id(self):
         return self._drv.device_id
+
+    @property
+    def external(self):
+        """True for a stream created elsewhere and wrapped (``cuda.external_stream``,
+        or the stream of an imported ``__cuda_array_interface__``)."""
+        return not self._drv.owned and self._handle not in (0, 1, 2)
 
     def __int__(self):
         return self._handle
@@ -229,6 +236,18 @@ class Device:
     def __init__(self, devnum):
         self._dev = _drv.get_device(devnum)
         self.id = devnum
+        self._entered = threading.local()  # per thread: the devices current before each ``with``
+
+    def __enter__(self):
+        """``with device:`` makes this device current in the calling thread (numba's
+        ``with cuda.gpus[i]:``); the previous one is restored on exit."""
+        stack = self._entered.__dict__.setdefault("stack", [])
+        stack.append(_drv.current_device().id)
+        _drv.set_current_device(self.id)
+        return self
+
+    def __exit__(self, *exc):
+        _drv.set_current_device(self._entered.stack.pop())
 
     @property
     def name(self):
@@ -294,7 +313,7 @@ class _DeviceContext:
 
     def __init__(self, devnum):
         self._id = devnum
-        self._prev = []
+        self._prev = threading.local()  # per thread: the devices current before each ``with``
 
     @property
     def device(self):
@@ -306,12 +325,12 @@ class _DeviceContext:
         return getattr(self.device, name)
 
     def __enter__(self):
-        self._prev.append(_drv.current_device().id)
+        self._prev.__dict__.setdefault("stack", []).append(_drv.current_device().id)
         _drv.set_current_device(self._id)
         return self
 
     def __exit__(self, *exc):
-        _drv.set_current_device(self._prev.pop())
+        _drv.set_current_device(self._prev.stack.pop())
 
     def __repr__(self):
         return f"<Managed Device {self._id}>"

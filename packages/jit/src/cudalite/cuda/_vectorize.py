@@ -461,7 +461,7 @@ def split_options(kws, what):
         if kws.pop("nopython") is not True and what == "guvectorize":
             raise TypeError("nopython flag must be True")
         if what == "vectorize":
-            warnings.warn("nopython kwarg for cuda target is redundant", stacklevel=3)
+            warnings.warn("nopython kwarg for cuda target is redundant", RuntimeWarning, stacklevel=3)
     jit_options = {k: kws.pop(k) for k in list(kws) if k in _VECTORIZE_OPTIONS}
     if kws:
         if what == "guvectorize":

@@ -12,6 +12,9 @@ needed, outside hot paths.
   ``NUMBA_CUDA_ARRAY_INTERFACE_SYNC``).
 * ``CUDALITE_CUDA_WARN_ON_IMPLICIT_COPY`` -- ``0`` silences the performance warning for
   NumPy arrays copied to and from the device around a launch (default ``1``).
+* ``CUDALITE_CUDA_LOW_OCCUPANCY_WARNINGS`` -- ``0`` silences the performance warning for
+  a launch configuration of fewer than 128 blocks (default ``1``, numba's
+  ``NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS``).
 * ``CUDALITE_DISABLE_PERFORMANCE_WARNINGS`` -- ``1`` silences all performance warnings.
 * ``CUDALITE_CACHE`` -- ``1`` caches every kernel on disk (as ``@cuda.jit(cache=True)``).
 * ``CUDALITE_CACHE_DIR`` -- cudalite's cache root (shared with the driver's launch
@@ -40,6 +43,7 @@ class Config:
     disable_cuda: bool = False
     cuda_array_interface_sync: bool = True
     warn_on_implicit_copy: bool = True
+    low_occupancy_warnings: bool = True
     disable_performance_warnings: bool = False
     cache: bool = False
     cache_dir: str = ""  # CUDALITE_CACHE_DIR ("": the default root); see kernel_cache_dir()
@@ -58,6 +62,7 @@ def load_config(environ=None) -> Config:
         disable_cuda=flag("CUDALITE_DISABLE_CUDA", False),
         cuda_array_interface_sync=flag("CUDALITE_CUDA_ARRAY_INTERFACE_SYNC", True),
         warn_on_implicit_copy=flag("CUDALITE_CUDA_WARN_ON_IMPLICIT_COPY", True),
+        low_occupancy_warnings=flag("CUDALITE_CUDA_LOW_OCCUPANCY_WARNINGS", True),
         disable_performance_warnings=flag("CUDALITE_DISABLE_PERFORMANCE_WARNINGS", False),
         cache=flag("CUDALITE_CACHE", False),
         cache_dir=env.get("CUDALITE_CACHE_DIR", ""),

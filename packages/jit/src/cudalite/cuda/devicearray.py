@@ -424,7 +424,7 @@ def from_cuda_array_interface(desc, owner=None, sync=True):
     if version is None or version < 1:
         raise ValueError(f"unsupported __cuda_array_interface__ version {version!r}")
     if desc.get("mask") is not None:
-        raise NotImplementedError("masked arrays are not supported")
+        raise NotImplementedError("Masked arrays are not supported")
     shape = tuple(desc["shape"])
     dtype = _cai_dtype(desc)
     strides = desc.get("strides")

@@ -200,8 +200,9 @@ class _Inference:
         rt = self.return_type()
         seen = self.tf.return_type  # what recursive calls were typed with (None: no recursive call)
         if seen is not None and seen != rt:
-            raise recursion_error(f"the recursive function {self.fir.qualname} returns {rt}, but its recursive "
-                              f"calls were typed as returning {seen}", self.fir.loc)
+            raise recursion_error(f"Return type of recursive function does not converge: {self.fir.qualname} "
+                              f"returns {rt}, but its recursive calls were typed as returning {seen}",
+                              self.fir.loc)
         self.tf.return_type = rt
         return self.tf
 
@@ -682,6 +683,10 @@ class _Inference:
                 if decl is not None:
                     obj, entry = decl, self.reg.lookup_call(decl)
             if entry is None:
+                gname = e.func.name if isinstance(e.func, ir.Const) else None
+                if gname:  # numba's wording for a global/closure value it has no type for
+                    raise TypingError(f"Untyped global name {gname!r}: {ft} is not supported in device code",
+                                      e.func.loc)
                 raise TypingError(f"{ft} is not supported in device code", e.func.loc)
             if kw:
                 args, consts, nodes = self.fold_kwargs(e, entry.params, args, consts, kw, entry.name)

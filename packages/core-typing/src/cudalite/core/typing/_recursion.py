@@ -118,10 +118,15 @@ class CallStack:
         if rt is None:
             if not inference.strict:
                 raise Deferred()
+            if any(t is None for _, t in inference.returns):  # a non-recursive path returns None
+                raise recursion_error(
+                    f"Return type of recursive function does not converge: {inference.fir.qualname}"
+                    f"{_args(frame.key[1])} returns None on a path that does not recurse and a value built "
+                    "from its recursive call on another (optional return types are not supported)", loc)
             raise recursion_error(
-                f"cannot infer the return type of the recursive function {inference.fir.qualname}"
-                f"{_args(frame.key[1])}: every return path calls it again (give it a return path that "
-                "does not recurse, or an explicit signature)", loc)
+                f"cannot type infer runaway recursion: cannot infer the return type of the recursive function "
+                f"{inference.fir.qualname}{_args(frame.key[1])}: every return path calls it again (give it a "
+                "return path that does not recurse, or an explicit signature)", loc)
         for outer in self.frames[self.frames.index(frame) + 1:]:  # typed meanwhile: valid while rt holds
             outer.assumed[frame.key] = rt
         tf.return_type = rt  # provisional: the inference sets the final one (equal at the fixpoint)

@@ -3,8 +3,9 @@
 ``cudadrv.driver`` (``CudaAPIError``, the EMM protocol, ``MemoryPointer``,
 ``IpcHandle``, ``get_version``, ...), ``cudadrv.error`` (``CudaSupportError``,
 ``CudaDriverError``, ``NvvmError``), ``cudadrv.devicearray`` (``DeviceNDArray``) and
-``cudadrv.runtime``.  numba's driver internals (``driver.driver``, ctypes
-bindings) are not provided: cudalite.driver is the driver layer.
+``cudadrv.runtime``.  ``driver.driver`` is cudalite's checked cuda.bindings API
+(overridable per function, as numba's); numba's ctypes bindings are not provided:
+cudalite.driver is the driver layer.
 """
 
 from . import devicearray, driver, error, runtime  # noqa: F401

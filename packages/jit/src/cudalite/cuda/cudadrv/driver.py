@@ -1,9 +1,17 @@
 """``cuda.cudadrv.driver``: numba's driver-module names that user code and EMM
-plugins use, over cudalite's implementations."""
+plugins use, over cudalite's implementations.
+
+``driver`` is numba's driver object: ``driver.cuMemAlloc(n)`` is the checked
+cuda.bindings call, and assigning ``driver.cuMemcpyHtoD = f`` routes cudalite's own
+calls of that function through ``f`` until the attribute is deleted.  ``Stream``,
+``Event`` and ``Device`` are the classes ``cuda.stream()``, ``cuda.event()`` and
+``cuda.gpus`` hand out (patching ``Stream.synchronize`` reaches the synchronization
+of imported ``__cuda_array_interface__`` arrays, as in numba)."""
 
 from __future__ import annotations
 
 from cudalite.driver import CudaDriverError, CudaSupportError, profile_start, profile_stop  # noqa: F401
+from cudalite.driver import driver_api as driver  # noqa: F401
 from cudalite.linker import LinkerError  # noqa: F401
 
 from .._context_api import Context, profiling  # noqa: F401
@@ -11,6 +19,7 @@ from .._emm import (  # noqa: F401
     AutoFreePointer, BaseCUDAMemoryManager, GetIpcHandleMixin, HostOnlyCUDAMemoryManager, ManagedMemory,
     IpcHandle, MappedMemory, MemoryInfo, MemoryPointer, OwnedPointer, PinnedMemory, set_memory_manager,
 )
+from .._runtime import Device, Event, Stream  # noqa: F401
 from ..errors import CudaAPIError  # noqa: F401
 
 __all__ = [
@@ -18,7 +27,7 @@ __all__ = [
     "BaseCUDAMemoryManager", "GetIpcHandleMixin", "HostOnlyCUDAMemoryManager", "ManagedMemory", "MappedMemory",
     "MemoryInfo", "MemoryPointer", "OwnedPointer", "PinnedMemory", "IpcHandle", "set_memory_manager",
     "get_version", "profile_start", "profile_stop", "profiling", "device_extents", "device_pointer",
-    "device_memory_size",
+    "device_memory_size", "driver", "Stream", "Event", "Device",
 ]
 
 
