@@ -21,13 +21,13 @@ import functools
 import threading
 import warnings
 
-from cudalite.core.errors import NumbaInvalidConfigWarning
 from cudalite.driver import CudaDriverError
 
 from ._arghints import ArgHint, prepare_hints
 from ._args import NumbaPerformanceWarning, RecordCopyBack, RecordScalarHandler, TupleHandler  # noqa: I001
 from ._args import compatible, key_to_type, needs_host_copy
 from ._compile import CompiledKernel, JitOptions, compile_code, current_cc
+from ._jit_options import jit_options
 from ._dispatcher_inspect import DeviceInspectMixin, InspectMixin
 from .errors import DeviceFunctionLaunchError
 from ._fastpath import launcher_param_names, make_factory, slow_factory
@@ -627,78 +627,6 @@ class DeviceDispatcher(DeviceInspectMixin):
         return f"<DeviceDispatcher {self.py_func.__qualname__}>"
 
 
-_KNOWN = {"fastmath", "max_registers", "launch_bounds", "forceinline", "lto", "extensions"}
-# options numba's jit takes and that change nothing on CUDA (accepted and ignored)
-_IGNORED = {"nopython", "nogil", "no_cpython_wrapper", "no_cfunc_wrapper", "error_model", "looplift",
-            "shared_memory_carveout", "parallel", "target", "boundscheck", "forceobj", "_nrt"}
-
-
-def _check_ignored(kws):
-    """Validate the numba options that cudalite accepts and ignores (see _IGNORED)."""
-    target = kws.get("target", "cuda")
-    if target not in ("cuda", "gpu"):
-        raise ValueError(f"cuda.jit compiles for target='cuda', not target={target!r}")
-    if kws.get("forceobj") or kws.get("nopython", True) is False:
-        raise NotImplementedError("object mode does not exist on CUDA: remove forceobj=True / nopython=False")
-    if kws.get("parallel"):
-        raise NotImplementedError("parallel=True is a CPU option: a CUDA kernel is already parallel")
-    if kws.get("boundscheck"):
-        raise NotImplementedError("bounds checking is not supported for CUDA (boundscheck=True)")
-    carveout = kws.get("shared_memory_carveout")
-    if carveout is not None:
-        if isinstance(carveout, str):
-            if carveout.lower() not in ("maxl1", "maxshared", "default"):
-                raise ValueError(f"Invalid carveout value: {carveout}")
-        elif not isinstance(carveout, int) or not -1 <= carveout <= 100:
-            raise ValueError("Carveout must be between -1 and 100")
-    for name in ("argtypes", "restype", "bind"):
-        if kws.get(name) is not None:
-            raise TypeError(f"cuda.jit({name}=...) was removed in numba; pass a signature instead")
-
-
-def _options(debug, opt, lineinfo, cache, link, inline, kws) -> JitOptions:
-    _check_ignored(kws)
-    kws = {k: v for k, v in kws.items() if k not in _IGNORED and k not in ("argtypes", "restype", "bind")}
-    unknown = set(kws) - _KNOWN
-    if unknown:
-        raise TypeError(f"cuda.jit() got unexpected keyword argument(s): {', '.join(sorted(unknown))}")
-    if kws.get("extensions"):
-        raise NotImplementedError("cuda.jit(extensions=...) is not supported by cudalite")
-    max_registers = kws.get("max_registers")
-    if max_registers is not None and (not isinstance(max_registers, int) or isinstance(max_registers, bool)
-                                      or max_registers <= 0):
-        raise ValueError(f"max_registers must be a positive int, not {max_registers!r}")
-    if isinstance(link, (str, bytes)) or not isinstance(link, (list, tuple)):
-        raise TypeError(f"link must be a list of paths or linkable code objects, not {link!r}")
-    from cudalite.linker import LinkableCode
-    import os
-
-    for item in link:
-        if not isinstance(item, (str, os.PathLike, LinkableCode)):
-            raise TypeError(f"link items must be paths or cudalite.linker code objects, not {item!r}")
-    if inline not in ("never", "always", True, False, None):
-        raise ValueError(f"inline must be 'never' or 'always', not {inline!r}")
-    fastmath = kws.get("fastmath", False)
-    opts = JitOptions(debug=bool(debug), lineinfo=bool(lineinfo), opt=opt, fastmath=bool(fastmath),
-                      max_registers=max_registers, launch_bounds=kws.get("launch_bounds"),
-                      forceinline=bool(kws.get("forceinline", False) or inline in ("always", True)),
-                      link=tuple(link), cache=bool(cache))
-    from ._compile import nvvm_options
-
-    nvvm_options(opts, None)  # validates opt and launch_bounds now, GPU-less
-    if debug and opt:
-        warnings.warn("debug=True with opt=True is not supported by CUDA: optimizations may make debugging "
-                      "less useful (pass opt=False)", NumbaInvalidConfigWarning, stacklevel=3)
-    elif debug and opt is None:  # numba's opt default is True: numba warns here, and so do we
-        warnings.warn("debug=True with the default opt=True is not supported by CUDA: cudalite compiles it with "
-                      "opt=False (pass opt=False to silence this warning)", NumbaInvalidConfigWarning, stacklevel=3)
-    if debug and lineinfo:
-        warnings.warn("debug and lineinfo are mutually exclusive: debug=True already emits full debug "
-                      "information, line information included; lineinfo=True adds nothing",
-                      NumbaInvalidConfigWarning, stacklevel=3)
-    return opts
-
-
 def jit(func_or_sig=None, device=False, inline="never", link=(), debug=None, opt=None, lineinfo=False,
         cache=False, **kws):
     """Compile a Python function as a CUDA kernel, or as a device function.
@@ -771,7 +699,7 @@ def jit(func_or_sig=None, device=False, inline="never", link=(), debug=None, opt
         A signature does not parse, or (eagerly) the function does not compile
         for one of its signatures: the error shows the source location.
     """
-    opts = _options(debug, opt, lineinfo, cache, link, inline, kws)
+    opts = jit_options(debug, opt, lineinfo, cache, link, inline, kws)
     cls = DeviceDispatcher if device else CUDADispatcher
     if callable(func_or_sig) and not isinstance(func_or_sig, (CUDADispatcher, DeviceDispatcher)) and (
             hasattr(func_or_sig, "__code__") or hasattr(func_or_sig, "__wrapped__")):

@@ -1,0 +1,83 @@
+"""The options of ``cuda.jit``: numba's keyword arguments validated into a
+:class:`~._compile.JitOptions` (unknown ones refused, the ones that mean nothing on
+CUDA accepted and ignored, numba's configuration warnings)."""
+
+from __future__ import annotations
+
+import os
+import warnings
+
+from cudalite.core.errors import NumbaInvalidConfigWarning
+
+from ._compile import JitOptions, nvvm_options
+
+__all__ = ["jit_options"]
+
+_KNOWN = {"fastmath", "max_registers", "launch_bounds", "forceinline", "lto", "extensions"}
+# options numba's jit takes and that change nothing on CUDA (accepted and ignored)
+_IGNORED = {"nopython", "nogil", "no_cpython_wrapper", "no_cfunc_wrapper", "error_model", "looplift",
+            "shared_memory_carveout", "parallel", "target", "boundscheck", "forceobj", "_nrt"}
+
+
+def _check_ignored(kws):
+    """Validate the numba options that cudalite accepts and ignores (see _IGNORED)."""
+    target = kws.get("target", "cuda")
+    if target not in ("cuda", "gpu"):
+        raise ValueError(f"cuda.jit compiles for target='cuda', not target={target!r}")
+    if kws.get("forceobj") or kws.get("nopython", True) is False:
+        raise NotImplementedError("object mode does not exist on CUDA: remove forceobj=True / nopython=False")
+    if kws.get("parallel"):
+        raise NotImplementedError("parallel=True is a CPU option: a CUDA kernel is already parallel")
+    if kws.get("boundscheck"):
+        raise NotImplementedError("bounds checking is not supported for CUDA (boundscheck=True)")
+    carveout = kws.get("shared_memory_carveout")
+    if carveout is not None:
+        if isinstance(carveout, str):
+            if carveout.lower() not in ("maxl1", "maxshared", "default"):
+                raise ValueError(f"Invalid carveout value: {carveout}")
+        elif not isinstance(carveout, int) or not -1 <= carveout <= 100:
+            raise ValueError("Carveout must be between -1 and 100")
+    for name in ("argtypes", "restype", "bind"):
+        if kws.get(name) is not None:
+            raise TypeError(f"cuda.jit({name}=...) was removed in numba; pass a signature instead")
+
+
+def jit_options(debug, opt, lineinfo, cache, link, inline, kws) -> JitOptions:
+    """Validate ``cuda.jit``'s arguments (warnings point at the caller of ``jit``)."""
+    _check_ignored(kws)
+    kws = {k: v for k, v in kws.items() if k not in _IGNORED and k not in ("argtypes", "restype", "bind")}
+    unknown = set(kws) - _KNOWN
+    if unknown:
+        raise TypeError(f"cuda.jit() got unexpected keyword argument(s): {', '.join(sorted(unknown))}")
+    if kws.get("extensions"):
+        raise NotImplementedError("cuda.jit(extensions=...) is not supported by cudalite")
+    max_registers = kws.get("max_registers")
+    if max_registers is not None and (not isinstance(max_registers, int) or isinstance(max_registers, bool)
+                                      or max_registers <= 0):
+        raise ValueError(f"max_registers must be a positive int, not {max_registers!r}")
+    if isinstance(link, (str, bytes)) or not isinstance(link, (list, tuple)):
+        raise TypeError(f"link must be a list of paths or linkable code objects, not {link!r}")
+    from cudalite.linker import LinkableCode
+
+    for item in link:
+        if not isinstance(item, (str, os.PathLike, LinkableCode)):
+            raise TypeError(f"link items must be paths or cudalite.linker code objects, not {item!r}")
+    if inline not in ("never", "always", True, False, None):
+        raise ValueError(f"inline must be 'never' or 'always', not {inline!r}")
+    fastmath = kws.get("fastmath", False)
+    opts = JitOptions(debug=bool(debug), lineinfo=bool(lineinfo), opt=opt, fastmath=bool(fastmath),
+                      max_registers=max_registers, launch_bounds=kws.get("launch_bounds"),
+                      forceinline=bool(kws.get("forceinline", False) or inline in ("always", True)),
+                      link=tuple(link), cache=bool(cache))
+    nvvm_options(opts, None)  # validates opt and launch_bounds now, GPU-less
+    if debug and opt:
+        warnings.warn("debug=True with opt=True is not supported by CUDA: optimizations may make debugging "
+                      "less useful (pass opt=False)", NumbaInvalidConfigWarning, stacklevel=3)
+    elif debug and opt is None:  # numba's opt default is True: numba warns here, and so do we
+        warnings.warn("debug=True with the default opt=True is not supported by CUDA: cudalite compiles it with "
+                      "opt=False (pass opt=False to silence this warning)", NumbaInvalidConfigWarning, stacklevel=3)
+    if debug and lineinfo:
+        warnings.warn("debug and lineinfo are mutually exclusive: debug=True already emits full debug "
+                      "information, line information included; lineinfo=True adds nothing",
+                      NumbaInvalidConfigWarning, stacklevel=3)
+    return opts
