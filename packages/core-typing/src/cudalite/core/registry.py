@@ -40,9 +40,10 @@ and are read-only afterwards.
 from __future__ import annotations
 
 import builtins
+import functools
 import inspect
 import types
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .errors import Loc, TypingError
 from .ir import NOTCONST
@@ -78,12 +79,23 @@ class CallSite:
 
 @dataclass(frozen=True, slots=True)
 class TyperEntry:
-    """A registered typer: the function, its parameter names (for keyword
-    arguments; None: positional only) and the name used in messages."""
+    """A registered typer: the function, its parameter names as registered, the
+    name used in messages, and (for calls) the callee, whose signature decides
+    which parameters a keyword may name (:attr:`params`)."""
 
     typer: object
-    params: tuple | None
+    declared: tuple | None
     name: str
+    callee: object = field(default=None, compare=False)
+
+    @property
+    def params(self):
+        """The parameter names a keyword argument may match (``"/x"``: positional
+        only; None: none), worked out on first use: reading a C builtin's signature
+        costs about 0.3 ms, too much to pay for every registration at import."""
+        if self.callee is None or not self.declared:
+            return self.declared
+        return _cached_keyword_params(self.callee, self.declared)
 
 
 class Registry(KeyedTable):
@@ -95,7 +107,7 @@ class Registry(KeyedTable):
         so keyword arguments can be matched."""
 
         def deco(fn):
-            self.add_call(obj, TyperEntry(fn, _keyword_params(obj, params), name or _name(obj)))
+            self.add_call(obj, TyperEntry(fn, tuple(params) if params else None, name or _name(obj), obj))
             return fn
 
         return deco
@@ -147,6 +159,18 @@ def _name(obj):
 
 
 registry = Registry()
+
+
+def _cached_keyword_params(obj, params):
+    try:
+        return _keyword_params_cached(obj, params)
+    except TypeError:  # an unhashable callee
+        return _keyword_params(obj, params)
+
+
+@functools.lru_cache(maxsize=512)
+def _keyword_params_cached(obj, params):
+    return _keyword_params(obj, params)
 
 
 def _keyword_params(obj, params):
