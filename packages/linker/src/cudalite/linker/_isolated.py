@@ -160,7 +160,10 @@ class LinkServer:
                 self._start()
             stage, result, data = self._exchange(request)
             if result is None:
-                self._proc.stdin.close()
+                try:
+                    self._proc.stdin.close()
+                except OSError:  # a broken pipe: the child is gone
+                    pass
                 returncode = self._proc.wait()
                 tail = self._new_stderr().decode(errors="replace").strip().splitlines()[-12:]
                 self._stop()
@@ -247,6 +250,9 @@ def _child_main() -> None:
             out, result = b"", {"ok": False, "message": e.message, "error_log": e.error_log,
                                 "info_log": e.info_log, "status": e.status, "stage": e.stage,
                                 "input_name": e.input_name}
+        except Exception as e:  # noqa: BLE001 -- reported to the parent as a LinkFailure
+            out, result = b"", {"ok": False, "message": f"the isolated link failed: {type(e).__name__}: {e}",
+                                "status": "error", "stage": "create"}
         body = json.dumps(result).encode()
         stdout.write(b"R %d %d\n" % (len(body), len(out)) + body + out)
         stdout.flush()
