@@ -11,30 +11,16 @@ numba.cuda, ``cuda.types`` is the types module and every public type name is als
 here (``from cudalite.cuda import float32, void``).  A numba.cuda name cudalite
 does not provide raises an AttributeError that says what to use instead.
 """
+# ruff: noqa: E402  (a facade: the device API is bound between imports, in import order)
 
 from cudalite.types import *  # noqa: F401,F403  (numba.cuda re-exports every type name; later imports win)
 from cudalite import types  # noqa: F401,E402
 
-from cudalite.core.device_api import (  # noqa: F401  (the device-side API)
-    activemask, all_sync, any_sync, atomic, ballot_sync, blockDim, blockIdx, brev, cbrt, cg, clz, const,
-    eq_sync, ffs, fma, fp16, grid, gridDim, gridsize, laneid, lanemask_lt, local, match_all_sync,
-    match_any_sync, popc, selp, shared, shfl_down_sync, shfl_sync, shfl_up_sync, shfl_xor_sync,
-    syncthreads, syncthreads_and, syncthreads_count, syncthreads_or, syncwarp, threadfence,
-    threadfence_block, threadfence_system, threadIdx, warpsize,
-)
-from cudalite.core.device_api import (  # noqa: F401  (numba.cuda's libdevice, hints, cache-hint loads/stores)
-    ldca, ldcg, ldcs, ldcv, ldlu, libdevice, literal_unroll, nanosleep, stcg, stcs, stwb, stwt,
-)
-from cudalite.core.device_api import (  # noqa: F401  (vector types: numba-cuda's names, CUDA C aliases)
-    int8x1, int8x2, int8x3, int8x4, int16x1, int16x2, int16x3, int16x4, int32x1, int32x2, int32x3, int32x4,
-    int64x1, int64x2, int64x3, int64x4, uint8x1, uint8x2, uint8x3, uint8x4, uint16x1, uint16x2, uint16x3,
-    uint16x4, uint32x1, uint32x2, uint32x3, uint32x4, uint64x1, uint64x2, uint64x3, uint64x4, float32x1,
-    float32x2, float32x3, float32x4, float64x1, float64x2, float64x3, float64x4, char1, char2, char3, char4,
-    short1, short2, short3, short4, int1, int2, int3, int4, long1, long2, long3, long4, longlong1, longlong2,
-    longlong3, longlong4, uchar1, uchar2, uchar3, uchar4, ushort1, ushort2, ushort3, ushort4, uint1, uint2,
-    uint3, uint4, ulong1, ulong2, ulong3, ulong4, ulonglong1, ulonglong2, ulonglong3, ulonglong4, float1,
-    float2, float3, float4, double1, double2, double3, double4,
-)
+from cudalite.core import device_api as _device_api  # noqa: E402
+
+# The device-side API (threadIdx, shared, atomic, libdevice, vector types, ...): the
+# names device_api lists in DEVICE_API_NAMES, the one list both facades re-export.
+globals().update({_name: getattr(_device_api, _name) for _name in _device_api.DEVICE_API_NAMES})
 from ._compile_all import compile_all  # noqa: F401
 from ._compile import (  # noqa: F401  (the compile API; accepts dispatchers too)
     compile_for_current_device, compile_ptx_for_current_device, jit_compile as compile,

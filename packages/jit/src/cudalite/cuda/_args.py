@@ -29,6 +29,7 @@ NumPy scalars, tuples of these.  ``key_to_type`` maps keys to cudalite types.
 from __future__ import annotations
 
 import enum
+import functools
 import sys
 
 from cudalite.core.numpy_support import lazy_numpy as np  # NumPy loads on first use
@@ -122,6 +123,7 @@ def _array_flat(ptr, shape, strides, spec):
 _INT_CODES = frozenset("bBhHiIlLqQnN")  # struct codes of integer parameters
 
 
+@functools.lru_cache(maxsize=None)  # a handful of format codes
 def _int_wrap(code):
     """``(half, mask)`` of the integer parameter ``code``: an int becomes the parameter's
     value as numba converts it (C's modular conversion: ``0xFFFFFFFF`` for an int32

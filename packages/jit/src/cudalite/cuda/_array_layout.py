@@ -3,13 +3,15 @@
 Strides are in bytes, as in NumPy.  Every function takes and returns plain tuples
 of ints, so the rules are unit-tested against NumPy's own views of the same shapes.
 Contiguity follows NumPy's relaxed rules: extents of 1 ignore their stride and an
-empty array is both C- and F-contiguous (:func:`layout_of` is the one classifier;
-tested against NumPy's own flags).
+empty array is both C- and F-contiguous (:func:`layout_of`, from
+:mod:`cudalite.core.layout`, is the one classifier; tested against NumPy's own flags).
 """
 
 from __future__ import annotations
 
 import operator
+
+from cudalite.core.layout import c_strides, f_strides, is_c_contiguous, is_f_contiguous, layout_of
 
 __all__ = [
     "normalize_shape", "c_strides", "f_strides", "is_c_contiguous", "is_f_contiguous", "layout_of",
@@ -26,55 +28,6 @@ def normalize_shape(shape):
     if any(s < 0 for s in out):
         raise ValueError(f"negative dimensions are not allowed: {out}")
     return out
-
-
-def c_strides(shape, itemsize):
-    strides, acc = [], itemsize
-    for n in reversed(shape):
-        strides.append(acc)
-        acc *= max(n, 1)
-    return tuple(reversed(strides))
-
-
-def f_strides(shape, itemsize):
-    strides, acc = [], itemsize
-    for n in shape:
-        strides.append(acc)
-        acc *= max(n, 1)
-    return tuple(strides)
-
-
-def _contiguous(shape, strides, itemsize, dims):
-    if 0 in shape:
-        return True
-    acc = itemsize
-    for i in dims:
-        if shape[i] != 1:
-            if strides[i] != acc:
-                return False
-            acc *= shape[i]
-    return True
-
-
-def is_c_contiguous(shape, strides, itemsize):
-    return _contiguous(shape, strides, itemsize, range(len(shape) - 1, -1, -1))
-
-
-def is_f_contiguous(shape, strides, itemsize):
-    return _contiguous(shape, strides, itemsize, range(len(shape)))
-
-
-def layout_of(shape, strides, itemsize):
-    """'C' if C-contiguous (1-d contiguous included), else 'F' if F-contiguous, else 'A'.
-
-    The one layout classifier of every array a kernel receives (DeviceNDArray, mapped
-    and managed arrays, CAI and DLPack objects, NumPy, CuPy and torch arrays): it picks
-    the compiled specialization, so two sources of the same memory layout share one."""
-    if is_c_contiguous(shape, strides, itemsize):
-        return "C"
-    if is_f_contiguous(shape, strides, itemsize):
-        return "F"
-    return "A"
 
 
 def extent(shape, strides, itemsize):

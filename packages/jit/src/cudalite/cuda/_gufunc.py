@@ -20,8 +20,9 @@ import threading
 
 
 from ._vectorize import (
-    broadcast_shape, broadcast_view, check_target, classify, device_function, dtype_of_type, loop_kernel,
-    launch_config, no_loop_error, parse_signatures, select_loop, split_options, stream_sync, to_device_array,
+    broadcast_shape, broadcast_view, check_target, classify, device_function, dtype_of_type, launch_config,
+    loop_kernel, no_loop_error, parse_signatures, select_loop, split_options, stream_sync, to_device_array,
+    unflatten_lines,
 )
 
 __all__ = ["CUDAGUFunc", "guvectorize", "parse_layout", "gufunc_source"]
@@ -73,12 +74,8 @@ def gufunc_source(nargs, nloop, scalars):
     names = [f"a{j}" for j in range(nargs)]
     last = names[-1]
     lines = [f"def {KERNEL_NAME}(n, {', '.join(names)}):",
-             "    for i in range(_cuda.grid(1), n, _cuda.gridsize(1)):",
-             "        r = i"]
-    for d in range(nloop - 1, 0, -1):
-        lines.append(f"        l{d} = r % {last}.shape[{d}]")
-        lines.append(f"        r = r // {last}.shape[{d}]")
-    lines.append("        l0 = r")
+             "    for i in range(_cuda.grid(1), n, _cuda.gridsize(1)):"]
+    lines += unflatten_lines("l", last, nloop)
     idx = ", ".join(f"l{d}" for d in range(nloop))
     vals = [f"_T{j}({a}[{idx}, 0])" if scalars[j] else f"{a}[{idx}]" for j, a in enumerate(names)]
     lines.append(f"        _F({', '.join(vals)})")

@@ -231,6 +231,17 @@ def stream_sync(stream):
 KERNEL_NAME = "cudalite_ufunc_kernel"
 
 
+def unflatten_lines(prefix, shaped, ndim):
+    """Kernel lines (loop-body indentation) that split the flat index ``i`` into
+    ``<prefix>0 .. <prefix><ndim-1>`` over the C-ordered shape of array ``shaped``."""
+    lines = ["        r = i"]
+    for d in range(ndim - 1, 0, -1):
+        lines.append(f"        {prefix}{d} = r % {shaped}.shape[{d}]")
+        lines.append(f"        r = r // {shaped}.shape[{d}]")
+    lines.append(f"        {prefix}0 = r")
+    return lines
+
+
 def elementwise_source(nargs, ndim, scalars):
     """The source of the element-wise kernel ``(out, a0, ..., a<nargs-1>)`` over an
     ``ndim``-dimensional output (``ndim >= 1``); ``scalars[j]`` marks scalar inputs.
@@ -242,11 +253,7 @@ def elementwise_source(nargs, ndim, scalars):
     if ndim == 1:
         idx = "i"
     else:
-        lines.append("        r = i")
-        for d in range(ndim - 1, 0, -1):
-            lines.append(f"        i{d} = r % out.shape[{d}]")
-            lines.append(f"        r = r // out.shape[{d}]")
-        lines.append("        i0 = r")
+        lines += unflatten_lines("i", "out", ndim)
         idx = ", ".join(f"i{d}" for d in range(ndim))
     vals = [f"_T{j}({a})" if scalars[j] else f"_T{j}({a}[{idx}])" for j, a in enumerate(names)]
     lines.append(f"        out[{idx}] = _F({', '.join(vals)})")

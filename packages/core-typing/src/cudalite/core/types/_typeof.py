@@ -7,6 +7,7 @@ import enum as _enum
 import types as _pytypes
 from dataclasses import dataclass
 
+from ..layout import c_strides, layout_of
 from ..numpy_support import is_ndarray, is_numpy_scalar, loaded, numpy
 from . import _scalar as S
 from ._base import Type
@@ -147,30 +148,8 @@ def device_array_ref(value):
     shape = tuple(int(n) for n in cai["shape"])
     strides = cai.get("strides")
     if strides is None:  # C-contiguous
-        acc, out = dtype.itemsize, []
-        for n in reversed(shape):
-            out.append(acc)
-            acc *= max(n, 1)
-        strides = tuple(reversed(out))
+        strides = c_strides(shape, dtype.itemsize)
     return DeviceArrayRef(int(cai["data"][0] or 0), shape, tuple(int(s) for s in strides), dtype, value)
-
-
-def _layout(shape, strides, itemsize) -> str:
-    """NumPy's relaxed contiguity (size-1 extents never decide): 'C', 'F' or 'A'."""
-    def contiguous(dims):
-        if 0 in shape:
-            return True
-        acc = itemsize
-        for k in dims:
-            if shape[k] != 1:
-                if strides[k] != acc:
-                    return False
-                acc *= shape[k]
-        return True
-
-    if contiguous(range(len(shape) - 1, -1, -1)):
-        return "C"
-    return "F" if contiguous(range(len(shape))) else "A"
 
 
 def typeof_constant(value) -> Type | None:
@@ -206,7 +185,7 @@ def typeof_constant(value) -> Type | None:
         et = type_from_dtype(value.dtype)
         if et is None:
             return None
-        return Array(et, len(value.shape), _layout(value.shape, value.strides, value.dtype.itemsize))
+        return Array(et, len(value.shape), layout_of(value.shape, value.strides, value.dtype.itemsize))
     if isinstance(value, (list, dict, set, frozenset, bytes, bytearray)):
         return None  # mutable/host containers have no device representation
     if isinstance(value, Type):
