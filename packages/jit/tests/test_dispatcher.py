@@ -122,6 +122,12 @@ def test_eager_compile_error_is_located(monkeypatch):
     # a good signature type-checks without a GPU and waits for the first launch
     k = cuda.jit(["void(float32[::1], float32)", "void(float64[::1], float64)"])(add_one)
     assert len(k._pending) == 2 and k.overloads == {}
+    # inspection of an eager signature compiles it for the default target, unloaded
+    sig = (float32[::1], float32)
+    assert "fadd float" in k.inspect_llvm(sig) and "add.f32" in k.inspect_asm(sig)
+    assert set(k.inspect_asm()) == {sig, (float64[::1], float64)} and k.overloads == {}
+    with pytest.raises(KeyError, match="no compiled overload"):
+        k.inspect_asm((float64[::1], float32))
 
 
 def test_compile_ptx_for_without_gpu():

@@ -85,13 +85,27 @@ class InspectMixin:
     def _select(self, signature, fn):
         if signature is not None:
             argtypes = _argtypes_of(signature)
-            try:
-                entry = self.overloads[argtypes]
-            except KeyError:
+            entry = self.overloads.get(argtypes)
+            if entry is None and argtypes in getattr(self, "_pending", ()):
+                entry = self._deviceless(argtypes)
+            if entry is None:
                 raise KeyError(f"{self.py_func.__qualname__} has no compiled overload for {argtypes}; "
-                               f"compiled: {list(self.overloads)}") from None
+                               f"compiled: {list(self.overloads)}")
             return fn(entry)
-        return {argtypes: fn(entry) for argtypes, entry in self.overloads.items()}
+        out = {argtypes: fn(entry) for argtypes, entry in self.overloads.items()}
+        for argtypes in getattr(self, "_pending", ()):
+            if argtypes not in out:
+                out[argtypes] = fn(self._deviceless(argtypes))
+        return out
+
+    def _deviceless(self, argtypes):
+        """An eager signature compiled where no device is usable: the compile stages
+        (typed IR, NVVM IR, PTX) for the default target (``CUDALITE_DEFAULT_CC``),
+        so inspection works without a GPU; it is not loaded (the first launch on a
+        device compiles it for that device)."""
+        from ._compile import compile_code
+
+        return compile_code(self.py_func, argtypes, self.options, None, until="ptx")
 
     def inspect_types(self, file=None, signature=None):
         """Print the typed IR of the compiled overloads: each source line with the
