@@ -20,6 +20,15 @@ computing it); an infinity must match exactly, and +0.0 differs from -0.0.  Repo
 programs, both-ok-equal, mismatches (repro files in ``--out-dir``),
 numba-ok-cudalite-rejects (with the error), cudalite-ok-numba-rejects, both-reject,
 crashes, not run (time budget).
+
+numba-cuda marks signed ``+ - *`` with LLVM's ``nsw`` (``_int_arith_flags`` in its
+``cpython/numbers.py`` and ``np/math/numbers.py``), so a program whose signed arithmetic
+overflows has *poison*, not a value, in numba-cuda; cudalite wraps (docs/language.md).
+Each mismatching program is therefore run a third time under ``numba-wrap``: numba-cuda
+with ``_int_arith_flags`` returning no flags, i.e. numba's own lowering with defined
+wrapping.  A mismatch where cudalite agrees with numba-wrap bit for bit (and numba-cuda
+does not) is counted ``numba-poison`` (numba-cuda's result is undefined there), not a
+wrong result; every other mismatch is a ``mismatch`` (a wrong result to investigate).
 """
 
 from __future__ import annotations
@@ -396,13 +405,37 @@ def run_program(np, cuda, path, seed, index):
             "low": list(getattr(mod, "LOW_PRECISION_F64", []))}
 
 
+def numba_without_nsw():
+    """Make this process's numba-cuda lower signed ``+ - *`` without ``nsw`` (wrapping):
+    the reference for programs whose signed arithmetic overflows."""
+    import importlib
+
+    for name in ("numba.cuda.cpython.numbers", "numba.cuda.np.math.numbers"):
+        mod = importlib.import_module(name)
+        if not hasattr(mod, "_int_arith_flags"):
+            raise RuntimeError(f"{name} has no _int_arith_flags: this numba-cuda version cannot run numba-wrap")
+        mod._int_arith_flags = lambda rettype: []
+
+
+def classify_mismatch(numba_res, cudalite_res, wrap_res, ulps, low_f64=()) -> str:
+    """``numba-poison`` when cudalite agrees with numba-wrap and numba-cuda does not (the
+    difference is numba's nsw poison), else ``mismatch``."""
+    if wrap_res is None or not wrap_res.get("ok"):
+        return "mismatch"
+    if compare(wrap_res, cudalite_res, ulps, low_f64) or not compare(numba_res, wrap_res, ulps, low_f64):
+        return "mismatch"
+    return "numba-poison"
+
+
 def worker(impl, folder, seed, ids, out, deadline):
     import warnings
 
     import numpy as np
 
     warnings.simplefilter("ignore")
-    cuda = __import__("numba" if impl == "numba" else "cudalite", fromlist=["cuda"]).cuda
+    cuda = __import__("cudalite" if impl == "cudalite" else "numba", fromlist=["cuda"]).cuda
+    if impl == "numba-wrap":
+        numba_without_nsw()
     with open(out, "a", buffering=1) as f:
         for i in ids:
             if time.time() > deadline:
@@ -425,7 +458,7 @@ def run_shard(impl, folder, seed, ids, deadline, numba_path, log):
         cmd = [sys.executable, os.path.abspath(__file__), "--worker", impl, "--folder", folder, "--seed", str(seed),
                "--ids", ",".join(map(str, todo)), "--results", out, "--deadline", str(deadline)]
         env = dict(os.environ)
-        if impl == "numba" and numba_path:
+        if impl != "cudalite" and numba_path:
             env["PYTHONPATH"] = os.pathsep.join([numba_path] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep)
                                                                 if p])
         try:
@@ -461,7 +494,7 @@ def main(argv=None):
     ap.add_argument("--numba-path", help="directory put first on numba-cuda's sys.path (numpy<2.5)")
     ap.add_argument("--out-dir", default="difffuzz-out")
     ap.add_argument("--ulps", type=int, default=2)
-    ap.add_argument("--worker", choices=("numba", "cudalite"), help=argparse.SUPPRESS)
+    ap.add_argument("--worker", choices=("numba", "numba-wrap", "cudalite"), help=argparse.SUPPRESS)
     ap.add_argument("--folder", help=argparse.SUPPRESS)
     ap.add_argument("--ids", help=argparse.SUPPRESS)
     ap.add_argument("--results", help=argparse.SUPPRESS)
@@ -478,9 +511,9 @@ def main(argv=None):
     for i in range(args.n):
         src = generate(args.seed, i)
         srcs[i] = src
-        for impl in ("numba", "cudalite"):
+        for impl in ("numba", "numba-wrap", "cudalite"):
             with open(os.path.join(folder, f"{impl}_{i}.py"), "w") as f:
-                f.write(src.replace("{package}", impl))
+                f.write(src.replace("{package}", "cudalite" if impl == "cudalite" else "numba"))
     jobs = max(1, args.jobs)
     shards = [list(range(args.n))[k::jobs] for k in range(jobs)]
     import concurrent.futures
@@ -491,6 +524,15 @@ def main(argv=None):
         res = {"numba": {}, "cudalite": {}}
         for fut in concurrent.futures.as_completed(futs):
             res[futs[fut]].update(fut.result())
+        ok = [i for i in range(args.n) if res["numba"].get(i, {}).get("ok") and res["cudalite"].get(i, {}).get("ok")]
+        differing = [i for i in ok
+                     if compare(res["numba"][i], res["cudalite"][i], args.ulps, res["numba"][i].get("low", []))]
+        res["numba-wrap"] = {}
+        if differing:  # the third run: numba-cuda without nsw, on the mismatching programs only
+            wrap_futs = [pool.submit(run_shard, "numba-wrap", folder, args.seed, differing[k::jobs],
+                                     max(deadline, time.time() + 120), args.numba_path, print) for k in range(jobs)]
+            for fut in concurrent.futures.as_completed(wrap_futs):
+                res["numba-wrap"].update(fut.result())
     counts = collections.Counter()
     os.makedirs(args.out_dir, exist_ok=True)
     lines = []
@@ -509,9 +551,9 @@ def main(argv=None):
             if not diffs:
                 counts["both-ok-equal"] += 1
                 continue
-            counts["mismatch"] += 1
-            kind = "mismatch"
-            lines.append(f"MISMATCH {i}: {diffs[0]} (+{len(diffs) - 1} more)")
+            kind = classify_mismatch(a, b, res["numba-wrap"].get(i), args.ulps, a.get("low", []))
+            counts[kind] += 1
+            lines.append(f"{kind.upper()} {i}: {diffs[0]} (+{len(diffs) - 1} more)")
         elif a["ok"]:
             counts["numba-ok-cudalite-rejects"] += 1
             kind = "cudalite-rejects"
@@ -527,8 +569,12 @@ def main(argv=None):
             f.write(srcs[i].replace("{package}", "cudalite"))
             f.write(f"\n# seed={args.seed} index={i}; inputs: difffuzz.inputs(numpy, {args.seed}, {i})\n")
             f.write(f"# numba:    {json.dumps(a)}\n# cudalite: {json.dumps(b)}\n")  # whole: every differing cell
+            if i in res["numba-wrap"]:
+                f.write(f"# numba-wrap: {json.dumps(res['numba-wrap'][i])}\n")
     print(f"DIFFFUZZ seed {args.seed}: programs {counts['programs']}, both-ok-equal {counts['both-ok-equal']}, "
-          f"mismatches {counts['mismatch']}, numba-ok-cudalite-rejects {counts['numba-ok-cudalite-rejects']}, "
+          f"mismatches {counts['mismatch']} (wrong results), numba-poison {counts['numba-poison']} "
+          f"(numba-cuda's nsw poison; cudalite == numba-wrap), "
+          f"numba-ok-cudalite-rejects {counts['numba-ok-cudalite-rejects']}, "
           f"cudalite-ok-numba-rejects {counts['cudalite-ok-numba-rejects']}, both-reject {counts['both-reject']}, "
           f"crashes {counts['crash']}, not run {counts['not-run']}; {time.time() - t0:.0f}s "
           f"(floats within {args.ulps} ulp, NaN==NaN; ints bit for bit)")

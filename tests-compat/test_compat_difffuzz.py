@@ -91,3 +91,38 @@ def test_compare_reports_integer_bit_differences_and_float_mismatches():
     assert diffs[0] == f"oi[0,1]: numba {-2**63} cudalite {-2**63 + 1}"
     assert diffs[1] == "of[0,0]: numba 0.5 cudalite 0.75"
     assert len(diffs) == 2
+
+
+def test_a_mismatch_is_numba_poison_only_when_cudalite_equals_numba_without_nsw():
+    def res(*ints, ok=True):
+        return {"ok": ok, "oi": [list(ints)], "of": [[f64(0.5)]], "of32": [[f32(2.0)]]}
+
+    numba, cudalite = res(7, 99), res(7, -2**63)
+    # numba-wrap (numba's lowering without nsw) computes what cudalite computed: poison
+    assert difffuzz.classify_mismatch(numba, cudalite, res(7, -2**63), 2) == "numba-poison"
+    # numba-wrap agrees with numba-cuda: cudalite is wrong
+    assert difffuzz.classify_mismatch(numba, cudalite, res(7, 99), 2) == "mismatch"
+    # numba-wrap differs from both: a wrong result too
+    assert difffuzz.classify_mismatch(numba, cudalite, res(7, 5), 2) == "mismatch"
+    # no third run, or a failed one, proves nothing
+    assert difffuzz.classify_mismatch(numba, cudalite, None, 2) == "mismatch"
+    assert difffuzz.classify_mismatch(numba, cudalite, res(ok=False), 2) == "mismatch"
+
+
+def test_numba_without_nsw_patches_both_arith_modules(monkeypatch):
+    import sys
+    import types
+
+    mods = {}
+    for name in ("numba", "numba.cuda", "numba.cuda.cpython", "numba.cuda.cpython.numbers", "numba.cuda.np",
+                 "numba.cuda.np.math", "numba.cuda.np.math.numbers"):
+        mods[name] = types.ModuleType(name)
+        monkeypatch.setitem(sys.modules, name, mods[name])
+    for name in ("numba.cuda.cpython.numbers", "numba.cuda.np.math.numbers"):
+        mods[name]._int_arith_flags = lambda rettype: ["nsw"]
+    difffuzz.numba_without_nsw()
+    assert all(mods[n]._int_arith_flags("int64") == [] for n in ("numba.cuda.cpython.numbers",
+                                                                  "numba.cuda.np.math.numbers"))
+    del mods["numba.cuda.np.math.numbers"]._int_arith_flags
+    with pytest.raises(RuntimeError, match="no _int_arith_flags"):
+        difffuzz.numba_without_nsw()
