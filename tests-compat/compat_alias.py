@@ -54,8 +54,11 @@ REEXPORTS = {
     "numba.cuda.misc.special": {"literal_unroll": "literal_unroll"},
     "numba.cuda.api": {"is_fp8_supported": "is_fp8_supported", "is_float16_supported": "is_float16_supported",
                        "is_bfloat16_supported": "is_bfloat16_supported"},
-    "numba.cuda.np.numpy_support": {"from_dtype": "from_dtype", "carray": "carray", "farray": "farray"},
-    # numba's driver-module names user code imports: cudalite.cuda.cudadrv.<module>'s ("module:name")
+    "numba.cuda.np.numpy_support": {"from_dtype": "from_dtype", "carray": "carray", "farray": "farray",
+                                    "as_dtype": "cudalite.types:as_dtype"},
+    "numba.cuda.typing": {"signature": "cudalite.types:signature"},
+    # numba's driver-module names user code imports: cudalite.cuda.cudadrv.<module>'s ("module:name";
+    # a module named from "cudalite." is that module, not one under cudalite.cuda)
     "numba.cuda.cudadrv.driver": {n: f"cudadrv.driver:{n}" for n in (
         "CudaAPIError", "CudaDriverError", "CudaSupportError", "driver", "Stream", "Event", "Device", "Context",
         "MemoryPointer", "IpcHandle", "get_version", "device_pointer", "device_extents", "device_memory_size")},
@@ -144,7 +147,8 @@ class _Internal(_pytypes.ModuleType):
         if public is not None:
             where, _, attr = public.rpartition(":")
             try:
-                home = importlib.import_module(f"cudalite.cuda.{where}") if where else _cudalite_cuda()
+                module = where if where.startswith("cudalite.") else f"cudalite.cuda.{where}"
+                home = importlib.import_module(module) if where else _cudalite_cuda()
                 return getattr(home, attr)
             except (ImportError, AttributeError):
                 raise MissingApi(public.replace(":", "."), f"re-exported by {self.__name__}") from None

@@ -108,3 +108,22 @@ def test_declare_device_link_set_is_accepted_in_a_stable_order():
 
     f = declare_device("f", "int32(int32)", link={"b.cu", "a.cu", "c.ptx"})
     assert f.link == ("a.cu", "b.cu", "c.ptx")
+
+
+def test_signature_and_as_dtype_as_numba_spells_them():
+    import numpy as np
+
+    from cudalite import types as T
+
+    assert T.signature(T.void, T.int32, T.float32[:]) == T.void(T.int32, T.float32[:])
+    assert str(T.signature(T.float64, T.float64)) == "float64(float64)"
+    with pytest.raises(TypeError, match="signature\\(\\) takes cudalite types"):
+        T.signature(T.void, "int32")
+    for name in ("bool_", "int8", "uint16", "int64", "float16", "float32", "float64", "complex64", "complex128"):
+        assert T.as_dtype(getattr(T, name)) == np.dtype(name.rstrip("_"))
+    rec = np.dtype([("a", np.int32), ("b", np.float64)], align=True)
+    assert T.as_dtype(T.from_dtype(rec)) == rec
+    with pytest.raises(NotImplementedError, match=r"array\(float32, 1d, A\) cannot be represented as a NumPy dtype"):
+        T.as_dtype(T.float32[:])
+    with pytest.raises(TypeError, match="as_dtype\\(\\) takes a cudalite type"):
+        T.as_dtype(np.float32)

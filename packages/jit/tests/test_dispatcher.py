@@ -126,8 +126,11 @@ def test_eager_compile_error_is_located(monkeypatch):
     sig = (float32[::1], float32)
     assert "fadd float" in k.inspect_llvm(sig) and "add.f32" in k.inspect_asm(sig)
     assert set(k.inspect_asm()) == {sig, (float64[::1], float64)} and k.overloads == {}
+    assert ".target sm_" in k.inspect_lto_ptx(sig)
     with pytest.raises(KeyError, match="no compiled overload"):
         k.inspect_asm((float64[::1], float32))
+    with pytest.raises(RuntimeError, match="is not loaded on a device .* needs a GPU"):
+        k.get_regs_per_thread(sig)
 
 
 def test_compile_ptx_for_without_gpu():

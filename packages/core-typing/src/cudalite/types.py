@@ -2,7 +2,8 @@
 
 A facade over :mod:`cudalite.core.types`; scalar names (``int32``, ``float32``...),
 ``void``, ``CPointer``, ``UniTuple``, ``Tuple``, ``Array``, ``Record`` and aliases
-such as ``b1``, ``i4``, ``f8``, ``intp``; ``from_dtype`` (a NumPy dtype -> its type).
+such as ``b1``, ``i4``, ``f8``, ``intp``; ``from_dtype`` (a NumPy dtype -> its type),
+``as_dtype`` (a type -> its NumPy dtype) and ``signature(return_type, *args)``.
 """
 
 from cudalite.core.types import (  # noqa: F401
@@ -10,6 +11,8 @@ from cudalite.core.types import (  # noqa: F401
     boolean, complex64, complex128, float16, float32, float64, int8, int16, int32,
     int64, intp, none, uint8, uint16, uint32, uint64, uintp, void,
 )
+from cudalite.core.types import Boolean as _Boolean, Complex as _Complex, Float as _Float, Integer as _Integer
+from cudalite.core.types import dtype_of as _dtype_of
 
 bool_ = boolean
 b1 = boolean
@@ -23,8 +26,29 @@ half = float16
 float_ = float32  # numba's alias (not NumPy's float_)
 double = float64
 
+
+
+def signature(return_type, *args) -> Signature:
+    """numba's ``signature(return_type, *argtypes)``: the same as ``return_type(*argtypes)``."""
+    for t in (return_type, *args):
+        if not isinstance(t, Type):
+            raise TypeError(f"signature() takes cudalite types, not {t!r}")
+    return Signature(return_type, args)
+
+
+def as_dtype(t):
+    """numba's ``as_dtype``: the NumPy dtype of a scalar or record type (``float32`` ->
+    ``dtype('float32')``).  ``NotImplementedError`` naming the type for a type with no
+    NumPy dtype (arrays, tuples, ``void``...)."""
+    if isinstance(t, Record) or isinstance(t, (_Boolean, _Integer, _Float, _Complex)):
+        return _dtype_of(t)
+    if not isinstance(t, Type):
+        raise TypeError(f"as_dtype() takes a cudalite type, not {t!r}")
+    raise NotImplementedError(f"{t} cannot be represented as a NumPy dtype")
+
+
 # ``bool`` is a signature-string name only: exporting it would shadow the builtin
 __all__ = sorted((set(_NAMES) | {
     "Array", "CPointer", "NestedArray", "Record", "Signature", "Tuple", "Type", "UniTuple",
-    "bool_", "b1", "half", "double", "from_dtype",
+    "bool_", "b1", "half", "double", "from_dtype", "as_dtype", "signature",
 }) - {"bool"})

@@ -82,30 +82,40 @@ def _stage(entry, name):
 class InspectMixin:
     """Inspection over ``self.overloads`` (argtypes -> compiled kernel)."""
 
-    def _select(self, signature, fn):
+    def _select(self, signature, fn, loaded=False):
+        """``fn(overload)`` for one signature, or a dict over every overload.  Eager
+        signatures still pending (no usable device at decoration) are compiled for
+        the default target, unloaded, unless ``loaded`` (``fn`` needs the loaded
+        function: resource usage), which then names the missing device."""
+        pending = getattr(self, "_pending", ())
         if signature is not None:
             argtypes = _argtypes_of(signature)
             entry = self.overloads.get(argtypes)
-            if entry is None and argtypes in getattr(self, "_pending", ()):
-                entry = self._deviceless(argtypes)
+            if entry is None and argtypes in pending:
+                entry = self._deviceless(argtypes, loaded)
             if entry is None:
                 raise KeyError(f"{self.py_func.__qualname__} has no compiled overload for {argtypes}; "
                                f"compiled: {list(self.overloads)}")
             return fn(entry)
         out = {argtypes: fn(entry) for argtypes, entry in self.overloads.items()}
-        for argtypes in getattr(self, "_pending", ()):
+        for argtypes in pending:
             if argtypes not in out:
-                out[argtypes] = fn(self._deviceless(argtypes))
+                out[argtypes] = fn(self._deviceless(argtypes, loaded))
         return out
 
-    def _deviceless(self, argtypes):
-        """An eager signature compiled where no device is usable: the compile stages
-        (typed IR, NVVM IR, PTX) for the default target (``CUDALITE_DEFAULT_CC``),
-        so inspection works without a GPU; it is not loaded (the first launch on a
-        device compiles it for that device)."""
-        from ._compile import compile_code
+    def _deviceless(self, argtypes, loaded):
+        """An eager signature compiled where no device is usable: built for the
+        default target (``CUDALITE_DEFAULT_CC``) and not loaded, so the compile
+        stages (typed IR, NVVM IR, PTX, LTO PTX, SASS) can be inspected without a
+        GPU; the first launch on a device compiles it for that device."""
+        from cudalite.nvvm.config import load_config
 
-        return compile_code(self.py_func, argtypes, self.options, None, until="ptx")
+        from ._compile import CompiledKernel
+
+        if loaded:
+            raise RuntimeError(f"{self.py_func.__qualname__}{argtypes} is not loaded on a device (no usable "
+                               "device when it was compiled): its resource usage needs a GPU")
+        return CompiledKernel(self.py_func, argtypes, self.options, load_config().default_cc.cc, load=False)
 
     def inspect_types(self, file=None, signature=None):
         """Print the typed IR of the compiled overloads: each source line with the
@@ -265,7 +275,7 @@ class InspectMixin:
         KeyError
             ``signature`` names no compiled overload (the message lists them).
         """
-        return self._select(signature, lambda e: e.function.num_regs)
+        return self._select(signature, lambda e: e.function.num_regs, loaded=True)
 
     def get_shared_mem_per_block(self, signature=None):
         """The static shared memory per block, in bytes.
@@ -289,7 +299,7 @@ class InspectMixin:
         KeyError
             ``signature`` names no compiled overload (the message lists them).
         """
-        return self._select(signature, lambda e: e.function.shared_size_bytes)
+        return self._select(signature, lambda e: e.function.shared_size_bytes, loaded=True)
 
     def get_local_mem_per_thread(self, signature=None):
         """The local memory per thread, in bytes.
@@ -313,7 +323,7 @@ class InspectMixin:
         KeyError
             ``signature`` names no compiled overload (the message lists them).
         """
-        return self._select(signature, lambda e: e.function.local_size_bytes)
+        return self._select(signature, lambda e: e.function.local_size_bytes, loaded=True)
 
     def get_const_mem_size(self, signature=None):
         """The constant memory the kernel uses, in bytes.
@@ -337,7 +347,7 @@ class InspectMixin:
         KeyError
             ``signature`` names no compiled overload (the message lists them).
         """
-        return self._select(signature, lambda e: e.function.const_size_bytes)
+        return self._select(signature, lambda e: e.function.const_size_bytes, loaded=True)
 
     def get_max_threads_per_block(self, signature=None):
         """The most threads per block the compiled kernel can be launched with.
@@ -361,7 +371,7 @@ class InspectMixin:
         KeyError
             ``signature`` names no compiled overload (the message lists them).
         """
-        return self._select(signature, lambda e: e.function.max_threads_per_block)
+        return self._select(signature, lambda e: e.function.max_threads_per_block, loaded=True)
 
 
 class DeviceInspectMixin(InspectMixin):
