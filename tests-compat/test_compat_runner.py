@@ -146,7 +146,8 @@ def test_classify_rules():
 def test_config_names_cudalite_shares_set_its_environment(monkeypatch):
     from compat_alias import _Config
 
-    for name in _Config.CUDALITE_ENV.values():
+    names = list(_Config.CUDALITE_ENV.values()) + list(_Config.CUDALITE_ENV_STR.values())
+    for name in names:
         monkeypatch.delenv(name, raising=False)  # restored (or removed) after the test
     cfg = _Config("numba.cuda.config")
     assert os.environ["CUDALITE_CUDA_LOW_OCCUPANCY_WARNINGS"] == "1"  # numba's default
@@ -156,5 +157,7 @@ def test_config_names_cudalite_shares_set_its_environment(monkeypatch):
     assert os.environ["CUDALITE_CUDA_ARRAY_INTERFACE_SYNC"] == "0"
     cfg.OPT = 0  # no cudalite equivalent: nothing set
     assert "CUDALITE_OPT" not in os.environ
-    for name in _Config.CUDALITE_ENV.values():  # leave the process as found
+    cfg.CUDA_NVRTC_EXTRA_SEARCH_PATHS = "/a:/b"  # a string variable, passed on as it is
+    assert os.environ["CUDALITE_NVRTC_EXTRA_SEARCH_PATHS"] == "/a:/b"
+    for name in names:  # leave the process as found
         os.environ.pop(name, None)
