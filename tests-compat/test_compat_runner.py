@@ -161,3 +161,25 @@ def test_config_names_cudalite_shares_set_its_environment(monkeypatch):
     assert os.environ["CUDALITE_NVRTC_EXTRA_SEARCH_PATHS"] == "/a:/b"
     for name in names:  # leave the process as found
         os.environ.pop(name, None)
+
+
+def test_cache_layout_rule_matches_only_check_pycache():
+    """numba's count of its cache files beside the test module is not applicable (cudalite's
+    cache lives under CUDALITE_CACHE_DIR); any other caching failure is still a failure."""
+    from compat_classify import describe_exception
+
+    def check_pycache():
+        assert 0 == 2, "[]"
+
+    try:
+        check_pycache()
+    except AssertionError as exc:
+        rec = describe_exception(exc)
+    assert rec["tb_funcs"][-1] == "test_compat_runner.py:check_pycache"
+    base = {"outcome": "failed", "exc_type": "AssertionError", "exc_mro": ["AssertionError"], "message": "0 != 2 : []"}
+    assert classify({**base, "tb_funcs": ["test_caching.py:test_caching", "test_caching.py:check_pycache"]})[:2] \
+        == ("not-applicable", "cache-layout")
+    assert classify({**base, "tb_funcs": ["test_caching.py:test_caching", "test_caching.py:check_hits"]})[:2] \
+        == ("failed", "wrong-result")
+    assert classify({**base, "exc_type": "TypeError", "exc_mro": ["TypeError"],
+                     "tb_funcs": ["test_caching.py:check_pycache"]})[0] == "failed"
