@@ -34,6 +34,7 @@ from ._fastpath import launcher_param_names, make_factory, slow_factory
 from ._warmup import start_warmup
 from ._faults import jit_runtime, kernel_fault
 from ._launchconfig import MIN_GRID_SIZE, parse_config, warn_low_occupancy
+from ._pickling import reduce_dispatcher
 
 __all__ = ["jit", "CUDADispatcher", "DeviceDispatcher", "ForAll"]
 
@@ -111,6 +112,7 @@ class CUDADispatcher(InspectMixin):
         self._names = launcher_param_names(py_func)
         self._compiler = CompiledKernel
         self._eager = sigs is not None
+        self._sigs = tuple(sigs) if sigs is not None else None  # as given: pickling remakes the dispatcher
         self._pending = []  # eager signatures type-checked without a device, compiled on first launch
         for sig in sigs or ():
             self.compile(sig)
@@ -372,6 +374,9 @@ class CUDADispatcher(InspectMixin):
     def __repr__(self):
         return f"<CUDADispatcher {self.py_func.__qualname__}>"
 
+    def __reduce__(self):  # by reference when its module names it, else by value (_pickling)
+        return reduce_dispatcher(self, self._sigs)
+
     @property
     def __cudalite_not_device__(self):
         """The error the compiler reports when device code launches this kernel (or uses
@@ -528,10 +533,14 @@ class DeviceDispatcher(DeviceInspectMixin):
         self.__cudalite_links__ = tuple(options.link)  # linked into every kernel calling it
         self.options = options
         self.overloads = {}
+        self._sigs = tuple(sigs) if sigs is not None else None
         for sig in sigs or ():  # type-check eagerly: errors at decoration time
             argtypes = _signature_args(sig)
             res = compile_code(py_func, argtypes, options, None, device=True, until="typed-ir")
             self.overloads[argtypes] = res
+
+    def __reduce__(self):
+        return reduce_dispatcher(self, self._sigs)
 
     def __call__(self, *args, **kwargs):
         raise TypeError(f"{self.py_func.__qualname__} is a CUDA device function (@cuda.jit(device=True)): "
