@@ -35,6 +35,7 @@ from ._warmup import start_warmup
 from ._faults import jit_runtime, kernel_fault
 from ._launchconfig import MIN_GRID_SIZE, parse_config, warn_low_occupancy
 from ._pickling import reduce_dispatcher
+from ._stats import CompileStats
 
 __all__ = ["jit", "CUDADispatcher", "DeviceDispatcher", "ForAll"]
 
@@ -111,6 +112,7 @@ class CUDADispatcher(InspectMixin):
         start_warmup(self._rt)  # libraries and driver get ready while the program goes on
         self._names = launcher_param_names(py_func)
         self._compiler = CompiledKernel
+        self.stats = CompileStats()  # cache hits and misses per signature, as numba's dispatcher
         self._eager = sigs is not None
         self._sigs = tuple(sigs) if sigs is not None else None  # as given: pickling remakes the dispatcher
         self._pending = []  # eager signatures type-checked without a device, compiled on first launch
@@ -160,6 +162,7 @@ class CUDADispatcher(InspectMixin):
                     self._pending.append(argtypes)
                 return None
             kernel = self._compiler(self.py_func, argtypes, self.options, cc)
+            self.stats.record(argtypes, kernel)
             self.overloads[argtypes] = kernel
             return kernel
 
@@ -216,6 +219,7 @@ class CUDADispatcher(InspectMixin):
             kernel = self.overloads.get(argtypes)
             if kernel is None:
                 kernel = self._compiler(self.py_func, argtypes, self.options, current_cc())
+                self.stats.record(argtypes, kernel)
                 self.overloads[argtypes] = kernel
                 if argtypes in self._pending:
                     self._pending.remove(argtypes)
