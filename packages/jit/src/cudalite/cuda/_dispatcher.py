@@ -166,6 +166,18 @@ class CUDADispatcher(InspectMixin):
             self.overloads[argtypes] = kernel
             return kernel
 
+    def recompile(self):
+        """Compile every signature compiled so far afresh (numba's ``recompile``): globals
+        and closure values are read again, and launchers made before keep the old code.
+        With caching, the new code's key differs when a global did, so it is stored
+        beside the old entry."""
+        with self._lock:
+            sigs = list(self.overloads) + [a for a in self._pending if a not in self.overloads]
+            self.overloads, self._specs, self._configs, self._factories, self._factory = {}, {}, {}, {}, None
+            self._pending = []
+            for argtypes in sigs:
+                self.compile(argtypes)
+
     def compile_ptx_for(self, sig, cc=None):
         """The PTX of this kernel for one signature, compiled without a GPU.
 
