@@ -9,7 +9,6 @@ from __future__ import annotations
 import pickle
 import warnings
 
-import numpy as np
 import pytest
 
 from cudalite import cuda
@@ -193,29 +192,3 @@ def test_kernel_given_with_python_dash_c_compiles(tmp_path):
                         cwd=tmp_path)
     assert cp.returncode == 0, cp.stderr
     assert cp.stdout.strip() == "True"
-
-
-def test_ipc_handle_open_array_views_the_opened_memory():
-    """numba's IpcHandle.open_array(context, shape, dtype, strides=None) (GPU-less: a fake
-    context maps the handle at a fake address)."""
-    from cudalite.cuda._emm import IpcHandle
-
-    class _Opened:
-        def view(self, offset):
-            return 0x10000 + offset
-
-    class _Ctx:
-        def open_ipc_handle(self, handle, size):
-            self.size = size
-            return _Opened()
-
-    h = pickle.loads(pickle.dumps(IpcHandle(None, bytes(64), 96, offset=32)))
-    ctx = _Ctx()
-    a = h.open_array(ctx, shape=12, dtype=np.int64)
-    assert (a.shape, a.strides, a.dtype) == ((12,), (8,), np.dtype(np.int64)) and ctx.size == 128
-    assert a.__cuda_array_interface__["data"][0] == 0x10000 + 32
-    h._opened = None
-    b = h.open_array(ctx, shape=(3, 4), dtype="float32")
-    assert b.shape == (3, 4) and b.strides == (16, 4)
-    h._opened = None
-    assert h.open_array(ctx, 6, np.int16, strides=4).strides == (4,)

@@ -402,23 +402,6 @@ class IpcHandle:
 
     open_direct = open
 
-    def open_array(self, context, shape, dtype, strides=None):
-        """:meth:`open` the memory and view it as a device array of ``shape`` and
-        ``dtype`` (``strides`` in bytes; default C-contiguous), as numba's."""
-        import numpy as np
-
-        from .devicearray import DeviceNDArray
-
-        dtype = np.dtype(dtype)
-        shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(n) for n in shape)
-        if strides is None:
-            strides = tuple(int(np.prod(shape[k + 1:], dtype=np.int64)) * dtype.itemsize for k in range(len(shape)))
-        else:
-            strides = (int(strides),) if np.ndim(strides) == 0 else tuple(int(s) for s in strides)
-        if len(strides) != len(shape):
-            raise ValueError(f"strides {strides} do not match shape {shape}")
-        return DeviceNDArray(shape, strides, dtype, gpu_data=self.open(context))
-
     def close(self):
         """Unmap the memory (arrays opened over it become invalid)."""
         if self._opened is None:
