@@ -216,11 +216,19 @@ class _Config(_pytypes.ModuleType):
         for k, v in self.DEFAULTS.items():
             setattr(self, k, v)
 
+    # numba config name -> the cudalite environment variable of the same meaning (a string)
+    CUDALITE_ENV_STR = {
+        "CUDA_NVRTC_EXTRA_SEARCH_PATHS": "CUDALITE_NVRTC_EXTRA_SEARCH_PATHS",
+    }
+
     def __setattr__(self, name, value):
         super().__setattr__(name, value)
         env = self.CUDALITE_ENV.get(name)
         if env is not None:
             os.environ[env] = "1" if value else "0"
+        env = self.CUDALITE_ENV_STR.get(name)
+        if env is not None:
+            os.environ[env] = str(value or "")
 
     def __getattr__(self, name):
         if name.startswith("__"):

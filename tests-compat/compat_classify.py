@@ -12,6 +12,10 @@ match wins (docs/compat.md repeats them):
 3. failed, and the test raised or touched a ``NumbaInternal`` (an internal numba module,
    numba's CPU target, numba's config internals, FileCheck over numba's IR) ->
    not-applicable, klass = that rule.
+   An assertion failing inside test_caching.py's ``check_pycache`` (the count of numba's
+   index/data files in ``__pycache__`` beside the test module) -> not-applicable, klass
+   ``cache-layout``: cudalite keeps its disk cache under ``CUDALITE_CACHE_DIR`` / XDG
+   (never beside the source), so that count is 0 by design.
 4. failed otherwise, klass by the exception: ``missing-api`` (a public numba.cuda name
    cudalite lacks), ``compile-error`` (cudalite's compile-error family, by class name),
    ``internal-compiler-error``, ``driver-error``, ``cudalite-exception`` (another exception
@@ -27,6 +31,8 @@ COMPILE_ERRORS = frozenset({
     "CompilerError", "TypingError", "UnsupportedError", "LoweringError", "NvvmError", "SignatureError",
     "SourceError", "NestingError",
 })
+# numba's test of its cache files in __pycache__ (cudalite's cache lives elsewhere: see rule 3)
+CACHE_LAYOUT_FRAME = "test_caching.py:check_pycache"
 PASSED, FAILED, NA, SKIPPED, XFAILED = "passed", "failed", "not-applicable", "skipped", "xfailed"
 
 
@@ -69,6 +75,8 @@ def classify(o: dict) -> tuple[str, str, str]:
     if events:
         rule, detail = events[0]
         return NA, rule, detail
+    if "AssertionError" in mro and CACHE_LAYOUT_FRAME in (o.get("tb_funcs") or ()):
+        return NA, "cache-layout", first_line(msg)
     if etype == "ModuleNotFoundError":
         missing = str(o.get("missing_module") or msg.split("'")[1] if "'" in msg else msg)
         if not missing.startswith(("numba", "cudalite")):  # a third-party test dependency (ml_dtypes...)
@@ -101,8 +109,11 @@ def describe_exception(exc: BaseException, tb=None) -> dict:
     """The classify() fields of one exception (its type, MRO names, where it was raised)."""
     tb = tb if tb is not None else exc.__traceback__
     last = None
+    funcs = []  # "file.py:function" of each traceback frame, outermost first
     while tb is not None:
-        last = tb.tb_frame.f_code.co_filename
+        code = tb.tb_frame.f_code
+        last = code.co_filename
+        funcs.append(f"{last.replace(chr(92), '/').rsplit('/', 1)[-1]}:{code.co_name}")
         tb = tb.tb_next
     rec = {
         "exc_type": type(exc).__name__,
@@ -110,6 +121,7 @@ def describe_exception(exc: BaseException, tb=None) -> dict:
         "exc_module": type(exc).__module__,
         "message": str(exc),
         "in_cudalite": bool(last and "/cudalite/" in last.replace("\\", "/")),
+        "tb_funcs": funcs,
     }
     if hasattr(exc, "rule") and "NumbaInternal" in rec["exc_mro"]:
         rec["na_rule"] = exc.rule

@@ -146,7 +146,8 @@ def test_classify_rules():
 def test_config_names_cudalite_shares_set_its_environment(monkeypatch):
     from compat_alias import _Config
 
-    for name in _Config.CUDALITE_ENV.values():
+    names = list(_Config.CUDALITE_ENV.values()) + list(_Config.CUDALITE_ENV_STR.values())
+    for name in names:
         monkeypatch.delenv(name, raising=False)  # restored (or removed) after the test
     cfg = _Config("numba.cuda.config")
     assert os.environ["CUDALITE_CUDA_LOW_OCCUPANCY_WARNINGS"] == "1"  # numba's default
@@ -156,5 +157,29 @@ def test_config_names_cudalite_shares_set_its_environment(monkeypatch):
     assert os.environ["CUDALITE_CUDA_ARRAY_INTERFACE_SYNC"] == "0"
     cfg.OPT = 0  # no cudalite equivalent: nothing set
     assert "CUDALITE_OPT" not in os.environ
-    for name in _Config.CUDALITE_ENV.values():  # leave the process as found
+    cfg.CUDA_NVRTC_EXTRA_SEARCH_PATHS = "/a:/b"  # a string variable, passed on as it is
+    assert os.environ["CUDALITE_NVRTC_EXTRA_SEARCH_PATHS"] == "/a:/b"
+    for name in names:  # leave the process as found
         os.environ.pop(name, None)
+
+
+def test_cache_layout_rule_matches_only_check_pycache():
+    """numba's count of its cache files beside the test module is not applicable (cudalite's
+    cache lives under CUDALITE_CACHE_DIR); any other caching failure is still a failure."""
+    from compat_classify import describe_exception
+
+    def check_pycache():
+        assert 0 == 2, "[]"
+
+    try:
+        check_pycache()
+    except AssertionError as exc:
+        rec = describe_exception(exc)
+    assert rec["tb_funcs"][-1] == "test_compat_runner.py:check_pycache"
+    base = {"outcome": "failed", "exc_type": "AssertionError", "exc_mro": ["AssertionError"], "message": "0 != 2 : []"}
+    assert classify({**base, "tb_funcs": ["test_caching.py:test_caching", "test_caching.py:check_pycache"]})[:2] \
+        == ("not-applicable", "cache-layout")
+    assert classify({**base, "tb_funcs": ["test_caching.py:test_caching", "test_caching.py:check_hits"]})[:2] \
+        == ("failed", "wrong-result")
+    assert classify({**base, "exc_type": "TypeError", "exc_mro": ["TypeError"],
+                     "tb_funcs": ["test_caching.py:check_pycache"]})[0] == "failed"

@@ -92,11 +92,33 @@ def test_user_include_dir(tmp_path):
 def test_cuda_headers_come_from_the_wheels():
     dirs = cuda_include_dirs()
     assert dirs, "cuda-pathfinder found no CUDA header directory"
-    assert not any(d.startswith("/usr/local/cuda") for d in dirs)
+    # CCCL (libcu++: <nv/target>, <cuda/std/...>) may come from a CUDA toolkit when no wheel has it
+    assert not any(d.startswith("/usr/local/cuda") for d in dirs if os.path.basename(d) != "cccl")
     assert any(os.path.isfile(os.path.join(d, "cuda_runtime.h")) for d in dirs)
     src = "#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n" \
           'extern "C" __device__ float f(float x) { return __half2float(__float2half(x)) + make_float2(x, x).y; }\n'
     assert ".func" in compile_cuda(src, name="rt.cu").text
+
+
+def test_cccl_headers_are_on_the_include_path():
+    """CUDA's own headers (curand_kernel.h, cuda/std/*) include libcu++: NVRTC needs CCCL's folder."""
+    from cuda.pathfinder import find_nvidia_header_directory
+
+    cccl = find_nvidia_header_directory("cccl")
+    if cccl is None:
+        pytest.skip("no CCCL headers installed")
+    assert cccl in cuda_include_dirs()
+    src = "#include <nv/target>\n#include <cuda/std/type_traits>\n" \
+          'extern "C" __device__ int f(int x) { return cuda::std::is_same<int, int>::value ? x : 0; }\n'
+    assert ".func" in compile_cuda(src, name="cccl.cu").text
+
+
+def test_extra_search_paths_config():
+    from cudalite.linker.config import load_config
+
+    assert load_config({}).extra_search_paths == ()
+    assert load_config({"CUDALITE_NVRTC_EXTRA_SEARCH_PATHS": f"/a{os.pathsep}{os.pathsep}/b"}).extra_search_paths \
+        == ("/a", "/b")
 
 
 def test_cuda_include_path_overrides_the_wheels(tmp_path):

@@ -128,14 +128,16 @@ def _linker_items(link):
 def source_dirs(link) -> tuple:
     """The folders of the CUDA C++ files named by path in ``link``, in order, each once:
     NVRTC searches them for ``#include "..."`` headers (as a C compiler searches the
-    including file's folder)."""
+    including file's folder), then the ``CUDALITE_NVRTC_EXTRA_SEARCH_PATHS`` folders."""
+    from cudalite.linker.config import load_config as linker_config
+
     out = []
     for item in link:
         if isinstance(item, (str, os.PathLike)) and os.fspath(item).lower().endswith((".cu", ".cuh")):
             d = os.path.dirname(os.path.abspath(os.fspath(item)))
             if d not in out:
                 out.append(d)
-    return tuple(out)
+    return tuple(out) + tuple(d for d in linker_config().extra_search_paths if d not in out)
 
 
 def link_cubin(result, pyfunc, opts: JitOptions, arch: str):

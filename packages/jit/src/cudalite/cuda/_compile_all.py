@@ -42,7 +42,7 @@ def _linked_code(item, output, arch, debug, lineinfo):
     code = item if isinstance(item, LinkableCode) else LinkableCode.from_path(path)
     if not isinstance(code, CUSource):
         return code
-    include_dirs = (os.path.dirname(os.path.abspath(path)),) if path else ()
+    include_dirs = ((os.path.dirname(os.path.abspath(path)),) if path else ()) + linker_config().extra_search_paths
     options = (["-G"] if debug else []) + (["-lineinfo"] if lineinfo and not debug else [])
     compiled = compile_cuda(code, arch=arch, lto=(output == "ltoir"), include_dirs=include_dirs,
                             options=options, cuda_include_path=linker_config().cuda_include_path)

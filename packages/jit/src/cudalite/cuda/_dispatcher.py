@@ -34,6 +34,8 @@ from ._fastpath import launcher_param_names, make_factory, slow_factory
 from ._warmup import start_warmup
 from ._faults import jit_runtime, kernel_fault
 from ._launchconfig import MIN_GRID_SIZE, parse_config, warn_low_occupancy
+from ._pickling import reduce_dispatcher
+from ._stats import CompileStats
 
 __all__ = ["jit", "CUDADispatcher", "DeviceDispatcher", "ForAll"]
 
@@ -110,7 +112,9 @@ class CUDADispatcher(InspectMixin):
         start_warmup(self._rt)  # libraries and driver get ready while the program goes on
         self._names = launcher_param_names(py_func)
         self._compiler = CompiledKernel
+        self.stats = CompileStats()  # cache hits and misses per signature, as numba's dispatcher
         self._eager = sigs is not None
+        self._sigs = tuple(sigs) if sigs is not None else None  # as given: pickling remakes the dispatcher
         self._pending = []  # eager signatures type-checked without a device, compiled on first launch
         for sig in sigs or ():
             self.compile(sig)
@@ -158,8 +162,21 @@ class CUDADispatcher(InspectMixin):
                     self._pending.append(argtypes)
                 return None
             kernel = self._compiler(self.py_func, argtypes, self.options, cc)
+            self.stats.record(argtypes, kernel)
             self.overloads[argtypes] = kernel
             return kernel
+
+    def recompile(self):
+        """Compile every signature compiled so far afresh (numba's ``recompile``): globals
+        and closure values are read again, and launchers made before keep the old code.
+        With caching, the new code's key differs when a global did, so it is stored
+        beside the old entry."""
+        with self._lock:
+            sigs = list(self.overloads) + [a for a in self._pending if a not in self.overloads]
+            self.overloads, self._specs, self._configs, self._factories, self._factory = {}, {}, {}, {}, None
+            self._pending = []
+            for argtypes in sigs:
+                self.compile(argtypes)
 
     def compile_ptx_for(self, sig, cc=None):
         """The PTX of this kernel for one signature, compiled without a GPU.
@@ -214,6 +231,7 @@ class CUDADispatcher(InspectMixin):
             kernel = self.overloads.get(argtypes)
             if kernel is None:
                 kernel = self._compiler(self.py_func, argtypes, self.options, current_cc())
+                self.stats.record(argtypes, kernel)
                 self.overloads[argtypes] = kernel
                 if argtypes in self._pending:
                     self._pending.remove(argtypes)
@@ -372,6 +390,9 @@ class CUDADispatcher(InspectMixin):
     def __repr__(self):
         return f"<CUDADispatcher {self.py_func.__qualname__}>"
 
+    def __reduce__(self):  # by reference when its module names it, else by value (_pickling)
+        return reduce_dispatcher(self, self._sigs)
+
     @property
     def __cudalite_not_device__(self):
         """The error the compiler reports when device code launches this kernel (or uses
@@ -528,10 +549,14 @@ class DeviceDispatcher(DeviceInspectMixin):
         self.__cudalite_links__ = tuple(options.link)  # linked into every kernel calling it
         self.options = options
         self.overloads = {}
+        self._sigs = tuple(sigs) if sigs is not None else None
         for sig in sigs or ():  # type-check eagerly: errors at decoration time
             argtypes = _signature_args(sig)
             res = compile_code(py_func, argtypes, options, None, device=True, until="typed-ir")
             self.overloads[argtypes] = res
+
+    def __reduce__(self):
+        return reduce_dispatcher(self, self._sigs)
 
     def __call__(self, *args, **kwargs):
         raise TypeError(f"{self.py_func.__qualname__} is a CUDA device function (@cuda.jit(device=True)): "

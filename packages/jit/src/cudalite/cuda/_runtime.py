@@ -10,6 +10,7 @@ legacy default stream, as numba's does), ``default_stream()`` is handle 0 (legac
 from __future__ import annotations
 
 import contextlib
+import operator
 import threading
 
 import cudalite.driver as _drv
@@ -337,10 +338,14 @@ class _DeviceContext:
 
 
 class _DeviceList:
-    """``cuda.gpus``: indexable, iterable, ``len()``; ``.current`` is the current device."""
+    """``cuda.gpus``: indexable (an int, or a slice: a list), iterable, ``len()``;
+    ``.current`` is the current device."""
 
     def __getitem__(self, i):
         n = len(self)
+        if isinstance(i, slice):  # cuda.gpus[1:], as numba's device list
+            return [_DeviceContext(k) for k in range(*i.indices(n))]
+        i = operator.index(i)
         if not -n <= i < n:
             raise IndexError(f"device index {i} out of range ({n} devices)")
         return _DeviceContext(i % n)

@@ -39,7 +39,9 @@ def _wheel_include_dirs() -> tuple:
     from cuda.pathfinder import find_nvidia_header_directory
 
     found = []
-    for libname in ("cudart", "nvrtc"):
+    # cccl: libcu++/CUB headers (<nv/target>, <cuda/std/...>) that CUDA's own headers such as
+    # curand_kernel.h include; NVRTC has none of them built in
+    for libname in ("cudart", "nvrtc", "cccl"):
         try:
             path = find_nvidia_header_directory(libname)
         except Exception:  # pathfinder versions differ in what they raise for unknown names

@@ -2,6 +2,9 @@
 
 * ``CUDALITE_CUDA_INCLUDE_PATH``: directories (``os.pathsep``-separated) with
   the CUDA headers NVRTC should use instead of the ones in the pip wheels.
+* ``CUDALITE_NVRTC_EXTRA_SEARCH_PATHS``: more directories (``os.pathsep``-separated)
+  NVRTC searches for ``#include`` files of CUDA C++ link sources, after each
+  source's own folder (numba's ``NUMBA_CUDA_NVRTC_EXTRA_SEARCH_PATHS``).
 
 Nothing else in the package reads ``os.environ``; the functions take these
 values as arguments, and a runtime passes ``load_config().cuda_include_path``.
@@ -19,6 +22,7 @@ __all__ = ["Config", "load_config"]
 class Config:
     cuda_include_path: str | None = None
     isolate: bool = True
+    extra_search_paths: tuple = ()
 
 
 _FALSE, _TRUE = ("0", "false", "no", "off"), ("1", "true", "yes", "on")
@@ -38,4 +42,6 @@ def _flag(env, name: str, default: bool) -> bool:
 def load_config(environ=None) -> Config:
     env = os.environ if environ is None else environ
     return Config(cuda_include_path=env.get("CUDALITE_CUDA_INCLUDE_PATH") or None,
-                  isolate=_flag(env, "CUDALITE_LINK_ISOLATION", True))
+                  isolate=_flag(env, "CUDALITE_LINK_ISOLATION", True),
+                  extra_search_paths=tuple(p for p in env.get("CUDALITE_NVRTC_EXTRA_SEARCH_PATHS", "").split(os.pathsep)
+                                           if p))

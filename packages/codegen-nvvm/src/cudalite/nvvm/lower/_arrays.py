@@ -23,9 +23,11 @@ __all__ = []
 
 
 def _index_items(b, idx, ity):
-    if isinstance(ity, Tuple):
-        return [(b.extract_value(idx, i), t) for i, t in enumerate(ity.types)]
-    return [(idx, ity)]
+    """(value, type) of each index item; a 0-d integer array index is its element."""
+    items = [(b.extract_value(idx, i), t) for i, t in enumerate(ity.types)] if isinstance(ity, Tuple) \
+        else [(idx, ity)]
+    return [(load_mem(b, element_pointer(b, t, v, []), t.dtype), t.dtype) if isinstance(t, Array) else (v, t)
+            for v, t in items]
 
 
 @lowerings.method(Array, "__getitem__")

@@ -25,8 +25,13 @@ def load_mem(b, p, ty):
 
 
 def store_mem(b, p, v, ty):
+    """Store a value of type ``ty`` (bools as bytes; a record, held as a pointer, is
+    copied: its bytes are loaded from where it lives and stored at ``p``)."""
     if isinstance(ty, Boolean):
         v = b.zext(v, I8)
+    elif isinstance(ty, Record) and isinstance(v.type, ir.PointerType) and v.type != p.type:
+        src = v if v.type.addrspace == p.type.addrspace else b.addrspacecast(v, ptr(I8, p.type.addrspace))
+        v = b.load(b.bitcast(src, p.type))
     b.store(v, p)
 
 

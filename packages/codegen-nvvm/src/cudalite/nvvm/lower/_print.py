@@ -3,7 +3,9 @@
 The format string is built at compile time (string constants are inlined with
 ``%`` escaped); numbers are passed in a local argument buffer with C varargs
 promotions: integers as 64-bit, floats as double, booleans as ``True``/``False``
-text chosen at run time."""
+text chosen at run time.  Tuples print as Python prints them (``(1,)``, nested), the
+``cuda.threadIdx``-like namespaces as a 3-tuple; over 32 values, the raw format string
+is printed (CUDA's vprintf limit, as numba-cuda)."""
 
 from __future__ import annotations
 
@@ -11,8 +13,11 @@ import builtins
 
 from llvmlite import ir
 
-from cudalite.core.types import Boolean, Complex, Float, Integer, StringLiteral
+from cudalite.core.types import Boolean, Complex, Float, Integer, Opaque, StringLiteral, Tuple
+from cudalite.core.typing.rules.intrinsics import SREG_VALUES
+from cudalite.core.typing.rules.printing import MAX_PRINT_VALUES
 
+from ._intrinsics import read_sreg
 from ._irtypes import ADDRSPACE_CONST, I8, I32, ptr
 from ._registry import lowerings
 
@@ -63,27 +68,48 @@ def _generic(b, p):
     return p
 
 
+def _format(lc, v, t, parts, values):
+    """Append the format of one printed value (``parts``) and its vprintf values."""
+    b = lc.builder
+    if isinstance(t, StringLiteral):
+        parts.append(t.value.replace("%", "%%"))
+    elif isinstance(t, Boolean):
+        parts.append("%s")
+        values.append(b.select(v, _generic(b, global_string(lc.module, "True")),
+                               _generic(b, global_string(lc.module, "False"))))
+    elif isinstance(t, Integer):
+        parts.append("%lld" if t.signed else "%llu")
+        values.append(lc.cast(v, t, Integer(64, t.signed)))
+    elif isinstance(t, Float):
+        parts.append("%f")
+        values.append(b.fpext(v, _DOUBLE) if t.bitwidth < 64 else v)
+    elif isinstance(t, Complex):
+        parts.append("(%f+%fj)")
+        for k in range(2):
+            part = b.extract_value(v, k)
+            values.append(b.fpext(part, _DOUBLE) if t.underlying.bitwidth < 64 else part)
+    elif isinstance(t, Tuple):  # (a, b), (a,) and nested tuples, as Python prints them
+        inner = []
+        for k, et in enumerate(t.types):
+            sub = []
+            _format(lc, b.extract_value(v, k), et, sub, values)
+            inner.append(" ".join(sub))
+        parts.append("(" + ", ".join(inner) + ("," if len(inner) == 1 else "") + ")")
+    elif isinstance(t, Opaque):  # cuda.threadIdx & co: a dim3, printed as a 3-tuple of ints
+        ns = t.obj
+        regs = [SREG_VALUES[getattr(ns, a)] for a in "xyz"]
+        parts.append("(%lld, %lld, %lld)")
+        values.extend(b.zext(read_sreg(lc, r), _I64) for r in regs)
+
+
 @lowerings.call(builtins.print)
 def _print(lc, node, args, info):
-    b = lc.builder
     parts, values = [], []
     for v, t in zip(args, info.sig.args):
-        if isinstance(t, StringLiteral):
-            parts.append(t.value.replace("%", "%%"))
-        elif isinstance(t, Boolean):
-            parts.append("%s")
-            values.append(b.select(v, _generic(b, global_string(lc.module, "True")),
-                                   _generic(b, global_string(lc.module, "False"))))
-        elif isinstance(t, Integer):
-            parts.append("%lld" if t.signed else "%llu")
-            values.append(lc.cast(v, t, Integer(64, t.signed)))
-        elif isinstance(t, Float):
-            parts.append("%f")
-            values.append(b.fpext(v, _DOUBLE) if t.bitwidth < 64 else v)
-        elif isinstance(t, Complex):
-            parts.append("(%f+%fj)")
-            for k in range(2):
-                part = b.extract_value(v, k)
-                values.append(b.fpext(part, _DOUBLE) if t.underlying.bitwidth < 64 else part)
-    emit_printf(lc, " ".join(parts) + "\n", values)
+        _format(lc, v, t, parts, values)
+    fmt = " ".join(parts) + "\n"
+    if len(values) > MAX_PRINT_VALUES:  # vprintf's limit: the raw format string (typing warned)
+        emit_printf(lc, fmt.replace("%", "%%"), [])
+    else:
+        emit_printf(lc, fmt, values)
     return ir.Constant(ir.LiteralStructType([]), None)

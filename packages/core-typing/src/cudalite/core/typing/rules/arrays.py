@@ -32,23 +32,29 @@ def _is_index(t):
     return isinstance(t, (Integer, Boolean))
 
 
+def _is_array_index(t):
+    """An integer index of an array: an integer, a boolean, or a 0-d integer array (its
+    element, as NumPy and numba index with ``a[np.array(1)]``)."""
+    return _is_index(t) or (isinstance(t, Array) and t.ndim == 0 and isinstance(t.dtype, Integer))
+
+
 def array_index_result(arr: Array, index):
     """Result type of ``arr[index]`` (an element, or a view for partial indexing and
     slices) and an error text or None."""
     items = index.types if isinstance(index, Tuple) else (index,)
-    bad = [i for i in items if not (_is_index(i) or isinstance(i, SliceType))]
+    bad = [i for i in items if not (_is_array_index(i) or isinstance(i, SliceType))]
     if bad:
         return None, f"array index must be integers, slices or a tuple of them, not {bad[0]}"
     if len(items) > arr.ndim:
         return None, f"too many indices ({len(items)}) for a {arr.ndim}-d array"
-    n_ints = sum(1 for i in items if _is_index(i))
+    n_ints = sum(1 for i in items if _is_array_index(i))
     if n_ints == arr.ndim:  # also a[()] on a 0-d array: its element
         return arr.dtype, None
     if not items:  # a[()] on an n-d array: the whole array, as NumPy and numba
         return arr, None
     # a view stays C-contiguous when integers lead and every slice is a full ':'
     slices = [i for i in items if isinstance(i, SliceType)]
-    leading_ints = all(_is_index(i) for i in items[:n_ints])
+    leading_ints = all(_is_array_index(i) for i in items[:n_ints])
     contiguous = arr.layout == "C" and leading_ints and all(s.is_full for s in slices)
     return arr.copy(ndim=arr.ndim - n_ints, layout="C" if contiguous else "A"), None
 

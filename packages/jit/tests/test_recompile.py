@@ -1,0 +1,33 @@
+"""``kernel.recompile()`` compiles every signature afresh, reading globals again (numba's
+recompile).  GPU-less: the kernels are built (not loaded) for sm_80."""
+
+from __future__ import annotations
+
+import functools
+
+from cudalite import cuda
+from cudalite.cuda import _dispatcher, types
+from cudalite.cuda._compile import CompiledKernel
+
+Z = 1
+
+
+def _add(r, x):
+    r[0] = x + Z
+
+
+def test_recompile_reads_globals_again(monkeypatch):
+    monkeypatch.setattr(_dispatcher, "current_cc", lambda: (8, 0))
+    k = cuda.jit(_add)
+    k._compiler = functools.partial(CompiledKernel, load=False)
+    sig = (types.int64[::1], types.int64)
+    k.compile(sig)
+    before = k.overloads[sig].inspect_llvm()
+    assert k.stats.cache_misses[sig] == 1
+    monkeypatch.setitem(globals(), "Z", 1234567)
+    k.compile(sig)
+    assert k.overloads[sig].inspect_llvm() == before  # frozen at compile time
+    k.recompile()
+    after = k.overloads[sig].inspect_llvm()
+    assert "1234567" in after and "1234567" not in before
+    assert list(k.overloads) == [sig] and k.stats.cache_misses[sig] == 2
