@@ -197,12 +197,8 @@ def _is_void(t):
 def emit_kernel(mb, tf, name, launch_bounds=None):
     """The kernel's entry point, its body lowered straight into it (as numba-cuda
     does: no call to an implementation function remains in the kernel's IR)."""
-    from ._function import FunctionLowerer
-
     fn, b, args, sp = _wrapper_parts(mb, tf, name, ir.VoidType())
-    lowerer = FunctionLowerer(mb, tf)
-    lowerer.fn = fn
-    lowerer.lower(builder=b, args=args, subprogram=sp)
+    mb.lower_into(fn, tf, b, args, sp)
     mb.mark_kernel(fn, launch_bounds)
     return fn
 

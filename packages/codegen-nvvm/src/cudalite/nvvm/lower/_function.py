@@ -22,6 +22,7 @@ from ._casts import cast, truth
 from ._constants import lower_constant
 from ._irtypes import I1, value_type
 from ._exceptions import check_status_after_call
+from ._inline import inline_call, should_inline
 from ._iteration import lower_for_iter
 from ._loops import lower_for_range
 from ._ranges import prove_no_wrap
@@ -434,11 +435,9 @@ class FunctionLowerer:
     def expr_Call(self, e):
         info = self.tf.calls[e]
         if info.kind is CallKind.FUNCTION:
-            from ._inline import InlineLowerer, should_inline
-
             self.module.add_links(info.links)
             if should_inline(self, e, info):
-                res = InlineLowerer(self, info.callee).inline(self.call_args(e, info))
+                res = inline_call(self, info.callee, self.call_args(e, info))
                 if self.module.options.debug:
                     check_status_after_call(self)
                 return res if res is not None else ir.Constant(value_type(info.sig.return_type), None)

@@ -15,10 +15,9 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from ._function import FunctionLowerer
 from ._irtypes import value_type
 
-__all__ = ["InlineLowerer", "should_inline"]
+__all__ = ["InlineLowerer", "should_inline", "inline_call"]
 
 
 def should_inline(lc, node, info) -> bool:
@@ -33,6 +32,14 @@ def should_inline(lc, node, info) -> bool:
     return bool(choice(node, lc.tf.fir, info.callee.fir))
 
 
+def inline_call(lc, tf, args):
+    """Lower ``tf``'s body in place of a call from ``lc`` with argument values
+    ``args``; its result value (None for a function without one)."""
+    # the function lowerer class comes from the caller, so this module does not import it
+    base = next(c for c in type(lc).__mro__ if not issubclass(c, InlineLowerer))
+    return type("Inline" + base.__name__, (InlineLowerer, base), {})(lc, tf).inline(args)
+
+
 def _inlining(lc):
     """The typed functions being inlined around ``lc`` (innermost last)."""
     chain = []
@@ -43,8 +50,9 @@ def _inlining(lc):
     return chain
 
 
-class InlineLowerer(FunctionLowerer):
-    """Lowers ``tf`` in place of a call from ``caller`` (a FunctionLowerer)."""
+class InlineLowerer:
+    """Lowers ``tf`` in place of a call from ``caller`` (a FunctionLowerer); mixed
+    into the function lowerer class by :func:`inline_call`."""
 
     def __init__(self, caller, tf):
         super().__init__(caller.module, tf)
