@@ -17,11 +17,14 @@ TPB = 16
 
 
 def _impl(fn, sig, device=False):
-    """The lines of the user function's body (``$impl``) in the NVVM IR."""
+    """The lines of the user function's body in the NVVM IR (``$impl`` of a device
+    function; a kernel's body is its entry point)."""
     text = cuda.compile_stages(fn, sig, device=device, cc=(9, 0))["nvvm-ir"].data
-    body = re.search(r'define internal [^\n]*\$impl[^\n]*\n\{\n(.*?)\n\}', text, re.S)
+    head = r'define internal [^\n]*\$impl' if device else r'define void @'
+    body = re.search(head + r'[^\n]*\n\{\n(.*?)\n\}', text, re.S)
     assert body is not None, text
-    return body.group(1).splitlines()
+    lines = body.group(1).splitlines()
+    return lines if device else lines[lines.index("body:"):]  # not the arguments' rebuilding
 
 
 def _ops(lines, op):

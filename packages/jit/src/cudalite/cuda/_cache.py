@@ -416,7 +416,10 @@ def _value_fp(value, links, depth=0):
     pyfunc = getattr(value, "__cudalite_pyfunc__", None) or getattr(value, "py_func", None)
     if pyfunc is not None:  # a dispatcher: its code is in the callee graph, its links here
         links.extend(getattr(value, "__cudalite_links__", ()) or ())
-        return ("dispatcher", type(value).__name__, pyfunc.__module__, pyfunc.__qualname__)
+        choice, force = getattr(value, "__cudalite_inline__", ("never", False))
+        if callable(choice):  # a cost model: by name (its repr holds an address)
+            choice = (getattr(choice, "__module__", None), getattr(choice, "__qualname__", None))
+        return ("dispatcher", type(value).__name__, pyfunc.__module__, pyfunc.__qualname__, choice, force)
     if isinstance(value, (type, pytypes.FunctionType, pytypes.BuiltinFunctionType)):
         return ("callable", getattr(value, "__module__", None), getattr(value, "__qualname__", repr(value)))
     import enum

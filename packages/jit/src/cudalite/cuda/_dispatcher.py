@@ -27,7 +27,7 @@ from ._arghints import ArgHint, prepare_hints
 from ._args import NumbaPerformanceWarning, RecordCopyBack, RecordScalarHandler, TupleHandler  # noqa: I001
 from ._args import compatible, key_to_type, needs_host_copy
 from ._compile import CompiledKernel, JitOptions, compile_code, current_cc
-from ._jit_options import jit_options
+from ._jit_options import jit_options, mark_inline
 from ._dispatcher_inspect import DeviceInspectMixin, InspectMixin
 from .errors import DeviceFunctionLaunchError
 from ._fastpath import launcher_param_names, make_factory, slow_factory
@@ -674,9 +674,12 @@ def jit(func_or_sig=None, device=False, inline="never", link=(), debug=None, opt
     device : bool, optional
         Compile a device function (callable from kernels and device functions, not
         from Python) instead of a kernel.
-    inline : {"never", "always"} or bool, optional
-        ``"always"`` (or True) is ``forceinline=True``: the compiled function's
-        body is marked ``alwaysinline``.
+    inline : {"never", "always"}, bool or callable, optional
+        How calls to this function from device code are inlined: ``"always"`` (or
+        True) inlines the body at each call site when the caller is lowered (no
+        ``call`` remains in its IR); a callable ``(call, caller_ir, callee_ir) -> bool``
+        decides per call site.  ``forceinline=True`` instead marks the function
+        ``alwaysinline`` for LLVM.
     link : list of str or os.PathLike or cudalite.linker.LinkableCode, optional
         Files (``.cu``, ``.ptx``, ``.ltoir``, ``.cubin``, ``.fatbin``, ``.o``,
         ``.a``) or code objects linked into every kernel that uses this function (the
@@ -730,7 +733,7 @@ def jit(func_or_sig=None, device=False, inline="never", link=(), debug=None, opt
             hasattr(func_or_sig, "__code__") or hasattr(func_or_sig, "__wrapped__")):
         from cudalite.core.frontend import python_function
 
-        return cls(python_function(func_or_sig, "jit-compile", stacklevel=2), None, opts)
+        return mark_inline(cls(python_function(func_or_sig, "jit-compile", stacklevel=2), None, opts), inline, opts)
     if func_or_sig is None:
         sigs = None
     elif isinstance(func_or_sig, list):
@@ -752,6 +755,6 @@ def jit(func_or_sig=None, device=False, inline="never", link=(), debug=None, opt
             func = python_function(func, "jit-compile", stacklevel=2)  # a C-level wrapper: its __wrapped__
         except TypeError:
             raise TypeError(f"cuda.jit decorates Python functions, not {func!r}") from None
-        return cls(func, sigs, opts)
+        return mark_inline(cls(func, sigs, opts), inline, opts)
 
     return decorate

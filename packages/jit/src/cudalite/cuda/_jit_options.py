@@ -11,7 +11,7 @@ from cudalite.core.errors import NumbaInvalidConfigWarning
 
 from ._compile import JitOptions, nvvm_options
 
-__all__ = ["jit_options"]
+__all__ = ["jit_options", "fastmath_enabled", "inline_choice", "mark_inline"]
 
 _KNOWN = {"fastmath", "max_registers", "launch_bounds", "forceinline", "lto", "extensions"}
 # options numba's jit takes and that change nothing on CUDA (accepted and ignored)
@@ -42,6 +42,47 @@ def _check_ignored(kws):
             raise TypeError(f"cuda.jit({name}=...) was removed in numba; pass a signature instead")
 
 
+_FASTMATH_FLAGS = frozenset({"fast", "nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc"})
+
+
+def fastmath_enabled(value) -> bool:
+    """numba's ``fastmath`` option: a bool, or a set (or ``{flag: bool}`` dict) of
+    LLVM fast-math flag names.  On CUDA any flag turns fast math on as a whole
+    (numba-cuda passes the option's truth to libNVVM and to its math lowerings)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, dict):
+        flags = {k for k, on in value.items() if on}
+        names = set(value)
+    elif isinstance(value, (set, frozenset)):
+        flags = names = set(value)
+    else:
+        raise ValueError("Expected fastmath option(s) to be either a bool, dict or set")
+    invalid = names - _FASTMATH_FLAGS
+    if invalid:
+        raise ValueError(f"Unrecognized fastmath flags: {invalid}")
+    return bool(flags)
+
+
+def inline_choice(inline):
+    """numba's ``inline`` option normalized: ``'always'`` (also True), ``'never'``
+    (also False/None) or a cost-model callable ``(call, caller_ir, callee_ir) -> bool``."""
+    if inline is True or inline == "always":
+        return "always"
+    if inline is None or inline is False or inline == "never":
+        return "never"
+    if callable(inline):
+        return inline
+    raise ValueError(f"inline must be 'never', 'always', a bool or a cost-model callable, not {inline!r}")
+
+
+def mark_inline(dispatcher, inline, opts):
+    """Record on ``dispatcher`` how calls to it from device code are inlined: the
+    ``(inline, forceinline)`` pair the core's typing reads (``__cudalite_inline__``)."""
+    dispatcher.__cudalite_inline__ = (inline_choice(inline), bool(opts.forceinline))
+    return dispatcher
+
+
 def jit_options(debug, opt, lineinfo, cache, link, inline, kws) -> JitOptions:
     """Validate ``cuda.jit``'s arguments (warnings point at the caller of ``jit``)."""
     _check_ignored(kws)
@@ -62,12 +103,11 @@ def jit_options(debug, opt, lineinfo, cache, link, inline, kws) -> JitOptions:
     for item in link:
         if not isinstance(item, (str, os.PathLike, LinkableCode)):
             raise TypeError(f"link items must be paths or cudalite.linker code objects, not {item!r}")
-    if inline not in ("never", "always", True, False, None):
-        raise ValueError(f"inline must be 'never' or 'always', not {inline!r}")
-    fastmath = kws.get("fastmath", False)
-    opts = JitOptions(debug=bool(debug), lineinfo=bool(lineinfo), opt=opt, fastmath=bool(fastmath),
+    inline_choice(inline)  # validated now
+    fastmath = fastmath_enabled(kws.get("fastmath", False))
+    opts = JitOptions(debug=bool(debug), lineinfo=bool(lineinfo), opt=opt, fastmath=fastmath,
                       max_registers=max_registers, launch_bounds=kws.get("launch_bounds"),
-                      forceinline=bool(kws.get("forceinline", False) or inline in ("always", True)),
+                      forceinline=bool(kws.get("forceinline", False)),
                       link=tuple(link), cache=bool(cache))
     nvvm_options(opts, None)  # validates opt and launch_bounds now, GPU-less
     if debug and opt:

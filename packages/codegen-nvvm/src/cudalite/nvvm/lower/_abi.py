@@ -170,16 +170,24 @@ def contiguous_strides(b, t: Array, shape):
 
 
 def _wrapper(mb, tf, name, ret, extra_first=()):
+    fn, b, args, _ = _wrapper_parts(mb, tf, name, ret, extra_first)
+    return fn, b, args
+
+
+def _wrapper_parts(mb, tf, name, ret, extra_first=()):
+    """The entry point's function, a builder in its entry block, the arguments
+    rebuilt from the flattened parameters and the debug subprogram (or None)."""
     abi = kernel_abi(tf.argtypes)
     params = list(extra_first) + [type_from_text(s.llvm_type) for s in abi.slots]
     fn = ir.Function(mb.ir_module, ir.FunctionType(ret, params), name)
     b = ir.IRBuilder(fn.append_basic_block("entry"))
+    sp = None
     if mb.debug is not None:  # callers need debug info too, or inlined line info is dropped
         sp = mb.debug.subprogram(fn, tf.fir)
         b.debug_metadata = mb.debug.location(tf.fir.loc, sp)
     values = dict(zip(abi.slots, fn.args[len(extra_first):]))
     args = [_rebuild(b, values, arg) for arg in abi.args]
-    return fn, b, args
+    return fn, b, args, sp
 
 
 def _is_void(t):
@@ -187,10 +195,10 @@ def _is_void(t):
 
 
 def emit_kernel(mb, tf, name, launch_bounds=None):
-    impl = mb.function_for(tf)
-    fn, b, args = _wrapper(mb, tf, name, ir.VoidType())
-    b.call(impl, args)
-    b.ret_void()
+    """The kernel's entry point, its body lowered straight into it (as numba-cuda
+    does: no call to an implementation function remains in the kernel's IR)."""
+    fn, b, args, sp = _wrapper_parts(mb, tf, name, ir.VoidType())
+    mb.lower_into(fn, tf, b, args, sp)
     mb.mark_kernel(fn, launch_bounds)
     return fn
 

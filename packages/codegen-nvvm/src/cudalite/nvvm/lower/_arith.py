@@ -11,13 +11,34 @@ from cudalite.core.types import Boolean, Complex, Float, Integer
 
 from ._casts import complex_parts, make_complex
 from ._complexmath import complex_pow
+from ._exceptions import raise_if
+from ._fastmath import fast_fdiv
 from ._floats import complex_div, fneg, libm, narrow, widen
 from ._irtypes import value_type
 from ._ranges import RangeHint
 
-__all__ = ["binop", "unaryop", "compare", "float_divmod"]
+__all__ = ["binop", "checked_binop", "unaryop", "compare", "float_divmod"]
 
 _FCMP = {"<": "<", "<=": "<=", ">": ">", ">=": ">=", "==": "=="}
+
+
+def _fast_div(lc, op, ty):
+    """float32 ``/`` under fastmath: approximate, and no ZeroDivisionError (numba-cuda)."""
+    return op == "/" and isinstance(ty, Float) and ty.bitwidth == 32 and lc.module.options.fastmath
+
+
+def checked_binop(lc, op, a, bv, ty, loc):
+    """``a op bv`` as :func:`binop`; with ``debug=True`` (numba's error model
+    'python') ``/``, ``//`` and ``%`` of integers and floats by zero raise
+    ZeroDivisionError first, as in numba-cuda (float32 ``/`` under fastmath does not)."""
+    if (lc.module.options.debug and op in ("/", "//", "%") and isinstance(ty, (Integer, Float))
+            and not _fast_div(lc, op, ty)):
+        b = lc.builder
+        zero = ir.Constant(bv.type, 0)
+        is_zero = b.icmp_unsigned("==", bv, zero) if isinstance(ty, Integer) else b.fcmp_ordered("==", bv, zero)
+        what = "modulo by zero" if op == "%" else "division by zero"
+        raise_if(lc, is_zero, ZeroDivisionError, (what,), loc)
+    return binop(lc, op, a, bv, ty)
 
 
 def binop(lc, op, a, bv, ty):
@@ -118,6 +139,8 @@ def _ipow(lc, base, exp, ty):
 
 def _float_binop(lc, op, a, bv, ty):
     b = lc.builder
+    if _fast_div(lc, op, ty):
+        return fast_fdiv(lc, a, bv)
     simple = {"+": b.fadd, "-": b.fsub, "*": b.fmul, "/": b.fdiv}
     if op in simple:
         return simple[op](a, bv)

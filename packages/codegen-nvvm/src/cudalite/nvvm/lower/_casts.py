@@ -53,6 +53,8 @@ def cast(b: ir.IRBuilder, v, src, dst):
                 return b.trunc(v, value_type(dst))
             return v
         if isinstance(dst, Float):
+            if dst.bitwidth == 16:
+                return _int_to_half(b, v, src)
             return (b.sitofp if src.signed else b.uitofp)(v, value_type(dst))
         if isinstance(dst, Complex):
             re = cast(b, v, src, dst.underlying)
@@ -63,6 +65,8 @@ def cast(b: ir.IRBuilder, v, src, dst):
                 return b.fpext(v, value_type(dst))
             return b.fptrunc(v, value_type(dst))
         if isinstance(dst, Integer):
+            if src.bitwidth == 16:
+                return _half_to_int(b, v, dst)
             return (b.fptosi if dst.signed else b.fptoui)(v, value_type(dst))
         if isinstance(dst, Complex):
             re = cast(b, v, src, dst.underlying)
@@ -83,6 +87,28 @@ def cast(b: ir.IRBuilder, v, src, dst):
     if isinstance(src, NoneType) and isinstance(dst, NoneType):
         return v
     raise TypeError(f"no conversion from {src} to {dst}")
+
+
+# PTX inline-asm register constraint of an integer of each width
+_INT_CONSTRAINT = {8: "c", 16: "h", 32: "r", 64: "l"}
+
+
+def _half_to_int(b, v, dst):
+    """float16 -> integer in one ``cvt.rni.{s,u}N.f16`` (round to nearest even, as
+    numba-cuda converts float16 to integers)."""
+    sign = "s" if dst.signed else "u"
+    lty = value_type(dst)
+    fnty = ir.FunctionType(lty, [ir.IntType(16)])
+    asm = ir.InlineAsm(fnty, f"cvt.rni.{sign}{dst.bitwidth}.f16 $0, $1;", f"={_INT_CONSTRAINT[dst.bitwidth]},h")
+    return b.call(asm, [b.bitcast(v, ir.IntType(16))])
+
+
+def _int_to_half(b, v, src):
+    """integer -> float16 in one ``cvt.rn.f16.{s,u}N`` (numba-cuda's conversion)."""
+    sign = "s" if src.signed else "u"
+    fnty = ir.FunctionType(ir.IntType(16), [v.type])
+    asm = ir.InlineAsm(fnty, f"cvt.rn.f16.{sign}{src.bitwidth} $0, $1;", f"=h,{_INT_CONSTRAINT[src.bitwidth]}")
+    return b.bitcast(b.call(asm, [v]), ir.HalfType())
 
 
 def truth(b, v, ty):

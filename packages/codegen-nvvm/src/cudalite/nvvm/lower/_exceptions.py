@@ -29,7 +29,7 @@ from ..artifacts import ExceptionInfo
 from ._irtypes import ADDRSPACE_GLOBAL, I32
 from ._registry import lowerings
 
-__all__ = ["ExceptionInfo", "check_status_after_call"]
+__all__ = ["ExceptionInfo", "check_status_after_call", "raise_if"]
 
 
 def _status_global(mb):
@@ -100,6 +100,19 @@ def _assert(lc, stmt):
     b.position_at_end(fail_bb)
     msg = () if stmt.msg is None else (lc.tf.consts.get(stmt.msg, "<runtime value>"),)
     _record(lc, builtins.AssertionError, msg, stmt.loc)
+    b.branch(end_bb)
+    b.position_at_end(end_bb)
+
+
+def raise_if(lc, cond, exc_class, args, loc):
+    """Debug mode: raise ``exc_class(*args)`` (recorded for the host) when the i1
+    ``cond`` holds; the code after it runs when it does not."""
+    b = lc.builder
+    fail_bb = lc.fn.append_basic_block("raise")
+    end_bb = lc.fn.append_basic_block("raise.skip")
+    b.cbranch(cond, fail_bb, end_bb)
+    b.position_at_end(fail_bb)
+    _record(lc, exc_class, args, loc)
     b.branch(end_bb)
     b.position_at_end(end_bb)
 

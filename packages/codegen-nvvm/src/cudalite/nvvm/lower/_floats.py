@@ -8,6 +8,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from ._casts import make_complex
+from ._fastmath import fast_libm
 
 __all__ = ["fneg", "widen", "narrow", "libm", "complex_div"]
 
@@ -27,7 +28,13 @@ def narrow(lc, v, ty):
 
 
 def libm(lc, name, ty, *args):
-    """Call libdevice ``__nv_<name>[f]`` in the float type ``ty``."""
+    """Call libdevice ``__nv_<name>[f]`` in the float type ``ty``; under ``fastmath``
+    a float32 function with an approximate flavour calls that one instead
+    (:mod:`._fastmath`)."""
+    if ty.bitwidth == 32 and lc.module.options.fastmath:
+        fast = fast_libm(lc, name, args)
+        if fast is not None:
+            return fast
     args = [widen(lc, a, ty) for a in args]
     fname = f"__nv_{name}{'' if ty.bitwidth == 64 else 'f'}"
     return narrow(lc, lc.call_libdevice(fname, args[0].type, args), ty)

@@ -22,6 +22,7 @@ from ._casts import cast, truth
 from ._constants import lower_constant
 from ._irtypes import I1, value_type
 from ._exceptions import check_status_after_call
+from ._inline import inline_call, should_inline
 from ._iteration import lower_for_iter
 from ._loops import lower_for_range
 from ._ranges import prove_no_wrap
@@ -85,18 +86,27 @@ class FunctionLowerer:
         self.fn = fn
         return fn
 
-    def lower(self):
+    def lower(self, builder=None, args=None, subprogram=None):
+        """Emit the body into ``self.fn``: its parameters are ``fn.args``, or ``args``
+        when a ``builder`` already placed in the function's entry block (with its
+        ``subprogram`` in debug builds) is given: how a kernel's body is lowered
+        straight into the kernel's entry point."""
         fn = self.fn
-        entry = fn.append_basic_block("entry")
-        self.builder = b = ir.IRBuilder(entry)
+        if builder is None:
+            self.builder = b = ir.IRBuilder(fn.append_basic_block("entry"))
+            args = fn.args
+            if self.module.debug is not None:
+                subprogram = self.module.debug.subprogram(fn, self.tf.fir)
+        else:
+            self.builder = b = builder
         if self.module.debug is not None:
-            self.subprogram = self.module.debug.subprogram(fn, self.tf.fir)
+            self.subprogram = subprogram
             self.set_loc(self.tf.fir.loc)
         for name, t in self.tf.vartypes.items():
             self.slots[name] = b.alloca(value_type(t), name=_slot_name(name))
         body_start = fn.append_basic_block("body")
         ssa = self.tf.fir.ssa
-        for pname, pty, arg in zip(self.tf.fir.params, self.tf.argtypes, fn.args):
+        for pname, pty, arg in zip(self.tf.fir.params, self.tf.argtypes, args):
             self.define(ssa.versions[pname], arg, pty)
         b.branch(body_start)
         b.position_at_end(body_start)
@@ -305,7 +315,7 @@ class FunctionLowerer:
             return out
         ta, tb = info.sig.args
         a, bv = self.cast(a, lt, ta), self.cast(bv, rt, tb)
-        return _arith.binop(self, e.op, a, bv, ta)
+        return _arith.checked_binop(self, e.op, a, bv, ta, e.loc)
 
     def expr_UnaryOp(self, e):
         v = self.expr(e.operand)
@@ -425,8 +435,15 @@ class FunctionLowerer:
     def expr_Call(self, e):
         info = self.tf.calls[e]
         if info.kind is CallKind.FUNCTION:
-            fn = self.module.function_for(info.callee)
             self.module.add_links(info.links)
+            if should_inline(self, e, info):
+                res = inline_call(self, info.callee, self.call_args(e, info))
+                if self.module.options.debug:
+                    check_status_after_call(self)
+                return res if res is not None else ir.Constant(value_type(info.sig.return_type), None)
+            fn = self.module.function_for(info.callee)
+            if info.inline[1]:  # @cuda.jit(forceinline=True): LLVM inlines it
+                fn.attributes.add("alwaysinline")
             res = self.builder.call(fn, self.call_args(e, info))
             if self.module.options.debug:
                 check_status_after_call(self)

@@ -15,7 +15,6 @@ from cudalite.core import device_api as api
 from cudalite.core.types import Integer
 from cudalite.core.typing.rules.intrinsics import SREG_VALUES
 
-from ._floats import fneg
 from ._irtypes import I1, I32, I64, value_type
 from ._registry import lowerings
 
@@ -188,10 +187,14 @@ def _selp(lc, node, args, info):
 
 
 # -- half precision -----------------------------------------------------------------------------------
-def _habs(lc, a):
-    b = lc.builder
-    bits = b.and_(b.bitcast(a, _I16), ir.Constant(_I16, 0x7FFF))
-    return b.bitcast(bits, _HALF)
+def _half_unary(instr):
+    """One native half instruction (``abs.f16``, ``neg.f16``), as numba-cuda emits."""
+    def lower(lc, a):
+        b = lc.builder  # libNVVM's inline asm takes no 'half' operands: pass the bits as i16
+        r = inline_asm(lc, _I16, f"{instr} $0, $1;", "=h,h", [b.bitcast(a, _I16)], side_effect=False)
+        return b.bitcast(r, _HALF)
+
+    return lower
 
 
 def _hfma(lc, a, bv, c):
@@ -216,8 +219,8 @@ _FP16_LOWER = {
     "hsub": lambda lc, a, b: lc.builder.fsub(a, b),
     "hmul": lambda lc, a, b: lc.builder.fmul(a, b),
     "hdiv": lambda lc, a, b: lc.builder.fdiv(a, b),
-    "hneg": lambda lc, a: fneg(lc.builder, a),
-    "habs": _habs,
+    "hneg": _half_unary("neg.f16"),
+    "habs": _half_unary("abs.f16"),
     "hfma": _hfma,
     "hmax": _hminmax(">"),
     "hmin": _hminmax("<"),

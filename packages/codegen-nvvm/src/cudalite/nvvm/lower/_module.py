@@ -86,6 +86,15 @@ class ModuleBuilder:
             lowerer.lower()
         return fn
 
+    def lower_into(self, fn, tf, builder, args, subprogram=None):
+        """Lower ``tf``'s body into the existing function ``fn`` (a kernel's entry
+        point) after what ``builder`` already emitted, with argument values ``args``."""
+        from ._function import FunctionLowerer
+
+        lowerer = FunctionLowerer(self, tf)
+        lowerer.fn = fn
+        lowerer.lower(builder=builder, args=args, subprogram=subprogram)
+
     def add_links(self, items):
         """Record code to link (paths or linkable objects), once per content."""
         for item in items:

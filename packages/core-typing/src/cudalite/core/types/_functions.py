@@ -29,13 +29,17 @@ class Opaque(Type):
 class PyFunction(Opaque):
     """A plain Python function that is compiled as a device function when called.
     ``links``: code a ``@cuda.jit(device=True, link=[...])`` function needs; it is
-    linked into every kernel that calls it (not part of the type's identity)."""
+    linked into every kernel that calls it.  ``inline``: ``(choice, forceinline)`` of
+    a ``@cuda.jit(inline=..., forceinline=...)`` dispatcher, where ``choice`` is
+    ``'never'``, ``'always'`` or a cost-model callable (neither is part of the
+    type's identity)."""
 
-    __slots__ = ("links",)
+    __slots__ = ("links", "inline")
 
-    def __init__(self, obj, links=()):
+    def __init__(self, obj, links=(), inline=("never", False)):
         super().__init__(obj)
         self.links = tuple(links)
+        self.inline = inline
 
 
 class Module(Opaque):

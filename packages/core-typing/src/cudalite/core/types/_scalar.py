@@ -82,12 +82,15 @@ class NoneType(Type):
 
 
 class Void(NoneType):
-    """The return type of kernels and procedures (``types.void``)."""
+    """The return type of kernels and procedures (``types.void``).  It equals
+    ``none`` (numba's ``types.void`` *is* ``types.none``): a device function with no
+    ``return`` value compiles to ``none`` either way; only the name differs."""
 
     __slots__ = ()
 
     def __init__(self):
         super().__init__("void")
+        self._key = ("NoneType", "none")
 
 
 boolean = Boolean()

@@ -24,7 +24,7 @@ from ..errors import CompilerError, TypingError
 from ..ffi import ForeignFunction, resolve_extension
 from ..registry import CallSite, Registry
 from ..types import (
-    Array, Boolean, BoundMethod, Complex, Integer, NoneType, NumberClass, Opaque, PyFunction, RangeType,
+    Array, Boolean, BoundMethod, Complex, Float, Integer, NoneType, NumberClass, Opaque, PyFunction, RangeType,
     Signature, SliceType, StringLiteral, Tuple, Type, boolean, int64, typeof_constant, void,
 )
 from ._fold import ConstantRangeError, fold_binop, fold_unary
@@ -673,7 +673,7 @@ class _Inference:
             sig = Signature(callee.return_type, tuple(args))
             name = getattr(ft.obj, "__qualname__", None) or str(ft.obj)
             self.record_call(e, CallInfo(CallKind.FUNCTION, sig, ft.obj, name, callee=callee, arg_nodes=nodes,
-                                         links=ft.links))
+                                         links=ft.links, inline=ft.inline))
             return callee.return_type
         if isinstance(ft, Opaque):
             obj = ft.obj
@@ -713,6 +713,8 @@ class _Inference:
         if kw or len(args) != 1:
             raise TypingError(f"{target}() takes exactly one positional argument", e.loc)
         (a,) = args
+        if isinstance(a, Float) and isinstance(e.func, ir.Const) and e.func.value is float:
+            target = a  # numba: float() of a float keeps its width (float32 stays float32)
         if not can_convert(a, target) and not (is_number(a) and is_number(target)):
             raise TypingError(f"cannot convert {a} to {target}", e.loc)
         sig = Signature(target, (a,))

@@ -53,7 +53,8 @@ class CallInfo:
     or the :class:`Comparison` links); ``callee`` the typed device function of a
     FUNCTION call; ``arg_nodes`` the argument expressions in parameter order when
     keywords or defaults were folded (else None: the call's positional arguments);
-    ``links`` code the callee needs linked."""
+    ``links`` code the callee needs linked; ``inline`` the callee dispatcher's
+    ``(inline, forceinline)`` choice (:class:`~cudalite.core.types.PyFunction`)."""
 
     kind: CallKind
     sig: Signature
@@ -64,6 +65,7 @@ class CallInfo:
     callee: object = None  # TypedFunction | None
     arg_nodes: tuple | None = None
     links: tuple = ()
+    inline: tuple = ("never", False)
 
 
 @dataclass(frozen=True, slots=True)
