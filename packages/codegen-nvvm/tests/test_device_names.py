@@ -255,10 +255,10 @@ def test_cache_hint_2d_index(compile_and_assemble):
 
 
 @pytest.mark.parametrize("sig, call, message", [
-    ((f32[:, ::1],), "scalar", r"cuda\.ldcg\(\): expected 2 indices for a 2-d array, got a scalar"),
-    ((f32[::1],), "pair", r"cuda\.ldcg\(\): expected 1 indices, got 2"),
-    ((types.boolean[::1],), "scalar", r"cuda\.ldcg\(\): needs an array of integers or floats"),
-    ((types.complex64[::1],), "scalar", r"cuda\.ldcg\(\): needs an array of integers or floats"),
+    ((f32[:, ::1],), "scalar", r"cuda\.ldcg\(\): Expected 2 indices, got a scalar"),
+    ((f32[::1],), "pair", r"cuda\.ldcg\(\): Expected 1 indices, got 2"),
+    ((types.boolean[::1],), "scalar", r"cuda\.ldcg\(\): ldcg requires array of integer or float type"),
+    ((types.complex64[::1],), "scalar", r"cuda\.ldcg\(\): ldcg requires array of integer or float type"),
     ((f32[::1],), "float", r"cuda\.ldcg\(\): float64 is not a valid index"),
 ])
 def test_cache_hint_errors(sig, call, message):

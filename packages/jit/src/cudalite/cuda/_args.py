@@ -90,22 +90,30 @@ def _scalar_rank(t):
     return 0 if isinstance(t, Boolean) else 1 if isinstance(t, Integer) else 2 if isinstance(t, Float) else 3
 
 
-def compatible(key, param) -> int:
+def _same_size_numbers(a, b) -> bool:
+    return (isinstance(a, (Integer, Float, Complex)) and isinstance(b, (Integer, Float, Complex))
+            and not isinstance(a, Boolean) and not isinstance(b, Boolean) and a.bitwidth == b.bitwidth)
+
+
+def compatible(key, param, reinterpret=False) -> int:
     """How well an argument of type ``key`` fits a declared parameter type:
-    -1 (not at all), 0 (by conversion), 1 (exactly)."""
+    -1 (not at all), 0 (by conversion), 1 (exactly).  With ``reinterpret`` (a kernel
+    with one eager signature, as numba's "specialized" dispatcher) an array whose
+    element type differs from the declared one but has the same size also fits: its
+    memory is read as the declared type."""
     actual = key_to_type(key)
     if actual == param:
         return 1
     if isinstance(param, Array) and isinstance(actual, Array):
-        ok = (actual.dtype == param.dtype and actual.ndim == param.ndim
-              and (param.layout == "A" or param.layout == actual.layout))
+        same = actual.dtype == param.dtype or (reinterpret and _same_size_numbers(actual.dtype, param.dtype))
+        ok = same and actual.ndim == param.ndim and (param.layout == "A" or param.layout == actual.layout)
         return 0 if ok else -1
     if isinstance(param, Tuple) and isinstance(actual, Tuple) and len(param) == len(actual):
         if isinstance(param, NamedTuple) != isinstance(actual, NamedTuple) or (
                 isinstance(param, NamedTuple) and param.cls is not actual.cls):
             return -1
         items = key[2:] if key[0] in _NAMED_KEYS else key[1:]
-        scores = [compatible(k, p) for k, p in zip(items, param.types)]
+        scores = [compatible(k, p, reinterpret) for k, p in zip(items, param.types)]
         return -1 if min(scores, default=1) < 0 else min(scores, default=1)
     if isinstance(param, CPointer) and isinstance(actual, Integer) and not isinstance(actual, Boolean):
         return 0  # an int address (numba's: e.g. a device array's __cuda_array_interface__ data pointer)

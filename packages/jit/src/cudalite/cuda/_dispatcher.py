@@ -186,10 +186,11 @@ class CUDADispatcher(InspectMixin):
 
     def _match_eager(self, keys):
         best, best_score = None, -1
-        for argtypes in list(self.overloads) + self._pending:
+        sigs = list(self.overloads) + self._pending
+        for argtypes in sigs:
             if len(argtypes) != len(keys):
                 continue
-            scores = [compatible(k, t) for k, t in zip(keys, argtypes)]
+            scores = [compatible(k, t, len(sigs) == 1) for k, t in zip(keys, argtypes)]
             if min(scores, default=1) < 0:
                 continue
             score = sum(scores)
@@ -199,7 +200,7 @@ class CUDADispatcher(InspectMixin):
             shown = ", ".join(str(key_to_type(k)) for k in keys)
             raise TypeError(f"No matching definition for argument type(s) {shown} of kernel "
                             f"{self.py_func.__qualname__}; its signatures are: "
-                            + "; ".join(f"({', '.join(map(str, a))})" for a in list(self.overloads) + self._pending))
+                            + "; ".join(f"({', '.join(map(str, a))})" for a in sigs))
         return best
 
     def _kernel_for(self, keys):

@@ -27,6 +27,7 @@ from ..types import (
     Array, Boolean, BoundMethod, Complex, Integer, NoneType, NumberClass, Opaque, PyFunction, RangeType,
     Signature, SliceType, StringLiteral, Tuple, Type, boolean, int64, typeof_constant, void,
 )
+from ._membership import membership
 from ._fold import ConstantRangeError, fold_binop, fold_unary
 from ._flow import falls_through
 from ._recursion import CallStack, Unknown as _Unknown, recursion_error
@@ -568,7 +569,8 @@ class _Inference:
                 links.append(Comparison(op, Signature(boolean, (a, b)), constant=same == (op == "is")))
                 continue
             if op in ("in", "not in"):
-                raise TypingError(f"the '{op}' operator is not supported for {a} and {b}", e.loc)
+                links.append(membership(op, a, b, e.loc, _tuple_equality))
+                continue
             sig = compare_signature(op, a, b)
             if sig is None and isinstance(a, Tuple) and isinstance(b, Tuple) and op in ("==", "!="):
                 eq = _tuple_equality(a, b)
