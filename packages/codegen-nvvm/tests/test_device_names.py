@@ -296,13 +296,19 @@ def test_literal_unroll_over_a_mixed_tuple(compile_and_assemble):
     assert "4.5" in ptx or "4616752568008179712" in ptx  # folded: 1 + 2.5 + 1
 
 
-def test_literal_unroll_refuses_items_that_do_not_unify():
+def test_literal_unroll_types_items_that_do_not_unify_one_by_one():
     def k(a, out):
         for v in cuda.literal_unroll((a, 1)):
             out[0] = 1
 
+    _vartypes(k, (f32[::1], f64[::1]))  # the body is copied per item (typing/_unroll.py)
+
+    def plain(a, out):
+        for v in (a, 1):
+            out[0] = 1
+
     with pytest.raises(TypingError, match="do not unify"):
-        _vartypes(k, (f32[::1], f64[::1]))
+        _vartypes(plain, (f32[::1], f64[::1]))
 
 
 def test_literal_unroll_needs_a_tuple():

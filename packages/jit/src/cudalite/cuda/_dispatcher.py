@@ -45,11 +45,15 @@ _BIG_SHARED = 48 * 1024
 _MAX_CONFIGS = 256
 
 
-def _signature_args(sig):
+def _signature(sig):
     from cudalite.core.types import parse_signature
 
-    _ret, args = parse_signature(sig)
-    return tuple(args)
+    ret, args = parse_signature(sig)
+    return ret, tuple(args)
+
+
+def _signature_args(sig):
+    return _signature(sig)[1]
 
 
 def _config_key(config):
@@ -529,10 +533,13 @@ class DeviceDispatcher(DeviceInspectMixin):
         self.__cudalite_links__ = tuple(options.link)  # linked into every kernel calling it
         self.options = options
         self.overloads = {}
+        eager = []
         for sig in sigs or ():  # type-check eagerly: errors at decoration time
-            argtypes = _signature_args(sig)
+            ret, argtypes = _signature(sig)
             res = compile_code(py_func, argtypes, options, None, device=True, until="typed-ir")
             self.overloads[argtypes] = res
+            eager.append((argtypes, ret))
+        self.__cudalite_sigs__ = tuple(eager)  # calls convert to these (cudalite.core typing)
 
     def __call__(self, *args, **kwargs):
         raise TypeError(f"{self.py_func.__qualname__} is a CUDA device function (@cuda.jit(device=True)): "

@@ -22,6 +22,7 @@ import builtins
 from llvmlite import ir
 
 from cudalite.core import ir as cir
+from cudalite.core.types import Float, Integer
 
 from ..artifacts import EXC_RECORD_SREGS as _SREGS
 from ..artifacts import EXC_RECORD_WORDS
@@ -29,7 +30,7 @@ from ..artifacts import ExceptionInfo
 from ._irtypes import ADDRSPACE_GLOBAL, I32
 from ._registry import lowerings
 
-__all__ = ["ExceptionInfo", "check_status_after_call"]
+__all__ = ["ExceptionInfo", "check_status_after_call", "check_divisor", "raise_if"]
 
 
 def _status_global(mb):
@@ -102,6 +103,35 @@ def _assert(lc, stmt):
     _record(lc, builtins.AssertionError, msg, stmt.loc)
     b.branch(end_bb)
     b.position_at_end(end_bb)
+
+
+def raise_if(lc, cond, exc_class, args, loc):
+    """Debug mode: raise ``exc_class(*args)`` where the i1 ``cond`` is true (numba's
+    checks under ``debug=True``: tuple index out of range, division by zero); without
+    debug, nothing."""
+    if not lc.module.options.debug:
+        return
+    b = lc.builder
+    fail_bb = lc.fn.append_basic_block("check.fail")
+    end_bb = lc.fn.append_basic_block("check.ok")
+    b.cbranch(cond, fail_bb, end_bb)
+    b.position_at_end(fail_bb)
+    _record(lc, exc_class, args, loc)
+    b.branch(end_bb)
+    b.position_at_end(end_bb)
+
+
+def check_divisor(lc, value, ty, loc):
+    """Debug mode: ``ZeroDivisionError`` when the divisor ``value`` (an integer or
+    float of type ``ty``) is zero, as numba's Python error model under ``debug=True``."""
+    if not lc.module.options.debug or not isinstance(ty, (Integer, Float)):
+        return
+    b = lc.builder
+    if isinstance(ty, Integer):
+        zero = b.icmp_unsigned("==", value, ir.Constant(value.type, 0))
+    else:
+        zero = b.fcmp_ordered("==", value, ir.Constant(value.type, 0.0))
+    raise_if(lc, zero, builtins.ZeroDivisionError, ("division by zero",), loc)
 
 
 def check_status_after_call(lc):

@@ -21,7 +21,7 @@ from . import _arith
 from ._casts import cast, truth
 from ._constants import lower_constant
 from ._irtypes import I1, value_type
-from ._exceptions import check_status_after_call
+from ._exceptions import check_divisor, check_status_after_call
 from ._iteration import lower_for_iter
 from ._loops import lower_for_range
 from ._ranges import prove_no_wrap
@@ -305,6 +305,8 @@ class FunctionLowerer:
             return out
         ta, tb = info.sig.args
         a, bv = self.cast(a, lt, ta), self.cast(bv, rt, tb)
+        if e.op in ("/", "//", "%"):
+            check_divisor(self, bv, tb, e.loc)
         return _arith.binop(self, e.op, a, bv, ta)
 
     def expr_UnaryOp(self, e):

@@ -29,13 +29,17 @@ class Opaque(Type):
 class PyFunction(Opaque):
     """A plain Python function that is compiled as a device function when called.
     ``links``: code a ``@cuda.jit(device=True, link=[...])`` function needs; it is
-    linked into every kernel that calls it (not part of the type's identity)."""
+    linked into every kernel that calls it (not part of the type's identity).
+    ``sigs``: the ``(argtypes, return type)`` of its eager signatures (a
+    ``@cuda.jit("int32(int32)", device=True)`` function): calls convert their
+    arguments to one of those, as numba's; empty: specialized on the argument types."""
 
-    __slots__ = ("links",)
+    __slots__ = ("links", "sigs")
 
-    def __init__(self, obj, links=()):
+    def __init__(self, obj, links=(), sigs=()):
         super().__init__(obj)
         self.links = tuple(links)
+        self.sigs = tuple(sigs)
 
 
 class Module(Opaque):

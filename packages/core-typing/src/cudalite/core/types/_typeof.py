@@ -206,7 +206,7 @@ def typeof_constant(value) -> Type | None:
     except Exception:
         pyfunc = None
     if isinstance(pyfunc, _pytypes.FunctionType):
-        return PyFunction(pyfunc, getattr(value, "__cudalite_links__", ()))
+        return PyFunction(pyfunc, getattr(value, "__cudalite_links__", ()), getattr(value, "__cudalite_sigs__", ()))
     if isinstance(value, type) and issubclass(value, _enum.Enum):
         return EnumClass(value)
     if isinstance(value, _enum.Enum):  # IntEnum members are ints (typed above)
