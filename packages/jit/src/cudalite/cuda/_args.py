@@ -37,7 +37,7 @@ from cudalite.core.numpy_support import lazy_numpy as np  # NumPy loads on first
 from cudalite.core.abi import Role, array_values, kernel_abi
 from cudalite.core.errors import NumbaPerformanceWarning
 from cudalite.core.types import (
-    Array, Boolean, Complex, CPointer, Float, Integer, NamedTuple, Tuple, type_from_dtype,
+    Array, Boolean, Complex, CPointer, Float, Integer, NamedTuple, Tuple, type_from_dtype, typeof_constant,
 )
 
 from . import _array_layout as L
@@ -67,6 +67,8 @@ def is_device_array_like(obj) -> bool:
 
 def key_to_type(key):
     """A type key -> the cudalite type compiled for it."""
+    if isinstance(key, enum.Enum):
+        return typeof_constant(key)
     if isinstance(key, tuple):
         if key and key[0] in _NAMED_KEYS:  # ("namedtuple", class, *item keys)
             return NamedTuple([key_to_type(k) for k in key[2:]], key[1])
@@ -249,6 +251,19 @@ class IntEnumHandler(ScalarHandler):
 
     def key(self, arg):
         return int
+
+
+class EnumMemberHandler(ArgHandler):
+    """A plain ``Enum`` member: the kernel is specialized on the member, a compile-time
+    constant in device code as a global member is (its type key is the member), so it
+    takes no parameter slots; numba passes the member's value instead, with the same
+    results for what device code can do with a member (compare it)."""
+
+    def key(self, arg):
+        return arg
+
+    def flat(self, arg, spec, sh):
+        return []
 
 
 class DeviceArrayHandler(ArgHandler):
@@ -628,9 +643,7 @@ def handler_for(cls, sample, resolve) -> ArgHandler:
     if issubclass(cls, int) and issubclass(cls, enum.Enum):
         return IntEnumHandler(cls)
     if issubclass(cls, enum.Enum):
-        raise TypeError(f"a member of the Enum {cls.__module__}.{cls.__qualname__} cannot be passed to a "
-                        "kernel: plain Enum members are compile-time constants in cudalite (use them "
-                        "as globals, or pass an IntEnum member or the member's .value)")
+        return EnumMemberHandler()
     if is_device_array_like(sample):
         return DeviceArrayHandler(cls)
     if issubclass(cls, np.ndarray):

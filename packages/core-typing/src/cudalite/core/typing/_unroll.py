@@ -39,6 +39,8 @@ def check_unroll(inference, s):
     e = s.iter
     if not isinstance(e, ir.Call) or len(e.args) != 1:
         return
+    if isinstance(e.func, ir.Const) and e.func.value is not api.literal_unroll:
+        return  # enumerate(...), zip(...), another function: not typed here
     t = inference.expr(e)
     info = inference.tf.calls.get(e)
     if info is None or info.kind is not CallKind.REGISTRY or info.key is not api.literal_unroll:
