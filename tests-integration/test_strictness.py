@@ -89,7 +89,7 @@ STRICT = [
     ("none_add", "a[0] = None + 1", TypingError, None),
     ("tuple_float", "a[0] = (1, 2) + 1.5", TypingError, None),
     ("tuple_oob", "t = (1, 2)\n    a[0] = t[5]", TypingError, "out of range"),
-    ("in_tuple", "a[0] = 1 in (1, 2)", TypingError, None),
+    ("in_number", "a[0] = 1 in 2", TypingError, "tuple on its right"),
     ("matmul", "a[0] = a @ a", TypingError, None),
     ("call_array", "a[0] = a()", TypingError, "not callable"),
     ("attr_unknown", "a[0] = a.foo", TypingError, "no attribute 'foo'"),

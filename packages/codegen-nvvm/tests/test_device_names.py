@@ -255,10 +255,10 @@ def test_cache_hint_2d_index(compile_and_assemble):
 
 
 @pytest.mark.parametrize("sig, call, message", [
-    ((f32[:, ::1],), "scalar", r"cuda\.ldcg\(\): expected 2 indices for a 2-d array, got a scalar"),
-    ((f32[::1],), "pair", r"cuda\.ldcg\(\): expected 1 indices, got 2"),
-    ((types.boolean[::1],), "scalar", r"cuda\.ldcg\(\): needs an array of integers or floats"),
-    ((types.complex64[::1],), "scalar", r"cuda\.ldcg\(\): needs an array of integers or floats"),
+    ((f32[:, ::1],), "scalar", r"cuda\.ldcg\(\): Expected 2 indices, got a scalar"),
+    ((f32[::1],), "pair", r"cuda\.ldcg\(\): Expected 1 indices, got 2"),
+    ((types.boolean[::1],), "scalar", r"cuda\.ldcg\(\): ldcg requires array of integer or float type"),
+    ((types.complex64[::1],), "scalar", r"cuda\.ldcg\(\): ldcg requires array of integer or float type"),
     ((f32[::1],), "float", r"cuda\.ldcg\(\): float64 is not a valid index"),
 ])
 def test_cache_hint_errors(sig, call, message):
@@ -296,13 +296,19 @@ def test_literal_unroll_over_a_mixed_tuple(compile_and_assemble):
     assert "4.5" in ptx or "4616752568008179712" in ptx  # folded: 1 + 2.5 + 1
 
 
-def test_literal_unroll_refuses_items_that_do_not_unify():
+def test_literal_unroll_types_items_that_do_not_unify_one_by_one():
     def k(a, out):
         for v in cuda.literal_unroll((a, 1)):
             out[0] = 1
 
+    _vartypes(k, (f32[::1], f64[::1]))  # the body is copied per item (typing/_unroll.py)
+
+    def plain(a, out):
+        for v in (a, 1):
+            out[0] = 1
+
     with pytest.raises(TypingError, match="do not unify"):
-        _vartypes(k, (f32[::1], f64[::1]))
+        _vartypes(plain, (f32[::1], f64[::1]))
 
 
 def test_literal_unroll_needs_a_tuple():

@@ -1,10 +1,9 @@
 """Enum members as kernel arguments, GPU-less: an ``IntEnum`` member passes as
-the int it is (``int64``); a plain ``Enum`` member is refused with a reason
-(cudalite keeps those as compile-time constants)."""
+the int it is (``int64``); a plain ``Enum`` member specializes the kernel on it
+(a compile-time constant in device code, no parameter slots)."""
 
 from enum import Enum, IntEnum
 
-import pytest
 
 from cudalite import types
 from cudalite.cuda import _args
@@ -28,6 +27,13 @@ def test_int_enum_kernel_argument_is_an_int():
     assert _args.key_to_type(h.key(Status.missing)) == types.int64
 
 
-def test_plain_enum_kernel_argument_is_refused_with_a_reason():
-    with pytest.raises(TypeError, match="plain Enum members are compile-time constants"):
-        _args.handler_for(Color, Color.red, None)
+def test_plain_enum_kernel_argument_specializes_on_the_member():
+    from cudalite.core.abi import kernel_abi
+    from cudalite.core.types import EnumMember
+
+    h = _args.handler_for(Color, Color.red, None)
+    assert h.key(Color.red) is Color.red and h.flat(Color.red, None, None) == []
+    t = _args.key_to_type(h.key(Color.red))
+    assert isinstance(t, EnumMember) and t.obj is Color.red
+    abi = kernel_abi((t, types.int32))
+    assert [s.arg for s in abi.slots] == [1]  # the member takes no parameter slot

@@ -32,7 +32,7 @@ import enum
 from dataclasses import dataclass, field
 
 from .errors import CompilerError
-from .types import Array, Boolean, Complex, CPointer, Float, Integer, Record, SliceType, Tuple, VectorType
+from .types import Array, Boolean, Complex, CPointer, EnumMember, Float, Integer, Record, SliceType, Tuple, VectorType
 
 __all__ = [
     "ABI_VERSION", "Role", "ParamSlot", "ArgABI", "KernelABI", "kernel_abi", "passes_strides", "array_values",
@@ -168,6 +168,8 @@ def _flatten(t, arg, path, out) -> ArgABI:
             out.extend(ParamSlot(Role.STRIDE, arg, path, d, "i64", _EXTENT_CODE) for d in range(t.ndim))
     elif isinstance(t, Tuple):
         items = tuple(_flatten(item, arg, path + (j,), out) for j, item in enumerate(t.types))
+    elif isinstance(t, EnumMember):
+        pass  # a plain Enum member: the kernel is specialized on it (a constant), no slots
     elif isinstance(t, VectorType):
         raise CompilerError(f"a {t} cannot be an argument of a kernel or an exported function (nor can it in "
                             f"numba-cuda): pass its components, or an array, and build the vector inside with "

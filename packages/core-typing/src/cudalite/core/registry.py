@@ -67,7 +67,9 @@ class CallSite:
     def const(self, i, what="argument"):
         """The compile-time value of argument ``i`` or a TypingError."""
         if i >= len(self.consts) or self.consts[i] is NOTCONST:
-            raise TypingError(f"{self.name}(): the {what} must be a compile-time constant", self.loc)
+            runtime = f", not a runtime {self.args[i]}" if i < len(self.args) else ""
+            raise TypingError(f"{self.name}(): the {what} must be a compile-time constant{runtime} "
+                              "(RequireLiteralValue)", self.loc)
         return self.consts[i]
 
     def is_const(self, i) -> bool:

@@ -27,6 +27,7 @@ from ._compile import (  # noqa: F401  (the compile API; accepts dispatchers too
     jit_compile_ptx as compile_ptx,
 )
 from ._dispatcher import jit  # noqa: F401  (kernels and device functions)
+from ._typeof import typeof  # noqa: F401,E402  (numba.typeof: the type of a Python value)
 from ._args import CudalitePerformanceWarning, NumbaPerformanceWarning  # noqa: F401
 from ._faults import KernelFaultError  # noqa: F401
 from . import devicearray  # noqa: F401  (numba's cuda.devicearray module)

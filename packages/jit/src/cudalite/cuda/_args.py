@@ -37,7 +37,7 @@ from cudalite.core.numpy_support import lazy_numpy as np  # NumPy loads on first
 from cudalite.core.abi import Role, array_values, kernel_abi
 from cudalite.core.errors import NumbaPerformanceWarning
 from cudalite.core.types import (
-    Array, Boolean, Complex, CPointer, Float, Integer, NamedTuple, Tuple, type_from_dtype,
+    Array, Boolean, Complex, CPointer, Float, Integer, NamedTuple, Tuple, type_from_dtype, typeof_constant,
 )
 
 from . import _array_layout as L
@@ -67,6 +67,8 @@ def is_device_array_like(obj) -> bool:
 
 def key_to_type(key):
     """A type key -> the cudalite type compiled for it."""
+    if isinstance(key, enum.Enum):
+        return typeof_constant(key)
     if isinstance(key, tuple):
         if key and key[0] in _NAMED_KEYS:  # ("namedtuple", class, *item keys)
             return NamedTuple([key_to_type(k) for k in key[2:]], key[1])
@@ -90,22 +92,30 @@ def _scalar_rank(t):
     return 0 if isinstance(t, Boolean) else 1 if isinstance(t, Integer) else 2 if isinstance(t, Float) else 3
 
 
-def compatible(key, param) -> int:
+def _same_size_numbers(a, b) -> bool:
+    return (isinstance(a, (Integer, Float, Complex)) and isinstance(b, (Integer, Float, Complex))
+            and not isinstance(a, Boolean) and not isinstance(b, Boolean) and a.bitwidth == b.bitwidth)
+
+
+def compatible(key, param, reinterpret=False) -> int:
     """How well an argument of type ``key`` fits a declared parameter type:
-    -1 (not at all), 0 (by conversion), 1 (exactly)."""
+    -1 (not at all), 0 (by conversion), 1 (exactly).  With ``reinterpret`` (a kernel
+    with one eager signature, as numba's "specialized" dispatcher) an array whose
+    element type differs from the declared one but has the same size also fits: its
+    memory is read as the declared type."""
     actual = key_to_type(key)
     if actual == param:
         return 1
     if isinstance(param, Array) and isinstance(actual, Array):
-        ok = (actual.dtype == param.dtype and actual.ndim == param.ndim
-              and (param.layout == "A" or param.layout == actual.layout))
+        same = actual.dtype == param.dtype or (reinterpret and _same_size_numbers(actual.dtype, param.dtype))
+        ok = same and actual.ndim == param.ndim and (param.layout == "A" or param.layout == actual.layout)
         return 0 if ok else -1
     if isinstance(param, Tuple) and isinstance(actual, Tuple) and len(param) == len(actual):
         if isinstance(param, NamedTuple) != isinstance(actual, NamedTuple) or (
                 isinstance(param, NamedTuple) and param.cls is not actual.cls):
             return -1
         items = key[2:] if key[0] in _NAMED_KEYS else key[1:]
-        scores = [compatible(k, p) for k, p in zip(items, param.types)]
+        scores = [compatible(k, p, reinterpret) for k, p in zip(items, param.types)]
         return -1 if min(scores, default=1) < 0 else min(scores, default=1)
     if isinstance(param, CPointer) and isinstance(actual, Integer) and not isinstance(actual, Boolean):
         return 0  # an int address (numba's: e.g. a device array's __cuda_array_interface__ data pointer)
@@ -241,6 +251,19 @@ class IntEnumHandler(ScalarHandler):
 
     def key(self, arg):
         return int
+
+
+class EnumMemberHandler(ArgHandler):
+    """A plain ``Enum`` member: the kernel is specialized on the member, a compile-time
+    constant in device code as a global member is (its type key is the member), so it
+    takes no parameter slots; numba passes the member's value instead, with the same
+    results for what device code can do with a member (compare it)."""
+
+    def key(self, arg):
+        return arg
+
+    def flat(self, arg, spec, sh):
+        return []
 
 
 class DeviceArrayHandler(ArgHandler):
@@ -620,9 +643,7 @@ def handler_for(cls, sample, resolve) -> ArgHandler:
     if issubclass(cls, int) and issubclass(cls, enum.Enum):
         return IntEnumHandler(cls)
     if issubclass(cls, enum.Enum):
-        raise TypeError(f"a member of the Enum {cls.__module__}.{cls.__qualname__} cannot be passed to a "
-                        "kernel: plain Enum members are compile-time constants in cudalite (use them "
-                        "as globals, or pass an IntEnum member or the member's .value)")
+        return EnumMemberHandler()
     if is_device_array_like(sample):
         return DeviceArrayHandler(cls)
     if issubclass(cls, np.ndarray):

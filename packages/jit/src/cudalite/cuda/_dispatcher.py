@@ -47,11 +47,15 @@ _BIG_SHARED = 48 * 1024
 _MAX_CONFIGS = 256
 
 
-def _signature_args(sig):
+def _signature(sig):
     from cudalite.core.types import parse_signature
 
-    _ret, args = parse_signature(sig)
-    return tuple(args)
+    ret, args = parse_signature(sig)
+    return ret, tuple(args)
+
+
+def _signature_args(sig):
+    return _signature(sig)[1]
 
 
 def _config_key(config):
@@ -203,10 +207,11 @@ class CUDADispatcher(InspectMixin):
 
     def _match_eager(self, keys):
         best, best_score = None, -1
-        for argtypes in list(self.overloads) + self._pending:
+        sigs = list(self.overloads) + self._pending
+        for argtypes in sigs:
             if len(argtypes) != len(keys):
                 continue
-            scores = [compatible(k, t) for k, t in zip(keys, argtypes)]
+            scores = [compatible(k, t, len(sigs) == 1) for k, t in zip(keys, argtypes)]
             if min(scores, default=1) < 0:
                 continue
             score = sum(scores)
@@ -216,7 +221,7 @@ class CUDADispatcher(InspectMixin):
             shown = ", ".join(str(key_to_type(k)) for k in keys)
             raise TypeError(f"No matching definition for argument type(s) {shown} of kernel "
                             f"{self.py_func.__qualname__}; its signatures are: "
-                            + "; ".join(f"({', '.join(map(str, a))})" for a in list(self.overloads) + self._pending))
+                            + "; ".join(f"({', '.join(map(str, a))})" for a in sigs))
         return best
 
     def _kernel_for(self, keys):
@@ -550,10 +555,13 @@ class DeviceDispatcher(DeviceInspectMixin):
         self.options = options
         self.overloads = {}
         self._sigs = tuple(sigs) if sigs is not None else None
+        eager = []
         for sig in sigs or ():  # type-check eagerly: errors at decoration time
-            argtypes = _signature_args(sig)
+            ret, argtypes = _signature(sig)
             res = compile_code(py_func, argtypes, options, None, device=True, until="typed-ir")
             self.overloads[argtypes] = res
+            eager.append((argtypes, ret))
+        self.__cudalite_sigs__ = tuple(eager)  # calls convert to these (cudalite.core typing)
 
     def __reduce__(self):
         return reduce_dispatcher(self, self._sigs)

@@ -143,6 +143,8 @@ def _rebuild(b, params, arg):
         shape = by_role.get(Role.SHAPE, [])  # none for a 0-d array
         strides = by_role.get(Role.STRIDE) or contiguous_strides(b, t, shape)
         return array_struct(b, t, by_role[Role.DATA][0], shape, strides)
+    if not arg.slots:  # a compile-time constant argument (a plain Enum member): no parameter
+        return ir.Constant(value_type(t), None)
     (slot,) = arg.slots  # a number or a pointer: one parameter, passed as is
     return params[slot]
 

@@ -15,6 +15,7 @@ from cudalite.core.typing import ArrayView, TupleIndex
 from ._abi import itemsize
 from ._constants import array_struct
 from ._elements import element_pointer, load_mem, store_mem, wrap_index
+from ._exceptions import raise_if
 from ._irtypes import I64, memory_type, ptr, value_type
 from ._registry import lowerings
 from ._slices import slice_view, store_into_view
@@ -122,6 +123,8 @@ def _tuple_getitem(lc, node, args, info):
         for i in range(n):
             b.store(b.extract_value(tup, i), b.gep(slot, [ir.Constant(I64, 0), ir.Constant(I64, i)]))
     i = wrap_index(b, idx, info.sig.args[0], ir.Constant(I64, n))
+    out_of_range = b.icmp_unsigned(">=", i, ir.Constant(i.type, n))
+    raise_if(lc, out_of_range, IndexError, ("tuple index out of range",), node.loc)
     return b.load(b.gep(slot, [ir.Constant(I64, 0), i]))
 
 

@@ -105,11 +105,14 @@ def _assert(lc, stmt):
 
 
 def raise_if(lc, cond, exc_class, args, loc):
-    """Debug mode: raise ``exc_class(*args)`` (recorded for the host) when the i1
-    ``cond`` holds; the code after it runs when it does not."""
+    """Debug mode: raise ``exc_class(*args)`` where the i1 ``cond`` is true (numba's
+    checks under ``debug=True``: tuple index out of range, division by zero); without
+    debug, nothing."""
+    if not lc.module.options.debug:
+        return
     b = lc.builder
-    fail_bb = lc.fn.append_basic_block("raise")
-    end_bb = lc.fn.append_basic_block("raise.skip")
+    fail_bb = lc.fn.append_basic_block("check.fail")
+    end_bb = lc.fn.append_basic_block("check.ok")
     b.cbranch(cond, fail_bb, end_bb)
     b.position_at_end(fail_bb)
     _record(lc, exc_class, args, loc)

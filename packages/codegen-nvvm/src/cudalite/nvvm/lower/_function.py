@@ -343,6 +343,11 @@ class FunctionLowerer:
         b = self.builder
         if link.constant is not None:
             return ir.Constant(I1, int(link.constant))
+        if link.op in ("in", "not in"):  # == with each item of the tuple bv, ORed
+            acc = ir.Constant(I1, 0)
+            for i, item in enumerate(link.items):
+                acc = b.or_(acc, self.compare(item, a, b.extract_value(bv, i), ta, tb.types[i]))
+            return b.xor(acc, ir.Constant(I1, 1)) if link.op == "not in" else acc
         if link.is_tuple:  # == / != item by item
             acc = ir.Constant(I1, 1)
             for i, item in enumerate(link.items):

@@ -31,15 +31,18 @@ class PyFunction(Opaque):
     ``links``: code a ``@cuda.jit(device=True, link=[...])`` function needs; it is
     linked into every kernel that calls it.  ``inline``: ``(choice, forceinline)`` of
     a ``@cuda.jit(inline=..., forceinline=...)`` dispatcher, where ``choice`` is
-    ``'never'``, ``'always'`` or a cost-model callable (neither is part of the
-    type's identity)."""
+    ``'never'``, ``'always'`` or a cost-model callable.  ``sigs``: the ``(argtypes,
+    return type)`` of its eager signatures (a ``@cuda.jit("int32(int32)", device=True)``
+    function): calls convert their arguments to one of those, as numba's; empty:
+    specialized on the argument types.  (None of the three is part of the type's identity.)"""
 
-    __slots__ = ("links", "inline")
+    __slots__ = ("links", "inline", "sigs")
 
-    def __init__(self, obj, links=(), inline=("never", False)):
+    def __init__(self, obj, links=(), inline=("never", False), sigs=()):
         super().__init__(obj)
         self.links = tuple(links)
         self.inline = inline
+        self.sigs = tuple(sigs)
 
 
 class Module(Opaque):

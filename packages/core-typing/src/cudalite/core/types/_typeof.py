@@ -207,7 +207,8 @@ def typeof_constant(value) -> Type | None:
         pyfunc = None
     if isinstance(pyfunc, _pytypes.FunctionType):
         return PyFunction(pyfunc, getattr(value, "__cudalite_links__", ()),
-                          getattr(value, "__cudalite_inline__", ("never", False)))
+                          getattr(value, "__cudalite_inline__", ("never", False)),
+                          getattr(value, "__cudalite_sigs__", ()))
     if isinstance(value, type) and issubclass(value, _enum.Enum):
         return EnumClass(value)
     if isinstance(value, _enum.Enum):  # IntEnum members are ints (typed above)

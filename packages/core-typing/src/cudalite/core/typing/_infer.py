@@ -27,14 +27,15 @@ from ..types import (
     Array, Boolean, BoundMethod, Complex, Float, Integer, NoneType, NumberClass, Opaque, PyFunction, RangeType,
     Signature, SliceType, StringLiteral, Tuple, Type, boolean, int64, typeof_constant, void,
 )
+from ._eager_calls import eager_signature
+from ._membership import membership
+from ._unroll import check_unroll, run_unrolling
 from ._fold import ConstantRangeError, fold_binop, fold_unary
 from ._flow import falls_through
 from ._recursion import CallStack, Unknown as _Unknown, recursion_error
 from ._specialize import live_branch, type_call
 from ._starargs import expand_starred, star_item_type
-from ._records import (
-    ArrayIter, CallInfo, CallKind, Comparison, EnumerateIter, RangeIter, Resolved, TupleIter, ZipIter,
-)
+from ._records import ArrayIter, CallInfo, CallKind, Comparison, EnumerateIter, RangeIter, Resolved, TupleIter, ZipIter
 from .rules.arithmetic import binop_signature, compare_signature, int_result, unary_signature
 from .rules.casts import can_convert, unify
 from .rules.enums import enum_comparison
@@ -116,8 +117,10 @@ class TypingContext:
         frame = self._calls.push(key)
         tf = None
         try:
-            frame.inference = _Inference(self, fir, argtypes, return_type, arg_consts)
-            tf = frame.inference.run()
+            def make(f):
+                frame.inference = _Inference(self, f, argtypes, return_type, arg_consts)
+                return frame.inference
+            tf = run_unrolling(make, fir)  # literal_unroll loops over mixed tuples: _unroll.py
         except CompilerError as e:
             if loc is not None and self._calls.frames[:-1]:
                 e.add_note_loc(f"while typing the call to {fir.qualname}({', '.join(map(str, argtypes))})", loc)
@@ -347,6 +350,7 @@ class _Inference:
         self.block(s.body)
 
     def stmt_ForIter(self, s):
+        check_unroll(self, s)
         plan, elem = self.iteration_plan(s.iter)
         self.record_call(s, CallInfo(CallKind.ITER, Signature(elem, ()), payload=plan))
         self.assign(s.target, elem)
@@ -568,7 +572,8 @@ class _Inference:
                 links.append(Comparison(op, Signature(boolean, (a, b)), constant=same == (op == "is")))
                 continue
             if op in ("in", "not in"):
-                raise TypingError(f"the '{op}' operator is not supported for {a} and {b}", e.loc)
+                links.append(membership(op, a, b, e.loc, _tuple_equality))
+                continue
             sig = compare_signature(op, a, b)
             if sig is None and isinstance(a, Tuple) and isinstance(b, Tuple) and op in ("==", "!="):
                 eq = _tuple_equality(a, b)
@@ -669,7 +674,8 @@ class _Inference:
             return self.cast_call(e, ft.instance_type, args, kw)
         if isinstance(ft, PyFunction):
             args, consts, nodes = self.bind_arguments(e, self.ctx.function_ir(ft.obj), args, consts, kw)
-            callee = type_call(self.ctx, ft.obj, args, consts, loc=e.loc)
+            args, rt = eager_signature(ft, args, e.loc)  # a device function's eager signatures
+            callee = type_call(self.ctx, ft.obj, args, consts, loc=e.loc, return_type=rt)
             sig = Signature(callee.return_type, tuple(args))
             name = getattr(ft.obj, "__qualname__", None) or str(ft.obj)
             self.record_call(e, CallInfo(CallKind.FUNCTION, sig, ft.obj, name, callee=callee, arg_nodes=nodes,

@@ -18,15 +18,15 @@ from ._recursion import is_recursion_error
 __all__ = ["type_call", "live_branch"]
 
 
-def type_call(ctx, pyfunc, argtypes, arg_consts, loc=None):
+def type_call(ctx, pyfunc, argtypes, arg_consts, loc=None, return_type=None):
     """``pyfunc`` typed for a device call, specialized on ``arg_consts`` only when needed."""
     try:
-        return ctx.type_function(pyfunc, argtypes, loc=loc)
+        return ctx.type_function(pyfunc, argtypes, return_type, loc=loc)
     except TypingError as e:
         consts = tuple(c if _specializable(c) else ir.NOTCONST for c in arg_consts)
         if all(c is ir.NOTCONST for c in consts) or is_recursion_error(e):
             raise
-    return ctx.type_function(pyfunc, argtypes, loc=loc, arg_consts=consts)
+    return ctx.type_function(pyfunc, argtypes, return_type, loc=loc, arg_consts=consts)
 
 
 def live_branch(inference, s):

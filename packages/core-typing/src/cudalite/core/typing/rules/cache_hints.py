@@ -23,13 +23,14 @@ def _check(site):
     if not isinstance(arr, Array):
         raise site.error(f"operates on arrays, not {arr}")
     if not isinstance(arr.dtype, (Integer, Float)) or arr.dtype.bitwidth not in (8, 16, 32, 64):
-        raise site.error(f"needs an array of integers or floats of 8, 16, 32 or 64 bits, not {arr}")
+        op = site.name.rpartition(".")[2]
+        raise site.error(f"{op} requires array of integer or float type (of 8, 16, 32 or 64 bits), not {arr}")
     if isinstance(idx, Integer):
         if arr.ndim != 1:
-            raise site.error(f"expected {arr.ndim} indices for a {arr.ndim}-d array, got a scalar")
+            raise site.error(f"Expected {arr.ndim} indices, got a scalar (the array is {arr.ndim}-d)")
     elif isinstance(idx, Tuple) and idx.types and all(isinstance(t, Integer) for t in idx.types):
         if len(idx.types) != arr.ndim:
-            raise site.error(f"expected {arr.ndim} indices, got {len(idx.types)}")
+            raise site.error(f"Expected {arr.ndim} indices, got {len(idx.types)}")
     else:
         raise site.error(f"{idx} is not a valid index (an integer, or a tuple of integers)")
     return arr, idx

@@ -1,0 +1,33 @@
+"""``cuda.typeof(value)``: the cudalite type of a Python value, as ``numba.typeof``.
+
+A kernel argument (array of any kind, scalar, tuple, record, IntEnum member) gets
+the type a kernel launched with it is specialized for; any other value (a dtype, a
+function, a module, a plain Enum member...) the type device code gives it as a
+global constant.  ``TypeError`` when the value has neither.
+"""
+
+from __future__ import annotations
+
+from cudalite.core.types import typeof_constant
+
+from ._args import handler_for, key_to_type
+
+__all__ = ["typeof"]
+
+
+def _resolve(cls, obj):
+    return handler_for(cls, obj, _resolve)
+
+
+def typeof(value):
+    """The cudalite type of ``value`` (``numba.typeof``'s counterpart)."""
+    try:
+        key = _resolve(type(value), value).key(value)
+    except TypeError:
+        key = None
+    if key is not None:
+        return key_to_type(key)
+    t = typeof_constant(value)
+    if t is None:
+        raise TypeError(f"cannot determine the cudalite type of {value!r} (of class {type(value).__qualname__})")
+    return t
