@@ -25,6 +25,14 @@ def load_mem(b, p, ty):
 
 
 def store_mem(b, p, v, ty):
+    """Store ``v`` (of type ``ty``) at ``p``; a record value (a pointer to the source
+    record) is copied byte for byte into the record at ``p``."""
+    if isinstance(ty, Record):
+        src = v if v.type == p.type else b.bitcast(v, ptr(p.type.pointee, v.type.addrspace))
+        if src.type != p.type:
+            src = b.addrspacecast(src, p.type)
+        b.store(b.load(src), p)
+        return
     if isinstance(ty, Boolean):
         v = b.zext(v, I8)
     b.store(v, p)
