@@ -5,12 +5,13 @@ from __future__ import annotations
 from llvmlite import ir
 
 from cudalite.core.types import (
-    Array, Boolean, Complex, CPointer, Float, Integer, NoneType, Tuple,
+    Array, Boolean, BytesLiteral, CharSeq, Complex, CPointer, Float, Integer, NoneType, StringLiteral, Tuple,
+    UnicodeCharSeq,
 )
 
 from ._irtypes import I1, value_type
 
-__all__ = ["cast", "truth", "make_complex", "complex_parts", "float_const", "zero_of"]
+__all__ = ["cast", "char_seq_constant", "truth", "make_complex", "complex_parts", "float_const", "zero_of"]
 
 
 def float_const(ty, value):
@@ -82,7 +83,18 @@ def cast(b: ir.IRBuilder, v, src, dst):
         return b.bitcast(v, value_type(dst))
     if isinstance(src, NoneType) and isinstance(dst, NoneType):
         return v
+    if isinstance(src, (StringLiteral, BytesLiteral)) and isinstance(dst, (CharSeq, UnicodeCharSeq)):
+        return char_seq_constant(src.value, dst)
     raise TypeError(f"no conversion from {src} to {dst}")
+
+
+def char_seq_constant(value, dst):
+    """The ``[n x iK]`` constant of a str/bytes stored into an ``S<n>``/``U<n>``
+    element: its bytes or code points, zero-padded or truncated to ``n`` (NumPy's)."""
+    units = list(value) if isinstance(value, bytes) else (
+        list(value.encode("ascii")) if isinstance(dst, CharSeq) else [ord(c) for c in value])
+    units = (units + [0] * dst.count)[:dst.count]
+    return ir.Constant(value_type(dst), units)
 
 
 def truth(b, v, ty):

@@ -1,8 +1,11 @@
 """cudalite's type system: scalars, arrays, tuples, pointers, records, signatures."""
 
 from ._base import Signature, Type
-from ._containers import Array, ArrayCTypes, CPointer, NamedTuple, NestedArray, Record, Tuple, UniTuple, array_from_subscript
+from ._containers import (
+    Array, ArrayCTypes, CPointer, NamedTuple, NestedArray, Record, Tuple, UniTuple, array_from_subscript,
+)
 from ._enums import EnumClass, EnumMember
+from ._npextra import DATETIME_UNITS, BytesLiteral, CharSeq, NPDatetime, NPTimedelta, UnicodeCharSeq
 from ._functions import (
     BoundMethod, DType, Module, NumberClass, Opaque, PyFunction, RangeType, SliceType, StringLiteral,
 )
@@ -20,6 +23,7 @@ __all__ = [
     "PyFunction", "RangeType", "SliceType", "StringLiteral", "TYPE_NAMES", "as_type",
     "parse_signature", "parse_type", "dtype_of", "from_dtype", "type_from_dtype", "typeof_constant",
     "DeviceArrayRef", "device_array_ref",
+    "BytesLiteral", "CharSeq", "UnicodeCharSeq", "NPDatetime", "NPTimedelta", "DATETIME_UNITS",
     "VECTOR_ALIASES", "VectorType", "cuda_alignment", "vector_type_named", "vector_types",
     *_scalar_all,
 ]

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from ._base import Type
 
-__all__ = ["Array", "ArrayCTypes", "Tuple", "NamedTuple", "UniTuple", "CPointer", "Record", "NestedArray", "array_from_subscript"]
+__all__ = [
+    "Array", "ArrayCTypes", "Tuple", "NamedTuple", "UniTuple", "CPointer", "Record", "NestedArray",
+    "array_from_subscript",
+]
 
 MAX_NDIM = 8
 
