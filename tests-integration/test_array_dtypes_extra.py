@@ -153,3 +153,18 @@ def test_datetime_scalar_argument_key():
     assert key_to_type(h.key(a[5])) == D
     assert h.flat(a[5], None, None) == (int(a[5].view(np.int64)),)
     assert key_to_type(h.key(a[6] - a[5])) == T
+
+
+# -- reshape -------------------------------------------------------------------------------------
+def test_reshape_in_device_code():
+    def r3(arr, newshape, got):
+        y = arr.reshape(newshape)
+        got[0] = y.shape[1]
+        got[1] = y.strides[0]
+
+    ptx = _ptx(r3, (types.int64[:, ::1], types.UniTuple(types.int64, 3), types.int64[::1]))
+    assert "div.s64" in ptx  # the -1 extent is inferred at run time
+    with pytest.raises(TypingError, match="only C-contiguous arrays can be reshaped"):
+        _ptx(r3, (types.Array(types.int64, 2, "F"), types.UniTuple(types.int64, 3), types.int64[::1]))
+    with pytest.raises(TypingError, match="the shape must be integers"):
+        _ptx(r3, (types.int64[:, ::1], types.float64, types.int64[::1]))

@@ -135,3 +135,20 @@ def test_auto_device():
     assert same is d and not copied
     with pytest.raises(ValueError, match="non-contiguous"):
         cuda.devicearray.auto_device(np.arange(10.0)[::2])
+
+
+@pytest.mark.parametrize("shape", [(24,), (4, 6), (8, 1, 3), -1, (2, -1, 3)])
+def test_reshape_in_device_code(shape):
+    @cuda.jit
+    def dims(arr, newshape, out):
+        y = arr.reshape(newshape)
+        for d in range(len(y.shape)):
+            out[d] = y.shape[d]
+            out[8 + d] = y.strides[d]
+
+    arr = np.arange(24).reshape(1, 8, 1, 1, 3, 1)
+    expect = arr.reshape(shape)
+    out = np.zeros(16, np.int64)
+    dims[1, 1](arr, shape, out)
+    assert tuple(out[:expect.ndim]) == expect.shape
+    assert tuple(out[8:8 + expect.ndim]) == expect.strides

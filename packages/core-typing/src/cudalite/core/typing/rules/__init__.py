@@ -7,4 +7,4 @@ from . import arithmetic, builtins, casts  # noqa: F401
 from . import array_views, arrays, enums, ffi, namedtuples, mathfuncs, numpyfuncs, printing, reductions  # noqa: F401
 from . import atomics, groups, intrinsics, memory, vectors, warp  # noqa: F401  (device API)
 from . import cache_hints, fp16math, hints, libdevice  # noqa: F401  (device API: numba.cuda names)
-from . import array_ctypes, pointer_arrays  # noqa: F401  (arr.ctypes.data; carray / farray)
+from . import array_ctypes, array_reshape, pointer_arrays  # noqa: F401  (arr.ctypes.data; carray / farray)
