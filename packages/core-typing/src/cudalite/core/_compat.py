@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .types import Boolean, Complex, Float, Integer
+from .types import Boolean, Complex, Float, Integer, NPDatetime, NPTimedelta
 
 __all__ = ["numeric_kind", "is_number"]
 
@@ -11,6 +11,8 @@ def numeric_kind(t) -> str:
     """'b' bool, 'i' integer, 'f' float, 'c' complex, '' other."""
     if isinstance(t, Boolean):
         return "b"
+    if isinstance(t, (NPDatetime, NPTimedelta)):  # integers underneath, but not numbers
+        return ""
     if isinstance(t, Integer):
         return "i"
     if isinstance(t, Float):

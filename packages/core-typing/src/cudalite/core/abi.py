@@ -32,7 +32,10 @@ import enum
 from dataclasses import dataclass, field
 
 from .errors import CompilerError
-from .types import Array, Boolean, Complex, CPointer, EnumMember, Float, Integer, Record, SliceType, Tuple, VectorType
+from .types import (
+    Array, Boolean, CharSeq, Complex, CPointer, EnumMember, Float, Integer, Record, SliceType, Tuple, UnicodeCharSeq,
+    VectorType,
+)
 
 __all__ = [
     "ABI_VERSION", "Role", "ParamSlot", "ArgABI", "KernelABI", "kernel_abi", "passes_strides", "array_values",
@@ -131,6 +134,8 @@ def llvm_value_text(t) -> str:
         return f"{llvm_memory_text(t.dtype)}{space}*"
     if isinstance(t, Record):
         return "i8*"
+    if isinstance(t, (CharSeq, UnicodeCharSeq)):
+        return f"[{t.count} x i{t.bitwidth // t.count}]"
     if isinstance(t, SliceType):
         return "{i64, i64, i64}"
     if isinstance(t, VectorType):
@@ -158,7 +163,8 @@ def _flatten(t, arg, path, out) -> ArgABI:
         out.append(ParamSlot(Role.REAL, arg, path, None, llvm_value_text(f), _STRUCT_CODES[f.name]))
         out.append(ParamSlot(Role.IMAG, arg, path, None, llvm_value_text(f), _STRUCT_CODES[f.name]))
     elif isinstance(t, (Integer, Float)):
-        out.append(ParamSlot(Role.SCALAR, arg, path, None, llvm_value_text(t), _STRUCT_CODES[t.name]))
+        code = _STRUCT_CODES[f"{'int' if t.signed else 'uint'}{t.bitwidth}" if isinstance(t, Integer) else t.name]
+        out.append(ParamSlot(Role.SCALAR, arg, path, None, llvm_value_text(t), code))
     elif isinstance(t, (CPointer, Record)):
         out.append(ParamSlot(Role.POINTER, arg, path, None, llvm_value_text(t), _POINTER_CODE))
     elif isinstance(t, Array):

@@ -246,6 +246,20 @@ class ScalarHandler(ArgHandler):
         return f"type({a}) is C{i}", [], val
 
 
+class DateTimeHandler(ArgHandler):
+    """A ``numpy.datetime64`` / ``timedelta64`` scalar: keyed by its dtype (the unit is
+    part of the type), passed as its int64 value (NaT: the smallest int64)."""
+
+    def __init__(self, cls):
+        self.cls = cls
+
+    def key(self, arg):
+        return arg.dtype
+
+    def flat(self, arg, spec, sh):
+        return (int(arg.view(np.int64)),)
+
+
 class IntEnumHandler(ScalarHandler):
     """An ``IntEnum`` member: passed as the int it is (numba's ``IntEnumMember``)."""
 
@@ -636,6 +650,8 @@ class NamedTupleHandler(TupleHandler):
 def handler_for(cls, sample, resolve) -> ArgHandler:
     """The handler for objects of class ``cls`` (``sample`` is one of them);
     ``resolve(cls, obj)`` looks up handlers of tuple items."""
+    if issubclass(cls, (np.datetime64, np.timedelta64)):
+        return DateTimeHandler(cls)
     if cls in _SCALAR_CLASSES or (issubclass(cls, np.generic) and not issubclass(cls, np.void)):
         if cls not in _SCALAR_CLASSES and type_from_dtype(cls) is None:
             raise TypeError(f"a {cls.__name__} scalar cannot be passed to a kernel")

@@ -26,7 +26,7 @@ import cudalite.driver as _drv
 from . import _array_layout as L
 from ._runtime import driver_stream, external_stream
 
-__all__ = ["DeviceNDArray", "IpcArrayHandle", "is_device_array", "from_cuda_array_interface",
+__all__ = ["DeviceNDArray", "IpcArrayHandle", "auto_device", "is_device_array", "from_cuda_array_interface",
            "require_device_array"]
 
 
@@ -442,3 +442,31 @@ def from_cuda_array_interface(desc, owner=None, sync=True):
             if load_config().cuda_array_interface_sync:
                 stream.synchronize()
     return DeviceNDArray(shape, strides, dtype, stream, ptr=ptr, owner=owner)
+
+
+_NONCONTIGUOUS = ("Array contains non-contiguous buffer and cannot be transferred as a single memory region. "
+                  "Please ensure contiguous buffer with numpy .ascontiguousarray()")
+
+
+def auto_device(obj, stream=0, copy=True, user_explicit=False):
+    """numba's ``devicearray.auto_device``: ``(device array, copied)`` for ``obj``.
+
+    A device array comes back as it is and a ``__cuda_array_interface__`` object as
+    a view of it (``copied`` False).  Anything else (a NumPy array, a record, a
+    scalar constant, a sequence) is converted with ``numpy.asarray`` and copied to a
+    new device array (or only allocated, ``copy=False``); it must be C- or
+    F-contiguous (ValueError otherwise: ``to_device`` makes such arrays contiguous
+    instead).  ``user_explicit`` is accepted for numba's signature.
+    """
+    if is_device_array(obj):
+        return obj, False
+    cai = None if isinstance(obj, np.ndarray) else getattr(obj, "__cuda_array_interface__", None)
+    if cai is not None:
+        return from_cuda_array_interface(cai, owner=obj), False
+    host = np.asarray(obj)
+    if not (host.flags["C_CONTIGUOUS"] or host.flags["F_CONTIGUOUS"]):
+        raise ValueError(_NONCONTIGUOUS)
+    dev = DeviceNDArray(host.shape, host.strides, host.dtype, stream=stream)
+    if copy:
+        dev.copy_to_device(host, stream=stream)
+    return dev, True

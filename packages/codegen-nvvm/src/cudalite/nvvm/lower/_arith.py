@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from cudalite.core.types import Boolean, Complex, Float, Integer
+from cudalite.core.types import Boolean, Complex, Float, Integer, NPDatetime, NPTimedelta
 
 from ._casts import complex_parts, make_complex
 from ._complexmath import complex_pow
@@ -46,6 +46,8 @@ def binop(lc, op, a, bv, ty):
     b = lc.builder
     if isinstance(ty, Boolean):
         return {"&": b.and_, "|": b.or_, "^": b.xor}[op](a, bv)
+    if isinstance(ty, (NPDatetime, NPTimedelta)):  # NaT in, NaT out
+        return b.select(_either_nat(b, a, bv), ir.Constant(a.type, NAT), _int_binop(lc, op, a, bv, ty))
     if isinstance(ty, Integer):
         return _int_binop(lc, op, a, bv, ty)
     if isinstance(ty, Float):
@@ -213,8 +215,19 @@ def unaryop(lc, op, v, ty):
     raise TypeError(f"no unary operator {op} for {ty}")
 
 
+NAT = -(1 << 63)  # NumPy's NaT: the smallest int64
+
+
+def _either_nat(b, a, bv):
+    nat = ir.Constant(a.type, NAT)
+    return b.or_(b.icmp_signed("==", a, nat), b.icmp_signed("==", bv, nat))
+
+
 def compare(lc, op, a, bv, ty):
     b = lc.builder
+    if isinstance(ty, (NPDatetime, NPTimedelta)):  # NaT is unequal to everything, unordered
+        r = b.icmp_signed(op, a, bv)
+        return b.select(_either_nat(b, a, bv), ir.Constant(r.type, int(op == "!=")), r)
     if isinstance(ty, Boolean) or (isinstance(ty, Integer) and not ty.signed):
         return b.icmp_unsigned(op, a, bv)
     if isinstance(ty, Integer):

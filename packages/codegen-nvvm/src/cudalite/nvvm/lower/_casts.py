@@ -5,12 +5,13 @@ from __future__ import annotations
 from llvmlite import ir
 
 from cudalite.core.types import (
-    Array, Boolean, Complex, CPointer, Float, Integer, NoneType, Tuple,
+    Array, Boolean, BytesLiteral, CharSeq, Complex, CPointer, Float, Integer, NoneType, StringLiteral, Tuple,
+    UnicodeCharSeq,
 )
 
 from ._irtypes import I1, value_type
 
-__all__ = ["cast", "truth", "make_complex", "complex_parts", "float_const", "zero_of"]
+__all__ = ["cast", "char_seq_constant", "truth", "make_complex", "complex_parts", "float_const", "zero_of"]
 
 
 def float_const(ty, value):
@@ -86,6 +87,8 @@ def cast(b: ir.IRBuilder, v, src, dst):
         return b.bitcast(v, value_type(dst))
     if isinstance(src, NoneType) and isinstance(dst, NoneType):
         return v
+    if isinstance(src, (StringLiteral, BytesLiteral)) and isinstance(dst, (CharSeq, UnicodeCharSeq)):
+        return char_seq_constant(src.value, dst)
     raise TypeError(f"no conversion from {src} to {dst}")
 
 
@@ -109,6 +112,15 @@ def _int_to_half(b, v, src):
     fnty = ir.FunctionType(ir.IntType(16), [v.type])
     asm = ir.InlineAsm(fnty, f"cvt.rn.f16.{sign}{src.bitwidth} $0, $1;", f"=h,{_INT_CONSTRAINT[src.bitwidth]}")
     return b.bitcast(b.call(asm, [v]), ir.HalfType())
+
+
+def char_seq_constant(value, dst):
+    """The ``[n x iK]`` constant of a str/bytes stored into an ``S<n>``/``U<n>``
+    element: its bytes or code points, zero-padded or truncated to ``n`` (NumPy's)."""
+    units = list(value) if isinstance(value, bytes) else (
+        list(value.encode("ascii")) if isinstance(dst, CharSeq) else [ord(c) for c in value])
+    units = (units + [0] * dst.count)[:dst.count]
+    return ir.Constant(value_type(dst), units)
 
 
 def truth(b, v, ty):

@@ -25,13 +25,13 @@ def load_mem(b, p, ty):
 
 
 def store_mem(b, p, v, ty):
-    """Store a value of type ``ty`` (bools as bytes; a record, held as a pointer, is
-    copied: its bytes are loaded from where it lives and stored at ``p``)."""
+    """Store a value of type ``ty`` at ``p`` (bools as bytes; a record value, held as a
+    pointer to the source record, is copied byte for byte into the record at ``p``)."""
     if isinstance(ty, Boolean):
         v = b.zext(v, I8)
-    elif isinstance(ty, Record) and isinstance(v.type, ir.PointerType) and v.type != p.type:
+    elif isinstance(ty, Record) and isinstance(v.type, ir.PointerType):
         src = v if v.type.addrspace == p.type.addrspace else b.addrspacecast(v, ptr(I8, p.type.addrspace))
-        v = b.load(b.bitcast(src, p.type))
+        v = b.load(src if src.type == p.type else b.bitcast(src, p.type))
     b.store(v, p)
 
 

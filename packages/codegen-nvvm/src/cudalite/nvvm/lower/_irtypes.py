@@ -35,7 +35,8 @@ import re
 from llvmlite import ir
 
 from cudalite.core.types import (
-    Array, Boolean, Complex, CPointer, Float, Integer, NoneType, Record, SliceType, Tuple, VectorType,
+    Array, ArrayCTypes, Boolean, CharSeq, Complex, CPointer, Float, Integer, NoneType, Record, SliceType, Tuple,
+    UnicodeCharSeq, VectorType,
 )
 
 __all__ = [
@@ -91,6 +92,10 @@ def value_type(t):
         return ptr(memory_type(t.dtype), t.addrspace)
     if isinstance(t, Record):
         return ptr(I8)
+    if isinstance(t, ArrayCTypes):  # arr.ctypes: the data address
+        return I64
+    if isinstance(t, (CharSeq, UnicodeCharSeq)):  # S<n> / U<n>: bytes / UCS-4 code points
+        return ir.ArrayType(ir.IntType(t.bitwidth // t.count), t.count)
     if isinstance(t, SliceType):
         return ir.LiteralStructType([I64, I64, I64])
     if isinstance(t, VectorType):

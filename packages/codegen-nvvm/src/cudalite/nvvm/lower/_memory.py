@@ -2,7 +2,9 @@
 ``addrspace(3)`` global per call site; ``shape=0`` is the module's one extern
 dynamic shared array, sized at launch), ``cuda.local.array`` (an entry-block
 ``alloca``) and ``cuda.const.array_like`` (an ``addrspace(4)`` constant copy).
-Each yields a C-contiguous array value whose data pointer is generic.
+Each yields a C-contiguous array value whose data pointer is generic.  The IR names
+are numba-cuda's (``@_cudapy_smem_N`` globals, ``%_cudapy_lmem`` allocas), so tools
+that inspect the LLVM IR of numba kernels read cudalite's alike.
 """
 
 from __future__ import annotations
@@ -72,7 +74,7 @@ def _shared_array(lc, node, args, info):
         return _dynamic_shared(lc, aty)
     elem = memory_type(aty.dtype)
     lty = ir.ArrayType(elem, math.prod(shape))
-    gv = ir.GlobalVariable(lc.module.ir_module, lty, lc.module.unique("cudalite.shared"),
+    gv = ir.GlobalVariable(lc.module.ir_module, lty, lc.module.unique("_cudapy_smem").replace(".", "_"),
                            addrspace=ADDRSPACE_SHARED)
     gv.linkage = "internal"
     gv.initializer = ir.Constant(lty, ir.Undefined)
@@ -88,7 +90,7 @@ def _local_array(lc, node, args, info):
     aty = info.sig.return_type
     shape = info.payload.shape
     elem = memory_type(aty.dtype)
-    slot = lc.alloca(ir.ArrayType(elem, math.prod(shape)), name="local.array")
+    slot = lc.alloca(ir.ArrayType(elem, math.prod(shape)), name="_cudapy_lmem")
     if info.payload.alignment:  # never below the element's own alignment
         slot.align = max(info.payload.alignment, _natural_align(aty.dtype))
     zero = ir.Constant(I32, 0)

@@ -195,7 +195,7 @@ class _Builder:
         return meth(n, loc)
 
     def expr_Constant(self, n, loc):
-        if n.value is Ellipsis or isinstance(n.value, bytes):
+        if n.value is Ellipsis:  # a bytes constant types as BytesLiteral (stored into S<n> elements)
             raise UnsupportedError(f"the constant {n.value!r} is not supported", loc)
         return ir.Const(loc, n.value)
 

@@ -1,8 +1,11 @@
 """cudalite's type system: scalars, arrays, tuples, pointers, records, signatures."""
 
 from ._base import Signature, Type
-from ._containers import Array, CPointer, NamedTuple, NestedArray, Record, Tuple, UniTuple, array_from_subscript
+from ._containers import (
+    Array, ArrayCTypes, CPointer, NamedTuple, NestedArray, Record, Tuple, UniTuple, array_from_subscript,
+)
 from ._enums import EnumClass, EnumMember
+from ._npextra import DATETIME_UNITS, BytesLiteral, CharSeq, NPDatetime, NPTimedelta, UnicodeCharSeq
 from ._functions import (
     BoundMethod, DType, Module, NumberClass, Opaque, PyFunction, RangeType, SliceType, StringLiteral,
 )
@@ -15,11 +18,12 @@ from ._vector import VECTOR_ALIASES, VectorType, cuda_alignment, vector_type_nam
 Type._convert_arg = staticmethod(as_type)  # int32("float32"), float64(np.float32): see Type.__call__
 
 __all__ = [
-    "Signature", "Type", "Array", "CPointer", "NamedTuple", "NestedArray", "Record", "Tuple", "UniTuple",
+    "Signature", "Type", "Array", "ArrayCTypes", "CPointer", "NamedTuple", "NestedArray", "Record", "Tuple", "UniTuple",
     "array_from_subscript", "BoundMethod", "DType", "EnumClass", "EnumMember", "Module", "NumberClass", "Opaque",
     "PyFunction", "RangeType", "SliceType", "StringLiteral", "TYPE_NAMES", "as_type",
     "parse_signature", "parse_type", "dtype_of", "from_dtype", "type_from_dtype", "typeof_constant",
     "DeviceArrayRef", "device_array_ref",
+    "BytesLiteral", "CharSeq", "UnicodeCharSeq", "NPDatetime", "NPTimedelta", "DATETIME_UNITS",
     "VECTOR_ALIASES", "VectorType", "cuda_alignment", "vector_type_named", "vector_types",
     *_scalar_all,
 ]

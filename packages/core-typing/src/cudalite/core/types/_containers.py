@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from ._base import Type
 
-__all__ = ["Array", "Tuple", "NamedTuple", "UniTuple", "CPointer", "Record", "NestedArray", "array_from_subscript"]
+__all__ = [
+    "Array", "ArrayCTypes", "Tuple", "NamedTuple", "UniTuple", "CPointer", "Record", "NestedArray",
+    "array_from_subscript",
+]
 
 MAX_NDIM = 8
 
@@ -37,6 +40,17 @@ class Array(Type):
             self.layout if layout is None else layout,
             self.readonly if readonly is None else readonly,
         )
+
+
+class ArrayCTypes(Type):
+    """``arr.ctypes`` in device code: the array's data address (``.data``, a uint64),
+    as NumPy's ``ndarray.ctypes.data``."""
+
+    __slots__ = ("array",)
+
+    def __init__(self, array: Array):
+        super().__init__(("ctypes", array), f"ArrayCTypes({array})")
+        self.array = array
 
 
 def array_from_subscript(dtype: Type, spec) -> Array:

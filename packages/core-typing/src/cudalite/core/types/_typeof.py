@@ -13,6 +13,7 @@ from . import _scalar as S
 from ._base import Type
 from ._containers import Array, NamedTuple, NestedArray, Record, Tuple
 from ._enums import EnumClass, EnumMember
+from ._npextra import BytesLiteral, CharSeq, NPDatetime, NPTimedelta, UnicodeCharSeq
 from ._functions import DType, Module, NumberClass, Opaque, PyFunction, StringLiteral
 
 __all__ = ["typeof_constant", "type_from_dtype", "from_dtype", "dtype_of", "DeviceArrayRef", "device_array_ref"]
@@ -48,7 +49,22 @@ def type_from_dtype(obj) -> Type | None:
         return Record(fields, dt.itemsize, dt.isalignedstruct)
     if dt.subdtype is not None or not dt.isnative:
         return None
+    if dt.kind in "SUMm":
+        return _extra_type(np, dt)
     return _BY_KIND_SIZE.get((dt.kind, dt.itemsize))
+
+
+def _extra_type(np, dt):
+    """A string (``S``/``U``) or date/time (``M``/``m``) dtype's type, or None."""
+    if dt.kind == "S":
+        return CharSeq(dt.itemsize) if dt.itemsize else None
+    if dt.kind == "U":
+        return UnicodeCharSeq(dt.itemsize // 4) if dt.itemsize else None
+    unit, count = np.datetime_data(dt)
+    if count != 1 and unit != "generic":
+        return None
+    unit = "" if unit == "generic" else unit
+    return NPDatetime(unit) if dt.kind == "M" else NPTimedelta(unit)
 
 
 def _field_type(fdt) -> Type | None:
@@ -93,7 +109,7 @@ def dtype_of(t: Type):
             "itemsize": t.size,
             "aligned": t.aligned,
         })
-    return np.dtype(t.name)
+    return np.dtype(getattr(t, "numpy_dtype", t.name))
 
 
 def _field_dtype(ft: Type):
@@ -186,6 +202,8 @@ def typeof_constant(value) -> Type | None:
         if et is None:
             return None
         return Array(et, len(value.shape), layout_of(value.shape, value.strides, value.dtype.itemsize))
+    if isinstance(value, bytes):
+        return BytesLiteral(value)
     if isinstance(value, (list, dict, set, frozenset, bytes, bytearray)):
         return None  # mutable/host containers have no device representation
     if isinstance(value, Type):

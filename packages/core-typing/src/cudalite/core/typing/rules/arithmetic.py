@@ -24,6 +24,9 @@ Rules (numba's, with ``intp`` = int64):
 from __future__ import annotations
 
 from ..._compat import numeric_kind
+from .datetimes import (
+    datetime_binop_signature, datetime_compare_signature, datetime_unary_signature, is_datetime_like,
+)
 from ...types import (
     Boolean, Complex, Float, Integer, Signature, boolean, complex64, complex128, float64, int64,
 )
@@ -93,6 +96,8 @@ def _is_num(t):
 
 def binop_signature(op: str, a, b) -> Signature | None:
     """Operand and result types of ``a op b`` for numbers, or None."""
+    if is_datetime_like(a) or is_datetime_like(b):
+        return datetime_binop_signature(op, a, b)
     if not (_is_num(a) and _is_num(b)):
         return None
     ka, kb = numeric_kind(a), numeric_kind(b)
@@ -140,6 +145,8 @@ def binop_signature(op: str, a, b) -> Signature | None:
 def unary_signature(op: str, a) -> Signature | None:
     if op == "not":
         return Signature(boolean, (a,))
+    if is_datetime_like(a):
+        return datetime_unary_signature(op, a)
     if not _is_num(a):
         return None
     k = numeric_kind(a)
@@ -160,6 +167,8 @@ def unary_signature(op: str, a) -> Signature | None:
 
 def compare_signature(op: str, a, b) -> Signature | None:
     """Comparison of two numbers: both converted to a common type; result boolean."""
+    if is_datetime_like(a) or is_datetime_like(b):
+        return datetime_compare_signature(op, a, b)
     if not (_is_num(a) and _is_num(b)):
         return None
     ka, kb = numeric_kind(a), numeric_kind(b)

@@ -134,17 +134,26 @@ def _record_field(t, name):
 
 @registry.method(Record, "__getitem__")
 def _record_getitem(site):
-    name = site.const(0, "field name")
+    name = _field_name(site.recv, site.const(0, "field name"))
     f = site.recv.field(name) if isinstance(name, str) else None
     if f is None:
         raise site.error(f"record has no field {name!r}")
-    return Resolved(Signature(_read_type(f[0]), (StringLiteral(name),)), RecordField(name))
+    key = StringLiteral(name) if isinstance(site.const(0, "field name"), str) else site.args[0]
+    return Resolved(Signature(_read_type(f[0]), (key,)), RecordField(name))
+
+
+def _field_name(rec, key):
+    """A record is indexed by field name or, like a NumPy void scalar, by the constant
+    position of a field (negative counts from the end)."""
+    if isinstance(key, int) and not isinstance(key, bool) and -len(rec.fields) <= key < len(rec.fields):
+        return rec.fields[key][0]
+    return key
 
 
 @registry.method(Record, "__setitem__")
 @registry.method(Record, "__setattr__")
 def _record_setfield(site):
-    name = site.const(0, "field name")
+    name = _field_name(site.recv, site.const(0, "field name"))
     f = site.recv.field(name) if isinstance(name, str) else None
     if f is None:
         raise site.error(f"record has no field {name!r}")

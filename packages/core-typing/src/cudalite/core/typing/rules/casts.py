@@ -4,7 +4,9 @@ type of two values (numba's ``unify``)."""
 from __future__ import annotations
 
 from ..._compat import is_number, numeric_kind
-from ...types import Array, CPointer, NoneType, Tuple
+from ...types import (
+    Array, BytesLiteral, CharSeq, CPointer, NoneType, StringLiteral, Tuple, UnicodeCharSeq,
+)
 from .arithmetic import promote
 
 __all__ = ["unify", "can_convert", "needs_cast"]
@@ -45,7 +47,15 @@ def can_convert(src, dst) -> bool:
         return src.dtype == dst.dtype
     if isinstance(src, NoneType) and isinstance(dst, NoneType):
         return True
-    return False
+    return _string_store(src, dst)
+
+
+def _string_store(src, dst) -> bool:
+    """A constant ``str`` into a ``U<n>`` (or, when ASCII, an ``S<n>``) element, a
+    constant ``bytes`` into an ``S<n>`` one (zero-padded or truncated, as NumPy)."""
+    if isinstance(src, StringLiteral):
+        return isinstance(dst, UnicodeCharSeq) or (isinstance(dst, CharSeq) and src.value.isascii())
+    return isinstance(src, BytesLiteral) and isinstance(dst, CharSeq)
 
 
 def needs_cast(src, dst) -> bool:

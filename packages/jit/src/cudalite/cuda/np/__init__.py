@@ -1,0 +1,3 @@
+"""``cudalite.cuda.np``: numba's ``numba.cuda.np`` names (``numpy_support``)."""
+
+from . import numpy_support  # noqa: F401
