@@ -5,9 +5,10 @@ from __future__ import annotations
 from llvmlite import ir
 
 from cudalite.core.types import (
-    Array, Boolean, Complex, CPointer, Float, Integer, NoneType, Tuple,
+    Array, BFloat16, Boolean, Complex, CPointer, Float, Integer, NoneType, Tuple,
 )
 
+from ._bf16conv import bf16_to_f32, cast_bf16
 from ._irtypes import I1, value_type
 
 __all__ = ["cast", "truth", "make_complex", "complex_parts", "float_const", "zero_of"]
@@ -35,6 +36,8 @@ def cast(b: ir.IRBuilder, v, src, dst):
     """Convert value ``v`` of type ``src`` to ``dst`` (types already checked)."""
     if src == dst:
         return v
+    if isinstance(src, BFloat16) or isinstance(dst, BFloat16):
+        return cast_bf16(b, v, src, dst, cast)
     if isinstance(dst, Boolean):
         return truth(b, v, src)
     if isinstance(src, Boolean):
@@ -93,6 +96,8 @@ def truth(b, v, ty):
         return b.icmp_unsigned("!=", v, ir.Constant(v.type, 0))
     if isinstance(ty, Float):
         return b.fcmp_unordered("!=", v, ir.Constant(v.type, 0.0))
+    if isinstance(ty, BFloat16):
+        return b.fcmp_unordered("!=", bf16_to_f32(b, v), ir.Constant(ir.FloatType(), 0.0))
     if isinstance(ty, Complex):
         re, im = complex_parts(b, v)
         z = ir.Constant(re.type, 0.0)

@@ -35,7 +35,7 @@ import re
 from llvmlite import ir
 
 from cudalite.core.types import (
-    Array, Boolean, Complex, CPointer, Float, Integer, NoneType, Record, SliceType, Tuple, VectorType,
+    Array, BFloat16, Boolean, Complex, CPointer, Float, Integer, NoneType, Record, SliceType, Tuple, VectorType,
 )
 
 __all__ = [
@@ -73,6 +73,8 @@ def value_type(t):
         return ir.IntType(t.bitwidth)
     if isinstance(t, Float):
         return _FLOATS[t.bitwidth]
+    if isinstance(t, BFloat16):
+        return ir.IntType(16)  # libNVVM's IR has no ``bfloat``: its bits
     if isinstance(t, Complex):
         f = _FLOATS[t.underlying.bitwidth]
         return ir.LiteralStructType([f, f])

@@ -1,13 +1,13 @@
-"""Scalar types: booleans, integers, floats (incl. float16), complex, void and none."""
+"""Scalar types: booleans, integers, floats (incl. float16), bfloat16, complex, void and none."""
 
 from __future__ import annotations
 
 from ._base import Type
 
 __all__ = [
-    "Boolean", "Integer", "Float", "Complex", "NoneType", "Void",
+    "Boolean", "Integer", "Float", "BFloat16", "Complex", "NoneType", "Void",
     "boolean", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
-    "uint64", "float16", "float32", "float64", "complex64", "complex128", "void",
+    "uint64", "bfloat16", "float16", "float32", "float64", "complex64", "complex128", "void",
     "none", "intp", "uintp", "integer_types", "float_types", "complex_types",
     "number_types", "INTEGER_BY_NAME",
 ]
@@ -60,6 +60,20 @@ class Float(_Number):
         self.bitwidth = bitwidth
 
 
+class BFloat16(_Number):
+    """bfloat16 (``numba.cuda.bf16.bfloat16``): 1 sign, 8 exponent, 7 mantissa bits.
+
+    Not a :class:`Float`: the float rules (promotion, ``fadd``...) do not apply; its
+    own rules (``cudalite.core.typing.rules.bf16``) convert it to and from numbers and
+    compute through float32.  Its NumPy dtype is ``ml_dtypes.bfloat16``."""
+
+    __slots__ = ()
+
+    def __init__(self):
+        super().__init__("bfloat16", "bfloat16")
+        self.bitwidth = 16
+
+
 class Complex(_Number):
     __slots__ = ("underlying",)
 
@@ -94,6 +108,7 @@ boolean = Boolean()
 int8, int16, int32, int64 = (Integer(b, True) for b in (8, 16, 32, 64))
 uint8, uint16, uint32, uint64 = (Integer(b, False) for b in (8, 16, 32, 64))
 float16, float32, float64 = Float(16), Float(32), Float(64)
+bfloat16 = BFloat16()
 complex64, complex128 = Complex(64, float32), Complex(128, float64)
 void = Void()
 none = NoneType()

@@ -48,6 +48,8 @@ def type_from_dtype(obj) -> Type | None:
         return Record(fields, dt.itemsize, dt.isalignedstruct)
     if dt.subdtype is not None or not dt.isnative:
         return None
+    if dt.kind == "V" and dt.name == "bfloat16" and dt.itemsize == 2:  # ml_dtypes.bfloat16
+        return S.bfloat16
     return _BY_KIND_SIZE.get((dt.kind, dt.itemsize))
 
 
@@ -93,6 +95,10 @@ def dtype_of(t: Type):
             "itemsize": t.size,
             "aligned": t.aligned,
         })
+    if isinstance(t, S.BFloat16):
+        import ml_dtypes
+
+        return np.dtype(ml_dtypes.bfloat16)
     return np.dtype(t.name)
 
 

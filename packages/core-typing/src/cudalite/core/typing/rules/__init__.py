@@ -7,3 +7,4 @@ from . import arithmetic, builtins, casts  # noqa: F401
 from . import array_views, arrays, enums, ffi, namedtuples, mathfuncs, numpyfuncs, printing, reductions  # noqa: F401
 from . import atomics, groups, intrinsics, memory, vectors, warp  # noqa: F401  (device API)
 from . import cache_hints, fp16math, hints, libdevice  # noqa: F401  (device API: numba.cuda names)
+from . import bf16  # noqa: F401  (device API: numba.cuda.bf16)

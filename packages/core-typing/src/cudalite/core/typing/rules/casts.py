@@ -4,7 +4,7 @@ type of two values (numba's ``unify``)."""
 from __future__ import annotations
 
 from ..._compat import is_number, numeric_kind
-from ...types import Array, CPointer, NoneType, Tuple
+from ...types import Array, BFloat16, CPointer, NoneType, Tuple
 from .arithmetic import promote
 
 __all__ = ["unify", "can_convert", "needs_cast"]
@@ -35,6 +35,9 @@ def can_convert(src, dst) -> bool:
         return True
     if is_number(src) and is_number(dst):
         return not (numeric_kind(src) == "c" and numeric_kind(dst) != "c")
+    if isinstance(src, BFloat16) or isinstance(dst, BFloat16):  # to/from real numbers, through float32
+        other = dst if isinstance(src, BFloat16) else src
+        return isinstance(other, BFloat16) or numeric_kind(other) in ("b", "i", "f")
     if isinstance(src, Tuple) and isinstance(dst, Tuple):
         return len(src) == len(dst) and all(can_convert(x, y) for x, y in zip(src, dst))
     if isinstance(src, Array) and isinstance(dst, Array):
