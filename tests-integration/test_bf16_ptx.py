@@ -1,5 +1,7 @@
 """bfloat16 (cuda.bf16) compiles GPU-less: types, conversions, every bf16 function."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -49,3 +51,66 @@ def test_every_function_types_and_lowers(op):
     exec(src, ns)
     ptx, resty = compile_ptx(ns["f"], sig, device=True, cc=(8, 0))
     assert resty == sig.return_type
+
+
+def test_operator_and_unify_types():
+    from cudalite.core.typing.rules.arithmetic import binop_signature, compare_signature, unary_signature
+    from cudalite.core.typing.rules.casts import can_convert, unify
+
+    bf = types.bfloat16
+    assert binop_signature("+", bf, bf).return_type is bf
+    assert binop_signature("*", types.int64, bf).return_type is bf
+    assert binop_signature("-", bf, types.float16).return_type == types.float32
+    assert binop_signature("/", bf, types.float64).return_type == types.float64
+    assert binop_signature("&", bf, bf) is None
+    assert compare_signature("<", bf, types.float32).args == (types.float32, types.float32)
+    assert compare_signature("<", bf, types.complex64) is None
+    assert unary_signature("-", bf).return_type is bf
+    assert unary_signature("~", bf) is None
+    assert unify(bf, types.int32) is bf and unify(types.float32, bf) == types.float32
+    assert can_convert(bf, types.int8) and can_convert(types.float64, bf)
+    assert not can_convert(bf, types.complex64)
+
+
+def _ops(a, out, flags):
+    x = a[0]
+    y = a[1]
+    a[2] = x * y - x / y + 2
+    a[3] = -x
+    out[0] = math.sin(x)
+    out[1] = x ** 2
+    flags[0] = x < y
+    flags[1] = math.isnan(x)
+    flags[2] = not x
+    print(x, y)
+
+
+def test_operators_math_print_compile():
+    ptx, _ = compile_ptx(_ops, "void(bfloat16[::1], float32[::1], b1[::1])", cc=(8, 0))
+    assert "__nv_sinf" not in ptx and "sin.approx" not in ptx  # libdevice's accurate sinf, inlined
+    assert "vprintf" in ptx
+    assert "xor.b16" in ptx or "xor.b32" in ptx  # -x flips the sign bit
+
+
+def test_constant_and_scalar_argument():
+    ml = pytest.importorskip("ml_dtypes")
+    from cudalite.core.abi import kernel_abi
+    from cudalite.cuda._args import bf16_bits
+
+    c = ml.bfloat16(1.5)
+
+    def k(out):
+        out[0] = c + c
+
+    ptx, _ = compile_ptx(k, "void(float32[::1])", cc=(8, 0))
+    assert "1077936128" in ptx  # 3.0f folded from the constant's bits
+    slot = kernel_abi([types.bfloat16]).slots[0]
+    assert (slot.llvm_type, slot.code) == ("i16", "H")
+    assert bf16_bits(1.5) == 0x3FC0 and bf16_bits(ml.bfloat16(-2.0)) == 0xC000
+
+
+def test_dlpack_dtype_code():
+    ml = pytest.importorskip("ml_dtypes")
+    from cudalite.cuda._dlpack import dlpack_dtype
+
+    assert dlpack_dtype(np.dtype(ml.bfloat16)) == (4, 16, 1)

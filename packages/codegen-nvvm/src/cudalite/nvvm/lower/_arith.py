@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from cudalite.core.types import Boolean, Complex, Float, Integer
+from cudalite.core.types import BFloat16, Boolean, Complex, Float, Integer, float32
 
 from ._casts import complex_parts, make_complex
 from ._complexmath import complex_pow
+from ._bf16conv import bf16_to_f32, f32_to_bf16
 from ._floats import complex_div, fneg, libm, narrow, widen
 from ._irtypes import value_type
 from ._ranges import RangeHint
@@ -23,6 +24,9 @@ _FCMP = {"<": "<", "<=": "<=", ">": ">", ">=": ">=", "==": "=="}
 def binop(lc, op, a, bv, ty):
     """``a op bv`` where both operands already have type ``ty``."""
     b = lc.builder
+    if isinstance(ty, BFloat16):  # in float32, rounded once
+        r = _float_binop(lc, op, bf16_to_f32(b, a), bf16_to_f32(b, bv), float32)
+        return f32_to_bf16(b, r)
     if isinstance(ty, Boolean):
         return {"&": b.and_, "|": b.or_, "^": b.xor}[op](a, bv)
     if isinstance(ty, Integer):
@@ -178,6 +182,8 @@ def unaryop(lc, op, v, ty):
     if op == "+":
         return v
     if op == "-":
+        if isinstance(ty, BFloat16):  # flip the sign bit
+            return b.xor(v, ir.Constant(v.type, 0x8000))
         if isinstance(ty, Integer):
             return b.sub(ir.Constant(v.type, 0), v)
         if isinstance(ty, Float):
@@ -192,6 +198,8 @@ def unaryop(lc, op, v, ty):
 
 def compare(lc, op, a, bv, ty):
     b = lc.builder
+    if isinstance(ty, BFloat16):
+        a, bv, ty = bf16_to_f32(b, a), bf16_to_f32(b, bv), float32
     if isinstance(ty, Boolean) or (isinstance(ty, Integer) and not ty.signed):
         return b.icmp_unsigned(op, a, bv)
     if isinstance(ty, Integer):

@@ -8,9 +8,10 @@ from llvmlite import ir
 
 from cudalite.core.numpy_support import is_ndarray, numpy
 from cudalite.core.types import (
-    Array, Boolean, Complex, DeviceArrayRef, Float, Integer, NoneType, Tuple,
+    Array, BFloat16, Boolean, Complex, DeviceArrayRef, Float, Integer, NoneType, Tuple,
 )
 
+from ._bf16conv import bf16_bits_of
 from ._irtypes import ADDRSPACE_CONST, ADDRSPACE_GLOBAL, I8, I64, memory_type, ptr, value_type
 
 __all__ = ["lower_constant", "constant_array_global", "array_struct"]
@@ -25,6 +26,8 @@ def _scalar_const(value, ty):
         return ir.Constant(lty, v & ((1 << ty.bitwidth) - 1) if v < 0 and not ty.signed else v)
     if isinstance(ty, Float):
         return ir.Constant(lty, float(value))
+    if isinstance(ty, BFloat16):
+        return ir.Constant(lty, bf16_bits_of(value))
     if isinstance(ty, Complex):
         c = complex(value)
         f = value_type(ty.underlying)

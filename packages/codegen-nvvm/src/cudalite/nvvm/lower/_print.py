@@ -11,8 +11,9 @@ import builtins
 
 from llvmlite import ir
 
-from cudalite.core.types import Boolean, Complex, Float, Integer, StringLiteral
+from cudalite.core.types import BFloat16, Boolean, Complex, Float, Integer, StringLiteral
 
+from ._bf16conv import bf16_to_f32
 from ._irtypes import ADDRSPACE_CONST, I8, I32, ptr
 from ._registry import lowerings
 
@@ -80,6 +81,9 @@ def _print(lc, node, args, info):
         elif isinstance(t, Float):
             parts.append("%f")
             values.append(b.fpext(v, _DOUBLE) if t.bitwidth < 64 else v)
+        elif isinstance(t, BFloat16):  # as numba-cuda: its float32 value, printed as a double
+            parts.append("%f")
+            values.append(b.fpext(bf16_to_f32(b, v), _DOUBLE))
         elif isinstance(t, Complex):
             parts.append("(%f+%fj)")
             for k in range(2):

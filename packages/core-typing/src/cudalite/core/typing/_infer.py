@@ -24,7 +24,7 @@ from ..errors import CompilerError, TypingError
 from ..ffi import ForeignFunction, resolve_extension
 from ..registry import CallSite, Registry
 from ..types import (
-    Array, Boolean, BoundMethod, Complex, Integer, NoneType, NumberClass, Opaque, PyFunction, RangeType,
+    Array, BFloat16, Boolean, BoundMethod, Complex, Integer, NoneType, NumberClass, Opaque, PyFunction, RangeType,
     Signature, SliceType, StringLiteral, Tuple, Type, boolean, int64, typeof_constant, void,
 )
 from ._fold import ConstantRangeError, fold_binop, fold_unary
@@ -447,7 +447,7 @@ class _Inference:
     @staticmethod
     def check_truth(t, e):
         """``t``, the type of ``e``, if it can be a condition."""
-        if not (is_number(t) or isinstance(t, NoneType)):
+        if not (is_number(t) or isinstance(t, (NoneType, BFloat16))):
             raise TypingError(f"cannot use a value of type {t} as a condition", e.loc)
         return t
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..._compat import is_number, numeric_kind
 from ...types import Array, BFloat16, CPointer, NoneType, Tuple
 from .arithmetic import promote
+from .bf16arith import bf16_common
 
 __all__ = ["unify", "can_convert", "needs_cast"]
 
@@ -14,6 +15,8 @@ def unify(a, b):
     """The common type of ``a`` and ``b`` (variables assigned twice), or None."""
     if a == b:
         return a
+    if isinstance(a, BFloat16) or isinstance(b, BFloat16):
+        return bf16_common(a, b)
     if is_number(a) and is_number(b):
         ka, kb = numeric_kind(a), numeric_kind(b)
         if {ka, kb} == {"b", "i"}:

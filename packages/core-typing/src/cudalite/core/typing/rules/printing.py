@@ -7,7 +7,7 @@ import builtins
 
 from ..._compat import is_number
 from ...registry import registry
-from ...types import Signature, StringLiteral, none
+from ...types import BFloat16, Signature, StringLiteral, none
 
 __all__ = []
 
@@ -15,7 +15,7 @@ __all__ = []
 @registry.call(builtins.print)
 def _print(site):
     for i, t in enumerate(site.args):
-        if not (is_number(t) or isinstance(t, StringLiteral)):
+        if not (is_number(t) or isinstance(t, (StringLiteral, BFloat16))):
             raise site.error(f"cannot print argument {i + 1} of type {t}; print() in device code takes "
                              "numbers, booleans and string constants")
     return Signature(none, site.args)
