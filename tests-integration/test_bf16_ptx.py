@@ -114,3 +114,20 @@ def test_dlpack_dtype_code():
     from cudalite.cuda._dlpack import dlpack_dtype
 
     assert dlpack_dtype(np.dtype(ml.bfloat16)) == (4, 16, 1)
+
+
+def test_float_of_a_string_constant_folds():
+    def k(out):
+        out[0] = float("inf")
+        out[1] = types.float32("-1.5")
+        out[2] = B.hisnan(B.bfloat16(float("nan")))
+
+    ptx, _ = compile_ptx(k, "void(float32[::1])", cc=(8, 0))
+    assert "2139095040" in ptx or "0f7F800000" in ptx  # +inf
+    from cudalite.core.errors import TypingError
+
+    def bad(out):
+        out[0] = float("one")
+
+    with pytest.raises(TypingError, match="cannot convert str"):
+        compile_ptx(bad, "void(float32[::1])", cc=(8, 0))

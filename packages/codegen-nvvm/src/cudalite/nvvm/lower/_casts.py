@@ -5,7 +5,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from cudalite.core.types import (
-    Array, BFloat16, Boolean, Complex, CPointer, Float, Integer, NoneType, Tuple,
+    Array, BFloat16, Boolean, Complex, CPointer, Float, Integer, NoneType, StringLiteral, Tuple,
 )
 
 from ._bf16conv import bf16_to_f32, cast_bf16
@@ -36,6 +36,8 @@ def cast(b: ir.IRBuilder, v, src, dst):
     """Convert value ``v`` of type ``src`` to ``dst`` (types already checked)."""
     if src == dst:
         return v
+    if isinstance(src, StringLiteral):  # float("nan"): typing checked that it parses
+        return cast(b, ir.Constant(ir.DoubleType(), float(src.value)), Float(64), dst)
     if isinstance(src, BFloat16) or isinstance(dst, BFloat16):
         return cast_bf16(b, v, src, dst, cast)
     if isinstance(dst, Boolean):

@@ -36,7 +36,7 @@ from ._records import (
     ArrayIter, CallInfo, CallKind, Comparison, EnumerateIter, RangeIter, Resolved, TupleIter, ZipIter,
 )
 from .rules.arithmetic import binop_signature, compare_signature, int_result, unary_signature
-from .rules.casts import can_convert, unify
+from .rules.casts import can_convert, explicit_conversion, unify
 from .rules.enums import enum_comparison
 
 __all__ = ["TypingContext", "TypedFunction", "infer"]
@@ -713,7 +713,7 @@ class _Inference:
         if kw or len(args) != 1:
             raise TypingError(f"{target}() takes exactly one positional argument", e.loc)
         (a,) = args
-        if not can_convert(a, target) and not (is_number(a) and is_number(target)):
+        if not explicit_conversion(a, target):
             raise TypingError(f"cannot convert {a} to {target}", e.loc)
         sig = Signature(target, (a,))
         self.record_call(e, CallInfo(CallKind.CAST, sig, target, str(target)))

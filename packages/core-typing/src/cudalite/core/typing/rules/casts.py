@@ -4,11 +4,11 @@ type of two values (numba's ``unify``)."""
 from __future__ import annotations
 
 from ..._compat import is_number, numeric_kind
-from ...types import Array, BFloat16, CPointer, NoneType, Tuple
+from ...types import Array, BFloat16, CPointer, Float, NoneType, StringLiteral, Tuple
 from .arithmetic import promote
 from .bf16arith import bf16_common
 
-__all__ = ["unify", "can_convert", "needs_cast"]
+__all__ = ["unify", "can_convert", "explicit_conversion", "needs_cast"]
 
 
 def unify(a, b):
@@ -50,6 +50,21 @@ def can_convert(src, dst) -> bool:
     if isinstance(src, CPointer) and isinstance(dst, CPointer):
         return src.dtype == dst.dtype
     if isinstance(src, NoneType) and isinstance(dst, NoneType):
+        return True
+    return False
+
+
+def explicit_conversion(src, dst) -> bool:
+    """Whether ``dst(x)`` (``float32(x)``, ``float("nan")``...) accepts an ``x`` of type
+    ``src``: the implicit conversions, any number to any number, and a string constant
+    that ``float()`` parses to a float type (folded at compile time)."""
+    if can_convert(src, dst) or (is_number(src) and is_number(dst)):
+        return True
+    if isinstance(src, StringLiteral) and isinstance(dst, (Float, BFloat16)):
+        try:
+            float(src.value)
+        except ValueError:
+            return False
         return True
     return False
 
