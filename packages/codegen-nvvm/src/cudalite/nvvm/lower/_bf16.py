@@ -1,8 +1,8 @@
 """Lowering of ``cuda.bf16`` (numba.cuda.bf16).  Arithmetic and math compute in float32
 (exact for a bfloat16's value) and round the result to bfloat16 once, to nearest even
-(``hfma`` rounds ``a*b`` exactly, then the sum in float32 first); ``_sat`` clamps to
-[0, 1] (NaN -> 0), ``hfma_relu`` clamps negatives to 0; ``hmax``/``hmin`` ignore a NaN
-operand, ``hmax_nan``/``hmin_nan`` return it; the ``u`` comparisons are unordered.
+(``hfma`` rounds ``a*b`` exactly, then the sum in float32 first); ``hneg``/``habs``
+work on the sign bit; ``_sat`` clamps to [0, 1] (NaN -> 0), ``hfma_relu`` clamps
+negatives to 0; ``hmax``/``hmin`` ignore a NaN operand, ``hmax_nan``/``hmin_nan`` return it; the ``u`` comparisons are unordered.
 Conversions to integers round with the mode asked for and saturate (NVVM's ``f2i``
 intrinsics, then a clamp for 8/16-bit results), as PTX ``cvt`` does."""
 
@@ -49,10 +49,6 @@ def _minmax(lc, op, x, y):
 def _arith(lc, op, xs):
     b = lc.builder
     base = op.split("_")[0]
-    if base == "habs":
-        return lc.call_libdevice("__nv_fabsf", F32, xs)
-    if base == "hneg":
-        return b.fsub(_fconst(-0.0), xs[0])
     if base in ("hmax", "hmin"):
         return _minmax(lc, op, *xs)
     if base in ("hfma",):
@@ -98,6 +94,10 @@ def _bf16_op(lc, node, args, info):
         return f32_to_bf16(b, args[0], mode)
     if dst == "bfloat16" and src in _INTS:
         return int_to_bf16(b, args[0], sig.args[0], mode)
+    if op == "hneg":  # the sign bit, as cuda_bf16.h (NaN payloads kept)
+        return b.xor(args[0], ir.Constant(args[0].type, 0x8000))
+    if op == "habs":
+        return b.and_(args[0], ir.Constant(args[0].type, 0x7FFF))
     xs = [bf16_to_f32(b, a) for a in args]
     if op == "bfloat162float":
         return xs[0]
