@@ -80,3 +80,25 @@ def test_bf16_to_f32_is_exact(jit):
         want = _bf16_value(bits)
         got = jit["f32"](bits)
         assert (math.isnan(got) and math.isnan(want)) or got == want
+
+
+def test_host_bits_match_ml_dtypes():
+    """Host-side rounding (constants, scalar arguments) agrees with ml_dtypes on
+    float32 values, and rounds float64 values once (ml_dtypes goes through float32)."""
+    from cudalite.core.types import bfloat16_bits
+
+    rng = np.random.default_rng(3)
+    vals = list(_values()) + list((rng.standard_normal(2000) * 10.0 ** rng.integers(-45, 39, 2000))
+                                  .astype(np.float32))
+    for x in vals:
+        got = bfloat16_bits(x)
+        if math.isnan(x):
+            assert got == 0x7FFF
+            continue
+        want = int(np.asarray(x, np.float32).astype(ml_dtypes.bfloat16).view(np.uint16))
+        assert got == want, (x, hex(got), hex(want))
+    assert bfloat16_bits(ml_dtypes.bfloat16(1.5)) == 0x3FC0
+    assert bfloat16_bits(1.00390625) == 0x3F80  # a tie: to even
+    assert bfloat16_bits(1.00390625 + 2.0**-40) == 0x3F81  # just above: up (float32 would make it a tie)
+    assert bfloat16_bits(-1e300) == 0xFF80 and bfloat16_bits(1e-300) == 0 and bfloat16_bits(-0.0) == 0x8000
+    assert bfloat16_bits(2.0**-133) == 1 and bfloat16_bits(2.0**-134) == 0  # smallest subnormal; tie to 0

@@ -37,7 +37,7 @@ from cudalite.core.numpy_support import lazy_numpy as np  # NumPy loads on first
 from cudalite.core.abi import Role, array_values, kernel_abi
 from cudalite.core.errors import NumbaPerformanceWarning
 from cudalite.core.types import (
-    BFloat16,
+    BFloat16, bfloat16_bits, bfloat16_dtype,
     Array, Boolean, Complex, CPointer, Float, Integer, NamedTuple, Tuple, type_from_dtype,
 )
 
@@ -140,11 +140,7 @@ def _int_param(value, code):
     return ((int(value) + half) & mask) - half
 
 
-def bf16_bits(value) -> int:
-    """The bits of ``value`` rounded to bfloat16 (how a bfloat16 parameter is passed)."""
-    import ml_dtypes
-
-    return int(np.asarray(value, dtype=ml_dtypes.bfloat16).view(np.uint16))
+bf16_bits = bfloat16_bits  # a bfloat16 parameter is passed as its bits
 
 
 def _scalar_flat(value, spec):
@@ -428,12 +424,8 @@ class TorchHandler(ArgHandler):
         torch = sys.modules["torch"]  # loaded: one of its tensors is here (jit does not import torch)
         self.cls = cls
         self.dtypes = {getattr(torch, n): np.dtype(n) for n in _TORCH_DTYPES if hasattr(torch, n)}
-        try:  # torch.bfloat16 is ml_dtypes' bfloat16 (when ml_dtypes is installed)
-            import ml_dtypes
-
-            self.dtypes[torch.bfloat16] = np.dtype(ml_dtypes.bfloat16)
-        except (ImportError, AttributeError):
-            pass
+        if "ml_dtypes" in sys.modules and hasattr(torch, "bfloat16"):  # torch.bfloat16: ml_dtypes' dtype
+            self.dtypes[torch.bfloat16] = bfloat16_dtype()
 
     def _dtype(self, t):
         try:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import ctypes
 
+from cudalite.core.types import bfloat16_dtype
+
 from ._array_layout import c_strides
 
 __all__ = ["KDLCPU", "KDLCUDA", "KDLCUDAHOST", "KDLCUDAMANAGED", "dlpack_dtype", "to_dlpack", "read_dlpack"]
@@ -137,13 +139,6 @@ def _is_bfloat16(dtype) -> bool:
     return dtype.kind == "V" and dtype.itemsize == 2 and dtype.name == "bfloat16" and dtype.fields is None
 
 
-def _bfloat16_dtype():
-    import ml_dtypes
-    import numpy as np
-
-    return np.dtype(ml_dtypes.bfloat16)
-
-
 def read_dlpack(obj, stream=None):
     """Consume ``obj.__dlpack__()`` (a CUDA tensor): ``(data pointer, shape, byte
     strides, NumPy dtype)``.  ``stream``: the consumer's stream handle (DLPack's
@@ -167,7 +162,7 @@ def read_dlpack(obj, stream=None):
     if (kind is None and not bf16) or t.dtype.lanes != 1:
         raise TypeError(f"DLPack dtype code {t.dtype.code} x{t.dtype.lanes} cannot be passed to a kernel")
     if bf16:
-        dtype = _bfloat16_dtype()
+        dtype = bfloat16_dtype()
     else:
         dtype = np.dtype(f"{kind}{t.dtype.bits // 8}") if kind != "b" else np.dtype(np.bool_)
     shape = tuple(t.shape[k] for k in range(t.ndim))

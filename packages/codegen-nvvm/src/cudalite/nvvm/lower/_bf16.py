@@ -2,7 +2,8 @@
 (exact for a bfloat16's value) and round the result to bfloat16 once, to nearest even
 (``hfma`` rounds ``a*b`` exactly, then the sum in float32 first); ``hneg``/``habs``
 work on the sign bit; ``_sat`` clamps to [0, 1] (NaN -> 0), ``hfma_relu`` clamps
-negatives to 0; ``hmax``/``hmin`` ignore a NaN operand, ``hmax_nan``/``hmin_nan`` return it; the ``u`` comparisons are unordered.
+negatives to 0; ``hmax``/``hmin`` ignore a NaN operand, ``hmax_nan``/``hmin_nan``
+return it; the ``u`` comparisons are unordered.
 Conversions to integers round with the mode asked for and saturate (NVVM's ``f2i``
 intrinsics, then a clamp for 8/16-bit results), as PTX ``cvt`` does."""
 

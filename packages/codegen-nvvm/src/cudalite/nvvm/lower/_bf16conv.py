@@ -11,7 +11,7 @@ from llvmlite import ir
 
 from cudalite.core.types import BFloat16, Boolean, Float, Integer, float32
 
-__all__ = ["bf16_bits_of", "bf16_to_f32", "f32_to_bf16", "f64_to_bf16", "int_to_bf16", "cast_bf16", "intrinsic"]
+__all__ = ["bf16_to_f32", "f32_to_bf16", "f64_to_bf16", "int_to_bf16", "cast_bf16", "intrinsic"]
 
 I16, I32, F32, F64 = ir.IntType(16), ir.IntType(32), ir.FloatType(), ir.DoubleType()
 
@@ -23,14 +23,6 @@ def intrinsic(b, name, ret, args):
     if fn is None:
         fn = ir.Function(mod, ir.FunctionType(ret, args), name)
     return fn
-
-
-def bf16_bits_of(value) -> int:
-    """The bits of a constant (an ``ml_dtypes.bfloat16`` scalar) rounded to bfloat16."""
-    import ml_dtypes
-    import numpy as np
-
-    return int(np.asarray(value, dtype=ml_dtypes.bfloat16).view(np.uint16))
 
 
 def bf16_to_f32(b, v):

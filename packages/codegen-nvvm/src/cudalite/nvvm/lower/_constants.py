@@ -8,10 +8,9 @@ from llvmlite import ir
 
 from cudalite.core.numpy_support import is_ndarray, numpy
 from cudalite.core.types import (
-    Array, BFloat16, Boolean, Complex, DeviceArrayRef, Float, Integer, NoneType, Tuple,
+    Array, BFloat16, Boolean, Complex, DeviceArrayRef, Float, Integer, NoneType, Tuple, bfloat16_bits,
 )
 
-from ._bf16conv import bf16_bits_of
 from ._irtypes import ADDRSPACE_CONST, ADDRSPACE_GLOBAL, I8, I64, memory_type, ptr, value_type
 
 __all__ = ["lower_constant", "constant_array_global", "array_struct"]
@@ -27,7 +26,7 @@ def _scalar_const(value, ty):
     if isinstance(ty, Float):
         return ir.Constant(lty, float(value))
     if isinstance(ty, BFloat16):
-        return ir.Constant(lty, bf16_bits_of(value))
+        return ir.Constant(lty, bfloat16_bits(value))
     if isinstance(ty, Complex):
         c = complex(value)
         f = value_type(ty.underlying)

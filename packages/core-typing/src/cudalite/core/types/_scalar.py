@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from ._base import Type
 
 __all__ = [
@@ -9,7 +11,7 @@ __all__ = [
     "boolean", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
     "uint64", "bfloat16", "float16", "float32", "float64", "complex64", "complex128", "void",
     "none", "intp", "uintp", "integer_types", "float_types", "complex_types",
-    "number_types", "INTEGER_BY_NAME",
+    "number_types", "INTEGER_BY_NAME", "bfloat16_bits",
 ]
 
 
@@ -72,6 +74,23 @@ class BFloat16(_Number):
     def __init__(self):
         super().__init__("bfloat16", "bfloat16")
         self.bitwidth = 16
+
+
+def bfloat16_bits(value) -> int:
+    """The 16 bits of ``value`` (any real number, e.g. an ``ml_dtypes.bfloat16``
+    scalar) rounded once to bfloat16, to nearest even; NaN -> ``0x7fff``."""
+    x = float(value)
+    if math.isnan(x):
+        return 0x7FFF
+    sign = 0x8000 if math.copysign(1.0, x) < 0 else 0
+    x = abs(x)
+    if x == 0.0:
+        return sign
+    if math.isinf(x):
+        return sign | 0x7F80
+    exp = max(math.frexp(x)[1] - 1, -126)  # subnormals share the smallest exponent
+    r = round(math.ldexp(x, 7 - exp))  # 8 significant bits, ties to even (exact)
+    return sign | min(((exp + 127) << 7) + r - 128, 0x7F80)
 
 
 class Complex(_Number):

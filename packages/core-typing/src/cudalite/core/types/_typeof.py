@@ -15,7 +15,8 @@ from ._containers import Array, NamedTuple, NestedArray, Record, Tuple
 from ._enums import EnumClass, EnumMember
 from ._functions import DType, Module, NumberClass, Opaque, PyFunction, StringLiteral
 
-__all__ = ["typeof_constant", "type_from_dtype", "from_dtype", "dtype_of", "DeviceArrayRef", "device_array_ref"]
+__all__ = ["typeof_constant", "type_from_dtype", "from_dtype", "dtype_of", "bfloat16_dtype", "DeviceArrayRef",
+           "device_array_ref"]
 
 _BY_KIND_SIZE = {
     ("b", 1): S.boolean,
@@ -96,10 +97,19 @@ def dtype_of(t: Type):
             "aligned": t.aligned,
         })
     if isinstance(t, S.BFloat16):
-        import ml_dtypes
-
-        return np.dtype(ml_dtypes.bfloat16)
+        return bfloat16_dtype()
     return np.dtype(t.name)
+
+
+def bfloat16_dtype():
+    """NumPy's dtype for bfloat16: ``ml_dtypes.bfloat16``'s, which cudalite never imports
+    (NumPy has none): a program with bfloat16 data on the host has imported ml_dtypes."""
+    import sys
+
+    ml = sys.modules.get("ml_dtypes")
+    if ml is None:
+        raise TypeError("bfloat16 data on the host needs ml_dtypes (pip install ml_dtypes; import ml_dtypes)")
+    return numpy().dtype(ml.bfloat16)
 
 
 def _field_dtype(ft: Type):
