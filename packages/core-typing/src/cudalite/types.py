@@ -8,7 +8,7 @@ such as ``b1``, ``i4``, ``f8``, ``intp``; ``from_dtype`` (a NumPy dtype -> its t
 
 from cudalite.core.types import (  # noqa: F401
     TYPE_NAMES as _NAMES, Array, CPointer, NestedArray, Record, Signature, Tuple, Type, UniTuple, from_dtype,
-    boolean, complex64, complex128, float16, float32, float64, int8, int16, int32,
+    bfloat16, boolean, complex64, complex128, float16, float32, float64, int8, int16, int32,
     int64, intp, none, uint8, uint16, uint32, uint64, uintp, void,
 )
 from cudalite.core.types import Boolean as _Boolean, Complex as _Complex, Float as _Float, Integer as _Integer

@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 
 from .errors import CompilerError
 from .types import (
-    Array, Boolean, CharSeq, Complex, CPointer, EnumMember, Float, Integer, Record, SliceType, Tuple, UnicodeCharSeq,
-    VectorType,
+    Array, BFloat16, Boolean, CharSeq, Complex, CPointer, EnumMember, Float, Integer, Record, SliceType, Tuple,
+    UnicodeCharSeq, VectorType,
 )
 
 __all__ = [
@@ -95,6 +95,7 @@ class ArgABI:
 _STRUCT_CODES = {
     "bool": "B", "int8": "b", "uint8": "B", "int16": "h", "uint16": "H", "int32": "i", "uint32": "I",
     "int64": "q", "uint64": "Q", "float16": "e", "float32": "f", "float64": "d",
+    "bfloat16": "H",  # passed as its bits
 }
 _POINTER_CODE, _EXTENT_CODE = "Q", "q"
 _FLOAT_TEXT = {16: "half", 32: "float", 64: "double"}
@@ -122,6 +123,8 @@ def llvm_value_text(t) -> str:
         return f"i{t.bitwidth}"
     if isinstance(t, Float):
         return _FLOAT_TEXT[t.bitwidth]
+    if isinstance(t, BFloat16):
+        return "i16"  # libNVVM's IR has no ``bfloat``: its bits
     if isinstance(t, Complex):
         f = _FLOAT_TEXT[t.underlying.bitwidth]
         return f"{{{f}, {f}}}"
@@ -162,7 +165,7 @@ def _flatten(t, arg, path, out) -> ArgABI:
         f = t.underlying
         out.append(ParamSlot(Role.REAL, arg, path, None, llvm_value_text(f), _STRUCT_CODES[f.name]))
         out.append(ParamSlot(Role.IMAG, arg, path, None, llvm_value_text(f), _STRUCT_CODES[f.name]))
-    elif isinstance(t, (Integer, Float)):
+    elif isinstance(t, (Integer, Float, BFloat16)):
         code = _STRUCT_CODES[f"{'int' if t.signed else 'uint'}{t.bitwidth}" if isinstance(t, Integer) else t.name]
         out.append(ParamSlot(Role.SCALAR, arg, path, None, llvm_value_text(t), code))
     elif isinstance(t, (CPointer, Record)):

@@ -169,6 +169,24 @@ FP16_MATH_OPS = ("hsin", "hcos", "hlog", "hlog10", "hlog2", "hexp", "hexp10", "h
                  "hrsqrt", "hceil", "hfloor", "hrint", "htrunc", "hrcp", "htanh", "htanh_approx")
 fp16 = _namespace("fp16", FP16_OPS + FP16_MATH_OPS)
 
+# -- bfloat16 (numba.cuda.bf16: cuda_bf16.h's functions without their ``__``) ----------------------
+_BF16_INT_CONVERSIONS = tuple(
+    f"{a}2{b}_{m}" for c in ("int", "short", "ushort", "uint", "ll", "ull")
+    for a, b in ((c, "bfloat16"), ("bfloat16", c)) for m in ("rn", "rz", "rd", "ru"))
+BF16_OPS = (
+    "habs", "hneg", "hadd", "hsub", "hmul", "hadd_rn", "hsub_rn", "hmul_rn", "hdiv",
+    "hadd_sat", "hsub_sat", "hmul_sat", "hfma", "hfma_sat", "hfma_relu",
+    "heq", "hne", "hge", "hgt", "hle", "hlt", "hequ", "hneu", "hgeu", "hgtu", "hleu", "hltu",
+    "hmax", "hmin", "hmax_nan", "hmin_nan", "hisinf", "hisnan",
+    "bfloat162float", "float2bfloat16", "double2bfloat16",
+    "float2bfloat16_rn", "float2bfloat16_rz", "float2bfloat16_rd", "float2bfloat16_ru",
+    "bfloat162char_rz", "bfloat162uchar_rz", *_BF16_INT_CONVERSIONS,
+    "bfloat16_as_short", "bfloat16_as_ushort", "short_as_bfloat16", "ushort_as_bfloat16",
+    "htrunc", "hceil", "hfloor", "hrint", "hsqrt", "hrsqrt", "hrcp", "hlog", "hlog2", "hlog10",
+    "hcos", "hsin", "hexp", "hexp2", "hexp10", "htanh", "htanh_approx",
+)
+bf16 = _namespace("bf16", BF16_OPS)
+
 # -- libdevice (``cuda.libdevice.sinf`` ... calls ``__nv_sinf``) ------------------------------------
 libdevice = _namespace("libdevice", tuple(_LIBDEVICE_FUNCTIONS))
 

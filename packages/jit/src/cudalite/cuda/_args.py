@@ -37,6 +37,7 @@ from cudalite.core.numpy_support import lazy_numpy as np  # NumPy loads on first
 from cudalite.core.abi import Role, array_values, kernel_abi
 from cudalite.core.errors import NumbaPerformanceWarning
 from cudalite.core.types import (
+    BFloat16, bfloat16_bits, bfloat16_dtype,
     Array, Boolean, Complex, CPointer, Float, Integer, NamedTuple, Tuple, type_from_dtype, typeof_constant,
 )
 
@@ -149,8 +150,13 @@ def _int_param(value, code):
     return ((int(value) + half) & mask) - half
 
 
+bf16_bits = bfloat16_bits  # a bfloat16 parameter is passed as its bits
+
+
 def _scalar_flat(value, spec):
     """The values of a number for the parameter ``spec``, by the roles of its slots."""
+    if isinstance(spec.type, BFloat16):
+        return (bf16_bits(value),)
     first = spec.slots[0]
     if first.role is Role.REAL:
         c = complex(value)
@@ -235,6 +241,9 @@ class ScalarHandler(ArgHandler):
         first = spec.slots[0]
         if first.role is Role.REAL:
             val = f"{a}.real, {a}.imag" if self.cls is not bool else f"(1.0 if {a} else 0.0), 0.0"
+        elif isinstance(spec.type, BFloat16):
+            ns[f"B{i}"] = bf16_bits
+            val = f"B{i}({a})"
         elif first.role is Role.BOOL or self.cls is bool or issubclass(self.cls, np.bool_):
             val = f"(1 if {a} else 0)"
         elif first.code in _INT_CODES:  # wrapped to the parameter's width, as numba converts
@@ -329,6 +338,10 @@ class CAIHandler(ArgHandler):
     def _read(self, arg):
         cai = arg.__cuda_array_interface__
         dtype = np.dtype(cai["typestr"])
+        if dtype.kind == "V" and not dtype.fields:  # "<V2" (bfloat16's typestr): the object's dtype says which
+            own = getattr(arg, "dtype", None)
+            if isinstance(own, np.dtype) and own.itemsize == dtype.itemsize:
+                dtype = own
         shape = tuple(cai["shape"])
         strides = cai.get("strides")
         strides = L.c_strides(shape, dtype.itemsize) if strides is None else tuple(strides)
@@ -448,6 +461,8 @@ class TorchHandler(ArgHandler):
         torch = sys.modules["torch"]  # loaded: one of its tensors is here (jit does not import torch)
         self.cls = cls
         self.dtypes = {getattr(torch, n): np.dtype(n) for n in _TORCH_DTYPES if hasattr(torch, n)}
+        if "ml_dtypes" in sys.modules and hasattr(torch, "bfloat16"):  # torch.bfloat16: ml_dtypes' dtype
+            self.dtypes[torch.bfloat16] = bfloat16_dtype()
 
     def _dtype(self, t):
         try:

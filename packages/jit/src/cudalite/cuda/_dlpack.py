@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import ctypes
 
+from cudalite.core.types import bfloat16_dtype
+
 from ._array_layout import c_strides
 
 __all__ = ["KDLCPU", "KDLCUDA", "KDLCUDAHOST", "KDLCUDAMANAGED", "dlpack_dtype", "to_dlpack", "read_dlpack"]
@@ -94,6 +96,8 @@ def dlpack_dtype(dtype):
     """``(code, bits, lanes)`` of a NumPy dtype; ``BufferError`` when DLPack has none."""
     kind = dtype.kind
     codes = {"i": 0, "u": 1, "f": 2, "c": 5, "b": 6}
+    if _is_bfloat16(dtype):
+        return _KDL_BFLOAT, 16, 1
     if kind not in codes or dtype.fields is not None or dtype.subdtype is not None:
         raise BufferError(f"DLPack cannot export dtype {dtype}")
     return codes[kind], dtype.itemsize * 8, 1
@@ -127,6 +131,12 @@ def to_dlpack(array, device_type, device_id):
 
 
 _DTYPE_KINDS = {0: "i", 1: "u", 2: "f", 5: "c", 6: "b"}
+_KDL_BFLOAT = 4
+
+
+def _is_bfloat16(dtype) -> bool:
+    """Whether ``dtype`` is ml_dtypes' bfloat16 (a 2-byte ``V`` kind dtype so named)."""
+    return dtype.kind == "V" and dtype.itemsize == 2 and dtype.name == "bfloat16" and dtype.fields is None
 
 
 def read_dlpack(obj, stream=None):
@@ -148,9 +158,13 @@ def read_dlpack(obj, stream=None):
     managed = ctypes.cast(ptr, ctypes.POINTER(_DLManagedTensor))
     t = managed.contents.dl_tensor
     kind = _DTYPE_KINDS.get(t.dtype.code)
-    if kind is None or t.dtype.lanes != 1:
+    bf16 = t.dtype.code == _KDL_BFLOAT and t.dtype.bits == 16
+    if (kind is None and not bf16) or t.dtype.lanes != 1:
         raise TypeError(f"DLPack dtype code {t.dtype.code} x{t.dtype.lanes} cannot be passed to a kernel")
-    dtype = np.dtype(f"{kind}{t.dtype.bits // 8}") if kind != "b" else np.dtype(np.bool_)
+    if bf16:
+        dtype = bfloat16_dtype()
+    else:
+        dtype = np.dtype(f"{kind}{t.dtype.bits // 8}") if kind != "b" else np.dtype(np.bool_)
     shape = tuple(t.shape[k] for k in range(t.ndim))
     if t.strides:
         strides = tuple(t.strides[k] * dtype.itemsize for k in range(t.ndim))

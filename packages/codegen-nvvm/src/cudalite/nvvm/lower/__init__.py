@@ -7,6 +7,7 @@ from . import _atomics, _intrinsics, _memory, _vectors, _warp  # noqa: F401  (de
 from . import _builtins, _complexmath, _math, _numpy_math, _operators  # noqa: F401  (registers lowerings)
 from . import _cache_hints, _fp16math, _hints, _libdevice  # noqa: F401  (device API: numba.cuda names)
 from . import _array_ctypes, _array_reshape, _pointer_arrays  # noqa: F401  (arr.ctypes.data; carray / farray)
+from . import _bf16  # noqa: F401  (device API: numba.cuda.bf16)
 from ._abi import check_c_name, emit_c_abi, emit_kernel, is_symbol_name, emit_numba_abi, mangle, param_format
 from ._module import LowerOptions, ModuleBuilder
 from ._registry import Lowerings, lowerings

@@ -39,7 +39,7 @@ __all__ = ["mangle", "mangle_type", "flat_params", "param_format", "emit_kernel"
 _SCALAR_CODES = {
     "bool": "b", "int8": "a", "uint8": "h", "int16": "s", "uint16": "t", "int32": "i",
     "uint32": "j", "int64": "x", "uint64": "y", "float16": "DF16_", "float32": "f",
-    "float64": "d", "complex64": "Cf", "complex128": "Cd",
+    "float64": "d", "complex64": "Cf", "complex128": "Cd", "bfloat16": "DF16b",
 }
 
 

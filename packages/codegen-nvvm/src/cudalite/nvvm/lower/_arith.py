@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from cudalite.core.types import Boolean, Complex, Float, Integer, NPDatetime, NPTimedelta
+from cudalite.core.types import BFloat16, Boolean, Complex, Float, Integer, NPDatetime, NPTimedelta, float32
 
+from ._bf16conv import bf16_to_f32, f32_to_bf16
 from ._casts import complex_parts, make_complex
 from ._complexmath import complex_pow
 from ._exceptions import raise_if
@@ -44,6 +45,9 @@ def checked_binop(lc, op, a, bv, ty, loc):
 def binop(lc, op, a, bv, ty):
     """``a op bv`` where both operands already have type ``ty``."""
     b = lc.builder
+    if isinstance(ty, BFloat16):  # in float32, rounded once
+        r = _float_binop(lc, op, bf16_to_f32(b, a), bf16_to_f32(b, bv), float32)
+        return f32_to_bf16(b, r)
     if isinstance(ty, Boolean):
         return {"&": b.and_, "|": b.or_, "^": b.xor}[op](a, bv)
     if isinstance(ty, (NPDatetime, NPTimedelta)):  # NaT in, NaT out
@@ -203,6 +207,8 @@ def unaryop(lc, op, v, ty):
     if op == "+":
         return v
     if op == "-":
+        if isinstance(ty, BFloat16):  # flip the sign bit
+            return b.xor(v, ir.Constant(v.type, 0x8000))
         if isinstance(ty, Integer):
             return b.sub(ir.Constant(v.type, 0), v)
         if isinstance(ty, Float):
@@ -228,6 +234,8 @@ def compare(lc, op, a, bv, ty):
     if isinstance(ty, (NPDatetime, NPTimedelta)):  # NaT is unequal to everything, unordered
         r = b.icmp_signed(op, a, bv)
         return b.select(_either_nat(b, a, bv), ir.Constant(r.type, int(op == "!=")), r)
+    if isinstance(ty, BFloat16):
+        a, bv, ty = bf16_to_f32(b, a), bf16_to_f32(b, bv), float32
     if isinstance(ty, Boolean) or (isinstance(ty, Integer) and not ty.signed):
         return b.icmp_unsigned(op, a, bv)
     if isinstance(ty, Integer):

@@ -8,7 +8,7 @@ from llvmlite import ir
 
 from cudalite.core.numpy_support import is_ndarray, numpy
 from cudalite.core.types import (
-    Array, Boolean, Complex, DeviceArrayRef, Float, Integer, NoneType, Tuple,
+    Array, BFloat16, Boolean, Complex, DeviceArrayRef, Float, Integer, NoneType, Tuple, bfloat16_bits,
 )
 
 from ._irtypes import ADDRSPACE_CONST, ADDRSPACE_GLOBAL, I8, I64, memory_type, ptr, value_type
@@ -25,6 +25,8 @@ def _scalar_const(value, ty):
         return ir.Constant(lty, v & ((1 << ty.bitwidth) - 1) if v < 0 and not ty.signed else v)
     if isinstance(ty, Float):
         return ir.Constant(lty, float(value))
+    if isinstance(ty, BFloat16):
+        return ir.Constant(lty, bfloat16_bits(value))
     if isinstance(ty, Complex):
         c = complex(value)
         f = value_type(ty.underlying)

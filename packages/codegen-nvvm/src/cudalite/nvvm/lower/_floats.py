@@ -1,12 +1,15 @@
 """Float helpers shared by the operators and the math lowerings: ``-x`` for
-floats (LLVM 7 has no ``fneg``), float16 computed through float32 (``widen`` /
-``narrow``), libdevice calls in one float type (``libm``) and Smith's complex
+floats (LLVM 7 has no ``fneg``), float16 and bfloat16 computed through float32
+(``widen`` / ``narrow``), libdevice calls in one float type (``libm``) and Smith's complex
 division."""
 
 from __future__ import annotations
 
 from llvmlite import ir
 
+from cudalite.core.types import BFloat16
+
+from ._bf16conv import bf16_to_f32, f32_to_bf16
 from ._casts import make_complex
 from ._fastmath import fast_libm
 
@@ -19,11 +22,15 @@ def fneg(b, v):
 
 
 def widen(lc, v, ty):
-    """float16 math goes through float32 libdevice functions."""
+    """float16 and bfloat16 math goes through float32 libdevice functions."""
+    if isinstance(ty, BFloat16):
+        return bf16_to_f32(lc.builder, v)
     return lc.builder.fpext(v, ir.FloatType()) if ty.bitwidth == 16 else v
 
 
 def narrow(lc, v, ty):
+    if isinstance(ty, BFloat16):
+        return f32_to_bf16(lc.builder, v)
     return lc.builder.fptrunc(v, ir.HalfType()) if ty.bitwidth == 16 else v
 
 

@@ -35,8 +35,8 @@ import re
 from llvmlite import ir
 
 from cudalite.core.types import (
-    Array, ArrayCTypes, Boolean, CharSeq, Complex, CPointer, Float, Integer, NoneType, Record, SliceType, Tuple,
-    UnicodeCharSeq, VectorType,
+    Array, ArrayCTypes, BFloat16, Boolean, CharSeq, Complex, CPointer, Float, Integer, NoneType, Record, SliceType,
+    Tuple, UnicodeCharSeq, VectorType,
 )
 
 __all__ = [
@@ -74,6 +74,8 @@ def value_type(t):
         return ir.IntType(t.bitwidth)
     if isinstance(t, Float):
         return _FLOATS[t.bitwidth]
+    if isinstance(t, BFloat16):
+        return ir.IntType(16)  # libNVVM's IR has no ``bfloat``: its bits
     if isinstance(t, Complex):
         f = _FLOATS[t.underlying.bitwidth]
         return ir.LiteralStructType([f, f])

@@ -14,7 +14,7 @@ import math
 
 from llvmlite import ir
 
-from cudalite.core.types import Float, Integer
+from cudalite.core.types import BFloat16, Float, Integer, float32
 
 from ._floats import libm, narrow, widen
 from ._irtypes import I1, I32, value_type
@@ -112,6 +112,8 @@ def _log(lc, node, args, info):
 def _make_predicate(test, int_answer):
     def lower(lc, node, args, info):
         src = info.sig.args[0]
+        if isinstance(src, BFloat16):
+            return test(lc, widen(lc, args[0], src), float32)
         if not isinstance(src, Float):
             return ir.Constant(I1, int(int_answer))
         return test(lc, args[0], src)

@@ -13,10 +13,11 @@ import builtins
 
 from llvmlite import ir
 
-from cudalite.core.types import Boolean, Complex, Float, Integer, Opaque, StringLiteral, Tuple
+from cudalite.core.types import BFloat16, Boolean, Complex, Float, Integer, Opaque, StringLiteral, Tuple
 from cudalite.core.typing.rules.intrinsics import SREG_VALUES
 from cudalite.core.typing.rules.printing import MAX_PRINT_VALUES
 
+from ._bf16conv import bf16_to_f32
 from ._intrinsics import read_sreg
 from ._irtypes import ADDRSPACE_CONST, I8, I32, ptr
 from ._registry import lowerings
@@ -83,6 +84,9 @@ def _format(lc, v, t, parts, values):
     elif isinstance(t, Float):
         parts.append("%f")
         values.append(b.fpext(v, _DOUBLE) if t.bitwidth < 64 else v)
+    elif isinstance(t, BFloat16):  # as numba-cuda: its float32 value, printed as a double
+        parts.append("%f")
+        values.append(b.fpext(bf16_to_f32(b, v), _DOUBLE))
     elif isinstance(t, Complex):
         parts.append("(%f+%fj)")
         for k in range(2):

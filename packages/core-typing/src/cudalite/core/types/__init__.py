@@ -12,7 +12,9 @@ from ._functions import (
 from ._scalar import *  # noqa: F401,F403
 from ._scalar import __all__ as _scalar_all
 from ._signature import TYPE_NAMES, as_type, parse_signature, parse_type
-from ._typeof import DeviceArrayRef, device_array_ref, dtype_of, from_dtype, type_from_dtype, typeof_constant
+from ._typeof import (
+    DeviceArrayRef, bfloat16_dtype, device_array_ref, dtype_of, from_dtype, type_from_dtype, typeof_constant,
+)
 from ._vector import VECTOR_ALIASES, VectorType, cuda_alignment, vector_type_named, vector_types
 
 Type._convert_arg = staticmethod(as_type)  # int32("float32"), float64(np.float32): see Type.__call__
@@ -22,7 +24,7 @@ __all__ = [
     "array_from_subscript", "BoundMethod", "DType", "EnumClass", "EnumMember", "Module", "NumberClass", "Opaque",
     "PyFunction", "RangeType", "SliceType", "StringLiteral", "TYPE_NAMES", "as_type",
     "parse_signature", "parse_type", "dtype_of", "from_dtype", "type_from_dtype", "typeof_constant",
-    "DeviceArrayRef", "device_array_ref",
+    "DeviceArrayRef", "device_array_ref", "bfloat16_dtype",
     "BytesLiteral", "CharSeq", "UnicodeCharSeq", "NPDatetime", "NPTimedelta", "DATETIME_UNITS",
     "VECTOR_ALIASES", "VectorType", "cuda_alignment", "vector_type_named", "vector_types",
     *_scalar_all,

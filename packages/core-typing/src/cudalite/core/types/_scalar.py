@@ -1,15 +1,17 @@
-"""Scalar types: booleans, integers, floats (incl. float16), complex, void and none."""
+"""Scalar types: booleans, integers, floats (incl. float16), bfloat16, complex, void and none."""
 
 from __future__ import annotations
+
+import math
 
 from ._base import Type
 
 __all__ = [
-    "Boolean", "Integer", "Float", "Complex", "NoneType", "Void",
+    "Boolean", "Integer", "Float", "BFloat16", "Complex", "NoneType", "Void",
     "boolean", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
-    "uint64", "float16", "float32", "float64", "complex64", "complex128", "void",
+    "uint64", "bfloat16", "float16", "float32", "float64", "complex64", "complex128", "void",
     "none", "intp", "uintp", "integer_types", "float_types", "complex_types",
-    "number_types", "INTEGER_BY_NAME",
+    "number_types", "INTEGER_BY_NAME", "bfloat16_bits",
 ]
 
 
@@ -60,6 +62,37 @@ class Float(_Number):
         self.bitwidth = bitwidth
 
 
+class BFloat16(_Number):
+    """bfloat16 (``numba.cuda.bf16.bfloat16``): 1 sign, 8 exponent, 7 mantissa bits.
+
+    Not a :class:`Float`: the float rules (promotion, ``fadd``...) do not apply; its
+    own rules (``cudalite.core.typing.rules.bf16``) convert it to and from numbers and
+    compute through float32.  Its NumPy dtype is ``ml_dtypes.bfloat16``."""
+
+    __slots__ = ()
+
+    def __init__(self):
+        super().__init__("bfloat16", "bfloat16")
+        self.bitwidth = 16
+
+
+def bfloat16_bits(value) -> int:
+    """The 16 bits of ``value`` (any real number, e.g. an ``ml_dtypes.bfloat16``
+    scalar) rounded once to bfloat16, to nearest even; NaN -> ``0x7fff``."""
+    x = float(value)
+    if math.isnan(x):
+        return 0x7FFF
+    sign = 0x8000 if math.copysign(1.0, x) < 0 else 0
+    x = abs(x)
+    if x == 0.0:
+        return sign
+    if math.isinf(x):
+        return sign | 0x7F80
+    exp = max(math.frexp(x)[1] - 1, -126)  # subnormals share the smallest exponent
+    r = round(math.ldexp(x, 7 - exp))  # 8 significant bits, ties to even (exact)
+    return sign | min(((exp + 127) << 7) + r - 128, 0x7F80)
+
+
 class Complex(_Number):
     __slots__ = ("underlying",)
 
@@ -97,6 +130,7 @@ boolean = Boolean()
 int8, int16, int32, int64 = (Integer(b, True) for b in (8, 16, 32, 64))
 uint8, uint16, uint32, uint64 = (Integer(b, False) for b in (8, 16, 32, 64))
 float16, float32, float64 = Float(16), Float(32), Float(64)
+bfloat16 = BFloat16()
 complex64, complex128 = Complex(64, float32), Complex(128, float64)
 void = Void()
 none = NoneType()

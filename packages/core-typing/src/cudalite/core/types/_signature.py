@@ -22,7 +22,7 @@ TYPE_NAMES = {
     "byte": S.uint8, "intp": S.intp, "uintp": S.uintp, "intc": S.int32, "uintc": S.uint32,
     "float16": S.float16, "float32": S.float32, "float64": S.float64,
     "f2": S.float16, "f4": S.float32, "f8": S.float64, "half": S.float16,
-    "float_": S.float32, "double": S.float64,
+    "float_": S.float32, "double": S.float64, "bfloat16": S.bfloat16,
     "complex64": S.complex64, "complex128": S.complex128, "c8": S.complex64, "c16": S.complex128,
     "void": S.void, "none": S.none,
 }

@@ -16,7 +16,8 @@ from ._enums import EnumClass, EnumMember
 from ._npextra import BytesLiteral, CharSeq, NPDatetime, NPTimedelta, UnicodeCharSeq
 from ._functions import DType, Module, NumberClass, Opaque, PyFunction, StringLiteral
 
-__all__ = ["typeof_constant", "type_from_dtype", "from_dtype", "dtype_of", "DeviceArrayRef", "device_array_ref"]
+__all__ = ["typeof_constant", "type_from_dtype", "from_dtype", "dtype_of", "bfloat16_dtype", "DeviceArrayRef",
+           "device_array_ref"]
 
 _BY_KIND_SIZE = {
     ("b", 1): S.boolean,
@@ -51,6 +52,8 @@ def type_from_dtype(obj) -> Type | None:
         return None
     if dt.kind in "SUMm":
         return _extra_type(np, dt)
+    if dt.kind == "V" and dt.name == "bfloat16" and dt.itemsize == 2:  # ml_dtypes.bfloat16
+        return S.bfloat16
     return _BY_KIND_SIZE.get((dt.kind, dt.itemsize))
 
 
@@ -109,7 +112,20 @@ def dtype_of(t: Type):
             "itemsize": t.size,
             "aligned": t.aligned,
         })
+    if isinstance(t, S.BFloat16):
+        return bfloat16_dtype()
     return np.dtype(getattr(t, "numpy_dtype", t.name))
+
+
+def bfloat16_dtype():
+    """NumPy's dtype for bfloat16: ``ml_dtypes.bfloat16``'s, which cudalite never imports
+    (NumPy has none): a program with bfloat16 data on the host has imported ml_dtypes."""
+    import sys
+
+    ml = sys.modules.get("ml_dtypes")
+    if ml is None:
+        raise TypeError("bfloat16 data on the host needs ml_dtypes (pip install ml_dtypes; import ml_dtypes)")
+    return numpy().dtype(ml.bfloat16)
 
 
 def _field_dtype(ft: Type):

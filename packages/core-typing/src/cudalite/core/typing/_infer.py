@@ -24,7 +24,8 @@ from ..errors import CompilerError, TypingError
 from ..ffi import ForeignFunction, resolve_extension
 from ..registry import CallSite, Registry
 from ..types import (
-    Array, Boolean, BoundMethod, Complex, Float, Integer, NoneType, NumberClass, Opaque, PyFunction, RangeType,
+    Array, BFloat16, Boolean, BoundMethod, Complex, Float, Integer, NoneType, NumberClass, Opaque, PyFunction,
+    RangeType,
     Signature, SliceType, StringLiteral, Tuple, Type, boolean, int64, typeof_constant, void,
 )
 from ._eager_calls import eager_signature
@@ -37,7 +38,7 @@ from ._specialize import live_branch, type_call
 from ._starargs import expand_starred, star_item_type
 from ._records import ArrayIter, CallInfo, CallKind, Comparison, EnumerateIter, RangeIter, Resolved, TupleIter, ZipIter
 from .rules.arithmetic import binop_signature, compare_signature, int_result, unary_signature
-from .rules.casts import can_convert, unify
+from .rules.casts import can_convert, explicit_conversion, unify
 from .rules.enums import enum_comparison
 
 __all__ = ["TypingContext", "TypedFunction", "infer"]
@@ -451,7 +452,7 @@ class _Inference:
     @staticmethod
     def check_truth(t, e):
         """``t``, the type of ``e``, if it can be a condition."""
-        if not (is_number(t) or isinstance(t, NoneType)):
+        if not (is_number(t) or isinstance(t, (NoneType, BFloat16))):
             raise TypingError(f"cannot use a value of type {t} as a condition", e.loc)
         return t
 
@@ -721,7 +722,7 @@ class _Inference:
         (a,) = args
         if isinstance(a, Float) and isinstance(e.func, ir.Const) and e.func.value is float:
             target = a  # numba: float() of a float keeps its width (float32 stays float32)
-        if not can_convert(a, target) and not (is_number(a) and is_number(target)):
+        if not explicit_conversion(a, target):
             raise TypingError(f"cannot convert {a} to {target}", e.loc)
         sig = Signature(target, (a,))
         self.record_call(e, CallInfo(CallKind.CAST, sig, target, str(target)))

@@ -9,3 +9,4 @@ from . import atomics, groups, intrinsics, memory, vectors, warp  # noqa: F401  
 from . import cache_hints, fp16math, hints, libdevice  # noqa: F401  (device API: numba.cuda names)
 from . import operators  # noqa: F401  (the operator module)
 from . import array_ctypes, array_reshape, pointer_arrays  # noqa: F401  (arr.ctypes.data; carray / farray)
+from . import bf16  # noqa: F401  (device API: numba.cuda.bf16)

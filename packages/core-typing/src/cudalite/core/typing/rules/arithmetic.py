@@ -30,6 +30,7 @@ from .datetimes import (
 from ...types import (
     Boolean, Complex, Float, Integer, Signature, boolean, complex64, complex128, float64, int64,
 )
+from .bf16arith import bf16_binop_signature, bf16_compare_signature, bf16_unary_signature, is_bf16_pair
 
 __all__ = [
     "promote", "int_result", "binop_signature", "unary_signature", "compare_signature",
@@ -98,6 +99,8 @@ def binop_signature(op: str, a, b) -> Signature | None:
     """Operand and result types of ``a op b`` for numbers, or None."""
     if is_datetime_like(a) or is_datetime_like(b):
         return datetime_binop_signature(op, a, b)
+    if is_bf16_pair(a, b):
+        return bf16_binop_signature(op, a, b)
     if not (_is_num(a) and _is_num(b)):
         return None
     ka, kb = numeric_kind(a), numeric_kind(b)
@@ -143,6 +146,8 @@ def binop_signature(op: str, a, b) -> Signature | None:
 
 
 def unary_signature(op: str, a) -> Signature | None:
+    if is_bf16_pair(a):
+        return bf16_unary_signature(op, a)
     if op == "not":
         return Signature(boolean, (a,))
     if is_datetime_like(a):
@@ -169,6 +174,8 @@ def compare_signature(op: str, a, b) -> Signature | None:
     """Comparison of two numbers: both converted to a common type; result boolean."""
     if is_datetime_like(a) or is_datetime_like(b):
         return datetime_compare_signature(op, a, b)
+    if is_bf16_pair(a, b):
+        return bf16_compare_signature(op, a, b)
     if not (_is_num(a) and _is_num(b)):
         return None
     ka, kb = numeric_kind(a), numeric_kind(b)

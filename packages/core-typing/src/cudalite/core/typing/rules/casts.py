@@ -5,17 +5,20 @@ from __future__ import annotations
 
 from ..._compat import is_number, numeric_kind
 from ...types import (
-    Array, BytesLiteral, CharSeq, CPointer, NoneType, StringLiteral, Tuple, UnicodeCharSeq,
+    Array, BFloat16, BytesLiteral, CharSeq, CPointer, Float, NoneType, StringLiteral, Tuple, UnicodeCharSeq,
 )
 from .arithmetic import promote
+from .bf16arith import bf16_common
 
-__all__ = ["unify", "can_convert", "needs_cast"]
+__all__ = ["unify", "can_convert", "explicit_conversion", "needs_cast"]
 
 
 def unify(a, b):
     """The common type of ``a`` and ``b`` (variables assigned twice), or None."""
     if a == b:
         return a
+    if isinstance(a, BFloat16) or isinstance(b, BFloat16):
+        return bf16_common(a, b)
     if is_number(a) and is_number(b):
         ka, kb = numeric_kind(a), numeric_kind(b)
         if {ka, kb} == {"b", "i"}:
@@ -37,6 +40,9 @@ def can_convert(src, dst) -> bool:
         return True
     if is_number(src) and is_number(dst):
         return not (numeric_kind(src) == "c" and numeric_kind(dst) != "c")
+    if isinstance(src, BFloat16) or isinstance(dst, BFloat16):  # to/from real numbers, through float32
+        other = dst if isinstance(src, BFloat16) else src
+        return isinstance(other, BFloat16) or numeric_kind(other) in ("b", "i", "f")
     if isinstance(src, Tuple) and isinstance(dst, Tuple):
         return len(src) == len(dst) and all(can_convert(x, y) for x, y in zip(src, dst))
     if isinstance(src, Array) and isinstance(dst, Array):
@@ -56,6 +62,21 @@ def _string_store(src, dst) -> bool:
     if isinstance(src, StringLiteral):
         return isinstance(dst, UnicodeCharSeq) or (isinstance(dst, CharSeq) and src.value.isascii())
     return isinstance(src, BytesLiteral) and isinstance(dst, CharSeq)
+
+
+def explicit_conversion(src, dst) -> bool:
+    """Whether ``dst(x)`` (``float32(x)``, ``float("nan")``...) accepts an ``x`` of type
+    ``src``: the implicit conversions, any number to any number, and a string constant
+    that ``float()`` parses to a float type (folded at compile time)."""
+    if can_convert(src, dst) or (is_number(src) and is_number(dst)):
+        return True
+    if isinstance(src, StringLiteral) and isinstance(dst, (Float, BFloat16)):
+        try:
+            float(src.value)
+        except ValueError:
+            return False
+        return True
+    return False
 
 
 def needs_cast(src, dst) -> bool:

@@ -15,9 +15,10 @@ import math
 from ..._compat import numeric_kind
 from ...registry import registry
 from ...types import (
-    Complex, Float, Signature, Tuple, boolean, complex128, float64, int32,
+    BFloat16, Complex, Float, Signature, Tuple, boolean, complex128, float64, int32,
 )
 from .arithmetic import int_result, promote
+from .bf16arith import bf16_common
 
 __all__ = ["MATH_UNARY", "MATH_BINARY", "CMATH_UNARY", "float_of"]
 
@@ -34,6 +35,8 @@ CMATH_UNARY = ("sqrt", "exp", "log10", "sin", "cos", "tan", "sinh", "cosh", "tan
 
 def float_of(t):
     """The float type a math function computes in for argument type ``t``."""
+    if isinstance(t, BFloat16):  # computed in float32, rounded to bfloat16 (numba.cuda.bf16's h* functions)
+        return t
     k = numeric_kind(t)
     if k in ("b", "i"):
         return float64
@@ -62,7 +65,7 @@ def _binary(site):
     fs = [float_of(a) for a in site.args]
     if None in fs:
         return None
-    f = promote(*fs)
+    f = bf16_common(*fs) if any(isinstance(t, BFloat16) for t in fs) else promote(*fs)
     return Signature(f, (f, f))
 
 
@@ -84,7 +87,7 @@ def _predicate(site):
         raise site.error("takes exactly one argument")
     (a,) = site.args
     k = numeric_kind(a)
-    if k in ("b", "i", "f"):
+    if k in ("b", "i", "f") or isinstance(a, BFloat16):
         return Signature(boolean, (a,))
     return None
 
