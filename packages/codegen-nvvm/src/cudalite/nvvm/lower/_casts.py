@@ -37,7 +37,7 @@ def cast(b: ir.IRBuilder, v, src, dst):
     """Convert value ``v`` of type ``src`` to ``dst`` (types already checked)."""
     if src == dst:
         return v
-    if isinstance(src, StringLiteral):  # float("nan"): typing checked that it parses
+    if isinstance(src, StringLiteral) and isinstance(dst, (Float, BFloat16)):  # float("nan"): typing checked it
         return cast(b, ir.Constant(ir.DoubleType(), float(src.value)), Float(64), dst)
     if isinstance(src, BFloat16) or isinstance(dst, BFloat16):
         return cast_bf16(b, v, src, dst, cast)
