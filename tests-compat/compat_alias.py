@@ -57,6 +57,7 @@ REEXPORTS = {
     "numba.cuda.np.numpy_support": {"from_dtype": "from_dtype", "carray": "carray", "farray": "farray",
                                     "as_dtype": "cudalite.types:as_dtype"},
     "numba.cuda.typing": {"signature": "cudalite.types:signature"},
+    "numba.cuda.typing.typeof": {"typeof": "typeof"},
     # numba's driver-module names user code imports: cudalite.cuda.cudadrv.<module>'s ("module:name";
     # a module named from "cudalite." is that module, not one under cudalite.cuda)
     "numba.cuda.cudadrv.driver": {n: f"cudadrv.driver:{n}" for n in (

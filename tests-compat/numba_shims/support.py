@@ -219,6 +219,12 @@ class TestCase(unittest.TestCase):
         else:
             self.assertAlmostEqual(a, b, delta=delta, msg=msg)
 
+    def reset_module_warnings(self, module):
+        """Forget which warnings ``module`` (or its name) has shown (Python's registry)."""
+        if isinstance(module, str):
+            module = sys.modules[module]
+        module.__dict__.pop("__warningregistry__", None)
+
     def assertRefCount(self, *objects):
         raise NumbaInternal("internal-runtime", "numba refcount checks (NRT)")
 

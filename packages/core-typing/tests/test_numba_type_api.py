@@ -127,3 +127,15 @@ def test_signature_and_as_dtype_as_numba_spells_them():
         T.as_dtype(T.float32[:])
     with pytest.raises(TypeError, match="as_dtype\\(\\) takes a cudalite type"):
         T.as_dtype(np.float32)
+
+
+def test_c_name_aliases_and_type_sets_as_numba():
+    import numpy as np
+
+    from cudalite import types as T
+
+    for name, np_name in (("char", "int8"), ("uchar", "uint8"), ("short", "int16"), ("ushort", "uint16"),
+                          ("int_", "int64"), ("uint", "uint64"), ("longlong", "int64"), ("ulonglong", "uint64")):
+        assert T.as_dtype(getattr(T, name)) == np.dtype(np_name)
+    assert T.integer_domain == T.signed_domain | T.unsigned_domain and T.int32 in T.signed_domain
+    assert T.number_domain == T.integer_domain | T.real_domain | T.complex_domain and len(T.number_domain) == 12

@@ -22,6 +22,19 @@ f2, f4, f8 = float16, float32, float64
 c8, c16 = complex64, complex128
 byte = uint8
 intc, uintc = int32, uint32
+# numba's C-name aliases (LP64: long is 64 bits)
+char, uchar = int8, uint8
+short, ushort = int16, uint16
+int_, uint = int64, uint64
+long_, ulong = int64, uint64
+longlong, ulonglong = int64, uint64
+# numba's type sets
+signed_domain = frozenset([int8, int16, int32, int64])
+unsigned_domain = frozenset([uint8, uint16, uint32, uint64])
+integer_domain = signed_domain | unsigned_domain
+real_domain = frozenset([float32, float64])
+complex_domain = frozenset([complex64, complex128])
+number_domain = real_domain | integer_domain | complex_domain
 half = float16
 float_ = float32  # numba's alias (not NumPy's float_)
 double = float64
@@ -51,4 +64,6 @@ def as_dtype(t):
 __all__ = sorted((set(_NAMES) | {
     "Array", "CPointer", "NestedArray", "Record", "Signature", "Tuple", "Type", "UniTuple",
     "bool_", "b1", "half", "double", "from_dtype", "as_dtype", "signature",
+    "char", "uchar", "short", "ushort", "int_", "uint", "long_", "ulong", "longlong", "ulonglong",
+    "signed_domain", "unsigned_domain", "integer_domain", "real_domain", "complex_domain", "number_domain",
 }) - {"bool"})
