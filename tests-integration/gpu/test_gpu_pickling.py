@@ -30,3 +30,17 @@ def test_pickled_kernel_launches(eager):
         foo = pickle.loads(pickle.dumps(foo))
         foo[1, 1](arr)
     assert arr[0] == 103
+
+
+def test_pickled_vectorize_ufunc_computes_the_same():
+    k = 2
+
+    @cuda.vectorize(["intp(intp)", "float64(float64)"])
+    def twice(x):
+        return x * k
+
+    a, f = np.arange(10, dtype=np.intp), np.linspace(0, 1, 7)
+    for _ in range(2):
+        twice = pickle.loads(pickle.dumps(twice))
+        np.testing.assert_array_equal(twice(a), a * 2)
+        np.testing.assert_array_equal(twice(f), f * 2)

@@ -223,3 +223,18 @@ def test_numba_spelling_and_absent_names_table():
     assert "vectorize" not in _compat_names.ABSENT and "guvectorize" not in _compat_names.ABSENT
     f = cuda.vectorize([float64(float64, uint32)], target="cuda")(lambda x, s: x * s)
     assert f.types == ["dI->d"]
+
+
+def test_a_local_vectorize_ufunc_pickles_by_value():
+    import pickle
+
+    k = 3
+
+    @cuda.vectorize(["int64(int64)", "float64(float64)"])
+    def scale(x):
+        return x * k
+
+    again = pickle.loads(pickle.dumps(pickle.loads(pickle.dumps(scale))))
+    assert type(again) is type(scale) and again is not scale
+    assert [(lp.restype, lp.argtypes) for lp in again._loops] == [(lp.restype, lp.argtypes) for lp in scale._loops]
+    assert again.py_func(5) == 15 and again.py_func(0.5) == 1.5  # the closure value travelled

@@ -1,4 +1,5 @@
-"""Pickling ``@cuda.jit`` dispatchers (``pickle.dumps(kernel)``, multiprocessing), as numba does.
+"""Pickling ``@cuda.jit`` dispatchers and ``@vectorize(target="cuda")`` ufuncs
+(``pickle.dumps(kernel)``, multiprocessing), as numba does.
 
 A dispatcher that its module names (``module.qualname`` is this very object) pickles
 by reference: unpickling imports the module and takes the dispatcher there.  Any
@@ -21,7 +22,7 @@ import marshal
 import sys
 import types as pytypes
 
-__all__ = ["reduce_dispatcher"]
+__all__ = ["reduce_dispatcher", "reduce_ufunc"]
 
 
 def _named(obj, module, qualname) -> bool:
@@ -126,3 +127,16 @@ def reduce_dispatcher(disp, sigs):
     if _named(disp, getattr(disp, "__module__", None), getattr(disp, "__qualname__", None)):
         return disp.__qualname__  # pickle looks up __module__.__qualname__
     return _rebuild_dispatcher, (type(disp), function_state(fn, disp), sigs, disp.options)
+
+
+def _rebuild_ufunc(cls, state, sigs, identity, jit_options):
+    """Remake a ``vectorize`` ufunc pickled by value around its rebuilt function."""
+    return cls(_rebuild_function(*state), sigs, identity, jit_options)
+
+
+def reduce_ufunc(uf, sigs, identity, jit_options):
+    """``ufunc.__reduce__()``: by reference when its module names it, else by value
+    (the scalar function rebuilt, the ufunc made again from the same signatures)."""
+    if _named(uf, getattr(uf.py_func, "__module__", None), uf.__qualname__):
+        return uf.__qualname__
+    return _rebuild_ufunc, (type(uf), function_state(uf.py_func), sigs, identity, jit_options)

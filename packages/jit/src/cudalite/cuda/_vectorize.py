@@ -288,6 +288,7 @@ class CUDAUFunc:
         self._reducers = {}  # loop index -> Reduce
         self._loops = []
         self._dynamic = not sigs
+        self._sigs = sigs  # as given: pickling remakes the ufunc from them
         for restype, argtypes in parse_signatures(sigs):
             if restype is None:  # a tuple of argument types: the result type is inferred
                 restype = infer_return(func, argtypes)
@@ -305,6 +306,11 @@ class CUDAUFunc:
             self.nin = None
 
     nout = 1
+
+    def __reduce__(self):  # by reference when its module names it, else by value (_pickling)
+        from ._pickling import reduce_ufunc
+
+        return reduce_ufunc(self, self._sigs, self.identity, self._jit_options)
 
     @property
     def nargs(self):
