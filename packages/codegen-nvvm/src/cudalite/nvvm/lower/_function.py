@@ -18,6 +18,7 @@ from cudalite.core.types import BoundMethod, NoneType, Void
 from cudalite.core.typing import CallKind
 
 from . import _arith
+from . import _dbg_vars as dbg_vars
 from ._casts import cast, truth
 from ._constants import lower_constant
 from ._irtypes import I1, value_type
@@ -41,6 +42,7 @@ class FunctionLowerer:
         self.range_hints: dict = {}  # instruction -> RangeHint (``_ranges``: where nsw/nuw are proved)
         self.subprogram = None
         self.star_values: dict = {}  # Starred value node -> its tuple, evaluated at item 0
+        self.declared: set = set()  # debug=True: versions whose slot is declared to the debugger
 
     # -- helpers used by lowering functions ------------------------------------------------
     def typeof(self, node):
@@ -89,15 +91,19 @@ class FunctionLowerer:
         fn = self.fn
         entry = fn.append_basic_block("entry")
         self.builder = b = ir.IRBuilder(entry)
-        if self.module.debug is not None:
-            self.subprogram = self.module.debug.subprogram(fn, self.tf.fir)
+        dbg = self.module.debug
+        if dbg is not None:
+            self.subprogram = dbg.subprogram(fn, self.tf.fir, self.tf.argtypes, self.return_type)
             self.set_loc(self.tf.fir.loc)
         for name, t in self.tf.vartypes.items():
             self.slots[name] = b.alloca(value_type(t), name=_slot_name(name))
         body_start = fn.append_basic_block("body")
         ssa = self.tf.fir.ssa
-        for pname, pty, arg in zip(self.tf.fir.params, self.tf.argtypes, fn.args):
-            self.define(ssa.versions[pname], arg, pty)
+        for i, (pname, pty, arg) in enumerate(zip(self.tf.fir.params, self.tf.argtypes, fn.args)):
+            version = ssa.versions[pname]
+            if dbg is not None and dbg.full:  # the parameter's stable stack slot
+                dbg_vars.declare_param(self, version, i + 1)
+            self.define(version, arg, pty)
         b.branch(body_start)
         b.position_at_end(body_start)
         self.block(self.tf.fir.body)
@@ -137,6 +143,8 @@ class FunctionLowerer:
         own = types[version.name]
         v = self.cast(v, vty, own)
         b.store(v, self.slots[version.name])
+        if self.module.debug is not None and self.module.debug.full:
+            dbg_vars.assigned(self, version, v)
         for phi in version.stores:
             b.store(self.cast(v, own, types[phi.name]), self.slots[phi.name])
 
