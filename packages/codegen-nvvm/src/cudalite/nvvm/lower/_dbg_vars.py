@@ -20,11 +20,34 @@ def _user_var(version) -> bool:
     return version.var.isidentifier()
 
 
+_SCALARS = (Boolean, Integer, Float)
+
+
+def _versions_of(fl, version):
+    return [v for v in fl.tf.fir.ssa.versions.values() if v.var == version.var and v.name in fl.tf.vartypes]
+
+
+def _first_def(fl, version):
+    """The variable's first assignment (where the debugger declares it)."""
+    return next((v for v in _versions_of(fl, version) if v.kind == "def"), version)
+
+
+def _scalar_ditype(fl, version):
+    """The scalar variable's DI type: its one type, or the union of the scalar types
+    its versions take."""
+    types = {fl.tf.vartypes[v.name] for v in _versions_of(fl, version) if v.kind == "def"}
+    types = {t for t in types if isinstance(t, _SCALARS)}
+    dbg = fl.module.debug
+    if len(types) > 1:
+        return dbg.types.union(types, dbg.file_of(version.loc))
+    return dbg.types.of(fl.tf.vartypes[version.name])
+
+
 def declare_param(fl, version, argno):
     """Declare parameter ``argno`` (from 1) on the slot of its first version."""
     dbg = fl.module.debug
     t = fl.tf.vartypes[version.name]
-    var = dbg.variable(fl.subprogram, version.var, t, version.loc, arg=argno)
+    var = dbg.variable(fl.subprogram, version.var, dbg.types.of(t), version.loc, arg=argno)
     dbg.declare(fl.builder, fl.slots[version.name], var)
 
 
@@ -34,12 +57,13 @@ def assigned(fl, version, value):
         return
     dbg = fl.module.debug
     t = fl.tf.vartypes[version.name]
-    if isinstance(t, (Boolean, Integer, Float)):
-        dbg.value(fl.builder, value, dbg.variable(fl.subprogram, version.var, t, version.loc))
+    if isinstance(t, _SCALARS):
+        dbg.value(fl.builder, value, dbg.variable(fl.subprogram, version.var, _scalar_ditype(fl, version),
+                                                  _first_def(fl, version).loc))
         return
     if version.name in fl.declared:
         return
     fl.declared.add(version.name)
-    var = dbg.variable(fl.subprogram, version.name.replace(".", "$"), t, version.loc)
+    var = dbg.variable(fl.subprogram, version.name.replace(".", "$"), dbg.types.of(t), version.loc)
     with fl.builder.goto_entry_block():
         dbg.declare(fl.builder, fl.slots[version.name], var)

@@ -5,8 +5,9 @@ libNVVM has no line-info flag: line tables come from NVVM IR debug metadata
 emits them with ``emissionKind: DebugDirectivesOnly`` (``.loc``/``.file`` in the
 PTX, no DWARF sections, no ``debug`` target); ``debug`` emits ``FullDebug`` and
 describes the variables too: each parameter by ``llvm.dbg.declare`` of its stack
-slot (``arg: N``), each scalar local by ``llvm.dbg.value`` at every assignment,
-other locals by ``llvm.dbg.declare`` of their slot; types as :mod:`._ditypes`
+slot (``arg: N``), each scalar local by ``llvm.dbg.value`` at every assignment
+(one that takes values of several scalar types is a union of them, as numba's
+``dbg_poly_union``), other locals by ``llvm.dbg.declare`` of their slot; types as :mod:`._ditypes`
 names them.
 """
 
@@ -53,6 +54,10 @@ class DebugInfo:
                 }, is_distinct=True)
         return f
 
+    def file_of(self, loc):
+        """The DIFile of a source location."""
+        return self._file(loc.filename)
+
     def subprogram(self, fn, fir, argtypes=(), return_type=None):
         """The DISubprogram of ``fn`` (attached to it): ``fir``'s name, file and def line;
         its type lists ``return_type`` (None: void) and ``argtypes`` under ``debug``."""
@@ -84,15 +89,16 @@ class DebugInfo:
         })
 
     # -- variables (debug=True) ------------------------------------------------------------
-    def variable(self, scope, name, t, loc, arg=0):
-        """The DILocalVariable ``name`` of ``scope`` (one per name and argument number:
-        the versions of a variable are one variable to the debugger)."""
-        key = (id(scope), name, arg, t)
+    def variable(self, scope, name, ditype, loc, arg=0):
+        """The DILocalVariable ``name`` of ``scope``, of DI type ``ditype`` (one per name,
+        argument number and type: the versions of a variable are one variable to the
+        debugger, declared at its first assignment's line)."""
+        key = (id(scope), name, arg, id(ditype))
         var = self._vars.get(key)
         if var is None:
             var = self._vars[key] = self.module.add_debug_info("DILocalVariable", {
                 "name": name, "arg": arg, "scope": scope, "file": self._file(loc.filename),
-                "line": loc.line, "type": self.types.of(t),
+                "line": loc.line, "type": ditype,
             })
         return var
 

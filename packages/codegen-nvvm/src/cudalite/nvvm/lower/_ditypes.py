@@ -66,6 +66,26 @@ class DITypes:
             md = self._cache[t] = self._make(t)
         return md
 
+    def union(self, types, file):
+        """A scalar variable assigned values of several ``types``: numba's
+        ``dbg_poly_union`` of one ``_<type name>`` member per type (sorted by name),
+        declared in DIFile ``file``."""
+        key = ("union",) + tuple(sorted({str(t) for t in types}))
+        md = self._cache.get(key)
+        if md is not None:
+            return md
+        members, width = [], 0
+        for t in sorted(set(types), key=str):
+            size = 8 if isinstance(t, Boolean) else t.bitwidth
+            width = max(width, size)
+            members.append(self._md("DIDerivedType", {
+                "tag": ir.DIToken("DW_TAG_member"), "name": "_" + str(t), "baseType": self.of(t),
+                "size": size}))
+        md = self._cache[key] = self.module.add_debug_info("DICompositeType", {
+            "tag": ir.DIToken("DW_TAG_union_type"), "name": "dbg_poly_union", "file": file,
+            "elements": self.module.add_metadata(members), "size": width}, is_distinct=True)
+        return md
+
     def _make(self, t):
         if isinstance(t, Boolean):
             return self.basic("bool", 8, "DW_ATE_boolean")
