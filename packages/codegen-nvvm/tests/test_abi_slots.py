@@ -34,7 +34,7 @@ def _params(ir_text, name):
     """The parameter types of ``define ... @"name"(...)`` in ``ir_text``."""
     line = next(ln for ln in ir_text.splitlines() if ln.startswith("define") and f'@"{name}"(' in ln)
     args = line[line.index(f'@"{name}"(') + len(name) + 4:line.rindex(")")]
-    return [m.group(1) for m in re.finditer(r'(.+?) %"\.\d+"(?:, |$)', args)]
+    return [m.group(1) for m in re.finditer(r'(.+?) %"[^"]+"(?:, |$)', args)]
 
 
 def test_kernel_prototype_is_the_slots():

@@ -85,6 +85,8 @@ def compile_code(pyfunc, argtypes, opts: JitOptions, cc, *, device=False, until=
     that already typed the function (the cache's probe); typing is not repeated."""
     from cudalite.nvvm.pipeline import EntrySpec, resume, run_pipeline
 
+    if opts.debug:
+        warn_missing_source(pyfunc)
     try:
         options = nvvm_options(opts, cc)
         if context is None:
@@ -101,6 +103,22 @@ def compile_code(pyfunc, argtypes, opts: JitOptions, cc, *, device=False, until=
     except CudaliteError as e:
         err = e
     reraise_located(err, pyfunc)
+
+
+def warn_missing_source(pyfunc):
+    """A debug build of a function whose source file a debugger cannot read (made by
+    ``exec``, its file gone): NumbaDebugInfoWarning, as numba warns.  The line table
+    still names its lines; the debugger cannot show them."""
+    import linecache
+    import warnings
+
+    from cudalite.core.errors import NumbaDebugInfoWarning
+
+    code = getattr(pyfunc, "__code__", None)
+    if code is None or linecache.getlines(code.co_filename):
+        return
+    warnings.warn(f"Could not find source for function: {pyfunc}. Debug line information may be "
+                  "inaccurate.", NumbaDebugInfoWarning, stacklevel=2)
 
 
 def _is_ltoir(item):

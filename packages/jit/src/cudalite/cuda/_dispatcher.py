@@ -566,6 +566,11 @@ class DeviceDispatcher(DeviceInspectMixin):
     def __reduce__(self):
         return reduce_dispatcher(self, self._sigs)
 
+    @property
+    def signatures(self):
+        """list: the argument types of the signatures compiled so far (tuples of ``cudalite.types``)."""
+        return list(self.overloads)
+
     def __call__(self, *args, **kwargs):
         raise TypeError(f"{self.py_func.__qualname__} is a CUDA device function (@cuda.jit(device=True)): "
                         "call it from a kernel or another device function, not from Python")

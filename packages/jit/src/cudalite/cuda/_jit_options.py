@@ -16,7 +16,10 @@ __all__ = ["jit_options", "fastmath_enabled", "inline_choice", "mark_inline"]
 _KNOWN = {"fastmath", "max_registers", "launch_bounds", "forceinline", "lto", "extensions"}
 # options numba's jit takes and that change nothing on CUDA (accepted and ignored)
 _IGNORED = {"nopython", "nogil", "no_cpython_wrapper", "no_cfunc_wrapper", "error_model", "looplift",
-            "shared_memory_carveout", "parallel", "target", "boundscheck", "forceobj", "_nrt"}
+            "shared_memory_carveout", "parallel", "target", "boundscheck", "forceobj", "_nrt",
+            # numba's private debug switch (functions marked optnone): a debug build is already
+            # compiled whole with libNVVM -opt=0, so it asks for nothing more
+            "_dbg_optnone"}
 
 
 def _check_ignored(kws):
@@ -84,8 +87,13 @@ def mark_inline(dispatcher, inline, opts):
 
 
 def jit_options(debug, opt, lineinfo, cache, link, inline, kws) -> JitOptions:
-    """Validate ``cuda.jit``'s arguments (warnings point at the caller of ``jit``)."""
+    """Validate ``cuda.jit``'s arguments (warnings point at the caller of ``jit``).
+    ``debug=None``: the ``CUDALITE_CUDA_DEBUGINFO`` default (off)."""
     _check_ignored(kws)
+    if debug is None:
+        from .config import load_config
+
+        debug = load_config().debuginfo_default
     kws = {k: v for k, v in kws.items() if k not in _IGNORED and k not in ("argtypes", "restype", "bind")}
     unknown = set(kws) - _KNOWN
     if unknown:

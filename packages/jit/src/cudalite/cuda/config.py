@@ -21,6 +21,9 @@ needed, outside hot paths.
   shim); kernels go to ``<root>/kernels``.  Default ``$XDG_CACHE_HOME/cudalite`` or
   ``~/.cache/cudalite``.
 * ``CUDALITE_TIMINGS`` -- ``1`` prints per-stage compile times to stderr.
+* ``CUDALITE_CUDA_DEBUGINFO`` -- ``1`` makes ``debug=True`` the default of
+  ``cuda.jit`` (a ``debug=`` given to ``cuda.jit`` still wins; numba's
+  ``NUMBA_CUDA_DEBUGINFO``).
 
 Every boolean switch is read by :func:`cudalite.core.switches.parse_bool` (re-exported
 here): ``1/true/yes/on`` and ``0/false/no/off``, any case; another value is a
@@ -48,6 +51,7 @@ class Config:
     cache: bool = False
     cache_dir: str = ""  # CUDALITE_CACHE_DIR ("": the default root); see kernel_cache_dir()
     timings: bool = False
+    debuginfo_default: bool = False
     toolchain_env: tuple = ()  # (name, value) of the set variables that choose the CUDA libraries
 
 
@@ -67,6 +71,7 @@ def load_config(environ=None) -> Config:
         cache=flag("CUDALITE_CACHE", False),
         cache_dir=env.get("CUDALITE_CACHE_DIR", ""),
         timings=flag("CUDALITE_TIMINGS", False),
+        debuginfo_default=flag("CUDALITE_CUDA_DEBUGINFO", False),
         toolchain_env=tuple((k, env[k]) for k in _TOOLCHAIN_VARS if env.get(k)),
     )
 

@@ -182,14 +182,26 @@ def _wrapper_parts(mb, tf, name, ret, extra_first=()):
     abi = kernel_abi(tf.argtypes)
     params = list(extra_first) + [type_from_text(s.llvm_type) for s in abi.slots]
     fn = ir.Function(mb.ir_module, ir.FunctionType(ret, params), name)
+    _name_params(fn.args[len(extra_first):], abi, tf.fir.params)
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     sp = None
     if mb.debug is not None:  # callers need debug info too, or inlined line info is dropped
-        sp = mb.debug.subprogram(fn, tf.fir)
+        sp = mb.debug.subprogram(fn, tf.fir, tf.argtypes)
         b.debug_metadata = mb.debug.location(tf.fir.loc, sp)
     values = dict(zip(abi.slots, fn.args[len(extra_first):]))
     args = [_rebuild(b, values, arg) for arg in abi.args]
     return fn, b, args, sp
+
+
+def _name_params(values, abi, names):
+    """Parameters named after the Python arguments they carry: ``x`` for an argument
+    of one value, ``x.0``, ``x.1``... for the values of a flattened one (an array's
+    data, extents and strides), as a debugger or a reader of the IR sees them."""
+    values = iter(values)
+    for name, arg in zip(names, abi.args):
+        n = len(arg.slots)
+        for k in range(n):
+            next(values).name = name if n == 1 else f"{name}.{k}"
 
 
 def _is_void(t):

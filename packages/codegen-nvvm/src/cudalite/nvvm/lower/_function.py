@@ -18,6 +18,7 @@ from cudalite.core.types import BoundMethod, NoneType, Void
 from cudalite.core.typing import CallKind
 
 from . import _arith
+from . import _dbg_vars as dbg_vars
 from ._casts import cast, truth
 from ._constants import lower_constant
 from ._irtypes import I1, value_type
@@ -42,6 +43,7 @@ class FunctionLowerer:
         self.range_hints: dict = {}  # instruction -> RangeHint (``_ranges``: where nsw/nuw are proved)
         self.subprogram = None
         self.star_values: dict = {}  # Starred value node -> its tuple, evaluated at item 0
+        self.declared: set = set()  # debug=True: versions whose slot is declared to the debugger
 
     # -- helpers used by lowering functions ------------------------------------------------
     def typeof(self, node):
@@ -92,22 +94,26 @@ class FunctionLowerer:
         ``subprogram`` in debug builds) is given: how a kernel's body is lowered
         straight into the kernel's entry point."""
         fn = self.fn
+        dbg = self.module.debug
         if builder is None:
             self.builder = b = ir.IRBuilder(fn.append_basic_block("entry"))
             args = fn.args
-            if self.module.debug is not None:
-                subprogram = self.module.debug.subprogram(fn, self.tf.fir)
+            if dbg is not None:
+                subprogram = dbg.subprogram(fn, self.tf.fir, self.tf.argtypes, self.return_type)
         else:
             self.builder = b = builder
-        if self.module.debug is not None:
+        if dbg is not None:
             self.subprogram = subprogram
             self.set_loc(self.tf.fir.loc)
         for name, t in self.tf.vartypes.items():
             self.slots[name] = b.alloca(value_type(t), name=_slot_name(name))
         body_start = fn.append_basic_block("body")
         ssa = self.tf.fir.ssa
-        for pname, pty, arg in zip(self.tf.fir.params, self.tf.argtypes, args):
-            self.define(ssa.versions[pname], arg, pty)
+        for i, (pname, pty, arg) in enumerate(zip(self.tf.fir.params, self.tf.argtypes, args)):
+            version = ssa.versions[pname]
+            if dbg is not None and dbg.full:  # the parameter's stable stack slot
+                dbg_vars.declare_param(self, version, i + 1)
+            self.define(version, arg, pty)
         b.branch(body_start)
         b.position_at_end(body_start)
         self.block(self.tf.fir.body)
@@ -147,6 +153,8 @@ class FunctionLowerer:
         own = types[version.name]
         v = self.cast(v, vty, own)
         b.store(v, self.slots[version.name])
+        if self.module.debug is not None and self.module.debug.full:
+            dbg_vars.assigned(self, version, v)
         for phi in version.stores:
             b.store(self.cast(v, own, types[phi.name]), self.slots[phi.name])
 
