@@ -7,17 +7,18 @@ functions, built when one is first used."""
 from __future__ import annotations
 
 import builtins
+import cmath
 import math
 
 from llvmlite import ir
 
-from cudalite.core.types import Boolean, Float, Integer
+from cudalite.core.types import Boolean, Complex, Float, Integer
 from cudalite.core.typing import UfuncLoop
 from cudalite.core.typing.rules.arithmetic import promote
 from cudalite.core.typing.rules.numpyfuncs import numpy_table
 
 from ._arith import binop
-from ._casts import cast, truth
+from ._casts import cast, complex_parts, make_complex, truth
 from ._irtypes import I1, I64
 from ._math import is_nan, libm
 from ._reductions import register_reduction_lowerings
@@ -32,9 +33,37 @@ def _unary(stem, table):
         return table.lookup_call(getattr(math, stem))
 
     def lower(lc, node, args, info):
-        return libm(lc, stem, info.sig.return_type, args[0])
+        t = info.sig.return_type
+        if isinstance(t, Complex):  # NumPy's complex loops: cmath's lowering
+            if stem == "log2":  # log(z) / ln 2, part by part
+                re, im = complex_parts(lc.builder, table.lookup_call(cmath.log)(lc, node, args, info))
+                k = ir.Constant(re.type, 1.0 / math.log(2.0))
+                return make_complex(lc.builder, lc.builder.fmul(re, k), lc.builder.fmul(im, k), t)
+            return table.lookup_call(getattr(cmath, stem))(lc, node, args, info)
+        return libm(lc, stem, t, args[0])
 
     return lower
+
+
+def _complex_order(b, op, x, y):
+    """NumPy's lexicographic comparison of complex numbers ``x op y`` (its complex
+    loops): ``<``: ``xr < yr`` with neither imaginary part NaN, or ``xr == yr`` and
+    ``xi < yi`` (``<=``, ``>``, ``>=`` likewise); ``==`` both parts equal; ``!=`` either
+    part unequal (NaN included)."""
+    (xr, xi), (yr, yi) = complex_parts(b, x), complex_parts(b, y)
+    if op == "==":
+        return b.and_(b.fcmp_ordered("==", xr, yr), b.fcmp_ordered("==", xi, yi))
+    if op == "!=":
+        return b.or_(b.fcmp_unordered("!=", xr, yr), b.fcmp_unordered("!=", xi, yi))
+    strict = op[0]  # "<" or ">"
+    no_nan_im = b.not_(b.or_(is_nan(b, xi), is_nan(b, yi)))
+    first = b.and_(b.fcmp_ordered(strict, xr, yr), no_nan_im)
+    return b.or_(first, b.and_(b.fcmp_ordered("==", xr, yr), b.fcmp_ordered(op, xi, yi)))
+
+
+def _complex_has_nan(b, z):
+    re, im = complex_parts(b, z)
+    return b.or_(is_nan(b, re), is_nan(b, im))
 
 
 def _binary(stem):
@@ -52,6 +81,10 @@ def _nan_propagating(pick_first_when):
     def lower(lc, node, args, info):
         b = lc.builder
         a, c = args
+        if isinstance(info.sig.return_type, Complex):  # NumPy: a NaN in either operand wins
+            a, c = (cast(b, v, t, info.sig.return_type) for v, t in zip(args, info.sig.args))
+            first = b.or_(_complex_has_nan(b, a), _complex_order(b, pick_first_when, a, c))
+            return b.select(first, a, c)
         if not isinstance(a.type, (ir.FloatType, ir.DoubleType, ir.HalfType)):
             return lc.module.lowerings.lookup_call(builtins.max if pick_first_when == ">=" else builtins.min)(
                 lc, node, args, info)
@@ -67,6 +100,9 @@ def _nan_ignoring(op):
     def lower(lc, node, args, info):
         b = lc.builder
         a, c = args
+        if isinstance(info.sig.return_type, Complex):  # NumPy: a NaN operand loses
+            a, c = (cast(b, v, t, info.sig.return_type) for v, t in zip(args, info.sig.args))
+            return b.select(b.or_(_complex_has_nan(b, c), _complex_order(b, op, a, c)), a, c)
         if not isinstance(info.sig.return_type, Float):
             return lc.module.lowerings.lookup_call(builtins.max if op == ">=" else builtins.min)(
                 lc, node, args, info)
@@ -89,6 +125,9 @@ def _compare(op):
     def lower(lc, node, args, info):
         b = lc.builder
         (a, c), (at, ct) = args, info.sig.args
+        if isinstance(at, Complex) or isinstance(ct, Complex):
+            ct_ = promote(at, ct)
+            return _complex_order(b, op, cast(b, a, at, ct_), cast(b, c, ct, ct_))
         if isinstance(at, Float) or isinstance(ct, Float):
             ft = promote(at, ct)
             a, c = cast(b, a, at, ft), cast(b, c, ct, ft)

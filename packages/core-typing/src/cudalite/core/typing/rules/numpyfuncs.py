@@ -58,11 +58,31 @@ NUMPY_BITWISE = {"bitwise_and": 2, "bitwise_or": 2, "bitwise_xor": 2, "invert": 
                  "right_shift": 2}
 
 
-def _unary(site):
-    if len(site.args) != 1:
-        raise site.error("takes exactly one argument in device code (no out=/where=)")
-    f = float_of(site.args[0])
-    return None if f is None else Signature(f, (f,))
+# NumPy ufuncs with complex loops (complex in, complex out), lowered through cmath
+COMPLEX_UNARY = frozenset({"sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh",
+                           "atanh", "exp", "log", "log2", "log10", "sqrt"})
+
+
+def _unary(stem):
+    def typer(site):
+        if len(site.args) != 1:
+            raise site.error("takes exactly one argument in device code (no out=/where=)")
+        a = site.args[0]
+        if numeric_kind(a) == "c":
+            return Signature(a, (a,)) if stem in COMPLEX_UNARY else None
+        f = float_of(a)
+        return None if f is None else Signature(f, (f,))
+
+    return typer
+
+
+def _complex_pair(args):
+    """Two numbers of which one is complex: their common complex type (None otherwise)."""
+    if len(args) == 2 and all(numeric_kind(a) in ("b", "i", "f", "c") for a in args) \
+            and "c" in (numeric_kind(args[0]), numeric_kind(args[1])):
+        t = promote(*args)
+        return t if numeric_kind(t) == "c" else None
+    return None
 
 
 def _binary(site):
@@ -88,7 +108,8 @@ def _abs(site):
 def _minmax(site):
     if len(site.args) != 2:
         raise site.error("takes exactly two arguments in device code")
-    return minmax_signature(site.args)
+    c = _complex_pair(site.args)  # NumPy orders complex numbers lexicographically
+    return Signature(c, (c, c)) if c is not None else minmax_signature(site.args)
 
 
 def _square(site):
@@ -99,6 +120,9 @@ def _square(site):
 
 
 def _comparison(site):
+    c = _complex_pair(site.args)
+    if c is not None:  # lexicographic, as NumPy's complex loops
+        return Signature(boolean, (c, c))
     if len(site.args) != 2 or not all(numeric_kind(a) in ("b", "i", "f") for a in site.args):
         return None
     return Signature(boolean, tuple(site.args))
@@ -113,7 +137,8 @@ def _logical(site):
 def _fminmax(site):
     if len(site.args) != 2:
         raise site.error("takes exactly two arguments in device code")
-    return minmax_signature(site.args)
+    c = _complex_pair(site.args)
+    return Signature(c, (c, c)) if c is not None else minmax_signature(site.args)
 
 
 def _int_result(args):
@@ -216,7 +241,7 @@ def numpy_table(np) -> dict:
 def _typer_of(kind, stem):
     """(scalar typer, number of inputs) of a table entry."""
     if kind == "unary":
-        return _unary, 1
+        return _unary(stem), 1
     if kind == "binary":
         return _binary, 2
     if kind == "predicate":
