@@ -121,7 +121,15 @@ class CMath:
         re = self.sel(big, self.mul(self.mul(l_big, cy), e), self.mul(l_small, cy))
         im = self.sel(big, self.mul(self.mul(l_big, sy), e), self.mul(l_small, sy))
         real_arg = self.eq(y, self.c(0.0))  # exp(x + 0j) keeps an exact zero imaginary part
-        return self.sel(real_arg, l_small, re), self.sel(real_arg, y, im)
+        re, im = self.sel(real_arg, l_small, re), self.sel(real_arg, y, im)
+        # CPython's special values for a non-finite y: exp(-inf + y j) = 0 + 0j,
+        # exp(+inf + y j) = inf + nan j (an infinite or NaN y has no cos/sin)
+        y_bad = self.b.not_(self.isfinite(y))
+        to_zero = self.b.and_(y_bad, self.eq(x, self.c(-math.inf)))
+        to_inf = self.b.and_(y_bad, self.eq(x, self.c(math.inf)))
+        re = self.sel(to_zero, self.c(0.0), self.sel(to_inf, x, re))
+        im = self.sel(to_zero, self.c(0.0), self.sel(to_inf, self.c(math.nan), im))
+        return re, im
 
     def log(self, x, y):
         ax, ay = self.f("fabs", x), self.f("fabs", y)
@@ -159,6 +167,8 @@ class CMath:
         big = self.b.fcmp_ordered(">", self.f("fabs", x), self.c(self.log_large))
         big_im = self.mul(self.mul(self.mul(self.c(4.0), self.f("sin", y)), self.f("cos", y)),
                           self.f("exp", self.mul(self.c(-2.0), self.f("fabs", x))))
+        # tanh(+-inf + y j) = +-1 + 0j for an infinite or NaN y (CPython's special values)
+        big_im = self.sel(self.isfinite(y), big_im, self.c(0.0))
         return self.sel(big, self.f("copysign", one, x), re), self.sel(big, big_im, im)
 
     def asinh(self, x, y):
@@ -221,6 +231,10 @@ class CMath:
         big_im = self.neg(self.f("copysign", self.c(math.pi / 2), self.neg(sy)))
         big = self._big(sx, sy)
         re, im = self.sel(big, big_re, re), self.sel(big, big_im, im)
+        # an infinite part: atanh = 0 +- pi/2 j (NaN imaginary part for a NaN y), as CPython
+        inf = self.either(self.isinf(sx), self.isinf(sy))
+        re = self.sel(inf, self.c(0.0), re)
+        im = self.sel(inf, self.sel(self.isnan(sy), sy, self.f("copysign", self.c(math.pi / 2), sy)), im)
         return self.sel(negx, self.neg(re), re), self.sel(negx, self.neg(im), im)
 
     def atan(self, x, y):
@@ -314,8 +328,16 @@ def _rect(lc, node, args, info):
     r, phi = args
     re = m.mul(r, m.f("cos", phi))
     im = m.mul(r, m.f("sin", phi))
-    keep = m.b.and_(m.isinf(r), m.eq(phi, m.c(0.0)))  # rect(inf, 0) = inf + 0j
-    return m.make(m.sel(keep, r, re), m.sel(keep, phi, im))
+    keep = m.b.and_(m.b.not_(m.isfinite(r)), m.eq(phi, m.c(0.0)))  # rect(inf or nan, 0) = r + 0j
+    re, im = m.sel(keep, r, re), m.sel(keep, phi, im)
+    # CPython's special values for an infinite or NaN phi: rect(0, phi) = 0 + 0j,
+    # rect(+-inf, phi) = inf + nan j
+    phi_bad = m.b.not_(m.isfinite(phi))
+    zero = m.b.and_(phi_bad, m.eq(r, m.c(0.0)))
+    inf = m.b.and_(phi_bad, m.isinf(r))
+    re = m.sel(zero, m.c(0.0), m.sel(inf, m.c(math.inf), re))
+    im = m.sel(zero, m.c(0.0), m.sel(inf, m.c(math.nan), im))
+    return m.make(re, im)
 
 
 def _predicate(combine, test):
