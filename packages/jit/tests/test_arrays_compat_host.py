@@ -70,3 +70,18 @@ def test_captured_device_array_lives_as_long_as_the_kernel():
     del arr, kernel
     gc.collect()
     assert ref() is not None  # held by the build (CompiledKernel keeps build.keepalive)
+
+
+@pytest.mark.parametrize("shape, order, index", [
+    ((10, 12), "F", (slice(None, None, 2),) * 2),
+    ((10, 12), "C", (slice(None, None, 2),) * 2),
+    ((4, 5, 6), "F", (slice(None, None, 2),) * 3),
+    ((4, 5, 6), "C", (slice(None), slice(None, None, 2), slice(None))),
+    ((10, 12), "C", (slice(None, None, 2), slice(None, None, 3))),
+])
+def test_like_strides_of_a_view_follow_numpy_order_k(shape, order, index):
+    from cudalite.cuda._memory_api import _strides_like
+
+    view = np.zeros(shape, order=order)[index]
+    assert _strides_like(view) == np.zeros_like(view).strides
+    assert _strides_like(np.zeros(shape, order=order)) is None  # contiguous: its order is used

@@ -43,6 +43,23 @@ def _order_like(ary):
     return "F" if flags["F_CONTIGUOUS"] and not flags["C_CONTIGUOUS"] else "C"
 
 
+def _strides_like(ary):
+    """Contiguous byte strides for a new array laid out like ``ary`` (NumPy's
+    ``order='K'``, as numba's ``*_array_like``): None when ``ary`` is C- or
+    F-contiguous (its order is used), else the dimensions ordered by ``ary``'s stride
+    magnitudes, smallest first (stable), packed without gaps.  A strided view of
+    an F-ordered array gives an F-ordered new array."""
+    shape, strides = tuple(ary.shape), tuple(getattr(ary, "strides", ()) or ())
+    flags = ary.flags
+    if len(shape) <= 1 or len(strides) != len(shape) or flags["C_CONTIGUOUS"] or flags["F_CONTIGUOUS"]:
+        return None
+    out, step = [0] * len(shape), np.dtype(ary.dtype).itemsize
+    for axis in sorted(range(len(shape)), key=lambda k: abs(strides[k])):
+        out[axis] = step
+        step *= shape[axis]
+    return tuple(out)
+
+
 def _nbytes(shape, dtype, strides):
     lo, hi = L.extent(shape, strides, dtype.itemsize)
     if lo < 0:
@@ -99,8 +116,9 @@ def device_array_like(ary, stream=0):
     ----------
     ary : array-like
         A NumPy array, device array or any object with ``shape`` and ``dtype``
-        (and ``flags``: an F-contiguous, not C-contiguous array gives order "F";
-        otherwise "C").
+        (and ``flags``: a C- or F-contiguous array gives that order; a
+        non-contiguous view gives the layout NumPy's ``order='K'`` would, its
+        dimensions ordered by stride magnitude).
     stream : Stream or int, optional
         The new array's default stream.
 
@@ -114,8 +132,9 @@ def device_array_like(ary, stream=0):
     cudalite.driver.CudaDriverError
         The allocation fails (e.g. out of memory) or no device is usable.
     """
-    order = _order_like(ary) if hasattr(ary, "flags") else "C"
-    return device_array(ary.shape, ary.dtype, order=order, stream=stream)
+    if not hasattr(ary, "flags"):
+        return device_array(ary.shape, ary.dtype, stream=stream)
+    return device_array(ary.shape, ary.dtype, strides=_strides_like(ary), order=_order_like(ary), stream=stream)
 
 
 def to_device(obj, stream=0, copy=True, to=None):
@@ -230,7 +249,7 @@ def pinned_array_like(ary):
     cudalite.driver.CudaDriverError
         The allocation fails or no device is usable.
     """
-    return pinned_array(ary.shape, ary.dtype, order=_order_like(ary))
+    return pinned_array(ary.shape, ary.dtype, strides=_strides_like(ary), order=_order_like(ary))
 
 
 def mapped_array(shape, dtype=float, strides=None, order="C", stream=0, portable=False, wc=False):
@@ -287,7 +306,8 @@ def mapped_array_like(ary, stream=0, portable=False, wc=False):
     """An uninitialized mapped array (see :func:`mapped_array`) with the shape, dtype
     and order of ``ary`` (an F-contiguous, not C-contiguous array gives order "F";
     otherwise "C")."""
-    return mapped_array(ary.shape, ary.dtype, order=_order_like(ary), stream=stream, portable=portable, wc=wc)
+    return mapped_array(ary.shape, ary.dtype, strides=_strides_like(ary), order=_order_like(ary), stream=stream,
+                        portable=portable, wc=wc)
 
 
 def managed_array(shape, dtype=float, strides=None, order="C", stream=0, attach_global=True):
