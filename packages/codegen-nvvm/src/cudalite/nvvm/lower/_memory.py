@@ -30,8 +30,12 @@ _ALIGN = 16
 
 
 def _natural_align(dtype):
-    """The alignment LLVM gives an element of ``dtype`` (a record: its widest field)."""
-    return 8 if isinstance(dtype, Record) else min(itemsize(dtype), 16)
+    """A power-of-two alignment enough for an element of ``dtype``: 8 for a record (its
+    widest field), else the largest power of two dividing into its size, at most 16
+    (a ``float32x3`` of 12 bytes: 8)."""
+    if isinstance(dtype, Record):
+        return 8
+    return 1 << (min(itemsize(dtype), 16).bit_length() - 1)
 
 
 def c_strides(shape, size):
@@ -78,7 +82,8 @@ def _shared_array(lc, node, args, info):
                            addrspace=ADDRSPACE_SHARED)
     gv.linkage = "internal"
     gv.initializer = ir.Constant(lty, ir.Undefined)
-    gv.align = max(_ALIGN, itemsize(aty.dtype), info.payload.alignment or 0)
+    natural = _natural_align(aty.dtype)  # alignment= exactly (never below the element's), else 16
+    gv.align = max(info.payload.alignment, natural) if info.payload.alignment else max(_ALIGN, natural)
     zero = ir.Constant(I32, 0)
     first = lc.builder.gep(gv, [zero, zero], inbounds=True)
     data = lc.builder.addrspacecast(first, ptr(elem))
