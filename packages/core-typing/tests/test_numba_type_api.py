@@ -139,3 +139,20 @@ def test_c_name_aliases_and_type_sets_as_numba():
         assert T.as_dtype(getattr(T, name)) == np.dtype(np_name)
     assert T.integer_domain == T.signed_domain | T.unsigned_domain and T.int32 in T.signed_domain
     assert T.number_domain == T.integer_domain | T.real_domain | T.complex_domain and len(T.number_domain) == 12
+
+
+def test_a_scalar_type_called_with_a_number_converts_it_as_numba():
+    import enum
+
+    import numpy as np
+
+    from cudalite import types as T
+
+    class Code(enum.IntEnum):
+        not_found = 404
+
+    assert type(T.int16(Code.not_found)) is np.int16 and T.int16(Code.not_found) == 404
+    assert T.float32(2.5) == np.float32(2.5) and type(T.float32(2.5)) is np.float32
+    assert T.boolean(3) is True and T.complex64(1j) == np.complex64(1j)
+    assert T.int32(T.float32) == T.Signature(T.int32, (T.float32,))  # types still build signatures
+    assert T.float64(np.float32) == T.Signature(T.float64, (T.float32,))

@@ -116,7 +116,7 @@ def test_public_types_module_star_import():
     ("int32", "must look like 'rettype(argtypes...)'"),
     ("", "cannot parse signature"),
     ("int32(x=int32)", "keyword arguments"),
-    ("int32(3)", "3 is not a type"),
+    ("int32(3)", "signature 'int32(3)' must look like 'rettype(argtypes...)'"),  # int32(3) is a value
     ("void(float32(int32))", "float32(int32) is not a type"),
     ("float32[:, ::2](int32)", "'::1'"),
     ("void(float32[1:])", "array type spec"),

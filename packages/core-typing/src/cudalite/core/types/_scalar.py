@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import sys
 
 from ._base import Type
 
@@ -26,6 +27,36 @@ class _Number(Type):
         from ._containers import array_from_subscript
 
         return array_from_subscript(self, spec)
+
+    def __call__(self, *args):
+        """``int32(float32, float32)`` builds a signature; ``int16(500)`` (a number, as
+        numba's types in host code) converts the value: a NumPy scalar of this type
+        (``bool`` for ``boolean``)."""
+        if len(args) == 1 and _is_number_value(args[0]):
+            return self.cast_python_value(args[0])
+        return super().__call__(*args)
+
+    def cast_python_value(self, value):
+        if isinstance(self, Boolean):
+            return bool(value)
+        if isinstance(self, BFloat16):  # ml_dtypes' scalar, when the program imported ml_dtypes
+            ml_dtypes = sys.modules.get("ml_dtypes")
+            if ml_dtypes is None:
+                raise TypeError("bfloat16(value) on the host makes an ml_dtypes.bfloat16: import ml_dtypes first")
+            return ml_dtypes.bfloat16(value)
+        from ..numpy_support import numpy
+
+        return getattr(numpy(), self.name)(value)
+
+
+def _is_number_value(a) -> bool:
+    """A number (not a type, class, string or dtype): ``5``, ``2.5``, an ``IntEnum``
+    member, a NumPy scalar."""
+    if isinstance(a, (bool, int, float, complex)):
+        return True
+    from ..numpy_support import loaded, numpy
+
+    return loaded() and isinstance(a, numpy().generic)
 
 
 class Boolean(_Number):
