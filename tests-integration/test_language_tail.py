@@ -184,3 +184,29 @@ def test_one_eager_signature_accepts_same_size_arrays_only():
     assert compatible((np.dtype(np.uint64), 2, "C"), types.int32[:, :], reinterpret=True) == -1
     assert compatible((np.dtype(np.bool_), 1, "C"), types.int8[:], reinterpret=True) == -1
     assert compatible((np.dtype(np.float32), 1, "C"), types.int32[:], reinterpret=True) == 0
+
+
+def test_is_between_numbers_follows_numba():
+    """numba's generic ``is``: two numbers of one type compare with ``==``; of different
+    types they are never identical; arrays are refused with a located error."""
+    import re as _re
+
+    from cudalite import types as T
+    from cudalite.core.errors import TypingError
+    from cudalite.cuda._compile import JitOptions, compile_code
+
+    def f(a, b, out):
+        out[0] = a is b
+        out[1] = a is not b
+
+    same = compile_code(f, (T.int64, T.int64, T.boolean[:]), JitOptions(), (8, 0), until="ptx").stage("ptx")
+    assert _re.search(r"setp\.(eq|ne)\.s64", same)
+    mixed = compile_code(f, (T.int64, T.float64, T.boolean[:]), JitOptions(), (8, 0), until="nvvm-ir")
+    ir = mixed.stage("nvvm-ir")
+    assert "icmp eq" not in ir and "icmp ne" not in ir and "fcmp" not in ir  # constants
+
+    def g(a, b):
+        return a is b
+
+    with pytest.raises(TypingError, match=r"'is' is supported with None or two numbers of the same type"):
+        compile_code(g, (T.float32[:], T.float32[:]), JitOptions(), (8, 0), until="typed-ir")

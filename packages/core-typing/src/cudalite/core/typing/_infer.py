@@ -29,7 +29,7 @@ from ..types import (
     Signature, SliceType, StringLiteral, Tuple, Type, boolean, int64, typeof_constant, void,
 )
 from ._eager_calls import eager_signature
-from ._membership import membership
+from ._membership import identity_comparison, membership
 from ._unroll import check_unroll, run_unrolling
 from ._fold import ConstantRangeError, fold_binop, fold_unary
 from ._flow import falls_through
@@ -566,11 +566,7 @@ class _Inference:
                 links.append(enum_link)
                 continue
             if op in ("is", "is not"):
-                if not (isinstance(a, NoneType) or isinstance(b, NoneType)):
-                    raise TypingError(f"'{op}' is supported only to compare with None, not {a} and {b}",
-                                      e.loc)
-                same = isinstance(a, NoneType) and isinstance(b, NoneType)
-                links.append(Comparison(op, Signature(boolean, (a, b)), constant=same == (op == "is")))
+                links.append(identity_comparison(op, a, b, e.loc))
                 continue
             if op in ("in", "not in"):
                 links.append(membership(op, a, b, e.loc, _tuple_equality))

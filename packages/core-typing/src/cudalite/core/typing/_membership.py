@@ -1,5 +1,6 @@
 """Typing of ``x in t`` / ``x not in t`` where ``t`` is a tuple (as Python and numba):
-``x`` is compared with ``==`` to each item in turn; the result is a bool.
+``x`` is compared with ``==`` to each item in turn; the result is a bool.  Also
+``is`` / ``is not`` (:func:`identity_comparison`).
 
 The link is a :class:`Comparison` whose ``items`` are the per-item equality links
 (an item whose type never compares equal with ``x`` is a constant ``False``; an empty
@@ -8,12 +9,13 @@ tuple makes the whole link constant).  Lowering ORs the items (and negates for `
 
 from __future__ import annotations
 
+from .._compat import is_number
 from ..errors import TypingError
-from ..types import Signature, Tuple, boolean
+from ..types import NoneType, Signature, Tuple, boolean
 from ._records import Comparison
 from .rules.arithmetic import compare_signature
 
-__all__ = ["membership"]
+__all__ = ["membership", "identity_comparison"]
 
 
 def membership(op, a, b, loc, tuple_equality) -> Comparison:
@@ -33,3 +35,21 @@ def membership(op, a, b, loc, tuple_equality) -> Comparison:
     if all(i.constant is False for i in items):
         return Comparison(op, sig, constant=op == "not in", items=tuple(items))
     return Comparison(op, sig, items=tuple(items))
+
+
+def identity_comparison(op, a, b, loc) -> Comparison:
+    """The link for ``a is b`` / ``a is not b``, as numba types them: with None on either
+    side a constant (identical only when both are None); two numbers of one type compare
+    with ``==`` / ``!=`` (numba's generic ``is`` on immutable values: IntEnum members
+    passed as ints, flags...); numbers of different types are never identical; other
+    operands are refused."""
+    sig = Signature(boolean, (a, b))
+    if isinstance(a, NoneType) or isinstance(b, NoneType):
+        same = isinstance(a, NoneType) and isinstance(b, NoneType)
+        return Comparison(op, sig, constant=same == (op == "is"))
+    if is_number(a) and is_number(b):
+        if a != b:
+            return Comparison(op, sig, constant=op == "is not")
+        eq_op = "==" if op == "is" else "!="
+        return Comparison(eq_op, compare_signature(eq_op, a, b))
+    raise TypingError(f"'{op}' is supported with None or two numbers of the same type, not {a} and {b}", loc)
