@@ -12,7 +12,7 @@ from cudalite.core.types import Boolean, Complex, Float, Integer, Tuple, complex
 from cudalite.core.typing.rules.casts import unify
 
 from . import _arith
-from ._floats import fneg, narrow, widen
+from ._floats import fneg, half_instr, narrow, widen
 from ._casts import cast, complex_parts, make_complex
 from ._irtypes import value_type
 from ._registry import lowerings
@@ -50,6 +50,8 @@ def abs_value(lc, v, ty):
             return v
         zero = ir.Constant(v.type, 0)
         return b.select(b.icmp_signed("<", v, zero), b.sub(zero, v), v)
+    if isinstance(ty, Float) and ty.bitwidth == 16:
+        return half_instr(b, "abs.f16", v)
     if isinstance(ty, Float):
         x = widen(lc, v, ty)
         return narrow(lc, lc.call_libdevice(_fname("fabs", x.type), x.type, [x]), ty)

@@ -17,8 +17,20 @@ __all__ = ["fneg", "widen", "narrow", "libm", "complex_div"]
 
 
 def fneg(b, v):
-    """``-v`` for floats (LLVM 7 has no ``fneg`` instruction)."""
+    """``-v`` for floats (LLVM 7 has no ``fneg`` instruction); a half is one ``neg.f16``."""
+    if isinstance(v.type, ir.HalfType):
+        return half_instr(b, "neg.f16", v)
     return b.fsub(ir.Constant(v.type, -0.0), v)
+
+
+def half_instr(b, instr, v):
+    """One native half instruction on ``v`` (``neg.f16``, ``abs.f16``), as numba-cuda
+    emits for ``-x`` and ``abs(x)`` of a float16; libNVVM's inline asm takes no 'half'
+    operands, so the bits pass as i16."""
+    i16 = ir.IntType(16)
+    fnty = ir.FunctionType(i16, [i16])
+    r = b.asm(fnty, f"{instr} $0, $1;", "=h,h", [b.bitcast(v, i16)], False)
+    return b.bitcast(r, ir.HalfType())
 
 
 def widen(lc, v, ty):
