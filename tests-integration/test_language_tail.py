@@ -210,3 +210,35 @@ def test_is_between_numbers_follows_numba():
 
     with pytest.raises(TypingError, match=r"'is' is supported with None or two numbers of the same type"):
         compile_code(g, (T.float32[:], T.float32[:]), JitOptions(), (8, 0), until="typed-ir")
+
+
+@pytest.mark.parametrize("name, modifier", [("ldca", "ca"), ("ldcg", "cg"), ("ldcs", "cs"), ("ldlu", "lu"),
+                                            ("ldcv", "cv")])
+def test_cache_hint_loads_through_a_pointer(name, modifier):
+    from cudalite import cuda
+    from cudalite import types as T
+
+    op = getattr(cuda, name)
+
+    def f(ptr, r, n):
+        for i in range(n):
+            r[i] = op(ptr, i)
+
+    for dt in (T.int8, T.uint16, T.float16, T.float32, T.float64):
+        ptx, _ = cuda.compile_ptx(f, (T.CPointer(dt), dt[:], T.intp), cc=(8, 0))
+        assert f"ld.global.{modifier}.b{dt.bitwidth}" in ptx
+
+
+def test_cache_hint_stores_through_a_pointer_and_bad_pointers():
+    from cudalite import cuda
+    from cudalite import types as T
+    from cudalite.core.errors import TypingError
+
+    def g(ptr, x, n):
+        for i in range(n):
+            cuda.stcs(ptr, i, x[i])
+
+    ptx, _ = cuda.compile_ptx(g, (T.CPointer(T.uint64), T.uint64[:], T.intp), cc=(8, 0))
+    assert "st.global.cs.b64" in ptx
+    with pytest.raises(TypingError, match=r"stcs requires a pointer to an integer or float type"):
+        cuda.compile_ptx(g, (T.CPointer(T.complex64), T.complex64[:], T.intp), cc=(8, 0))

@@ -280,7 +280,7 @@ def test_cache_hint_store_needs_an_array():
     def k(x):
         cuda.stcg(x, 0, 1.0)
 
-    with pytest.raises(TypingError, match=r"cuda\.stcg\(\): operates on arrays, not float32"):
+    with pytest.raises(TypingError, match=r"cuda\.stcg\(\): operates on arrays and pointers, not float32"):
         _vartypes(k, (f32,))
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from cudalite.core import device_api as api
-from cudalite.core.types import Float, Tuple
+from cudalite.core.types import CPointer, Float, Tuple
 
 from ._elements import element_pointer
 from ._intrinsics import inline_asm
@@ -29,6 +29,12 @@ def _address(lc, args, info):
     b = lc.builder
     aty, ity = info.sig.args[0], info.sig.args[1]
     arr, idx = args[0], args[1]
+    if isinstance(aty, CPointer):  # ptr[i]: no wraparound (a pointer has no extent)
+        i = idx if idx.type.width == 64 else (b.sext if ity.signed else b.zext)(idx, I64)
+        p = b.gep(arr, [i])
+        if p.type.addrspace == 1:
+            return b.ptrtoint(p, I64)
+        return b.ptrtoint(b.addrspacecast(p, p.type.pointee.as_pointer(1)), I64)
     items = ([(b.extract_value(idx, i), t) for i, t in enumerate(ity.types)] if isinstance(ity, Tuple)
              else [(idx, ity)])
     p = element_pointer(b, aty, arr, items)

@@ -4,7 +4,8 @@ value)`` store ``value`` (converted to the element type) into ``array[i]``.
 
 As numba.cuda: the array's element type is an integer or float of 8, 16, 32 or
 64 bits; ``i`` is an integer for a 1-d array or a tuple of ``ndim`` integers;
-negative indices wrap; there is no bounds check.
+negative indices wrap; there is no bounds check.  A ``CPointer`` to such a type
+works as a 1-d array (``cuda.ldcg(ptr, i)`` is ``ptr[i]``, no wraparound).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from ... import device_api as api
 from ..._compat import numeric_kind
 from ...registry import registry
-from ...types import Array, Float, Integer, Signature, Tuple, void
+from ...types import Array, CPointer, Float, Integer, Signature, Tuple, void
 from .intrinsics import check_arity
 
 __all__ = []
@@ -20,8 +21,16 @@ __all__ = []
 
 def _check(site):
     arr, idx = site.args[0], site.args[1]
+    if isinstance(arr, CPointer):
+        if not isinstance(arr.dtype, (Integer, Float)) or arr.dtype.bitwidth not in (8, 16, 32, 64):
+            op = site.name.rpartition(".")[2]
+            raise site.error(f"{op} requires a pointer to an integer or float type (of 8, 16, 32 or 64 bits), "
+                             f"not {arr}")
+        if not isinstance(idx, Integer):
+            raise site.error(f"Expected 1 index (an integer) for a pointer, got {idx}")
+        return arr, idx
     if not isinstance(arr, Array):
-        raise site.error(f"operates on arrays, not {arr}")
+        raise site.error(f"operates on arrays and pointers, not {arr}")
     if not isinstance(arr.dtype, (Integer, Float)) or arr.dtype.bitwidth not in (8, 16, 32, 64):
         op = site.name.rpartition(".")[2]
         raise site.error(f"{op} requires array of integer or float type (of 8, 16, 32 or 64 bits), not {arr}")
