@@ -22,3 +22,19 @@ def test_like_of_a_strided_view_matches_numpy(like, order):
     assert new.shape == ref.shape and new.strides == ref.strides
     assert new.flags["C_CONTIGUOUS"] == ref.flags["C_CONTIGUOUS"]
     assert new.flags["F_CONTIGUOUS"] == ref.flags["F_CONTIGUOUS"]
+
+
+@pytest.mark.parametrize("maker", ["carray", "farray"])
+def test_carray_over_a_device_pointer_passed_as_an_int(maker):
+    from cudalite import types
+
+    make = getattr(cuda, maker)
+
+    @cuda.jit(types.void(types.CPointer(types.float32)))
+    def add(a_ptr):
+        a = make(a_ptr, (1,), dtype=cuda.float32)
+        a[0] += 1.25
+
+    d = cuda.to_device(np.array([0.5], dtype=np.float32))
+    add[1, 1](int(d.gpu_data.device_pointer))
+    assert d.copy_to_host()[0] == np.float32(1.75)

@@ -105,6 +105,21 @@ class DeviceMemory:
     def __int__(self):
         return self.ptr
 
+    # numba's MemoryPointer names for the address (``int(m.device_pointer)``...)
+    @property
+    def device_pointer(self) -> int:
+        return self.ptr
+
+    @property
+    def device_pointer_value(self):
+        return self.ptr or None
+
+    @property
+    def device_ctypes_pointer(self):
+        import ctypes
+
+        return ctypes.c_void_p(self.ptr or None)
+
     def __repr__(self):
         return f"<cudalite.driver.DeviceMemory {self.ptr:#x} size={self.size} device={self.device_id}>"
 
