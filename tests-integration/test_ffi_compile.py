@@ -271,7 +271,7 @@ def test_missing_file_names_the_path(tmp_path):
 
 @pytest.mark.parametrize("args,match", [
     (("bad name", "float32(float32)"), "not a valid C symbol"),
-    (("f", "float32(float32)", None, "cpp"), "abi must be"),
+    (("f", "float32(float32)", None, False, "cpp"), "abi must be"),  # numba's order: use_cooperative, abi
     (("f", "(float32)"), "rettype|return type"),
 ])
 def test_declare_device_validates(args, match):

@@ -242,3 +242,34 @@ def test_cache_hint_stores_through_a_pointer_and_bad_pointers():
     assert "st.global.cs.b64" in ptx
     with pytest.raises(TypingError, match=r"stcs requires a pointer to an integer or float type"):
         cuda.compile_ptx(g, (T.CPointer(T.complex64), T.complex64[:], T.intp), cc=(8, 0))
+
+
+def test_this_grid_and_cooperative_foreign_functions_mark_the_kernel_cooperative():
+    """numba-cuda: a kernel that takes ``cg.this_grid()`` or calls a foreign function
+    declared ``use_cooperative=True`` is launched cooperatively; others are not."""
+    from cudalite import cuda
+    from cudalite import types as T
+    from cudalite.cuda._compile import JitOptions, compile_code
+
+    def grid_only(a):
+        g = cuda.cg.this_grid()  # noqa: F841  (taken, not synced)
+        a[0] = 1.0
+
+    def plain(a):
+        a[0] = 1.0
+
+    coop = cuda.declare_device("coop_fn", "int32()", use_cooperative=True)
+    other = cuda.declare_device("other_fn", "int32()")
+
+    def calls_coop(a):
+        a[0] = coop()
+
+    def calls_other(a):
+        a[0] = other()
+
+    def cooperative(fn):
+        return compile_code(fn, (T.float64[:],), JitOptions(), (8, 0), until="nvvm-ir").module.uses_grid_sync
+
+    assert cooperative(grid_only) and cooperative(calls_coop)
+    assert not cooperative(plain) and not cooperative(calls_other)
+    assert coop.use_cooperative and not other.use_cooperative

@@ -1,8 +1,10 @@
 """Foreign device functions: ``cuda.declare_device`` and the extension protocol.
 
-``declare_device(name, sig, link=None, abi="numba")`` describes a device
-function defined elsewhere (CUDA C/C++, PTX, a cubin, LTO-IR...).  Calling the
-descriptor in a kernel emits a call to ``name``:
+``declare_device(name, sig, link=None, use_cooperative=False, abi="numba")``
+describes a device function defined elsewhere (CUDA C/C++, PTX, a cubin,
+LTO-IR...).  Calling the descriptor in a kernel emits a call to ``name``
+(``use_cooperative``: the foreign code uses grid-wide sync, so a kernel calling
+it is launched cooperatively, as numba's):
 
 * ``abi="numba"``: ``extern "C" __device__ int name(RET* ret, args...)`` -- the
   value comes back through ``ret``, the int is a status code;
@@ -39,14 +41,15 @@ LINK_HOOKS = ("__cudalite_link__", "__numba_cuda_link__")
 class ForeignFunction:
     """A device function implemented outside Python (immutable; compared by identity)."""
 
-    __slots__ = ("name", "return_type", "argtypes", "abi", "link", "__weakref__")
+    __slots__ = ("name", "return_type", "argtypes", "abi", "link", "use_cooperative", "__weakref__")
     name: str
     return_type: Type
     argtypes: tuple
     abi: str
     link: tuple
+    use_cooperative: bool
 
-    def __init__(self, name: str, sig, link=None, abi: str = "numba"):
+    def __init__(self, name: str, sig, link=None, abi: str = "numba", use_cooperative: bool = False):
         if abi not in ("numba", "c"):
             raise SignatureError(f"declare_device: abi must be 'numba' or 'c', not {abi!r}")
         if not isinstance(name, str) or not name.isidentifier():
@@ -62,7 +65,7 @@ class ForeignFunction:
         elif isinstance(link, (str, bytes)) or not isinstance(link, (list, tuple)):
             link = (link,)
         for key, value in (("name", name), ("return_type", ret), ("argtypes", tuple(args)), ("abi", abi),
-                           ("link", tuple(link))):
+                           ("link", tuple(link)), ("use_cooperative", bool(use_cooperative))):
             object.__setattr__(self, key, value)
 
     @property
@@ -85,9 +88,11 @@ class ForeignFunction:
         return f"<declared device function {self.name}{self.signature} abi={self.abi}>"
 
 
-def declare_device(name, sig, link=None, abi="numba") -> ForeignFunction:
-    """Declare the foreign device function ``name`` with signature ``sig``."""
-    return ForeignFunction(name, sig, link=link, abi=abi)
+def declare_device(name, sig, link=None, use_cooperative=False, abi="numba") -> ForeignFunction:
+    """Declare the foreign device function ``name`` with signature ``sig`` (numba's
+    parameters; ``use_cooperative=True``: it uses grid sync, kernels calling it are
+    launched cooperatively)."""
+    return ForeignFunction(name, sig, link=link, abi=abi, use_cooperative=use_cooperative)
 
 
 def resolve_extension(obj, argtypes):
@@ -106,5 +111,6 @@ def resolve_extension(obj, argtypes):
             extra = fn(*argtypes) or ()
             if isinstance(extra, (str, bytes)) or not isinstance(extra, (list, tuple)):
                 extra = (extra,)
-            return ForeignFunction(decl.name, decl.signature, link=decl.link + tuple(extra), abi=decl.abi)
+            return ForeignFunction(decl.name, decl.signature, link=decl.link + tuple(extra), abi=decl.abi,
+                                   use_cooperative=decl.use_cooperative)
     return decl

@@ -412,7 +412,8 @@ def _value_fp(value, links, depth=0):
                                    "arrays. Pass the array(s) as arguments to the kernel instead.")
     if isinstance(value, ForeignFunction):
         links.extend(value.link)
-        return ("foreign", value.name, _type_fp(value.argtypes), _type_fp(value.return_type), value.abi)
+        return ("foreign", value.name, _type_fp(value.argtypes), _type_fp(value.return_type), value.abi,
+                value.use_cooperative)
     pyfunc = getattr(value, "__cudalite_pyfunc__", None) or getattr(value, "py_func", None)
     if pyfunc is not None:  # a dispatcher: its code is in the callee graph, its links here
         links.extend(getattr(value, "__cudalite_links__", ()) or ())

@@ -52,6 +52,8 @@ def _call_foreign(lc, node, args, info):
     b = lc.builder
     mb = lc.module
     mb.add_links(decl.link)
+    if decl.use_cooperative:  # the foreign code syncs the grid: a cooperative launch
+        mb.uses_grid_sync = True
     try:
         params = [p for t in decl.argtypes for p in _params(mb.ir_module, t)]
         values = [p for v, t in zip(args, decl.argtypes) for p in _flatten_value(b, mb.ir_module, v, t)]

@@ -26,6 +26,7 @@ _TOP_BIT = 0x80000000
 
 @lowerings.call(api.cg.this_grid)
 def _this_grid(lc, node, args, info):
+    lc.module.uses_grid_sync = True  # as numba-cuda: a kernel taking the grid group launches cooperatively
     return ir.Constant(EMPTY, None)
 
 
