@@ -123,20 +123,3 @@ def test_plain_enum_members_as_kernel_arguments(gpu, a, b):
     f(a, b, expected)
     assert got.tolist() == expected.tolist()
 
-
-def test_is_between_numbers_gives_numbas_results():
-    import enum
-
-    class Code(enum.IntEnum):
-        a = 1
-        b = 2
-
-    @cuda.jit
-    def k(x, y, out):
-        out[0] = x is y
-        out[1] = x is not y
-
-    for x, y in ((Code.a, Code.a), (Code.a, Code.b), (5, 5), (5, 6)):
-        out = np.zeros(2, np.bool_)
-        k[1, 1](x, y, out)
-        assert list(out) == [x == y, x != y]

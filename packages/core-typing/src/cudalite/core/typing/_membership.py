@@ -38,18 +38,14 @@ def membership(op, a, b, loc, tuple_equality) -> Comparison:
 
 
 def identity_comparison(op, a, b, loc) -> Comparison:
-    """The link for ``a is b`` / ``a is not b``, as numba types them: with None on either
-    side a constant (identical only when both are None); two numbers of one type compare
-    with ``==`` / ``!=`` (numba's generic ``is`` on immutable values: IntEnum members
-    passed as ints, flags...); numbers of different types are never identical; other
-    operands are refused."""
+    """The link for ``a is b`` / ``a is not b``: with None on either side a constant
+    (identical only when both are None).  Any other operands are refused: numba
+    compares numbers of one type with ``==``, but an ``IntEnum`` member reaches device
+    code as a plain int here, so two members of different classes with one value would
+    silently compare identical (CPython and numba say they are not)."""
     sig = Signature(boolean, (a, b))
     if isinstance(a, NoneType) or isinstance(b, NoneType):
         same = isinstance(a, NoneType) and isinstance(b, NoneType)
         return Comparison(op, sig, constant=same == (op == "is"))
-    if is_number(a) and is_number(b):
-        if a != b:
-            return Comparison(op, sig, constant=op == "is not")
-        eq_op = "==" if op == "is" else "!="
-        return Comparison(eq_op, compare_signature(eq_op, a, b))
-    raise TypingError(f"'{op}' is supported with None or two numbers of the same type, not {a} and {b}", loc)
+    hint = " (compare numbers with == / !=)" if is_number(a) and is_number(b) else ""
+    raise TypingError(f"'{op}' is supported only to compare with None, not {a} and {b}{hint}", loc)
