@@ -110,6 +110,12 @@ def pytest_runtest_makereport(item, call):
             reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
             cur.update(outcome="skipped", skip_reason=reason.removeprefix("Skipped: "))
     elif report.failed:
+        if call.excinfo is not None and type(call.excinfo.value).__name__ == "Failed" \
+                and str(call.excinfo.value).strip() == "Unexpected success":
+            # pytest's unittest support raises Failed("Unexpected success") for a test numba
+            # marks expectedFailure (a numba bug) that passes here: the checked behaviour holds
+            cur.update(outcome="xpassed")
+            return
         if call.excinfo is None:
             cur.update(outcome="failed", exc_type="UnexpectedSuccess", exc_mro=["UnexpectedSuccess"],
                        message="unexpected success")

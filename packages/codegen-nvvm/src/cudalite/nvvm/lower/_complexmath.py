@@ -167,9 +167,11 @@ class CMath:
         big = self.b.fcmp_ordered(">", self.f("fabs", x), self.c(self.log_large))
         big_im = self.mul(self.mul(self.mul(self.c(4.0), self.f("sin", y)), self.f("cos", y)),
                           self.f("exp", self.mul(self.c(-2.0), self.f("fabs", x))))
-        # tanh(+-inf + y j) = +-1 + 0j for an infinite or NaN y (CPython's special values)
+        # tanh(+-inf + y j) = +-1 + 0j for an infinite or NaN y, and tanh(x +- 0j) keeps the
+        # exact zero (NaN x included), as CPython's special values
         big_im = self.sel(self.isfinite(y), big_im, self.c(0.0))
-        return self.sel(big, self.f("copysign", one, x), re), self.sel(big, big_im, im)
+        re, im = self.sel(big, self.f("copysign", one, x), re), self.sel(big, big_im, im)
+        return re, self.sel(self.eq(y, self.c(0.0)), y, im)
 
     def asinh(self, x, y):
         one = self.c(1.0)
@@ -231,10 +233,14 @@ class CMath:
         big_im = self.neg(self.f("copysign", self.c(math.pi / 2), self.neg(sy)))
         big = self._big(sx, sy)
         re, im = self.sel(big, big_re, re), self.sel(big, big_im, im)
-        # an infinite part: atanh = 0 +- pi/2 j (NaN imaginary part for a NaN y), as CPython
+        # CPython's special values: an infinite part gives +-0 +- pi/2 j (NaN imaginary part
+        # for a NaN y); atanh(+-0 + nan j) = +-0 + nan j
         inf = self.either(self.isinf(sx), self.isinf(sy))
-        re = self.sel(inf, self.c(0.0), re)
+        zero = self.f("copysign", self.c(0.0), sx)
+        re = self.sel(inf, zero, re)
         im = self.sel(inf, self.sel(self.isnan(sy), sy, self.f("copysign", self.c(math.pi / 2), sy)), im)
+        zero_nan = self.b.and_(self.eq(sx, self.c(0.0)), self.isnan(sy))
+        re, im = self.sel(zero_nan, sx, re), self.sel(zero_nan, sy, im)
         return self.sel(negx, self.neg(re), re), self.sel(negx, self.neg(im), im)
 
     def atan(self, x, y):
@@ -328,8 +334,9 @@ def _rect(lc, node, args, info):
     r, phi = args
     re = m.mul(r, m.f("cos", phi))
     im = m.mul(r, m.f("sin", phi))
-    keep = m.b.and_(m.b.not_(m.isfinite(r)), m.eq(phi, m.c(0.0)))  # rect(inf or nan, 0) = r + 0j
-    re, im = m.sel(keep, r, re), m.sel(keep, phi, im)
+    # rect(+-inf or nan, +-0) = r +- 0j, the zero's sign times r's (CPython)
+    keep = m.b.and_(m.b.not_(m.isfinite(r)), m.eq(phi, m.c(0.0)))
+    re, im = m.sel(keep, r, re), m.sel(keep, m.mul(phi, m.f("copysign", m.c(1.0), r)), im)
     # CPython's special values for an infinite or NaN phi: rect(0, phi) = 0 + 0j,
     # rect(+-inf, phi) = inf + nan j
     phi_bad = m.b.not_(m.isfinite(phi))
