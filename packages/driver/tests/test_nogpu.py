@@ -232,3 +232,21 @@ def test_buffers_are_per_thread():
     t.start()
     t.join()
     assert seen and seen[0] != tls.b[1] and bytes(tls.b[0]) == struct.pack("q", 1)
+
+
+def test_cache_dir_is_never_relative(monkeypatch, tmp_path):
+    """Containers: no HOME and no password entry must not give a literal ``./~/.cache``;
+    a relative XDG_CACHE_HOME is ignored (XDG spec); a relative CUDALITE_CACHE_DIR is
+    taken from the working directory."""
+    import os
+    import tempfile
+
+    from cudalite.driver import config as C
+
+    monkeypatch.setattr(C.os.path, "expanduser", lambda p: p)  # no password entry: "~" stays "~"
+    got = C.default_cache_dir({})
+    assert os.path.isabs(got) and got == os.path.join(tempfile.gettempdir(), f"cudalite-{os.getuid()}")
+    assert C.default_cache_dir({"XDG_CACHE_HOME": "rel/cache", "HOME": "/h"}) == "/h/.cache/cudalite"
+    assert C.default_cache_dir({"HOME": "relative"}) == got
+    monkeypatch.chdir(tmp_path)
+    assert load_config({"CUDALITE_CACHE_DIR": "c"}).cache_dir == str(tmp_path / "c")

@@ -576,3 +576,15 @@ def test_exception_table_names_are_not_imported(tmp_path, monkeypatch):
     assert type(exc) is RuntimeError
     assert exc.args[0].endswith("tid=[3, 0, 0] ctaid=[1, 0, 0]: evil_module_xyz.Boom('x',)")
     assert "evil_module_xyz" not in sys.modules and set(sys.modules) == before and not marker.exists()
+
+
+def test_kernel_cache_dir_is_never_relative(monkeypatch, tmp_path):
+    import tempfile
+
+    from cudalite.cuda.config import kernel_cache_dir
+    from cudalite.driver import config as driver_config
+
+    monkeypatch.setattr(driver_config.os.path, "expanduser", lambda p: p)  # no HOME, no password entry
+    assert kernel_cache_dir({}) == os.path.join(tempfile.gettempdir(), f"cudalite-{os.getuid()}", "kernels")
+    monkeypatch.chdir(tmp_path)
+    assert kernel_cache_dir({"CUDALITE_CACHE_DIR": "c"}) == str(tmp_path / "c" / "kernels")

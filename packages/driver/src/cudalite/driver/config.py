@@ -8,8 +8,11 @@
   libcuda) or ``ctypes``.  The default is :data:`DEFAULT_LAUNCH_BACKEND`.
 * ``CUDALITE_LIBCUDA`` -- the libcuda to dlopen for the cffi/ctypes backends
   (default ``libcuda.so.1``; ``nvcuda.dll`` on Windows).
-* ``CUDALITE_CACHE_DIR`` -- where compiled helpers (the launch shim) are cached;
-  default ``$XDG_CACHE_HOME/cudalite`` or ``~/.cache/cudalite``.  Directories
+* ``CUDALITE_CACHE_DIR`` -- where compiled helpers (the launch shim) are cached
+  (a relative path is taken from the working directory at start-up); default
+  ``$XDG_CACHE_HOME/cudalite`` (an absolute ``XDG_CACHE_HOME`` only, as the XDG spec
+  says), else ``$HOME/.cache/cudalite`` (the password database's home when ``HOME``
+  is unset), else ``<temp dir>/cudalite-<uid>`` -- never a relative path.  Directories
   cudalite creates there are 0700; one not owned by the user or writable by group
   or others is refused (:mod:`cudalite.driver.cachedir`, docs/cache.md).
 * ``CUDALITE_CC`` (else ``CC``) -- the C compiler command for the launch shim;
@@ -31,12 +34,28 @@ DEFAULT_LIBCUDA = "nvcuda.dll" if sys.platform == "win32" else "libcuda.so.1"
 
 
 def default_cache_dir(environ=None) -> str:
-    """``$XDG_CACHE_HOME/cudalite``, else ``~/.cache/cudalite`` (``%LOCALAPPDATA%`` on Windows)."""
+    """``$XDG_CACHE_HOME/cudalite`` (``%LOCALAPPDATA%`` on Windows), else
+    ``$HOME/.cache/cudalite``, else a per-user ``cudalite-<uid>`` in the system temp
+    directory: always an absolute path (a relative ``XDG_CACHE_HOME`` is ignored, as the
+    XDG spec says, and a container user with no ``HOME`` and no password entry gets the
+    temp directory, not a literal ``./~/.cache``)."""
     env = os.environ if environ is None else environ
     base = env.get("XDG_CACHE_HOME") or (env.get("LOCALAPPDATA") if sys.platform == "win32" else None)
-    if not base:
-        base = os.path.join(env.get("HOME") or os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "cudalite")
+    if base and os.path.isabs(base):
+        return os.path.join(base, "cudalite")
+    home = env.get("HOME") or _passwd_home()
+    if home and os.path.isabs(home):
+        return os.path.join(home, ".cache", "cudalite")
+    import tempfile
+
+    user = os.getuid() if hasattr(os, "getuid") else (env.get("USERNAME") or env.get("USER") or "user")
+    return os.path.join(tempfile.gettempdir(), f"cudalite-{user}")
+
+
+def _passwd_home() -> str:
+    """The home directory the system knows for this user ("" if none: ``~`` stays ``~``)."""
+    home = os.path.expanduser("~")
+    return "" if home == "~" else home
 
 
 @dataclass(frozen=True)
@@ -62,6 +81,7 @@ def load_config(environ=None) -> Config:
     return Config(
         launch_backend=_parse_backend(env.get("CUDALITE_LAUNCH_BACKEND")),
         libcuda=env.get("CUDALITE_LIBCUDA") or DEFAULT_LIBCUDA,
-        cache_dir=env.get("CUDALITE_CACHE_DIR") or default_cache_dir(env),
+        cache_dir=os.path.abspath(env["CUDALITE_CACHE_DIR"]) if env.get("CUDALITE_CACHE_DIR")
+        else default_cache_dir(env),
         cc=env.get("CUDALITE_CC") or env.get("CC") or "",
     )

@@ -19,7 +19,8 @@ needed, outside hot paths.
 * ``CUDALITE_CACHE`` -- ``1`` caches every kernel on disk (as ``@cuda.jit(cache=True)``).
 * ``CUDALITE_CACHE_DIR`` -- cudalite's cache root (shared with the driver's launch
   shim); kernels go to ``<root>/kernels``.  Default ``$XDG_CACHE_HOME/cudalite`` or
-  ``~/.cache/cudalite``.
+  ``~/.cache/cudalite``, else ``<temp dir>/cudalite-<uid>``: never a relative path
+  (:func:`cudalite.driver.config.default_cache_dir`).
 * ``CUDALITE_TIMINGS`` -- ``1`` prints per-stage compile times to stderr.
 * ``CUDALITE_CUDA_DEBUGINFO`` -- ``1`` makes ``debug=True`` the default of
   ``cuda.jit`` (a ``debug=`` given to ``cuda.jit`` still wins; numba's
@@ -85,4 +86,5 @@ def kernel_cache_dir(environ=None) -> str:
     from cudalite.driver.config import default_cache_dir
 
     env = os.environ if environ is None else environ
-    return os.path.join(env.get("CUDALITE_CACHE_DIR") or default_cache_dir(env), "kernels")
+    root = env.get("CUDALITE_CACHE_DIR")
+    return os.path.join(os.path.abspath(root) if root else default_cache_dir(env), "kernels")
