@@ -149,3 +149,12 @@ def test_bad_signature_objects(sig, needle):
 
 def test_unituple_count_must_be_an_int_in_strings():
     assert parse_signature("void(UniTuple(float32, 2))")[1] == (UniTuple(types.float32, 2),)
+
+
+def test_a_nul_byte_in_a_signature_is_a_signature_error():
+    # Python 3.10 raises ValueError (not SyntaxError) for a NUL byte in parsed text
+    for bad in ("int32(float32\x00)", "float32\x00"):
+        with pytest.raises(SignatureError, match="cannot parse"):
+            parse_signature(bad)
+    with pytest.raises(SignatureError, match="cannot parse type"):
+        parse_type("float32\x00")

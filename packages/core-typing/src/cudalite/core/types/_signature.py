@@ -64,8 +64,8 @@ def as_type(obj) -> Type:
 def parse_type(text: str) -> Type:
     try:
         node = ast.parse(text.strip(), mode="eval").body
-    except SyntaxError as e:
-        raise SignatureError(f"cannot parse type {text!r}: {e.msg}") from None
+    except (SyntaxError, ValueError) as e:  # ValueError: a NUL byte (Python < 3.11.4)
+        raise SignatureError(f"cannot parse type {text!r}: {getattr(e, 'msg', e)}") from None
     t = _eval_checked(node, text)
     if not isinstance(t, Type):
         raise SignatureError(f"{text!r} is not a type")
@@ -90,8 +90,8 @@ def parse_signature(sig) -> tuple[Type | None, tuple[Type, ...]]:
     if isinstance(sig, str):
         try:
             node = ast.parse(sig.strip(), mode="eval").body
-        except SyntaxError as e:
-            raise SignatureError(f"cannot parse signature {sig!r}: {e.msg}") from None
+        except (SyntaxError, ValueError) as e:  # ValueError: a NUL byte (Python < 3.11.4)
+            raise SignatureError(f"cannot parse signature {sig!r}: {getattr(e, 'msg', e)}") from None
         if isinstance(node, ast.Tuple):  # '(int32, float32)': argument types only
             for i, e in enumerate(node.elts, 1):
                 if _is_none(e):
