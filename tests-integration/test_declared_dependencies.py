@@ -1,0 +1,70 @@
+"""Every package declares what its sources import, and imports what it declares.
+
+Each ``packages/<pkg>/src`` is parsed with :mod:`ast` (nothing is imported); every
+absolute import of a module outside the standard library is mapped to the
+distribution that provides it, which must be listed in ``dependencies`` of that
+package's ``pyproject.toml`` (an import used only through an optional extra must be
+listed in that extra).  Conversely every declared Python distribution must be
+imported somewhere in the package; the ``nvidia-*`` wheels are libraries found on
+disk (cuda-pathfinder), not imported, and are exempt.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+STDLIB = frozenset(sys.stdlib_module_names) | {"__future__"}
+# import name (longest prefix wins) -> distribution
+DISTRIBUTIONS = {
+    "cuda.bindings": "cuda-bindings", "cuda.pathfinder": "cuda-pathfinder", "llvmlite": "llvmlite",
+    "numpy": "numpy", "cffi": "cffi", "_cffi_backend": "cffi",
+    "cudalite.core": "cudalite-core", "cudalite.types": "cudalite-core", "cudalite.nvvm": "cudalite-nvvm",
+    "cudalite.linker": "cudalite-linker", "cudalite.driver": "cudalite-driver", "cudalite.cuda": "cudalite-jit",
+}
+OWN = {"core-typing": "cudalite-core", "codegen-nvvm": "cudalite-nvvm", "linker": "cudalite-linker",
+       "driver": "cudalite-driver", "jit": "cudalite-jit"}
+
+
+def _imports(src: Path) -> set:
+    names = set()
+    for path in src.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                names.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                if node.module in ("cuda", "cudalite"):  # from cuda import pathfinder
+                    names.update(f"{node.module}.{a.name}" for a in node.names)
+                else:
+                    names.add(node.module)
+    return {n for n in names if n.split(".")[0] not in STDLIB}
+
+
+def _distribution(name: str) -> str:
+    for prefix in sorted(DISTRIBUTIONS, key=len, reverse=True):
+        if name == prefix or name.startswith(prefix + "."):
+            return DISTRIBUTIONS[prefix]
+    raise AssertionError(f"no distribution known for the import {name!r}: add it to DISTRIBUTIONS")
+
+
+def _declared(pyproject: Path) -> set:
+    text = pyproject.read_text()
+    block = re.search(r"^dependencies\s*=\s*\[(.*?)\][ \t]*$", text, re.S | re.M)
+    items = re.findall(r'"([^"]+)"', block.group(1)) if block else []
+    return {re.split(r"[\s<>=!~\[;]", item, maxsplit=1)[0].lower() for item in items}
+
+
+@pytest.mark.parametrize("pkg", sorted(OWN))
+def test_declared_dependencies_match_imports(pkg):
+    folder = ROOT / "packages" / pkg
+    used = {_distribution(n) for n in _imports(folder / "src")} - {OWN[pkg]}
+    declared = _declared(folder / "pyproject.toml")
+    missing = used - declared
+    unused = {d for d in declared - used if not d.startswith("nvidia-")}
+    assert not missing, f"{pkg} imports {sorted(missing)} but does not declare them"
+    assert not unused, f"{pkg} declares {sorted(unused)} but never imports them"
