@@ -1,4 +1,5 @@
-"""Every package declares what its sources import, and imports what it declares.
+"""Every package declares what its sources import, and imports what it declares;
+each one's ``__version__`` is its distribution's version, and both CLIs say it.
 
 Each ``packages/<pkg>/src`` is parsed with :mod:`ast` (nothing is imported); every
 absolute import of a module outside the standard library is mapped to the
@@ -25,10 +26,10 @@ DISTRIBUTIONS = {
     "cuda.bindings": "cuda-bindings", "cuda.pathfinder": "cuda-pathfinder", "llvmlite": "llvmlite",
     "numpy": "numpy", "cffi": "cffi", "_cffi_backend": "cffi",
     "cudalite.core": "cudalite-core", "cudalite.types": "cudalite-core", "cudalite.nvvm": "cudalite-nvvm",
-    "cudalite.linker": "cudalite-linker", "cudalite.driver": "cudalite-driver", "cudalite.cuda": "cudalite-jit",
+    "cudalite.linker": "cudalite-linker", "cudalite.driver": "cudalite-driver", "cudalite.cuda": "cudalite",
 }
 OWN = {"core-typing": "cudalite-core", "codegen-nvvm": "cudalite-nvvm", "linker": "cudalite-linker",
-       "driver": "cudalite-driver", "jit": "cudalite-jit"}
+       "driver": "cudalite-driver", "jit": "cudalite"}
 
 
 def _imports(src: Path) -> set:
@@ -68,3 +69,27 @@ def test_declared_dependencies_match_imports(pkg):
     unused = {d for d in declared - used if not d.startswith("nvidia-")}
     assert not missing, f"{pkg} imports {sorted(missing)} but does not declare them"
     assert not unused, f"{pkg} declares {sorted(unused)} but never imports them"
+
+
+MODULES = {"core-typing": "cudalite.core", "codegen-nvvm": "cudalite.nvvm", "linker": "cudalite.linker",
+           "driver": "cudalite.driver", "jit": "cudalite.cuda"}
+
+
+@pytest.mark.parametrize("pkg", sorted(MODULES))
+def test_version_is_the_distributions(pkg):
+    import importlib
+
+    text = (ROOT / "packages" / pkg / "pyproject.toml").read_text()
+    version = re.search(r'^version\s*=\s*"([^"]+)"', text, re.M).group(1)
+    assert importlib.import_module(MODULES[pkg]).__version__ == version
+
+
+@pytest.mark.parametrize("module, prog", [("cudalite.nvvm.cli", "cudalite-compile"),
+                                          ("cudalite.cuda._cache_cli", "cudalite-cache")])
+def test_clis_print_their_version(module, prog, capsys):
+    import importlib
+
+    with pytest.raises(SystemExit) as info:
+        importlib.import_module(module).main(["--version"])
+    assert info.value.code == 0
+    assert capsys.readouterr().out.strip() == f"{prog} {importlib.import_module(module.rsplit('.', 1)[0]).__version__}"

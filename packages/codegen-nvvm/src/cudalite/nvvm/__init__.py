@@ -29,6 +29,7 @@ def __getattr__(name):
 
     return getattr(import_module(f"{__name__}.{module}"), name)
 
+__version__ = "0.1.0"  # the distribution's version (pyproject.toml)
 __all__ = [
     "compile", "compile_ptx", "compile_stages", "STAGES", "Artifact", "make_options", "CompileOptions", "types",
     "CompilerError", "CudaliteError", "NvvmError", "SignatureError", "TypingError", "UnsupportedError",

@@ -94,6 +94,9 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=PROG, description="Compile a Python function to PTX or LTO-IR (no GPU needed).",
     )
+    from . import __version__
+
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     p.add_argument("function", metavar="FILE.py:FUNC", help="Python file and function (qualified name allowed)")
     p.add_argument("signature", help='signature, e.g. "float32(float32, float32)" or "void(float32[:])"')
     p.add_argument("--output", choices=OUTPUTS, default=None, help="code to produce (default ptx)")

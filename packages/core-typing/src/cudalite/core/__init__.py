@@ -13,3 +13,5 @@ from .errors import (  # noqa: F401
 from . import exec_sources as _exec_sources  # noqa: E402
 
 _exec_sources.install()  # keep the text of functions later made by exec() of a string (frontend source)
+
+__version__ = "0.1.0"  # the distribution's version (pyproject.toml)

@@ -34,6 +34,7 @@ from .registration import HostRegistration, host_device_pointer, register_host
 from ._cu import api as driver_api
 from .stream import Event, Stream, add_callback, elapsed_time
 
+__version__ = "0.1.0"  # the distribution's version (pyproject.toml)
 __all__ = [
     "CudaDriverError", "CudaSupportError", "driver_api",
     "address_range", "ipc_get_handle", "ipc_open_handle", "ipc_close_handle",

@@ -79,3 +79,5 @@ def __getattr__(name):
         raise missing_name(__name__, name)
     globals()[name] = value
     return value
+
+__version__ = "0.1.0"  # the distribution's version (pyproject.toml)

@@ -34,6 +34,9 @@ def _main(argv=None) -> int:
     from ._cache import CacheStore
 
     ap = argparse.ArgumentParser(prog="cudalite-cache", description="Show or clear cudalite's kernel cache.")
+    from . import __version__
+
+    ap.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     ap.add_argument("--dir", help="cache directory (default: the runtime's)")
     ap.add_argument("--json", action="store_true", help="machine-readable output")
     ap.add_argument("command", nargs="?", default="info", choices=("info", "list", "clear", "path"))

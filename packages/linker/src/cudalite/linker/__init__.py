@@ -15,6 +15,7 @@ from ._nvrtc import compile_cuda, cuda_include_dirs, nvrtc_version, parse_nvrtc_
 from ._options import LinkerOptions, linker_flags, normalize_arch
 from ._validate import validate_input
 
+__version__ = "0.1.0"  # the distribution's version (pyproject.toml)
 __all__ = [
     "LinkableCode", "PTXSource", "CUSource", "Cubin", "Fatbin", "Object", "Archive", "LTOIR",
     "Linker", "LinkerOptions", "link", "linker_flags", "normalize_arch",
