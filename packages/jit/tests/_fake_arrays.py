@@ -118,7 +118,8 @@ def install_fake_libs(monkeypatch):
     for name in _TORCH_NAMES:
         setattr(torch, name, _TorchDType(name))
     cupy = types.ModuleType("cupy")
-    cupy.cuda = types.SimpleNamespace(stream=types.SimpleNamespace(get_current_stream_ptr=lambda: 0))
+    null = types.SimpleNamespace(ptr=0)  # CuPy's Stream.null: the legacy default stream
+    cupy.cuda = types.SimpleNamespace(get_current_stream=lambda: null, Stream=types.SimpleNamespace(null=null))
     monkeypatch.setitem(sys.modules, "torch", torch)
     monkeypatch.setitem(sys.modules, "cupy", cupy)
 

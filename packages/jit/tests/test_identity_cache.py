@@ -61,7 +61,9 @@ def fake_libs(monkeypatch):
             self._version += 1
 
     cupy = types.ModuleType("cupy")
-    cupy.cuda = types.SimpleNamespace(stream=types.SimpleNamespace(get_current_stream_ptr=lambda: 0))
+    null = types.SimpleNamespace(ptr=0)  # CuPy's Stream.null: the legacy default stream
+    cupy.cuda = types.SimpleNamespace(Stream=types.SimpleNamespace(null=null), current=null)
+    cupy.cuda.get_current_stream = lambda: cupy.cuda.current
 
     class Mem:
         def __init__(self, ptr):
@@ -160,7 +162,8 @@ def test_cupy_identity_cache(fake_libs, monkeypatch):
     k[1, 1](a, b)
     k[1, 1](a, b)
     assert calls == [(0x100, 8, 0x200, 8)] * 2
-    assert "a is _cl_l0 and a.shape == _cl_k0_0" in k._factory.source
+    # at most one dimension: the same ndim means the same shape (the size is fixed)
+    assert "a is _cl_l0 and a.ndim == _cl_k0_0" in k._factory.source
     b.shape = (2, 4)  # another ndim: another specialization
     k[1, 1](a, b)
     assert calls[-1] == (0x100, 8, 0x200, 2, 4)
@@ -172,6 +175,50 @@ def test_cupy_identity_cache(fake_libs, monkeypatch):
     k[1, 1](c, a)
     k[1, 1](a, c)
     assert calls[-2:] == [(0x300, 7, 0x100, 8), (0x100, 8, 0x300, 7)]
+
+
+def test_cupy_identity_cache_2d_in_place_reshape(fake_libs, monkeypatch):
+    _, ndarray = fake_libs
+    calls = []
+    k, D = _kernel(two, calls)
+    monkeypatch.setattr(D, "current_cc", lambda: (9, 0))
+    a, b = ndarray(0x100, (4, 2)), ndarray(0x200, (8,))
+    k[1, 1](a, b)
+    k[1, 1](a, b)
+    assert calls == [(0x100, 4, 2, 0x200, 8)] * 2
+    assert "a is _cl_l0 and a.shape == _cl_k0_0" in k._factory.source  # 2-d: the shape itself
+    a.shape = (2, 4)  # same ndim and size, another shape: the cached values are stale
+    k[1, 1](a, b)
+    assert calls[-1] == (0x100, 2, 4, 0x200, 8)
+
+
+def test_cupy_current_stream_ordering(fake_libs, monkeypatch):
+    """A launch waits for CuPy's current stream unless it is CuPy's null stream object
+    (the legacy default stream) or an equivalent pointer (CAI v3's rule)."""
+    import cudalite.cuda._args as A
+
+    _, ndarray = fake_libs
+    cupy = sys.modules["cupy"]
+    waited = []
+    monkeypatch.setattr(A, "_stream_wait", lambda consumer, producer: waited.append((consumer, producer)))
+    calls = []
+    k, D = _kernel(two, calls)
+    monkeypatch.setattr(D, "current_cc", lambda: (9, 0))
+    a, b = ndarray(0x100, (8,)), ndarray(0x200, (8,))
+    for _ in range(2):  # slow path, then the generated launcher
+        k[1, 1](a, b)
+    assert waited == [] and len(calls) == 2
+    src = k._factory.source
+    assert "_cl_cs = CUPY_STREAM()" in src and "if _cl_cs is not CUPY_NULL:" in src
+    current = types.SimpleNamespace(ptr=0)  # ExternalStream(0): not the null object, same stream
+    cupy.cuda.current = current
+    k[1, 1](a, b)
+    assert waited == []
+    current.ptr = 0x5000  # a user stream: the launch's stream waits for it
+    k[1, 1](a, b)  # identity-cache hit
+    k[1, 1](ndarray(0x300, (8,)), b)  # full guard
+    assert [p for _, p in waited] == [0x5000, 0x5000]
+    assert len(calls) == 5
 
 
 def test_mixed_cached_and_plain_positions(fake_libs, monkeypatch):

@@ -60,8 +60,10 @@ def _launch_block(ind, kernel, values, ns):
     body = []
     if "CUPY_STREAM" in ns:
         body.append(f"{ind}_cl_cs = CUPY_STREAM()")
-        body.append(f"{ind}if _cl_cs and NEEDS_WAIT(_cl_cs, SH):")
-        body.append(f"{ind}    WAIT(SH, _cl_cs)")
+        body.append(f"{ind}if _cl_cs is not CUPY_NULL:")
+        body.append(f"{ind}    _cl_cs = _cl_cs.ptr")
+        body.append(f"{ind}    if _cl_cs and NEEDS_WAIT(_cl_cs, SH):")
+        body.append(f"{ind}        WAIT(SH, _cl_cs)")
     call_vals = ", ".join(v for v in values if v)
     body.append(f"{ind}try:")
     body.append(f"{ind}    LAUNCH(GRID, BLOCK, SHM, SH{', ' if call_vals else ''}{call_vals})")
@@ -123,7 +125,7 @@ def make_factory(disp, names, handlers, keys, kernel, record):
             vals = [f"_cl_c{i}_{j}" for j in range(spec.count)]
             ns[f"_CL_M{i}"] = (_EMPTY,) + (None,) * (len(fields) + len(vals))
             body.append(f"{ind}_cl_l{i}, {', '.join(fields + vals)} = _CL_M{i}")
-            checks, store_exprs = h.cache_snippet(a, fields, vals, ns)
+            checks, store_exprs = h.cache_snippet(a, fields, vals, ns, keys[i])
             hit_guards.append(" and ".join([f"{a} is _cl_l{i}"] + checks))
             hit_values[i] = ", ".join(vals)
             # on a miss: the flattened values as one tuple, and the new cache entry
