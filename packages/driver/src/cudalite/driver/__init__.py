@@ -9,7 +9,7 @@ It is the only cudalite package that calls the CUDA driver.
 from .device import (
     Device, current_device, device_count, get_device, memory_info, set_current_device, synchronize,
 )
-from .errors import CudaDriverError, CudaSupportError
+from .errors import CudaDriverError, CudaSupportError, ShimFallbackWarning
 from .ipc import address_range, ipc_close_handle, ipc_get_handle, ipc_open_handle
 from .profiler import driver_version, profile_start, profile_stop
 from .launch import Launcher, launch, launch_cooperative
@@ -36,7 +36,7 @@ from .stream import Event, Stream, add_callback, elapsed_time
 
 __version__ = "0.1.0"  # the distribution's version (pyproject.toml)
 __all__ = [
-    "CudaDriverError", "CudaSupportError", "driver_api",
+    "CudaDriverError", "CudaSupportError", "ShimFallbackWarning", "driver_api",
     "address_range", "ipc_get_handle", "ipc_open_handle", "ipc_close_handle",
     "profile_start", "profile_stop", "driver_version",
     "Device", "device_count", "get_device", "set_current_device", "current_device", "memory_info",

@@ -5,13 +5,18 @@ An ABI-mode cffi call marshals its 11 arguments through libffi and a
 extension converts the same ints in generated C and calls straight through a function
 pointer.  This module owns that extension:
 
-* :data:`C_SOURCE`/:data:`CDEF` -- ``cl_launch(entry, f, gx, gy, gz, bx, by, bz, smem,
+* :data:`C_SOURCE`/:data:`CDEF` (defined in :mod:`._shim_source`, shared with the
+  wheel build in ``setup.py``) -- ``cl_launch(entry, f, gx, gy, gz, bx, by, bz, smem,
   stream, params)`` and ``cl_launch_coop(...)`` call ``entry`` (the address of libcuda's
   ``cuLaunchKernel``/``cuLaunchCooperativeKernel``, from ``cuGetProcAddress``), so the
   shim needs no CUDA header and no link to libcuda.  ``cl_probe`` has the same
   signature and records its arguments: the self-test run on every load (and the tests)
   call it instead of the driver.
-* :func:`load_shim` -- compile on first use into the cache directory
+* :func:`load_shim` -- the compiled module ``cudalite.driver._launch_shim`` that the
+  wheel build put into the package (:func:`load_prebuilt`), self-tested; an install
+  without one (a source install built without a compiler) falls back to
+  :func:`load_runtime_build` and says so once with a ``ShimFallbackWarning``.
+* :func:`load_runtime_build` -- compile on first use into the cache directory
   (``<cache>/driver-cpXY-<hash of source, cffi, ABI and layout>/``, created 0700),
   atomically: the C code is compiled in a private temporary directory inside it,
   hashed, imported and self-tested there, then published with ``os.replace`` -- the
@@ -30,7 +35,9 @@ pointer.  This module owns that extension:
 from __future__ import annotations
 
 import hashlib
+import importlib
 import importlib.util
+import logging
 import os
 import re
 import shlex
@@ -39,69 +46,22 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import time
 import warnings
 from dataclasses import dataclass
 
+from ._shim_source import ABI_VERSION, C_SOURCE, CDEF, PREBUILT_MODULE
+from .errors import ShimFallbackWarning
 from .cachedir import UntrustedCacheWarning, dir_refusal, make_private_dirs, read_regular, refusal_message
 
 __all__ = ["C_SOURCE", "CDEF", "ABI_VERSION", "LAYOUT", "Shim", "ShimError", "ShimFiles", "shim_location",
-           "load_shim", "load_verified", "build_shim", "find_compiler", "entry_points"]
+           "load_shim", "load_prebuilt", "load_runtime_build", "load_verified", "build_shim", "find_compiler",
+           "entry_points"]
 
-ABI_VERSION = 1
+log = logging.getLogger(__name__)
+
 LAYOUT = 2  # the cache layout: a build record naming a library whose name carries its hash
 _MAX_LIBRARY = 64 << 20  # bytes: a larger file is not our shim
-
-C_SOURCE = r"""
-#include <stdint.h>
-
-typedef int (*cl_launch_fn)(void *, unsigned int, unsigned int, unsigned int, unsigned int,
-                            unsigned int, unsigned int, unsigned int, void *, void **, void **);
-typedef int (*cl_coop_fn)(void *, unsigned int, unsigned int, unsigned int, unsigned int,
-                          unsigned int, unsigned int, unsigned int, void *, void **);
-
-static int cl_launch(uintptr_t entry, uintptr_t f, unsigned int gx, unsigned int gy, unsigned int gz,
-                     unsigned int bx, unsigned int by, unsigned int bz, unsigned int smem,
-                     uintptr_t stream, uintptr_t params)
-{
-    return ((cl_launch_fn)entry)((void *)f, gx, gy, gz, bx, by, bz, smem, (void *)stream,
-                                 (void **)params, (void **)0);
-}
-
-static int cl_launch_coop(uintptr_t entry, uintptr_t f, unsigned int gx, unsigned int gy, unsigned int gz,
-                          unsigned int bx, unsigned int by, unsigned int bz, unsigned int smem,
-                          uintptr_t stream, uintptr_t params)
-{
-    return ((cl_coop_fn)entry)((void *)f, gx, gy, gz, bx, by, bz, smem, (void *)stream, (void **)params);
-}
-
-/* Stand-in for cuLaunchKernel: ``f`` points at 12 uint64 slots; the 10 launch
-   arguments after ``f`` go to slots 0..9, ``extra`` to 10; returns slot 11. */
-static int cl_probe(void *f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
-                    unsigned int by, unsigned int bz, unsigned int smem, void *stream, void **params,
-                    void **extra)
-{
-    uint64_t *rec = (uint64_t *)f;
-    rec[0] = gx; rec[1] = gy; rec[2] = gz; rec[3] = bx; rec[4] = by; rec[5] = bz; rec[6] = smem;
-    rec[7] = (uint64_t)(uintptr_t)stream; rec[8] = (uint64_t)(uintptr_t)params;
-    rec[9] = params ? (uint64_t)(uintptr_t)params[0] : 0; rec[10] = (uint64_t)(uintptr_t)extra;
-    return (int)rec[11];
-}
-
-static uintptr_t cl_probe_address(void) { return (uintptr_t)&cl_probe; }
-static int cl_abi_version(void) { return ABI_VERSION_VALUE; }
-""".replace("ABI_VERSION_VALUE", str(ABI_VERSION))
-
-CDEF = """
-int cl_launch(uintptr_t entry, uintptr_t f, unsigned int gx, unsigned int gy, unsigned int gz,
-              unsigned int bx, unsigned int by, unsigned int bz, unsigned int smem,
-              uintptr_t stream, uintptr_t params);
-int cl_launch_coop(uintptr_t entry, uintptr_t f, unsigned int gx, unsigned int gy, unsigned int gz,
-                   unsigned int bx, unsigned int by, unsigned int bz, unsigned int smem,
-                   uintptr_t stream, uintptr_t params);
-uintptr_t cl_probe_address(void);
-int cl_abi_version(void);
-"""
-
 
 class ShimError(RuntimeError):
     """The shim could not be built or loaded (callers fall back to ``bindings``)."""
@@ -164,6 +124,22 @@ def find_compiler(cc=""):
     return None
 
 
+def _self_test(module, path):
+    """The :class:`Shim` of an imported shim module after its self-test (``cl_probe``
+    stands in for the driver); ShimError if it fails."""
+    lib, ffi = module.lib, module.ffi
+    if lib.cl_abi_version() != ABI_VERSION:
+        raise ShimError(f"{path}: ABI version {lib.cl_abi_version()} != {ABI_VERSION}")
+    rec = ffi.new("uint64_t[12]")
+    rec[11] = 17
+    slot = ffi.new("uint64_t[1]", [0x1234])
+    ok = lib.cl_launch(lib.cl_probe_address(), int(ffi.cast("uintptr_t", rec)), 1, 2, 3, 4, 5, 6, 7, 8,
+                       int(ffi.cast("uintptr_t", slot)))
+    if ok != 17 or list(rec[0:8]) != [1, 2, 3, 4, 5, 6, 7, 8] or rec[9] != 0x1234 or rec[10] != 0:
+        raise ShimError(f"{path}: self-test failed")
+    return Shim(lib, ffi, path)
+
+
 def _import(name, path):
     """Import the extension at ``path`` and self-test it; raise ShimError if unusable."""
     try:
@@ -172,21 +148,28 @@ def _import(name, path):
             raise ShimError(f"cannot import {path}")
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
-        lib, ffi = module.lib, module.ffi
-        if lib.cl_abi_version() != ABI_VERSION:
-            raise ShimError(f"{path}: ABI version {lib.cl_abi_version()} != {ABI_VERSION}")
-        rec = ffi.new("uint64_t[12]")
-        rec[11] = 17
-        slot = ffi.new("uint64_t[1]", [0x1234])
-        ok = lib.cl_launch(lib.cl_probe_address(), int(ffi.cast("uintptr_t", rec)), 1, 2, 3, 4, 5, 6, 7, 8,
-                           int(ffi.cast("uintptr_t", slot)))
-        if ok != 17 or list(rec[0:8]) != [1, 2, 3, 4, 5, 6, 7, 8] or rec[9] != 0x1234 or rec[10] != 0:
-            raise ShimError(f"{path}: self-test failed")
-        return Shim(lib, ffi, path)
+        return _self_test(module, path)
     except ShimError:
         raise
     except Exception as exc:  # ImportError, OSError (bad ELF), AttributeError ...
         raise ShimError(f"{path}: {type(exc).__name__}: {exc}") from None
+
+
+def load_prebuilt(module_name=PREBUILT_MODULE):
+    """The shim compiled into the installed package when its wheel was built
+    (``setup.py``), self-tested; None when the install has none (a source install
+    built without a compiler, or the source tree on ``sys.path``).  It is installed
+    code like the rest of the package: no cache directory is involved."""
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError:
+        return None
+    path = getattr(module, "__file__", None) or module_name
+    try:
+        return _self_test(module, path)
+    except Exception as exc:
+        log.warning("the compiled launch shim %s is unusable (%s); building one at run time", path, exc)
+        return None
 
 
 def build_shim(files: ShimFiles, cc=""):
@@ -276,32 +259,80 @@ def load_verified(files: ShimFiles):
         return None  # our own build, unusable here (another cffi backend ...): rebuild
 
 
+# What a launch costs more on the ``bindings`` path than through the shim: measured
+# in docs/driver.md's interleaved benchmark (H100, driver 580: 1.13-1.19x the floor
+# against 1.01-1.08x, about 0.4 us per launch).
+_BINDINGS_COST = "about 0.4 us (~13%) more per launch, measured in docs/driver.md"
+
+
+def _fallback_warning(message):
+    log.warning("%s", message)
+    warnings.warn(message, ShimFallbackWarning, stacklevel=4)
+
+
 def load_shim(cache_dir, cc=""):
-    """The shim for this interpreter: the cached build if its directory and the cache
-    root ``cache_dir`` are trusted, its hash is the recorded one and it passes its self-test, else a fresh build; None
-    when neither works (fall back to ``bindings``; with one warning when the directory
-    or the cached file was refused)."""
+    """The launch shim for this interpreter, or None (launches use ``bindings``).
+
+    The compiled module installed with the package comes first (:func:`load_prebuilt`).
+    An install without one (a source install whose build had no compiler) falls back
+    to a build at run time into the cache (:func:`load_runtime_build`), and says so
+    once per process with a :class:`~cudalite.driver.errors.ShimFallbackWarning`
+    (also logged on ``cudalite.driver``): when this process compiled it, with the
+    measured cost; when it cannot be built here, with the reason and the cost of the
+    ``bindings`` path.  A later process loading the cached build is silent (logged
+    at DEBUG).  The driver opens its shim once per process, so "once" holds."""
+    shim = load_prebuilt()
+    if shim is not None:
+        log.debug("launch shim: %s (compiled with the package)", shim.path)
+        return shim
+    t0 = time.perf_counter()
+    shim, built, reason = load_runtime_build(cache_dir, cc)
+    if shim is not None and built:
+        ms = (time.perf_counter() - t0) * 1e3
+        _fallback_warning(
+            f"cudalite: this cudalite-driver install has no compiled launch shim (a source tree, or a "
+            f"source install built without a C compiler): compiled it at run time in {ms:.0f} ms into "
+            f"{os.path.dirname(shim.path)}; later processes load it from there. A cudalite-driver "
+            f"wheel includes it (docs/driver.md).")
+    elif shim is not None:
+        log.debug("launch shim: %s (built at run time by an earlier process)", shim.path)
+    elif reason is not None:
+        _fallback_warning(
+            f"cudalite: no launch shim: this cudalite-driver install has no compiled one and it cannot "
+            f"be built here ({reason}); launches use the cuda.bindings path, {_BINDINGS_COST}. Install "
+            f"a cudalite-driver wheel, or a C compiler and the Python headers, to get it.")
+    return shim
+
+
+def load_runtime_build(cache_dir, cc=""):
+    """``(shim, built, reason)``: the run-time build of the shim -- the cached one if
+    its directory and the cache root ``cache_dir`` are trusted, its hash is the
+    recorded one and it passes its self-test (``built`` False), else a fresh build
+    (``built`` True); ``(None, False, reason)`` when neither works, ``reason`` None
+    when a warning has already named the cause (a refused directory)."""
     try:
         files = shim_location(cache_dir)
-    except Exception:  # cffi missing
-        return None
+    except Exception as exc:  # cffi missing
+        return None, False, f"cffi is not importable: {type(exc).__name__}: {exc}"
     try:
         make_private_dirs(files.directory)
-    except OSError:
-        return None  # unwritable cache: silently no shim
+    except OSError as exc:
+        return None, False, f"cannot create {files.directory}: {exc.strerror or exc}"
     for directory, what in ((cache_dir, "cache directory"), (files.directory, "launch shim directory")):
         reason = dir_refusal(directory)
         if reason is not None:
             _warn(refusal_message(directory, reason, what,
                                   "no launch shim is loaded from it (launches use the bindings backend)"))
-            return None
+            return None, False, None
     shim = load_verified(files)
     if shim is not None:
-        return shim
+        return shim, False, None
     try:
-        return build_shim(files, cc)
-    except (ShimError, OSError):
-        return None
+        return build_shim(files, cc), True, None
+    except ShimError as exc:
+        return None, False, str(exc).splitlines()[0]
+    except OSError as exc:
+        return None, False, f"{type(exc).__name__}: {exc}"
 
 
 def entry_points(libcuda=""):

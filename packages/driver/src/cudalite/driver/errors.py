@@ -15,7 +15,8 @@ recovery is a new process.
 
 from __future__ import annotations
 
-__all__ = ["CudaDriverError", "CudaSupportError", "error_from_code", "raise_for", "STICKY_ERRORS"]
+__all__ = ["CudaDriverError", "CudaSupportError", "ShimFallbackWarning", "error_from_code", "raise_for",
+           "STICKY_ERRORS"]
 
 # Codes after which the context cannot be used any more (CUDA driver API docs).
 STICKY_ERRORS = frozenset(
@@ -30,6 +31,12 @@ STICKY_ERRORS = frozenset(
         719,  # CUDA_ERROR_LAUNCH_FAILED
     }
 )
+
+
+class ShimFallbackWarning(UserWarning):
+    """The install has no compiled launch shim: it was built at run time (once, with
+    its cost), or cannot be built and launches take the slower ``cuda.bindings`` path
+    (docs/driver.md, "Launch backends")."""
 
 
 class CudaDriverError(RuntimeError):

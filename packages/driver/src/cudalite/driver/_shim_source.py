@@ -1,0 +1,65 @@
+"""The launch shim's C source and cffi declarations, and nothing else.
+
+One definition for both builds of the shim (docs/driver.md, "Launch backends"):
+``packages/driver/setup.py`` loads this file by path (without importing
+``cudalite``) to compile ``cudalite.driver._launch_shim`` when the wheel is built,
+and :mod:`cudalite.driver._shim` compiles the same text at run time into the cache
+when an install has no compiled shim (a source install without a compiler at
+install time).  Standard library only: it runs inside the build backend.
+"""
+
+__all__ = ["ABI_VERSION", "PREBUILT_MODULE", "C_SOURCE", "CDEF"]
+
+ABI_VERSION = 1
+PREBUILT_MODULE = "cudalite.driver._launch_shim"  # what setup.py builds into the wheel
+
+C_SOURCE = r"""
+#include <stdint.h>
+
+typedef int (*cl_launch_fn)(void *, unsigned int, unsigned int, unsigned int, unsigned int,
+                            unsigned int, unsigned int, unsigned int, void *, void **, void **);
+typedef int (*cl_coop_fn)(void *, unsigned int, unsigned int, unsigned int, unsigned int,
+                          unsigned int, unsigned int, unsigned int, void *, void **);
+
+static int cl_launch(uintptr_t entry, uintptr_t f, unsigned int gx, unsigned int gy, unsigned int gz,
+                     unsigned int bx, unsigned int by, unsigned int bz, unsigned int smem,
+                     uintptr_t stream, uintptr_t params)
+{
+    return ((cl_launch_fn)entry)((void *)f, gx, gy, gz, bx, by, bz, smem, (void *)stream,
+                                 (void **)params, (void **)0);
+}
+
+static int cl_launch_coop(uintptr_t entry, uintptr_t f, unsigned int gx, unsigned int gy, unsigned int gz,
+                          unsigned int bx, unsigned int by, unsigned int bz, unsigned int smem,
+                          uintptr_t stream, uintptr_t params)
+{
+    return ((cl_coop_fn)entry)((void *)f, gx, gy, gz, bx, by, bz, smem, (void *)stream, (void **)params);
+}
+
+/* Stand-in for cuLaunchKernel: ``f`` points at 12 uint64 slots; the 10 launch
+   arguments after ``f`` go to slots 0..9, ``extra`` to 10; returns slot 11. */
+static int cl_probe(void *f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
+                    unsigned int by, unsigned int bz, unsigned int smem, void *stream, void **params,
+                    void **extra)
+{
+    uint64_t *rec = (uint64_t *)f;
+    rec[0] = gx; rec[1] = gy; rec[2] = gz; rec[3] = bx; rec[4] = by; rec[5] = bz; rec[6] = smem;
+    rec[7] = (uint64_t)(uintptr_t)stream; rec[8] = (uint64_t)(uintptr_t)params;
+    rec[9] = params ? (uint64_t)(uintptr_t)params[0] : 0; rec[10] = (uint64_t)(uintptr_t)extra;
+    return (int)rec[11];
+}
+
+static uintptr_t cl_probe_address(void) { return (uintptr_t)&cl_probe; }
+static int cl_abi_version(void) { return ABI_VERSION_VALUE; }
+""".replace("ABI_VERSION_VALUE", str(ABI_VERSION))
+
+CDEF = """
+int cl_launch(uintptr_t entry, uintptr_t f, unsigned int gx, unsigned int gy, unsigned int gz,
+              unsigned int bx, unsigned int by, unsigned int bz, unsigned int smem,
+              uintptr_t stream, uintptr_t params);
+int cl_launch_coop(uintptr_t entry, uintptr_t f, unsigned int gx, unsigned int gy, unsigned int gz,
+                   unsigned int bx, unsigned int by, unsigned int bz, unsigned int smem,
+                   uintptr_t stream, uintptr_t params);
+uintptr_t cl_probe_address(void);
+int cl_abi_version(void);
+"""
