@@ -1,6 +1,7 @@
 """Test, lint and benchmark sessions for the cudalite monorepo.
 
-    nox -s tests          # everything GPU-less in one venv: what CI (.ci/run) runs
+    nox -s tests          # everything GPU-less, on Python 3.10-3.13: what CI (.ci/run) runs
+    nox -s tests_min      # the same with every dependency at its minimum (constraints/minimum.txt)
     nox -s wheels         # release wheels in dist/ (cudalite-driver: manylinux, abi3, compiled shim)
     nox -s core | nvvm | linker | driver | jit | integration | gpu | bench | lint
     nox -s compat [-- --jobs 8]        # numba-cuda's own test suite against cudalite (GPU machine)
@@ -17,7 +18,8 @@ import os
 import nox
 from nox.command import CommandFailed
 
-nox.options.sessions = ["lint", "tests"]
+nox.options.sessions = ["lint", "tests", "tests_min"]
+PYTHONS = ["3.10", "3.11", "3.12", "3.13"]  # requires-python >= 3.10: every one is tested
 nox.options.reuse_existing_virtualenvs = True
 
 CORE = "./packages/core-typing"
@@ -59,11 +61,12 @@ def _build_wheels(session: nox.Session, outdir: str) -> dict:
     return wheels
 
 
-def _install_all(session: nox.Session) -> None:
+def _install_all(session: nox.Session, constraints: str = "") -> None:
     """Build the five wheels and install them (what ``pip install`` of a release gives);
-    one pip command, so the sibling pin cudalite-core==0.1.0 resolves to these wheels."""
+    one pip command, so the sibling pin cudalite-core==0.1.0 resolves to these wheels.
+    ``constraints``: a pip constraints file (the minimum versions)."""
     wheels = _build_wheels(session, os.path.join(session.create_tmp(), "wheels"))
-    session.install(*(f"{w}[test]" for w in wheels.values()))
+    session.install(*(f"{w}[test]" for w in wheels.values()), *(("-c", constraints) if constraints else ()))
 
 
 def _pytest(session: nox.Session, *args: str) -> None:
@@ -112,12 +115,9 @@ def integration(session: nox.Session) -> None:
     _pytest(session, INTEGRATION_TESTS)
 
 
-@nox.session
-def tests(session: nox.Session) -> None:
-    """core + nvvm + integration in one venv, GPU-less: the CI entry point."""
-    _install_all(session)
+def _test_trees(session: nox.Session) -> None:
     # Separate runs (each test tree has its own conftest.py and test-module names);
-    # all three run even if one fails, and the session fails at the end.
+    # all of them run even if one fails, and the session fails at the end.
     failed = []
     for tree in (CORE_TESTS, NVVM_TESTS, LINKER_TESTS, DRIVER_TESTS, JIT_TESTS, INTEGRATION_TESTS, COMPAT_TESTS):
         try:
@@ -126,6 +126,23 @@ def tests(session: nox.Session) -> None:
             failed.append(tree)
     if failed:
         session.error(f"tests failed in: {', '.join(failed)}")
+
+
+@nox.session(python=PYTHONS)
+def tests(session: nox.Session) -> None:
+    """Everything GPU-less, on every supported Python (``tests-3.11`` for one): the CI
+    entry point.  A Python that is not installed is skipped with a message locally and
+    an error under CI (nox's rule when ``CI`` is set; ``.ci/run`` sets it)."""
+    _install_all(session)
+    _test_trees(session)
+
+
+@nox.session(python=PYTHONS[0])
+def tests_min(session: nox.Session) -> None:
+    """The GPU-less suite with every dependency at its declared minimum
+    (constraints/minimum.txt) on the oldest supported Python."""
+    _install_all(session, constraints="constraints/minimum.txt")
+    _test_trees(session)
 
 
 @nox.session

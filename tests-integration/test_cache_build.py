@@ -108,7 +108,7 @@ def test_corrupt_entry_is_ignored_and_rewritten(dirs):
     from cudalite.cuda import _cache
 
     assert _cache.CacheStore(cache).info() == {"path": str(cache), "entries": 1, "bytes": len(path.read_bytes()),
-                                               "invalid": 0}  # rewritten whole
+                                               "invalid": 0, "max_size": 1 << 30}  # rewritten whole
     assert _run(src, cache)["status"] == "hit"
     path.write_bytes(data[:-1] + bytes([data[-1] ^ 1]))  # one flipped bit
     assert _run(src, cache)["status"] == "miss"

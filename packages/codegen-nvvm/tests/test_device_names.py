@@ -50,7 +50,10 @@ def test_libdevice_table_matches_the_bitcode():
         want_ret, params = declared[name]
         assert ret == want_ret, name
         assert [_LLVM[p] for p in params[: len(ins)]] == list(ins), name
-        assert params[len(ins):] == ["ptr"] * len(outs), name
+        # out-parameters are pointers: "ptr" (opaque, LLVM >= 15 as llvmlite >= 0.45 prints
+        # them) or "float*"-style (llvmlite 0.44 reads libdevice with typed pointers)
+        assert len(params) == len(ins) + len(outs), name
+        assert all(p == "ptr" or p.endswith("*") for p in params[len(ins):]), name
     assert len(FUNCTIONS) >= 317  # numba-cuda 0.30.4 wraps 317
 
 

@@ -250,3 +250,23 @@ def test_cache_dir_is_never_relative(monkeypatch, tmp_path):
     assert C.default_cache_dir({"HOME": "relative"}) == got
     monkeypatch.chdir(tmp_path)
     assert load_config({"CUDALITE_CACHE_DIR": "c"}).cache_dir == str(tmp_path / "c")
+
+
+def test_old_driver_is_a_clear_support_error(monkeypatch):
+    """A driver older than CUDA 13.0 (before R580) is refused when the driver state is
+    made, with CUDA_ERROR_INSUFFICIENT_DRIVER and what to install (GPU-less: the driver
+    calls are stubbed)."""
+    from cudalite.driver import CudaSupportError, _state
+
+    answers = {"cuInit": None, "cuDriverGetVersion": 12080, "cuDeviceGetCount": 1}
+    monkeypatch.setattr(_state, "call", lambda name, *args: answers[name])
+    with pytest.raises(CudaSupportError) as info:
+        _state.Driver(Config())
+    err = info.value
+    assert (err.code, err.name, err.call) == (35, "CUDA_ERROR_INSUFFICIENT_DRIVER", "cuDriverGetVersion")
+    assert str(err) == (
+        "cuDriverGetVersion failed: CUDA_ERROR_INSUFFICIENT_DRIVER (35): the NVIDIA driver supports CUDA 12.8 "
+        "(12080); cudalite needs CUDA 13.0 or newer, an R580 or newer driver (nvidia-smi shows the driver and "
+        "its CUDA version): the CUDA 13 libraries it compiles with make code an older driver cannot load")
+    _state.check_driver_version(13000)  # CUDA 13.0 itself is enough
+    _state.check_driver_version(13020)

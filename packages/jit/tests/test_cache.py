@@ -588,3 +588,129 @@ def test_kernel_cache_dir_is_never_relative(monkeypatch, tmp_path):
     assert kernel_cache_dir({}) == os.path.join(tempfile.gettempdir(), f"cudalite-{os.getuid()}", "kernels")
     monkeypatch.chdir(tmp_path)
     assert kernel_cache_dir({"CUDALITE_CACHE_DIR": "c"}) == str(tmp_path / "c" / "kernels")
+
+
+# -- unusable directories, the size cap, clearing everything --------------------------------
+def _unusable_warnings(record):
+    from cudalite.driver.cachedir import CacheUnavailableWarning
+
+    return [str(w.message) for w in record if issubclass(w.category, CacheUnavailableWarning)]
+
+
+def test_unusable_directory_warns_once_and_kernels_still_compile(tmp_path, monkeypatch):
+    """A cache directory that cannot be created (here: below a regular file; in a
+    container: a read-only or missing HOME) gives one warning per process, then
+    kernels compile and run without the cache."""
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    kernels = blocker / "kernels"
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        builds = [_build(_scale, SIG, kernels, monkeypatch) for _ in range(2)]
+    assert [b.status for b in builds] == ["off (cache directory unusable)"] * 2
+    assert all(b.artifact.cubin[:4] == b"\x7fELF" for b in builds)
+    assert _unusable_warnings(record) == [
+        f"cudalite: the kernel cache directory {kernels} is unusable: it cannot be created (FileExistsError: "
+        f"File exists); kernels are compiled and run without the cache. Set CUDALITE_CACHE_DIR to a "
+        f"writable directory to keep compiled kernels between runs."]
+
+
+def test_failed_entry_write_warns_once(tmp_path, monkeypatch, caplog):
+    import errno
+
+    def full(path, data):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(_cache, "_atomic_write", full)
+    store = _cache.CacheStore(tmp_path / "fresh-dir-for-this-test")
+    with caplog.at_level("WARNING", logger="cudalite.cuda._cache"):
+        with warnings.catch_warnings(record=True) as record:
+            warnings.simplefilter("always")
+            assert store.store("aa" * 32, _payload()) is False
+            assert store.store("bb" * 32, _payload()) is False
+    (message,) = _unusable_warnings(record)
+    assert "is unusable: an entry cannot be written (OSError: No space left on device)" in message
+    assert [r.getMessage() for r in caplog.records] == [message]
+
+
+def _aged(store, key, payload, when):
+    assert store.store(key, payload, max_size=0)
+    os.utime(store.entry_path(key), (when, when))
+
+
+def test_size_cap_evicts_least_recently_used(tmp_path):
+    store = _cache.CacheStore(tmp_path)
+    keys = [f"{i:02x}" * 32 for i in range(5)]
+    for i, key in enumerate(keys):  # 5 entries of ~256 KB, written at t = 1000, 1001, ...
+        _aged(store, key, _payload(1000, bytes([i])), 1000 + i)
+    size = os.path.getsize(store.entry_path(keys[0]))
+    assert store.load(keys[0]) is not None  # a hit: now the most recently used
+    assert os.path.getmtime(store.entry_path(keys[0])) > 1000 + 4
+    removed, freed = store.evict(3 * size)
+    assert (removed, freed) == (2, 2 * size)
+    left = sorted(e["key"] for e in store.entries())
+    assert left == sorted([keys[0], keys[3], keys[4]])  # keys[1], keys[2]: least recently used
+    # a store over the cap evicts others, never the entry just written
+    assert store.store("ff" * 32, _payload(1000, b"new"), max_size=size)
+    assert [e["key"] for e in store.entries()] == ["ff" * 32]
+    assert store.evict(0) == (0, 0) or store.entries() == []  # evict(0) empties (cap 0 = nothing fits)
+
+
+def test_store_applies_the_configured_cap(tmp_path, monkeypatch):
+    store = _cache.CacheStore(tmp_path)
+    for i in range(3):
+        _aged(store, f"{i:02x}" * 32, _payload(1000, bytes([i])), 1000 + i)
+    size = os.path.getsize(store.entry_path("00" * 32))
+    monkeypatch.setenv("CUDALITE_CACHE_MAX_SIZE", str(2 * size))
+    assert store.store("ee" * 32, _payload(1000, b"e"))
+    assert sorted(e["key"] for e in store.entries()) == sorted(["02" * 32, "ee" * 32])
+    monkeypatch.setenv("CUDALITE_CACHE_MAX_SIZE", "0")  # no cap
+    for i in range(3):
+        assert store.store(f"{i + 5:02x}" * 32, _payload(1000, bytes([i])))
+    assert len(store.entries()) == 5
+
+
+def test_cache_max_size_configuration(monkeypatch):
+    assert load_config({}).cache_max_size == 1 << 30
+    assert load_config({"CUDALITE_CACHE_MAX_SIZE": "500M"}).cache_max_size == 500 << 20
+    assert load_config({"CUDALITE_CACHE_MAX_SIZE": "2g"}).cache_max_size == 2 << 30
+    assert load_config({"CUDALITE_CACHE_MAX_SIZE": "0"}).cache_max_size == 0
+    for bad in ("lots", "-1", "5Q", "inf"):
+        with pytest.raises(ValueError, match=f"CUDALITE_CACHE_MAX_SIZE='{bad}': expected a size in bytes"):
+            load_config({"CUDALITE_CACHE_MAX_SIZE": bad})
+
+
+def test_clear_removes_everything_cudalite_wrote(tmp_path, monkeypatch, capsys):
+    root = tmp_path / "root"
+    monkeypatch.setenv("CUDALITE_CACHE_DIR", str(root))
+    store = _cache.CacheStore(root / "kernels")
+    store.store("aa" * 32, _payload())
+    (root / "kernels" / "toolchain-0123.stamp").write_text("{}")
+    shim = root / "driver-cp311-0123456789abcdef"
+    shim.mkdir()
+    (shim / "lib.so").write_bytes(b"x")
+    mine = root / "driver-notes"  # not a name cudalite makes: kept
+    mine.mkdir()
+    assert _cache_cli.main(["clear"]) == 0
+    out = capsys.readouterr().out
+    assert out == f"removed 1 entries from {root / 'kernels'}; 1 launch shim builds from {root}\n"
+    assert sorted(os.listdir(root)) == ["driver-notes", "kernels"] and os.listdir(root / "kernels") == []
+
+
+def test_cli_prune_and_help(tmp_path, capsys):
+    store = _cache.CacheStore(tmp_path)
+    for i in range(3):
+        _aged(store, f"{i:02x}" * 32, _payload(1000, bytes([i])), 1000 + i)
+    size = os.path.getsize(store.entry_path("00" * 32))
+    assert _cache_cli.main(["--dir", str(tmp_path), "--max-size", str(size), "prune"]) == 0
+    assert capsys.readouterr().out.startswith(f"removed 2 entries ({2 * size / 1024:.1f} KiB) from {tmp_path}")
+    assert [e["key"] for e in store.entries()] == ["02" * 32]
+    with pytest.raises(SystemExit):
+        _cache_cli.main(["--help"])
+    text = capsys.readouterr().out
+    for command in ("info", "list", "clear", "prune", "path"):
+        assert f"\n  {command} " in text
+    with pytest.raises(SystemExit) as info:
+        _cache_cli.main(["--dir", str(tmp_path), "--max-size", "huge", "prune"])
+    assert info.value.code == 2
+    assert "--max-size='huge': expected a size in bytes" in capsys.readouterr().err

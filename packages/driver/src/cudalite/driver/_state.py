@@ -30,6 +30,27 @@ int cuLaunchCooperativeKernel(uintptr_t f, unsigned int gx, unsigned int gy, uns
 """
 
 
+# The oldest driver cudalite runs on: CUDA 13.0 (an R580 driver).  The CUDA 13 wheels it
+# compiles with (libNVVM, nvJitLink) make cubins and PTX an older driver cannot load.
+MIN_DRIVER_VERSION = 13000
+
+
+def check_driver_version(version: int) -> None:
+    """Raise :class:`CudaSupportError` (``CUDA_ERROR_INSUFFICIENT_DRIVER``) when the
+    driver's CUDA version (``cuDriverGetVersion``: 1000 * major + 10 * minor) is
+    older than :data:`MIN_DRIVER_VERSION`."""
+    if version >= MIN_DRIVER_VERSION:
+        return
+    have = f"{version // 1000}.{version % 1000 // 10}"
+    need = f"{MIN_DRIVER_VERSION // 1000}.{MIN_DRIVER_VERSION % 1000 // 10}"
+    raise CudaSupportError(
+        35, "CUDA_ERROR_INSUFFICIENT_DRIVER",
+        f"the NVIDIA driver supports CUDA {have} ({version}); cudalite needs CUDA {need} or newer, "
+        f"an R580 or newer driver (nvidia-smi shows the driver and its CUDA version): the CUDA 13 "
+        f"libraries it compiles with make code an older driver cannot load",
+        "cuDriverGetVersion")
+
+
 class Driver:
     """Process-wide driver state. Obtain it with :func:`get_driver`, never construct."""
 
@@ -44,6 +65,7 @@ class Driver:
         except Exception as exc:  # libcuda not found (GPU-less machine)
             raise CudaSupportError(3, "CUDA_ERROR_NOT_INITIALIZED", f"libcuda could not be loaded: {exc}",
                                    "cuInit") from None
+        check_driver_version(call("cuDriverGetVersion"))
         self.device_count = call("cuDeviceGetCount")
         self.alive = True
         self._lock = threading.RLock()

@@ -29,6 +29,11 @@ __all__ = ["UntrustedCacheWarning", "make_private_dirs", "dir_refusal", "file_re
            "read_regular"]
 
 
+class CacheUnavailableWarning(UserWarning):
+    """A cache directory cannot be created or written (read-only, no home, disk full):
+    cudalite goes on without it."""
+
+
 class UntrustedCacheWarning(UserWarning):
     """A cache directory or cached file was refused (not owned by the user, writable
     by others, or not matching what cudalite recorded)."""

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import sys
 import time
 
@@ -198,8 +199,11 @@ def directory_refusal(directory, *, create=False, warn=True):
     if create:
         try:
             make_private_dirs(directory)
-        except OSError:
-            return None
+        except OSError as exc:
+            reason = f"{_UNUSABLE} ({_os_error(exc)})"
+            if warn:
+                _warn_unusable_once(directory, reason)
+            return reason
     for d in _checked_dirs(directory):
         reason = dir_refusal(d)
         if reason is not None:
@@ -227,6 +231,36 @@ def _warn_once(directory, reason):
                   UntrustedCacheWarning, stacklevel=4)
 
 
+_UNUSABLE = "it cannot be created"  # how directory_refusal's reason for an unusable directory starts
+
+
+def _os_error(exc) -> str:
+    return f"{type(exc).__name__}: {exc.strerror or exc}" if isinstance(exc, OSError) else str(exc)
+
+
+def _warn_unusable_once(directory, reason):
+    """One :class:`CacheUnavailableWarning` (and a logged warning) per process per
+    directory that cannot be created or written; kernels go on compiling and running."""
+    import logging
+    import warnings
+
+    from cudalite.driver.cachedir import CacheUnavailableWarning
+
+    from ._faults import jit_runtime
+
+    rt = jit_runtime()
+    seen = ("unusable", os.path.abspath(directory))
+    with rt.lock:
+        if seen in rt.refused_dirs:
+            return
+        rt.refused_dirs.add(seen)
+    message = (f"cudalite: the kernel cache directory {directory} is unusable: {reason}; kernels are compiled "
+               f"and run without the cache. Set CUDALITE_CACHE_DIR to a writable directory to keep compiled "
+               f"kernels between runs.")
+    logging.getLogger(__name__).warning("%s", message)
+    warnings.warn(message, CacheUnavailableWarning, stacklevel=4)
+
+
 class CacheStore:
     """A directory of entries: ``load(key)``, ``store(key, payload)``, listing, clearing."""
 
@@ -242,10 +276,18 @@ class CacheStore:
 
     def load(self, key: str):
         """``(metadata, artifact payload)`` stored for ``key``, or None (absent,
-        truncated, corrupt, foreign, not a regular file, an untrusted directory)."""
+        truncated, corrupt, foreign, not a regular file, an untrusted directory).  A hit
+        refreshes the entry's modification time: eviction removes the least recently
+        used entries first."""
         if self.refusal() is not None:
             return None
-        return self._read_entry(key)
+        entry = self._read_entry(key)
+        if entry is not None:
+            try:
+                os.utime(self.entry_path(key))
+            except OSError:
+                pass  # a read-only directory: the entry is still good
+        return entry
 
     def _read_entry(self, key: str):
         blob = _read_regular(self.entry_path(key))
@@ -267,17 +309,58 @@ class CacheStore:
         except PayloadError:
             return None
 
-    def store(self, key: str, payload: bytes, meta=None) -> bool:
-        """Write an entry atomically; False (and no exception) when the directory is
-        not writable or not trusted."""
+    def store(self, key: str, payload: bytes, meta=None, max_size=None) -> bool:
+        """Write an entry atomically, then evict least recently used entries while the
+        directory holds more than ``max_size`` bytes (default ``CUDALITE_CACHE_MAX_SIZE``;
+        0: no cap); False (and no exception) when the directory is not trusted or not
+        writable -- the latter warned once per process (:class:`CacheUnavailableWarning`)."""
         meta = dict(meta or {}, key=key, format=FORMAT)
         if self.refusal(create=True) is not None:
             return False
         try:
             _atomic_write(self.entry_path(key), _encode(meta, bytes(payload)))
-            return True
-        except OSError:
+        except OSError as exc:
+            _warn_unusable_once(self.path, f"an entry cannot be written ({_os_error(exc)})")
             return False
+        cap = _config().cache_max_size if max_size is None else max_size
+        if cap:
+            self.evict(cap, keep=key)
+        return True
+
+    def evict(self, max_size: int, keep=None):
+        """Remove the least recently used entries (oldest modification time: written or
+        last hit) until the entries total at most ``max_size`` bytes, never ``keep``'s;
+        ``(entries removed, bytes freed)``.  Another process removing the same file
+        at the same time is fine."""
+        sized = []
+        try:
+            with os.scandir(self.path) as it:
+                for e in it:
+                    if e.name.endswith(ENTRY_SUFFIX):
+                        try:
+                            st = e.stat(follow_symlinks=False)
+                        except OSError:
+                            continue
+                        sized.append((st.st_mtime_ns, st.st_size, e.name))
+        except OSError:
+            return 0, 0
+        total = sum(size for _, size, _ in sized)
+        removed = freed = 0
+        keep_name = None if keep is None else keep + ENTRY_SUFFIX
+        for _, size, name in sorted(sized):
+            if total <= max_size:
+                break
+            if name == keep_name:
+                continue
+            try:
+                os.unlink(os.path.join(self.path, name))
+            except FileNotFoundError:
+                pass  # evicted by another process
+            except OSError:
+                continue
+            total -= size
+            removed, freed = removed + 1, freed + size
+        return removed, freed
 
     def store_artifact(self, key: str, artifact, *, qualname="?", argtypes=()) -> bool:
         """Store a kernel's artifact with the metadata ``cudalite-cache info`` lists."""
@@ -310,10 +393,10 @@ class CacheStore:
         return out
 
     def info(self) -> dict:
-        """``{path, entries, bytes, invalid}``."""
+        """``{path, entries, bytes, invalid, max_size}``."""
         es = self.entries()
         return {"path": self.path, "entries": len(es), "bytes": sum(e["size"] for e in es),
-                "invalid": sum(not e["valid"] for e in es)}
+                "invalid": sum(not e["valid"] for e in es), "max_size": _config().cache_max_size}
 
     def clear(self) -> int:
         """Remove every entry (and stamps and stray temporary files); returns how many
@@ -335,6 +418,27 @@ class CacheStore:
 
 def _text(value) -> str:
     return value if isinstance(value, str) else "?"
+
+
+_SHIM_DIR = re.compile(r"driver-cp\d+-[0-9a-f]{16}")  # cudalite.driver._shim.shim_location's names
+
+
+def clear_shim_builds(root) -> int:
+    """Remove the launch shim's run-time builds (``driver-cpXY-<hash>/``) from the cache
+    root ``root``: only directories with that name pattern; returns how many."""
+    import shutil
+
+    removed = 0
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return 0
+    for name in names:
+        path = os.path.join(root, name)
+        if _SHIM_DIR.fullmatch(name) and os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+            removed += not os.path.exists(path)
+    return removed
 
 
 def entries(path=None):
@@ -604,8 +708,9 @@ def probe_kernel(pyfunc, argtypes, opts, cc, *, directory=None, kind="kernel", c
     t2 = time.perf_counter()
     p.timings.update(parse=t1 - t0, infer=t2 - t1)
     directory = directory or cache_dir()
-    if directory_refusal(directory, create=True) is not None:  # warned once: compile without the cache
-        p.reason = "untrusted cache directory"
+    refused = directory_refusal(directory, create=True)
+    if refused is not None:  # warned once: compile without the cache
+        p.reason = "cache directory unusable" if refused.startswith(_UNUSABLE) else "untrusted cache directory"
         p.timings["key"] = time.perf_counter() - t2
         return p
     links = list(opts.link)

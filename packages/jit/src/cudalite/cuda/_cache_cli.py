@@ -2,7 +2,8 @@
 
     cudalite-cache [--dir DIR] info      # directory, entries, bytes (default command)
     cudalite-cache [--dir DIR] list      # one line per entry: key, size, arch, kernel(signature)
-    cudalite-cache [--dir DIR] clear     # remove every entry
+    cudalite-cache [--dir DIR] clear     # remove every entry (and the shim's run-time builds)
+    cudalite-cache [--dir DIR] prune     # evict least recently used entries down to the cap
     cudalite-cache [--dir DIR] path      # print the directory
 
 ``--json`` prints ``info``/``list`` as JSON.  ``info`` says when the runtime refuses the
@@ -30,17 +31,49 @@ def _size(n):
         n /= 1024
 
 
-def _main(argv=None) -> int:
-    from ._cache import CacheStore
+_COMMANDS = {
+    "info": "the directory, its entries and bytes, the size cap (the default command)",
+    "list": "one line per entry: key, size, target, kernel(signature)",
+    "clear": "remove every entry; with the default directory also the launch shim's run-time builds "
+             "in the cache root (everything cudalite wrote there)",
+    "prune": "remove least recently used entries until the cache is under its size cap "
+             "(CUDALITE_CACHE_MAX_SIZE, or --max-size)",
+    "path": "print the directory",
+}
 
-    ap = argparse.ArgumentParser(prog="cudalite-cache", description="Show or clear cudalite's kernel cache.")
+
+def _parser():
     from . import __version__
 
+    ap = argparse.ArgumentParser(
+        prog="cudalite-cache", description="Show, prune or clear cudalite's on-disk kernel cache (docs/cache.md).",
+        epilog="commands:\n" + "\n".join(f"  {name:<6} {text}" for name, text in _COMMANDS.items()),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    ap.add_argument("--dir", help="cache directory (default: the runtime's)")
-    ap.add_argument("--json", action="store_true", help="machine-readable output")
-    ap.add_argument("command", nargs="?", default="info", choices=("info", "list", "clear", "path"))
-    args = ap.parse_args(argv)
+    ap.add_argument("--dir", help="cache directory (default: the runtime's, $CUDALITE_CACHE_DIR/kernels "
+                                  "or ~/.cache/cudalite/kernels)")
+    ap.add_argument("--json", action="store_true", help="machine-readable output of info and list")
+    ap.add_argument("--max-size", help="the cap for prune, e.g. 500M (default: CUDALITE_CACHE_MAX_SIZE)")
+    ap.add_argument("-v", "--verbose", action="count", default=0,
+                    help="log what cudalite does on stderr (-v: INFO, -vv: DEBUG)")
+    ap.add_argument("command", nargs="?", default="info", choices=tuple(_COMMANDS), metavar="command",
+                    help="one of: " + ", ".join(_COMMANDS) + " (see below)")
+    return ap
+
+
+def _main(argv=None) -> int:
+    from ._cache import CacheStore, clear_shim_builds
+    from .config import kernel_cache_dir, load_config, parse_size
+
+    args = _parser().parse_args(argv)
+    if args.verbose:
+        import logging
+
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(name)s: %(levelname)s: %(message)s"))
+        logger = logging.getLogger("cudalite")
+        logger.addHandler(handler)
+        logger.setLevel(logging.DEBUG if args.verbose > 1 else logging.INFO)
     store = CacheStore(args.dir)
     if args.command == "path":
         print(store.path)
@@ -50,7 +83,8 @@ def _main(argv=None) -> int:
         if args.json:
             print(json.dumps(dict(info, refused=refused)))
         else:
-            print(f"{info['path']}: {info['entries']} entries, {_size(info['bytes'])}"
+            cap = f"cap {_size(info['max_size'])}" if info["max_size"] else "no size cap"
+            print(f"{info['path']}: {info['entries']} entries, {_size(info['bytes'])} ({cap})"
                   + (f" ({info['invalid']} invalid)" if info["invalid"] else ""))
             if refused:
                 print(f"refused: {refused}: the runtime does not use this directory "
@@ -65,9 +99,23 @@ def _main(argv=None) -> int:
                 print(f"{e['key'][:16]}  {_size(e['size']):>10}  {e['arch']:<6}  "
                       f"{e['qualname']}{e['signature']}{state}")
             print(f"{len(entries)} entries in {store.path}")
+    elif args.command == "prune":
+        try:
+            cap = parse_size("--max-size", args.max_size, None) if args.max_size else load_config().cache_max_size
+        except ValueError as e:
+            _parser().error(str(e))
+        if not cap:
+            print(f"no size cap (CUDALITE_CACHE_MAX_SIZE=0): nothing removed from {store.path}")
+        else:
+            n, freed = store.evict(cap)
+            print(f"removed {n} entries ({_size(freed)}) from {store.path}; cap {_size(cap)}")
     else:
         n = store.clear()
-        print(f"removed {n} entries from {store.path}")
+        line = f"removed {n} entries from {store.path}"
+        if args.dir is None and os.path.abspath(store.path) == os.path.abspath(kernel_cache_dir()):
+            root = os.path.dirname(store.path)
+            line += f"; {clear_shim_builds(root)} launch shim builds from {root}"
+        print(line)
     return 0
 
 

@@ -48,7 +48,7 @@ class JitRuntime:
         self.last = {}
         self.lock = threading.Lock()
         self.warmup = None  # the background warm-up thread (see _warmup.py)
-        self.refused_dirs = set()  # untrusted kernel cache directories already warned about
+        self.refused_dirs = set()  # kernel cache directories already warned about (untrusted, unusable)
         self.contexts = {}  # device id -> _context_api.Context
         self.memory_manager = None  # EMM plugin class (set_memory_manager), None: the built-in one
 

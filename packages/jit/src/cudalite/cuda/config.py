@@ -21,6 +21,9 @@ needed, outside hot paths.
   shim); kernels go to ``<root>/kernels``.  Default ``$XDG_CACHE_HOME/cudalite`` or
   ``~/.cache/cudalite``, else ``<temp dir>/cudalite-<uid>``: never a relative path
   (:func:`cudalite.driver.config.default_cache_dir`).
+* ``CUDALITE_CACHE_MAX_SIZE`` -- the kernel cache's size cap in bytes (suffixes ``K``,
+  ``M``, ``G``: powers of 1024; ``0``: no cap); default 1G.  After a store the least
+  recently used entries are removed until the directory is under the cap.
 * ``CUDALITE_TIMINGS`` -- ``1`` prints per-stage compile times to stderr.
 * ``CUDALITE_CUDA_DEBUGINFO`` -- ``1`` makes ``debug=True`` the default of
   ``cuda.jit`` (a ``debug=`` given to ``cuda.jit`` still wins; numba's
@@ -39,7 +42,7 @@ from dataclasses import dataclass
 
 from cudalite.core.switches import parse_bool
 
-__all__ = ["Config", "load_config", "parse_bool", "kernel_cache_dir"]
+__all__ = ["Config", "load_config", "parse_bool", "parse_size", "kernel_cache_dir"]
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,7 @@ class Config:
     disable_performance_warnings: bool = False
     cache: bool = False
     cache_dir: str = ""  # CUDALITE_CACHE_DIR ("": the default root); see kernel_cache_dir()
+    cache_max_size: int = 1 << 30  # CUDALITE_CACHE_MAX_SIZE, bytes (0: no cap)
     timings: bool = False
     debuginfo_default: bool = False
     toolchain_env: tuple = ()  # (name, value) of the set variables that choose the CUDA libraries
@@ -71,10 +75,34 @@ def load_config(environ=None) -> Config:
         disable_performance_warnings=flag("CUDALITE_DISABLE_PERFORMANCE_WARNINGS", False),
         cache=flag("CUDALITE_CACHE", False),
         cache_dir=env.get("CUDALITE_CACHE_DIR", ""),
+        cache_max_size=parse_size("CUDALITE_CACHE_MAX_SIZE", env.get("CUDALITE_CACHE_MAX_SIZE"), 1 << 30),
         timings=flag("CUDALITE_TIMINGS", False),
         debuginfo_default=flag("CUDALITE_CUDA_DEBUGINFO", False),
         toolchain_env=tuple((k, env[k]) for k in _TOOLCHAIN_VARS if env.get(k)),
     )
+
+
+_SIZE_UNITS = {"": 1, "B": 1, "K": 1 << 10, "KB": 1 << 10, "KIB": 1 << 10, "M": 1 << 20, "MB": 1 << 20,
+               "MIB": 1 << 20, "G": 1 << 30, "GB": 1 << 30, "GIB": 1 << 30, "T": 1 << 40, "TB": 1 << 40,
+               "TIB": 1 << 40}
+
+
+def parse_size(name, text, default):
+    """A byte count from ``text`` (``"500M"``, ``"2G"``, ``"1048576"``; units are powers
+    of 1024, any case); ``default`` when unset or empty; a :class:`ValueError` naming the
+    variable otherwise."""
+    if text is None or not text.strip():
+        return default
+    raw = text.strip().upper()
+    digits = raw.rstrip("BKMGTI")
+    unit = raw[len(digits):]
+    try:
+        value = float(digits)
+    except ValueError:
+        value = -1.0
+    if unit not in _SIZE_UNITS or not 0 <= value < 1 << 62:  # NaN and inf fail too
+        raise ValueError(f"{name}={text!r}: expected a size in bytes such as 500M, 2G or 0 (no cap)")
+    return int(value * _SIZE_UNITS[unit])
 
 
 _TOOLCHAIN_VARS = ("CUDA_HOME", "CUDA_PATH", "CONDA_PREFIX", "LD_LIBRARY_PATH")

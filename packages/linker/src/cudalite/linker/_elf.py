@@ -110,6 +110,16 @@ class _Checker:
             self.fail(f"{label} (offset {offset}, {size} bytes) ends past the end of the {total}-byte input")
 
 
+def _check_entries(check, i, sh_type, size, entsize):
+    """A table section (symbols, relocations) has its type's entry size and a whole
+    number of entries."""
+    expected = _ENTSIZE[sh_type]
+    if entsize != expected:
+        check.fail(f"section {i} (type {sh_type}) has entry size {entsize}, expected {expected}")
+    if size % entsize:
+        check.fail(f"section {i} size {size} is not a multiple of its entry size {entsize}")
+
+
 def read_elf(data: bytes, name: str = "<elf>", what: str = "ELF") -> ElfImage:
     """Parse and check an ELF64 little-endian file; :class:`InvalidInputError` if malformed."""
     check = _Checker(name, what)
@@ -147,6 +157,8 @@ def read_elf(data: bytes, name: str = "<elf>", what: str = "ELF") -> ElfImage:
         check.fail(f"section name table index e_shstrndx={shstrndx} is not below e_shnum={shnum}")
     raw = [_SHDR.unpack_from(data, shoff + i * _SHDR.size) for i in range(shnum)]
     symtab = next((h for h in raw if h[1] == _SHT_SYMTAB), None)
+    if symtab is not None:  # its shape first: the sh_info checks below count its symbols
+        _check_entries(check, raw.index(symtab), symtab[1], symtab[5], symtab[9])
     infos = max(shnum, symtab[5] // _SYM.size if symtab is not None else 0)
     for i, (_n, sh_type, sh_flags, _addr, offset, size, link, info, align, entsize) in enumerate(raw):
         if sh_type not in (_SHT_NULL, _SHT_NOBITS):
@@ -159,12 +171,8 @@ def read_elf(data: bytes, name: str = "<elf>", what: str = "ELF") -> ElfImage:
             check.fail(f"section {i} sh_info={info} names neither a section nor a symbol")
         if align & (align - 1):
             check.fail(f"section {i} alignment {align} is not a power of two")
-        expected = _ENTSIZE.get(sh_type)
-        if expected is not None:
-            if entsize != expected:
-                check.fail(f"section {i} (type {sh_type}) has entry size {entsize}, expected {expected}")
-            if size % entsize:
-                check.fail(f"section {i} size {size} is not a multiple of its entry size {entsize}")
+        if sh_type in _ENTSIZE:
+            _check_entries(check, i, sh_type, size, entsize)
             target = _SHT_STRTAB if sh_type in (_SHT_SYMTAB, _SHT_DYNSYM) else None
             if target is not None and raw[link][1] != target:
                 check.fail(f"symbol table section {i} links to section {link}, which is not a string table")
