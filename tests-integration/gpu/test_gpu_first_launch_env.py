@@ -5,8 +5,10 @@ reports, as JSON: the first call's time (compile + launch + synchronize), whethe
 the result is right, every warning given (category and text), the launch backend,
 and the cache hits.  The environments are what ``docker run --user 12345`` gives:
 
-* no ``HOME`` (and no ``XDG_CACHE_HOME``/``CUDALITE_CACHE_DIR``): the cache root is
-  ``<TMPDIR>/cudalite-<uid>``, never a relative path; a second process hits it;
+* no ``HOME``, no ``XDG_CACHE_HOME``/``CUDALITE_CACHE_DIR`` and no password entry (the
+  child replaces ``pwd.getpwuid`` with one that finds no entry, as for an unknown uid):
+  the cache root is ``<TMPDIR>/cudalite-<uid>``, never a relative path; a second
+  process hits it;
 * a ``HOME`` whose ``.cache`` cannot be created (here a regular file stands where
   the directory would go, which stops root too): one ``CacheUnavailableWarning``,
   and the kernel runs without the cache;
@@ -31,7 +33,14 @@ import pytest
 pytestmark = pytest.mark.gpu
 
 CHILD = textwrap.dedent("""
-    import json, time, warnings
+    import json, os, time, warnings
+    if os.environ.get("CUDALITE_TEST_NO_PASSWD"):  # as `docker run --user 12345`: no password entry
+        import pwd
+
+        def _no_entry(uid):
+            raise KeyError(f"getpwuid(): uid not found: {uid}")
+
+        pwd.getpwuid = _no_entry
     caught = []
     warnings.simplefilter("always")
     warnings.showwarning = lambda m, c, *a, **k: caught.append([c.__name__, str(m)])
@@ -63,7 +72,8 @@ def _run(tmp_path, env_changes, name):
     env = {k: v for k, v in os.environ.items() if k not in ("HOME", "XDG_CACHE_HOME", "CUDALITE_CACHE_DIR")}
     env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
     env.update(env_changes)
-    proc = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=300,
+                          cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
     report = json.loads(proc.stdout.strip().splitlines()[-1])
     print(f"{name}: first call {report['ms']:.0f} ms, backend {report['backend']}, "
@@ -80,13 +90,15 @@ def _categories(report):
 def test_no_home_uses_a_private_temp_root_and_hits_it_next_time(tmp_path):
     tmp = tmp_path / "tmp"
     tmp.mkdir()
-    first = _run(tmp_path, {"TMPDIR": str(tmp)}, "no_home")
+    env = {"TMPDIR": str(tmp), "CUDALITE_TEST_NO_PASSWD": "1"}
+    first = _run(tmp_path, env, "no_home")
     root = tmp / f"cudalite-{os.getuid()}"
     assert first["cache"] == str(root / "kernels")
     assert "CacheUnavailableWarning" not in _categories(first) and first["hits"] == 0
     assert any(name.endswith(".cubin-entry") for name in os.listdir(root / "kernels"))
-    second = _run(tmp_path, {"TMPDIR": str(tmp)}, "no_home_again")
-    assert second["hits"] == 1 and _categories(second) == []
+    second = _run(tmp_path, env, "no_home_again")
+    assert second["hits"] == 1
+    assert not {"CacheUnavailableWarning", "UntrustedCacheWarning"} & set(_categories(second))
     assert not (tmp_path / "~").exists()  # never a relative ./~/.cache
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -714,3 +715,28 @@ def test_cli_prune_and_help(tmp_path, capsys):
         _cache_cli.main(["--dir", str(tmp_path), "--max-size", "huge", "prune"])
     assert info.value.code == 2
     assert "--max-size='huge': expected a size in bytes" in capsys.readouterr().err
+
+
+@pytest.fixture
+def timings_logger_reset():
+    logger = logging.getLogger(_cache.TIMINGS_LOGGER)
+    saved = (list(logger.handlers), logger.level, logger.propagate)
+    yield logger
+    logger.handlers[:], logger.level, logger.propagate = saved[0], saved[1], saved[2]
+
+
+def test_timings_go_through_logging(timings_logger_reset, caplog, capsys):
+    argtypes = parse_signature(SIG)[1]
+    times = {"parse": 0.001, "total": 0.002}
+    with caplog.at_level(logging.INFO, logger=_cache.TIMINGS_LOGGER):
+        _cache.report_timings("k", argtypes, times, "miss", to_stderr=False)  # logging asked, not the variable
+    (record,) = [r for r in caplog.records if r.name == _cache.TIMINGS_LOGGER]
+    assert record.levelno == logging.INFO
+    assert record.getMessage().startswith("cudalite: compiled k(array(float32, 1d, C)") and "[cache: miss]" in \
+        record.getMessage()
+    assert capsys.readouterr().err == ""
+    _cache.report_timings("k", argtypes, times, "hit", to_stderr=True)  # CUDALITE_TIMINGS=1: the bare line
+    _cache.report_timings("k", argtypes, times, "hit", to_stderr=True)
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2 and all(line.startswith("cudalite: compiled k(") and "[cache: hit]" in line for line in err)
+    assert sum(isinstance(h, _cache._CurrentStderr) for h in timings_logger_reset.handlers) == 1

@@ -78,6 +78,7 @@ class Request:
     lineinfo: bool = False
     debug: bool = False
     forceinline: bool = False
+    verbose: int = 0  # -v: INFO records of the cudalite loggers on stderr, -vv: DEBUG
 
 
 def _parse_cc(text: str):
@@ -97,6 +98,9 @@ def _parser() -> argparse.ArgumentParser:
     from . import __version__
 
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    p.add_argument("-v", "--verbose", action="count", default=0,
+                   help="log on stderr: -v each stage that takes over 2 s, -vv every stage's time and "
+                        "where each CUDA library was found")
     p.add_argument("function", metavar="FILE.py:FUNC", help="Python file and function (qualified name allowed)")
     p.add_argument("signature", help='signature, e.g. "float32(float32, float32)" or "void(float32[:])"')
     p.add_argument("--output", choices=OUTPUTS, default=None, help="code to produce (default ptx)")
@@ -146,7 +150,7 @@ def parse_args(argv) -> Request:
         path=path, qualname=qualname, signature=ns.signature, emit=emit, output_path=ns.output_path,
         output=output,
         device=ns.device, abi=abi, abi_name=ns.abi_name, cc=ns.cc, opt=ns.opt, fastmath=ns.fastmath,
-        lineinfo=ns.lineinfo, debug=ns.debug, forceinline=ns.forceinline,
+        lineinfo=ns.lineinfo, debug=ns.debug, forceinline=ns.forceinline, verbose=ns.verbose,
     )
 
 
@@ -373,6 +377,10 @@ def main(argv=None) -> int:
     from .config import load_config
 
     req = parse_args(sys.argv[1:] if argv is None else argv)
+    if req.verbose:
+        from cudalite.core.progress import log_to_stderr
+
+        log_to_stderr(req.verbose)
     try:
         config = load_config()
     except ValueError as e:  # a bad CUDALITE_* variable: reported like a usage error

@@ -8,10 +8,13 @@ libdevice is added lazily, and only to modules that call ``__nv_*`` functions.
 from __future__ import annotations
 
 import functools
+import logging
 
 from cudalite.core.errors import NvvmError
 
 __all__ = ["compile_ir", "ir_version", "nvvm_version", "libdevice_path", "verify_ir"]
+
+_logger = logging.getLogger(__name__)
 
 
 def _nvvm():
@@ -31,14 +34,18 @@ def ir_version() -> tuple:
 
 @functools.lru_cache(maxsize=None)
 def nvvm_version() -> tuple:
-    return tuple(_nvvm().version())
+    version = tuple(_nvvm().version())
+    _logger.debug("libNVVM %s, NVVM IR %s", ".".join(map(str, version)), ".".join(map(str, ir_version())))
+    return version
 
 
 @functools.lru_cache(maxsize=None)
 def libdevice_path() -> str:
     from cuda.pathfinder import find_bitcode_lib
 
-    return find_bitcode_lib("device")
+    path = find_bitcode_lib("device")
+    _logger.debug("libdevice: %s (cuda-pathfinder)", path)
+    return path
 
 
 @functools.lru_cache(maxsize=None)

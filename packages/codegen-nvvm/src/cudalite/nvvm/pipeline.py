@@ -20,6 +20,7 @@ NVVM IR text.
 from __future__ import annotations
 
 import ast as _ast
+import logging
 from dataclasses import dataclass, field, replace
 from time import perf_counter
 from types import MappingProxyType
@@ -27,6 +28,7 @@ from types import MappingProxyType
 from cudalite.core.abi import kernel_abi
 from cudalite.core.errors import Loc, NestingError, SignatureError, TypingError
 from cudalite.core.ir.printer import format_typed_function
+from cudalite.core.progress import reporting
 from cudalite.core.registry import registry
 from cudalite.core.types import NoneType, Void, parse_signature
 from cudalite.core.typing import TypedFunction, TypingContext
@@ -42,6 +44,8 @@ __all__ = [
     "STAGES", "PIPELINE", "Artifact", "CompileJob", "State", "Stage", "PipelineResult", "EntrySpec",
     "run_pipeline", "run_stages", "resume", "compile_nvvm_ir",
 ]
+
+_log = logging.getLogger(__name__)
 
 #: artifact names, in pipeline order (``until=`` takes one of these)
 STAGES = ("source", "ast", "typed-ir", "nvvm-ir", "ptx", "ltoir")
@@ -257,11 +261,15 @@ def run_stages(job: CompileJob, state: State, start: int, until: str, *, artifac
     if output is not None:
         state = replace(state, output=output)
     name = job.pyfunc.__qualname__
+    debug = _log.isEnabledFor(logging.DEBUG)
     for i in range(start, stop + 1):
         stage = PIPELINE[i]
         t0 = perf_counter()
-        state, made = _guarded(job, state, stage.name, stage.run, job, state)
+        with reporting(_log, job.pyfunc.__qualname__, stage.name):
+            state, made = _guarded(job, state, stage.name, stage.run, job, state)
         timings[stage.name] = perf_counter() - t0
+        if debug:
+            _log.debug("%s: %s stage %.2f ms", job.pyfunc.__qualname__, stage.name, timings[stage.name] * 1e3)
         if state.module is not None:
             name = state.module.entry_name
         for kind, data in made.items():

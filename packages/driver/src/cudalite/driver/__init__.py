@@ -6,6 +6,8 @@ initialized (cuInit) on first use.  It knows nothing of Python typing or codegen
 It is the only cudalite package that calls the CUDA driver.
 """
 
+import logging as _logging
+
 from .device import (
     Device, current_device, device_count, get_device, memory_info, set_current_device, synchronize,
 )
@@ -34,7 +36,11 @@ from .registration import HostRegistration, host_device_pointer, register_host
 from ._cu import api as driver_api
 from .stream import Event, Stream, add_callback, elapsed_time
 
-__version__ = "0.1.0"  # the distribution's version (pyproject.toml)
+__version__ = "0.1.0"
+
+# A library logs and never configures logging: no output unless the program asks
+# (docs/logging.md).
+_logging.getLogger(__name__).addHandler(_logging.NullHandler())  # the distribution's version (pyproject.toml)
 __all__ = [
     "CudaDriverError", "CudaSupportError", "ShimFallbackWarning", "driver_api",
     "address_range", "ipc_get_handle", "ipc_open_handle", "ipc_close_handle",

@@ -47,6 +47,7 @@ repairs the stamp.
 from __future__ import annotations
 
 import functools
+import logging
 import os
 import re
 import sys
@@ -764,10 +765,43 @@ def verify_after_compile(probe: KernelProbe, result, directory) -> bool:
 _ORDER = ("parse", "infer", "key", "cache", "lower", "nvvm", "link", "store", "load")
 
 
-def report_timings(qualname, argtypes, timings, status, file=None):
-    """One line per compile on stderr: ``cudalite: compiled f(types) [cache: hit] parse=..ms``."""
+TIMINGS_LOGGER = "cudalite.cuda.timings"
+
+
+class _CurrentStderr(logging.StreamHandler):
+    """A handler writing each record to the ``sys.stderr`` of the moment (a test's or an
+    IDE's replacement included), as ``print(file=sys.stderr)`` did."""
+
+    def emit(self, record):
+        self.setStream(sys.stderr)
+        super().emit(record)
+
+
+def timings_logger(to_stderr: bool) -> logging.Logger:
+    """The logger of the per-compile timing lines (``cudalite.cuda.timings``, INFO).
+    ``to_stderr`` (``CUDALITE_TIMINGS=1``): also give it a handler printing the bare
+    line on stderr (added once; the line then does not propagate, so a program that
+    also configured logging does not see it twice)."""
+    logger = logging.getLogger(TIMINGS_LOGGER)
+    if to_stderr and not any(isinstance(h, _CurrentStderr) for h in logger.handlers):
+        handler = _CurrentStderr(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+        logger.propagate = False
+    return logger
+
+
+def report_timings(qualname, argtypes, timings, status, file=None, to_stderr=True):
+    """One line per compile, ``cudalite: compiled f(types) [cache: hit] parse=..ms ...``:
+    written to ``file`` when given, else logged at INFO on ``cudalite.cuda.timings``
+    (with ``to_stderr``, as ``CUDALITE_TIMINGS=1`` asks, printed on stderr too)."""
     parts = [f"{k}={timings[k] * 1e3:.2f}ms" for k in _ORDER if k in timings]
     parts += [f"{k}={v * 1e3:.2f}ms" for k, v in timings.items() if k not in _ORDER and k != "total"]
     total = timings.get("total", sum(v for k, v in timings.items() if k != "total"))
-    print(f"cudalite: compiled {qualname}({', '.join(map(str, argtypes))}) [cache: {status}] "
-          f"{' '.join(parts)} total={total * 1e3:.2f}ms", file=file or sys.stderr, flush=True)
+    line = (f"cudalite: compiled {qualname}({', '.join(map(str, argtypes))}) [cache: {status}] "
+            f"{' '.join(parts)} total={total * 1e3:.2f}ms")
+    if file is not None:
+        print(line, file=file, flush=True)
+        return
+    timings_logger(to_stderr).info("%s", line)

@@ -67,13 +67,9 @@ def _main(argv=None) -> int:
 
     args = _parser().parse_args(argv)
     if args.verbose:
-        import logging
+        from cudalite.core.progress import log_to_stderr
 
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("%(name)s: %(levelname)s: %(message)s"))
-        logger = logging.getLogger("cudalite")
-        logger.addHandler(handler)
-        logger.setLevel(logging.DEBUG if args.verbose > 1 else logging.INFO)
+        log_to_stderr(args.verbose)
     store = CacheStore(args.dir)
     if args.command == "path":
         print(store.path)

@@ -16,8 +16,8 @@ numba's API (the cc of the current device).
 
 from __future__ import annotations
 
+import logging
 import os
-
 from dataclasses import dataclass, field, replace
 from time import perf_counter
 
@@ -275,10 +275,12 @@ class CompiledKernel:
             self._load(art)
             timings["load"] = perf_counter() - t
             timings["total"] = perf_counter() - t_start
-            if load_config().timings:
+            to_stderr = load_config().timings
+            if to_stderr or logging.getLogger("cudalite.cuda.timings").isEnabledFor(logging.INFO):
                 from . import _cache
 
-                _cache.report_timings(pyfunc.__qualname__, self.argtypes, timings, build.status)
+                _cache.report_timings(pyfunc.__qualname__, self.argtypes, timings, build.status,
+                                      to_stderr=to_stderr)
 
     def _load(self, art):
         from cudalite.driver import current_device, load_module
