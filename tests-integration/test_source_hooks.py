@@ -125,9 +125,16 @@ def test_a_remembered_text_that_is_not_the_source_is_refused():
 
 
 def _run(code):
+    """Run ``code`` as a script file (not ``python -c``: Python 3.13 registers the ``-c``
+    text in linecache as ``<string>``, the name a plain ``exec(text)`` gets too)."""
+    import tempfile
+
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
-                          env=env, timeout=300)
+    with tempfile.TemporaryDirectory() as tmp:
+        script = os.path.join(tmp, "main.py")
+        with open(script, "w") as f:
+            f.write(textwrap.dedent(code))
+        return subprocess.run([sys.executable, script], capture_output=True, text=True, env=env, timeout=300)
 
 
 def test_exec_before_cudalite_is_imported_says_exactly_what_to_write():

@@ -66,8 +66,9 @@ CHILD = textwrap.dedent("""
 """)
 
 
-def _run(tmp_path, env_changes, name):
-    script = tmp_path / f"first_launch_{name}.py"
+def _run(tmp_path, env_changes, name, script_name=None):
+    # the kernel's file is part of its cache key: a run that should hit reuses the script
+    script = tmp_path / f"first_launch_{script_name or name}.py"
     script.write_text(CHILD)
     env = {k: v for k, v in os.environ.items() if k not in ("HOME", "XDG_CACHE_HOME", "CUDALITE_CACHE_DIR")}
     env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
@@ -96,7 +97,7 @@ def test_no_home_uses_a_private_temp_root_and_hits_it_next_time(tmp_path):
     assert first["cache"] == str(root / "kernels")
     assert "CacheUnavailableWarning" not in _categories(first) and first["hits"] == 0
     assert any(name.endswith(".cubin-entry") for name in os.listdir(root / "kernels"))
-    second = _run(tmp_path, env, "no_home_again")
+    second = _run(tmp_path, env, "no_home_again", script_name="no_home")
     assert second["hits"] == 1
     assert not {"CacheUnavailableWarning", "UntrustedCacheWarning"} & set(_categories(second))
     assert not (tmp_path / "~").exists()  # never a relative ./~/.cache
