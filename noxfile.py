@@ -58,7 +58,20 @@ def _build_wheels(session: nox.Session, outdir: str) -> dict:
         wheels[pkg] = found[0]
     if "-abi3-" not in os.path.basename(wheels[DRIVER]):
         session.error(f"cudalite-driver built without its compiled launch shim: {wheels[DRIVER]}")
+    _check_wheel_contents(session, wheels)
     return wheels
+
+
+def _check_wheel_contents(session: nox.Session, wheels: dict) -> None:
+    """Every wheel carries its package's ``py.typed`` (PEP 561) and ``__init__.py``."""
+    import zipfile
+
+    modules = {CORE: "core", NVVM: "nvvm", LINKER: "linker", DRIVER: "driver", JIT: "cuda"}
+    for pkg, wheel in wheels.items():
+        names = set(zipfile.ZipFile(wheel).namelist())
+        for member in ("py.typed", "__init__.py"):
+            if f"cudalite/{modules[pkg]}/{member}" not in names:
+                session.error(f"{os.path.basename(wheel)} lacks cudalite/{modules[pkg]}/{member}")
 
 
 def _install_all(session: nox.Session, constraints: str = "") -> None:
