@@ -38,9 +38,3 @@ def test_a_fast_stage_says_nothing(caplog):
         with reporting(logger, "k", "lower", after=5.0):
             pass
     assert caplog.records == []
-
-
-def test_every_package_has_a_silent_logger():
-    import cudalite.core
-
-    assert any(isinstance(h, logging.NullHandler) for h in logging.getLogger(cudalite.core.__name__).handlers)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import os
 import pickle
 import struct
 import subprocess
@@ -270,3 +271,21 @@ def test_old_driver_is_a_clear_support_error(monkeypatch):
         "its CUDA version): the CUDA 13 libraries it compiles with make code an older driver cannot load")
     _state.check_driver_version(13000)  # CUDA 13.0 itself is enough
     _state.check_driver_version(13020)
+
+
+def test_import_does_not_import_logging_and_warnings_never_reach_last_resort():
+    """``import cudalite.cuda`` does not pay for :mod:`logging`; the first logger a
+    package asks for puts a NullHandler on ``cudalite``, so a WARNING record is not
+    printed by logging's last-resort handler (the user sees the warnings.warn once)."""
+    code = textwrap.dedent("""
+        import sys
+        from cudalite import cuda
+        print("logging" in sys.modules)
+        from cudalite.driver.logs import library_logger
+        library_logger("cudalite.driver._shim").warning("a record nobody asked to see")
+        print("done")
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p)))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["False", "done"] and proc.stderr == ""

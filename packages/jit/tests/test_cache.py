@@ -719,18 +719,22 @@ def test_cli_prune_and_help(tmp_path, capsys):
 
 @pytest.fixture
 def timings_logger_reset():
-    logger = logging.getLogger(_cache.TIMINGS_LOGGER)
+    from cudalite.cuda import _timings_log
+
+    logger = logging.getLogger(_timings_log.TIMINGS_LOGGER)
     saved = (list(logger.handlers), logger.level, logger.propagate)
     yield logger
     logger.handlers[:], logger.level, logger.propagate = saved[0], saved[1], saved[2]
 
 
 def test_timings_go_through_logging(timings_logger_reset, caplog, capsys):
+    from cudalite.cuda._timings_log import TIMINGS_LOGGER, _CurrentStderr
+
     argtypes = parse_signature(SIG)[1]
     times = {"parse": 0.001, "total": 0.002}
-    with caplog.at_level(logging.INFO, logger=_cache.TIMINGS_LOGGER):
+    with caplog.at_level(logging.INFO, logger=TIMINGS_LOGGER):
         _cache.report_timings("k", argtypes, times, "miss", to_stderr=False)  # logging asked, not the variable
-    (record,) = [r for r in caplog.records if r.name == _cache.TIMINGS_LOGGER]
+    (record,) = [r for r in caplog.records if r.name == TIMINGS_LOGGER]
     assert record.levelno == logging.INFO
     assert record.getMessage().startswith("cudalite: compiled k(array(float32, 1d, C)") and "[cache: miss]" in \
         record.getMessage()
@@ -739,4 +743,4 @@ def test_timings_go_through_logging(timings_logger_reset, caplog, capsys):
     _cache.report_timings("k", argtypes, times, "hit", to_stderr=True)
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 2 and all(line.startswith("cudalite: compiled k(") and "[cache: hit]" in line for line in err)
-    assert sum(isinstance(h, _cache._CurrentStderr) for h in timings_logger_reset.handlers) == 1
+    assert sum(isinstance(h, _CurrentStderr) for h in timings_logger_reset.handlers) == 1

@@ -4,8 +4,6 @@
 re-exports the compile functions, the type names and the device-side API.
 """
 
-import logging as _logging
-
 from cudalite import types  # noqa: F401
 from cudalite.core.errors import (  # noqa: F401
     CompilerError, CudaliteError, NvvmError, SignatureError, TypingError, UnsupportedError,
@@ -31,11 +29,7 @@ def __getattr__(name):
 
     return getattr(import_module(f"{__name__}.{module}"), name)
 
-__version__ = "0.1.0"
-
-# A library logs and never configures logging: no output unless the program asks
-# (docs/logging.md).
-_logging.getLogger(__name__).addHandler(_logging.NullHandler())  # the distribution's version (pyproject.toml)
+__version__ = "0.1.0"  # the distribution's version (pyproject.toml)
 __all__ = [
     "compile", "compile_ptx", "compile_stages", "STAGES", "Artifact", "make_options", "CompileOptions", "types",
     "CompilerError", "CudaliteError", "NvvmError", "SignatureError", "TypingError", "UnsupportedError",

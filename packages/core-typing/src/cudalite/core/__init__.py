@@ -6,8 +6,6 @@ compile imports it: ``TypingContext`` lives there), not when this package is: th
 runtime's import (``cudalite.cuda`` needs the device-side stubs and the types)
 stays free of the inference engine and its tables."""
 
-import logging as _logging
-
 from .errors import (  # noqa: F401
     CompilerError, CudaliteError, Loc, NvvmError, SignatureError, TypingError, UnsupportedError,
 )
@@ -16,8 +14,4 @@ from . import exec_sources as _exec_sources  # noqa: E402
 
 _exec_sources.install()  # keep the text of functions later made by exec() of a string (frontend source)
 
-__version__ = "0.1.0"
-
-# A library logs and never configures logging: no output unless the program asks
-# (docs/logging.md).
-_logging.getLogger(__name__).addHandler(_logging.NullHandler())  # the distribution's version (pyproject.toml)
+__version__ = "0.1.0"  # the distribution's version (pyproject.toml)

@@ -6,8 +6,6 @@ initialized (cuInit) on first use.  It knows nothing of Python typing or codegen
 It is the only cudalite package that calls the CUDA driver.
 """
 
-import logging as _logging
-
 from .device import (
     Device, current_device, device_count, get_device, memory_info, set_current_device, synchronize,
 )
@@ -15,6 +13,7 @@ from .errors import CudaDriverError, CudaSupportError, ShimFallbackWarning
 from .ipc import address_range, ipc_close_handle, ipc_get_handle, ipc_open_handle
 from .profiler import driver_version, profile_start, profile_stop
 from .launch import Launcher, launch, launch_cooperative
+from ._shim import compiled_shim_path
 from .memory import (
     DeviceMemory,
     HostMemory,
@@ -36,11 +35,7 @@ from .registration import HostRegistration, host_device_pointer, register_host
 from ._cu import api as driver_api
 from .stream import Event, Stream, add_callback, elapsed_time
 
-__version__ = "0.1.0"
-
-# A library logs and never configures logging: no output unless the program asks
-# (docs/logging.md).
-_logging.getLogger(__name__).addHandler(_logging.NullHandler())  # the distribution's version (pyproject.toml)
+__version__ = "0.1.0"  # the distribution's version (pyproject.toml)
 __all__ = [
     "CudaDriverError", "CudaSupportError", "ShimFallbackWarning", "driver_api",
     "address_range", "ipc_get_handle", "ipc_open_handle", "ipc_close_handle",
@@ -53,6 +48,6 @@ __all__ = [
     "PointerAttributes", "pointer_attributes",
     "Stream", "Event", "elapsed_time", "add_callback",
     "Module", "Function", "load_module",
-    "Launcher", "launch", "launch_cooperative",
+    "Launcher", "launch", "launch_cooperative", "compiled_shim_path",
     "ParamLayout", "param_layout", "pack_params",
 ]

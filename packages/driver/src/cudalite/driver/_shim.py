@@ -37,7 +37,6 @@ from __future__ import annotations
 import hashlib
 import importlib
 import importlib.util
-import logging
 import os
 import re
 import shlex
@@ -51,14 +50,14 @@ import warnings
 from dataclasses import dataclass
 
 from ._shim_source import ABI_VERSION, C_SOURCE, CDEF, PREBUILT_MODULE
+from .logs import library_logger
 from .errors import ShimFallbackWarning
 from .cachedir import UntrustedCacheWarning, dir_refusal, make_private_dirs, read_regular, refusal_message
 
 __all__ = ["C_SOURCE", "CDEF", "ABI_VERSION", "LAYOUT", "Shim", "ShimError", "ShimFiles", "shim_location",
-           "load_shim", "load_prebuilt", "load_runtime_build", "load_verified", "build_shim", "find_compiler",
-           "entry_points"]
+           "load_shim", "load_prebuilt", "compiled_shim_path", "load_runtime_build", "load_verified", "build_shim",
+           "find_compiler", "entry_points"]
 
-log = logging.getLogger(__name__)
 
 LAYOUT = 2  # the cache layout: a build record naming a library whose name carries its hash
 _MAX_LIBRARY = 64 << 20  # bytes: a larger file is not our shim
@@ -168,7 +167,8 @@ def load_prebuilt(module_name=PREBUILT_MODULE):
     try:
         return _self_test(module, path)
     except Exception as exc:
-        log.warning("the compiled launch shim %s is unusable (%s); building one at run time", path, exc)
+        library_logger(__name__).warning("the compiled launch shim %s is unusable (%s); building one at run time",
+                                         path, exc)
         return None
 
 
@@ -259,6 +259,13 @@ def load_verified(files: ShimFiles):
         return None  # our own build, unusable here (another cffi backend ...): rebuild
 
 
+def compiled_shim_path():
+    """The file of the launch shim installed with cudalite-driver (self-tested), or None
+    when this install has none (a source tree, or a build without a C compiler)."""
+    shim = load_prebuilt()
+    return None if shim is None else shim.path
+
+
 # What a launch costs more on the ``bindings`` path than through the shim: measured
 # in docs/driver.md's interleaved benchmark (H100, driver 580: 1.13-1.19x the floor
 # against 1.01-1.08x, about 0.4 us per launch).
@@ -266,7 +273,7 @@ _BINDINGS_COST = "about 0.4 us (~13%) more per launch, measured in docs/driver.m
 
 
 def _fallback_warning(message):
-    log.warning("%s", message)
+    library_logger(__name__).warning("%s", message)
     warnings.warn(message, ShimFallbackWarning, stacklevel=4)
 
 
@@ -283,7 +290,7 @@ def load_shim(cache_dir, cc=""):
     at DEBUG).  The driver opens its shim once per process, so "once" holds."""
     shim = load_prebuilt()
     if shim is not None:
-        log.debug("launch shim: %s (compiled with the package)", shim.path)
+        library_logger(__name__).debug("launch shim: %s (compiled with the package)", shim.path)
         return shim
     t0 = time.perf_counter()
     shim, built, reason = load_runtime_build(cache_dir, cc)
@@ -295,7 +302,7 @@ def load_shim(cache_dir, cc=""):
             f"{os.path.dirname(shim.path)}; later processes load it from there. A cudalite-driver "
             f"wheel includes it (docs/driver.md).")
     elif shim is not None:
-        log.debug("launch shim: %s (built at run time by an earlier process)", shim.path)
+        library_logger(__name__).debug("launch shim: %s (built at run time by an earlier process)", shim.path)
     elif reason is not None:
         _fallback_warning(
             f"cudalite: no launch shim: this cudalite-driver install has no compiled one and it cannot "

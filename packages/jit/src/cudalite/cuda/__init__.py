@@ -13,8 +13,6 @@ does not provide raises an AttributeError that says what to use instead.
 """
 # ruff: noqa: E402  (a facade: the device API is bound between imports, in import order)
 
-import logging as _logging
-
 from cudalite.types import *  # noqa: F401,F403  (numba.cuda re-exports every type name; later imports win)
 from cudalite import types  # noqa: F401,E402
 
@@ -82,8 +80,4 @@ def __getattr__(name):
     globals()[name] = value
     return value
 
-__version__ = "0.1.0"
-
-# A library logs and never configures logging: no output unless the program asks
-# (docs/logging.md).
-_logging.getLogger(__name__).addHandler(_logging.NullHandler())  # the distribution's version (pyproject.toml)
+__version__ = "0.1.0"  # the distribution's version (pyproject.toml)

@@ -47,7 +47,6 @@ repairs the stamp.
 from __future__ import annotations
 
 import functools
-import logging
 import os
 import re
 import sys
@@ -242,9 +241,9 @@ def _os_error(exc) -> str:
 def _warn_unusable_once(directory, reason):
     """One :class:`CacheUnavailableWarning` (and a logged warning) per process per
     directory that cannot be created or written; kernels go on compiling and running."""
-    import logging
     import warnings
 
+    from cudalite.driver.logs import library_logger
     from cudalite.driver.cachedir import CacheUnavailableWarning
 
     from ._faults import jit_runtime
@@ -258,7 +257,7 @@ def _warn_unusable_once(directory, reason):
     message = (f"cudalite: the kernel cache directory {directory} is unusable: {reason}; kernels are compiled "
                f"and run without the cache. Set CUDALITE_CACHE_DIR to a writable directory to keep compiled "
                f"kernels between runs.")
-    logging.getLogger(__name__).warning("%s", message)
+    library_logger(__name__).warning("%s", message)
     warnings.warn(message, CacheUnavailableWarning, stacklevel=4)
 
 
@@ -765,33 +764,6 @@ def verify_after_compile(probe: KernelProbe, result, directory) -> bool:
 _ORDER = ("parse", "infer", "key", "cache", "lower", "nvvm", "link", "store", "load")
 
 
-TIMINGS_LOGGER = "cudalite.cuda.timings"
-
-
-class _CurrentStderr(logging.StreamHandler):
-    """A handler writing each record to the ``sys.stderr`` of the moment (a test's or an
-    IDE's replacement included), as ``print(file=sys.stderr)`` did."""
-
-    def emit(self, record):
-        self.setStream(sys.stderr)
-        super().emit(record)
-
-
-def timings_logger(to_stderr: bool) -> logging.Logger:
-    """The logger of the per-compile timing lines (``cudalite.cuda.timings``, INFO).
-    ``to_stderr`` (``CUDALITE_TIMINGS=1``): also give it a handler printing the bare
-    line on stderr (added once; the line then does not propagate, so a program that
-    also configured logging does not see it twice)."""
-    logger = logging.getLogger(TIMINGS_LOGGER)
-    if to_stderr and not any(isinstance(h, _CurrentStderr) for h in logger.handlers):
-        handler = _CurrentStderr(sys.stderr)
-        handler.setFormatter(logging.Formatter("%(message)s"))
-        logger.addHandler(handler)
-        logger.setLevel(logging.INFO)
-        logger.propagate = False
-    return logger
-
-
 def report_timings(qualname, argtypes, timings, status, file=None, to_stderr=True):
     """One line per compile, ``cudalite: compiled f(types) [cache: hit] parse=..ms ...``:
     written to ``file`` when given, else logged at INFO on ``cudalite.cuda.timings``
@@ -804,4 +776,6 @@ def report_timings(qualname, argtypes, timings, status, file=None, to_stderr=Tru
     if file is not None:
         print(line, file=file, flush=True)
         return
+    from ._timings_log import timings_logger
+
     timings_logger(to_stderr).info("%s", line)

@@ -16,8 +16,8 @@ numba's API (the cc of the current device).
 
 from __future__ import annotations
 
-import logging
 import os
+import sys
 from dataclasses import dataclass, field, replace
 from time import perf_counter
 
@@ -276,7 +276,7 @@ class CompiledKernel:
             timings["load"] = perf_counter() - t
             timings["total"] = perf_counter() - t_start
             to_stderr = load_config().timings
-            if to_stderr or logging.getLogger("cudalite.cuda.timings").isEnabledFor(logging.INFO):
+            if to_stderr or _timings_wanted():
                 from . import _cache
 
                 _cache.report_timings(pyfunc.__qualname__, self.argtypes, timings, build.status,
@@ -514,3 +514,11 @@ def compile_ptx_for_current_device(pyfunc, sig, debug=False, lineinfo=False, dev
     return compile_ptx(_pyfunc(pyfunc), sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath,
                        cc=current_cc(), opt=opt, abi=abi, abi_info=abi_info, forceinline=forceinline,
                        launch_bounds=launch_bounds)
+
+
+def _timings_wanted() -> bool:
+    """Whether the program enabled INFO for the timing lines' logger (``logging`` is
+    only imported here when some module already imported it: nobody can have asked
+    otherwise)."""
+    logging = sys.modules.get("logging")
+    return logging is not None and logging.getLogger("cudalite.cuda.timings").isEnabledFor(logging.INFO)

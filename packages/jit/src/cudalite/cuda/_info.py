@@ -108,11 +108,11 @@ def _cache():
 
 
 def _launch():
-    from cudalite.driver import _shim
+    from cudalite.driver import compiled_shim_path
 
-    pre = _shim.load_prebuilt()
-    if pre is not None:
-        return {"path": "compiled shim (installed with cudalite-driver)", "shim": pre.path}
+    path = compiled_shim_path()
+    if path is not None:
+        return {"path": "compiled shim (installed with cudalite-driver)", "shim": path}
     return {"path": "no compiled shim installed: built at run time into the cache on first launch, or the "
                     "cuda.bindings path without a C compiler (docs/driver.md)", "shim": None}
 

@@ -7,8 +7,6 @@ cudalite's typing or code generation, so any frontend can use it alone::
     cubin = Linker("sm_90").add(CUSource(src, name="k.cu"), PTXSource(ptx)).link()
 """
 
-import logging as _logging
-
 from ._code import LTOIR, Archive, Cubin, CUSource, Fatbin, LinkableCode, Object, PTXSource
 from ._errors import InvalidInputError, LinkerError, MissingFileError, NvrtcError, UnknownFileTypeError
 from ._linker import Linker, link
@@ -17,11 +15,7 @@ from ._nvrtc import compile_cuda, cuda_include_dirs, nvrtc_version, parse_nvrtc_
 from ._options import LinkerOptions, linker_flags, normalize_arch
 from ._validate import validate_input
 
-__version__ = "0.1.0"
-
-# A library logs and never configures logging: no output unless the program asks
-# (docs/logging.md).
-_logging.getLogger(__name__).addHandler(_logging.NullHandler())  # the distribution's version (pyproject.toml)
+__version__ = "0.1.0"  # the distribution's version (pyproject.toml)
 __all__ = [
     "LinkableCode", "PTXSource", "CUSource", "Cubin", "Fatbin", "Object", "Archive", "LTOIR",
     "Linker", "LinkerOptions", "link", "linker_flags", "normalize_arch",
