@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from cudalite.cuda import _dlpack
-from cudalite.cuda._args import DLPackHandler, handler_for
+from cudalite.cuda._args import handler_for
+from cudalite.cuda._foreign_args import DLPackHandler
 from cudalite.cuda.devicearray import DeviceNDArray
 
 BASE = 0x7F0000000000
@@ -65,3 +66,74 @@ def test_host_dlpack_tensors_are_rejected():
     src = DLPackOnly(DeviceNDArray((3,), None, np.float32, ptr=BASE, owner=FakeMemory()), _dlpack.KDLCPU)
     with pytest.raises(TypeError, match="CUDA device"):
         _dlpack.read_dlpack(src)
+
+
+# -- one export per launch, kept until the kernel has run ------------------------------------
+def _fake_kernel(fn, calls, monkeypatch):
+    import cudalite.cuda._dispatcher as D
+    from _fake_arrays import FakeKernel
+
+    from cudalite import cuda
+
+    k = cuda.jit(fn)
+    k._compiler = lambda pyfunc, argtypes, opts, cc: FakeKernel(argtypes, calls)
+    monkeypatch.setattr(D, "current_cc", lambda: (9, 0))
+    return k
+
+
+def _fill(a, x):
+    a[0] = x
+
+
+def test_one_export_per_launch_released_after_the_kernel(monkeypatch):
+    from cudalite.cuda import _foreign_args as F
+
+    released, exports = [], []
+    real = F.import_dlpack
+
+    def counting(obj, stream):
+        ptr, shape, strides, dtype, _owner = real(obj, stream)
+        owner = object()  # what holds the capsule (cuda.core's view)
+        exports.append((stream, owner))
+        return ptr, shape, strides, dtype, owner
+
+    monkeypatch.setattr(F, "import_dlpack", counting)
+    monkeypatch.setattr(F, "_release_after", lambda sh, owner: released.append((sh, owner)))
+    calls = []
+    k = _fake_kernel(_fill, calls, monkeypatch)
+    src = DLPackOnly(DeviceNDArray((8,), None, np.float32, ptr=BASE, owner=FakeMemory()))
+    for x in (1.0, 2.0, 3.0):  # the slow path, then the generated launcher
+        k[1, 1](src, x)
+    assert len(calls) == 3 and all(c[0] == BASE for c in calls)
+    assert len(src.streams) == 3, "one __dlpack__ call per launch"
+    assert [s for s, _ in exports] == [1, 1, 1]  # the legacy default stream, DLPack's 1
+    assert released == [(0, owner) for _, owner in exports]  # each export kept until its kernel ran
+    assert "AFTER0(SH)" in k._factory.source
+
+
+def test_cuda_core_objects_get_their_handlers():
+    from cudalite.cuda._foreign_args import BufferHandler, StridedViewHandler
+
+    class StridedMemoryView:  # the attributes cuda.core's view has
+        __module__ = "cuda.core.utils"
+
+        def __init__(self, ptr, shape, strides, dtype, device=True):
+            self.ptr, self.shape, self.strides, self.dtype = ptr, shape, strides, np.dtype(dtype)
+            self.is_device_accessible = device
+
+    class Buffer:
+        __module__ = "cuda.core._memory"
+
+        def __init__(self, handle, size):
+            self.handle, self.size = handle, size
+
+    view = StridedMemoryView(BASE, (4, 6), None, np.float32)
+    h = handler_for(type(view), view, None)
+    assert isinstance(h, StridedViewHandler) and h.key(view) == (np.dtype(np.float32), 2, "C")
+    strided = StridedMemoryView(BASE, (4, 3), (6, 2), np.float64)  # strides in elements
+    assert h.key(strided) == (np.dtype(np.float64), 2, "A")
+    with pytest.raises(TypeError, match="memory the device cannot access"):
+        h.key(StridedMemoryView(BASE, (4,), None, np.float32, device=False))
+    buf = Buffer(BASE, 100)
+    hb = handler_for(type(buf), buf, None)
+    assert isinstance(hb, BufferHandler) and hb.key(buf) == (np.dtype(np.uint8), 1, "C")

@@ -201,6 +201,7 @@ class ArgHandler:
 
     host = False  # a host array: copied in and back by the dispatcher
     fast = True  # may be inlined into generated launch code
+    after_launch = None  # or a method(sh) called once the kernel is enqueued on stream handle sh
 
     def key(self, arg):
         raise NotImplementedError
@@ -358,23 +359,6 @@ class CAIHandler(ArgHandler):
         if stream is not None and _needs_wait(stream, sh):
             _stream_wait(sh, stream)
         return _array_flat(cai["data"][0] or 0, shape, strides, spec)
-
-
-class DLPackHandler(ArgHandler):
-    """Objects that export only DLPack (``__dlpack__``/``__dlpack_device__``): the
-    capsule is consumed per launch, with the launch stream passed to the producer."""
-
-    def key(self, arg):
-        from ._dlpack import read_dlpack
-
-        _ptr, shape, strides, dtype = read_dlpack(arg)
-        return (dtype, len(shape), L.layout_of(shape, strides, dtype.itemsize))
-
-    def flat(self, arg, spec, sh):
-        from ._dlpack import read_dlpack
-
-        ptr, shape, strides, _dtype = read_dlpack(arg, stream=sh if sh > 0 else 1)
-        return _array_flat(ptr, shape, strides, spec)
 
 
 class CupyHandler(CAIHandler):
@@ -697,10 +681,17 @@ def handler_for(cls, sample, resolve) -> ArgHandler:
         return TorchHandler(cls)
     if module.startswith("cupy") and hasattr(sample, "data") and hasattr(sample, "strides"):
         return CupyHandler(cls, sample)
+    if module.startswith("cuda.core") or (hasattr(sample, "__dlpack__") and hasattr(sample, "__dlpack_device__")
+                                          and not hasattr(sample, "__cuda_array_interface__")):
+        from ._foreign_args import DLPackHandler, foreign_handler
+
+        handler = foreign_handler(cls, sample)
+        if handler is not None:
+            return handler
+        if hasattr(sample, "__dlpack__") and not hasattr(sample, "__cuda_array_interface__"):
+            return DLPackHandler()
     if hasattr(sample, "__cuda_array_interface__"):
         return CAIHandler()
-    if hasattr(sample, "__dlpack__") and hasattr(sample, "__dlpack_device__"):
-        return DLPackHandler()
     if issubclass(cls, np.void) and sample.dtype.names:
         return RecordScalarHandler()
     if cls is DeviceRecord:

@@ -506,6 +506,8 @@ class CUDADispatcher(InspectMixin):
         except CudaDriverError as e:  # a fault of an earlier kernel reported here
             raise kernel_fault(e, kernel.device_id) from None
         rt.last[kernel.device_id] = kernel
+        for h in handlers:  # e.g. a DLPack export kept until the kernel has run
+            h.after_launch is None or h.after_launch(sh)
         try:
             if copies or after:
                 for d, a in copies:

@@ -55,8 +55,9 @@ def slow_factory(disp):
 _EMPTY = object()  # the identity caches' initial "last argument": no argument is it
 
 
-def _launch_block(ind, kernel, values, ns):
-    """Lines of the launch (CuPy stream ordering, driver call, fault naming); returns."""
+def _launch_block(ind, kernel, values, ns, after=()):
+    """Lines of the launch (CuPy stream ordering, driver call, fault naming, the
+    handlers' ``after_launch`` calls); returns."""
     body = []
     if "CUPY_STREAM" in ns:
         body.append(f"{ind}_cl_cs = CUPY_STREAM()")
@@ -68,6 +69,7 @@ def _launch_block(ind, kernel, values, ns):
     body.append(f"{ind}try:")
     body.append(f"{ind}    LAUNCH(GRID, BLOCK, SHM, SH{', ' if call_vals else ''}{call_vals})")
     body.append(f"{ind}    REC[DEV] = KERNEL")
+    body += [f"{ind}    {line}" for line in after]
     if kernel.exc_global is not None:
         body.append(f"{ind}    KERNEL.check_exceptions(SH)")
     body.append(f"{ind}except DriverError as _cl_e:")
@@ -107,6 +109,11 @@ def make_factory(disp, names, handlers, keys, kernel, record):
         pre.append(lines)
         values.append(vals)
     cached = [i for i, h in enumerate(handlers) if h.cache_fields]
+    after = []
+    for i, h in enumerate(handlers):
+        if h.after_launch is not None:
+            ns[f"AFTER{i}"] = h.after_launch
+            after.append(f"AFTER{i}(SH)")
     params = ", ".join(names)
     fname = _name(disp)
     body = ["def factory(GRID, BLOCK, SHM, SH, STREAM, CONFIG):", f"    def {fname}({params}):"]
@@ -141,7 +148,7 @@ def make_factory(disp, names, handlers, keys, kernel, record):
         body.append(f"{ind}    _cl_hit = False")
         body.append(f"{ind}if _cl_hit:")
         body += [f"{ind}    {line}" for line in hit_pre]
-        body += _launch_block(ind + "    ", kernel, hit_values, ns)
+        body += _launch_block(ind + "    ", kernel, hit_values, ns, after)
     body.append(f"{ind}try:")
     body.append(f"{ind}    _cl_ok = {' and '.join(guards) if guards else 'True'}")
     body.append(f"{ind}except AttributeError:")
@@ -149,7 +156,7 @@ def make_factory(disp, names, handlers, keys, kernel, record):
     body.append(f"{ind}if _cl_ok:")
     body += [f"{ind}    {line}" for lines in pre for line in lines]
     body += [f"{ind}    {line}" for line in stores]
-    body += _launch_block(ind + "    ", kernel, values, ns)
+    body += _launch_block(ind + "    ", kernel, values, ns, after)
     body.append(f"{ind}SLOW(GRID, BLOCK, SHM, SH, STREAM, ({params}{',' if len(names) == 1 else ''}), CONFIG)")
     body.append(f"    return {fname}")
     src = "\n".join(body) + "\n"

@@ -1,0 +1,152 @@
+"""Kernel arguments from cuda.core and from DLPack-only producers.
+
+numba-cuda 0.30 accepts, and so does cudalite:
+
+* ``cuda.core.utils.StridedMemoryView`` -- typed as an array of its dtype, rank and
+  layout (numba-cuda refuses non-contiguous views; cudalite passes them as 'A'
+  arrays with their strides); a view of memory the device cannot access is refused.
+* ``cuda.core.Buffer`` -- a 1-d C-contiguous ``uint8`` array of ``buffer.size`` bytes.
+* objects exporting only DLPack (``__dlpack__``/``__dlpack_device__``).  With cuda.core
+  installed the capsule is read through ``StridedMemoryView.from_dlpack`` (one call
+  per launch, DLPack 1.x versioned capsules negotiated); without it, by the
+  hand-written reader of :mod:`._dlpack`.  The capsule is consumed **once** per launch
+  (the type key and the values come from the same export, for the launch stream the
+  producer is told to order its work before), and the exported view stays alive until
+  the kernel has run: it is released by a host callback enqueued on the launch stream
+  after the kernel (``cudalite.driver.add_callback``).
+
+cuda.core is never imported by ``import cudalite``: only when one of its objects, or
+a DLPack-only object, is passed.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+
+from . import _array_layout as L
+from ._args import ArgHandler, _array_flat
+
+__all__ = ["StridedViewHandler", "BufferHandler", "DLPackHandler", "foreign_handler", "import_dlpack"]
+
+
+@functools.lru_cache(maxsize=None)
+def _strided_memory_view():
+    """cuda.core's StridedMemoryView class, or None when cuda.core is not installed."""
+    try:
+        from cuda.core.utils import StridedMemoryView
+    except ImportError:
+        return None
+    return StridedMemoryView
+
+
+def _view_layout(view):
+    """``(ptr, shape, byte strides, NumPy dtype)`` of a StridedMemoryView."""
+    dtype = view.dtype
+    shape = tuple(int(n) for n in view.shape)
+    strides = view.strides
+    strides = L.c_strides(shape, dtype.itemsize) if strides is None else tuple(int(s) * dtype.itemsize
+                                                                                 for s in strides)
+    return int(view.ptr), shape, strides, dtype
+
+
+def import_dlpack(obj, stream):
+    """Consume ``obj.__dlpack__`` once, for the consumer stream ``stream`` (DLPack's
+    convention: 1 is the legacy default stream): ``(ptr, shape, byte strides, dtype,
+    owner)``; ``owner`` holds the capsule (keep it until the kernel has run), None when
+    the hand-written reader has already released it (``obj`` keeps the memory)."""
+    smv = _strided_memory_view()
+    if smv is not None:
+        from_dlpack = getattr(smv, "from_dlpack", None)
+        view = from_dlpack(obj, stream_ptr=stream) if from_dlpack is not None else smv(obj, stream_ptr=stream)
+        if not view.is_device_accessible:
+            raise TypeError("a DLPack tensor in host memory cannot be passed to a kernel: it must be on a CUDA "
+                            "device")
+        return (*_view_layout(view), view)
+    from ._dlpack import read_dlpack
+
+    return (*read_dlpack(obj, stream=stream), None)
+
+
+def _release_after(sh, owner):
+    """Keep ``owner`` until the work queued on stream handle ``sh`` so far has run."""
+    from cudalite.driver import Stream, add_callback
+
+    add_callback(Stream.external(sh), lambda status, keep=owner: None)
+
+
+class DLPackHandler(ArgHandler):
+    """Objects that export only DLPack: one export per launch (see the module doc)."""
+
+    def __init__(self):
+        self._tls = threading.local()  # .made: (obj, stream, layout tuple, owner); .owner: to release
+
+    def _export(self, arg, stream):
+        made = getattr(self._tls, "made", None)
+        if made is not None and made[0] is arg and made[1] == stream:
+            return made
+        ptr, shape, strides, dtype, owner = import_dlpack(arg, stream)
+        made = self._tls.made = (arg, stream, (ptr, shape, strides, dtype), owner)
+        return made
+
+    def key(self, arg, stream=1):
+        _ptr, shape, strides, dtype = self._export(arg, stream)[2]
+        return (dtype, len(shape), L.layout_of(shape, strides, dtype.itemsize))
+
+    def flat(self, arg, spec, sh):
+        made = self._export(arg, sh if sh > 0 else 1)
+        self._tls.made = None  # the next launch exports again
+        self._tls.owner = made[3]
+        ptr, shape, strides, _dtype = made[2]
+        return _array_flat(ptr, shape, strides, spec)
+
+    def after_launch(self, sh):
+        owner, self._tls.owner = getattr(self._tls, "owner", None), None
+        if owner is not None:
+            _release_after(sh, owner)
+
+    def snippet(self, i, a, spec, key, ns):
+        ns[f"H{i}"], ns[f"K{i}"], ns[f"P{i}"] = self, key, spec
+        # the key is read from the export made for this launch's stream; flat() reuses it
+        return (f"H{i}.key({a}, SH if SH > 0 else 1) == K{i}", [f"_cl_v{i} = H{i}.flat({a}, P{i}, SH)"],
+                f"*_cl_v{i}")
+
+
+class StridedViewHandler(ArgHandler):
+    """cuda.core ``StridedMemoryView`` arguments."""
+
+    def key(self, arg):
+        if not arg.is_device_accessible:
+            raise TypeError("a StridedMemoryView of memory the device cannot access cannot be passed to a kernel")
+        _ptr, shape, strides, dtype = _view_layout(arg)
+        return (dtype, len(shape), L.layout_of(shape, strides, dtype.itemsize))
+
+    def flat(self, arg, spec, sh):
+        ptr, shape, strides, _dtype = _view_layout(arg)
+        return _array_flat(ptr, shape, strides, spec)
+
+
+class BufferHandler(ArgHandler):
+    """cuda.core ``Buffer`` arguments: ``size`` bytes as a 1-d ``uint8`` array."""
+
+    def key(self, arg):
+        import numpy as np
+
+        return (np.dtype(np.uint8), 1, "C")
+
+    def flat(self, arg, spec, sh):
+        size = int(arg.size)
+        return _array_flat(int(arg.handle or 0), (size,), (1,), spec)
+
+
+def foreign_handler(cls, sample):
+    """The handler of a cuda.core object, or None for any other class."""
+    module = getattr(cls, "__module__", "") or ""
+    if not module.startswith("cuda.core"):
+        return None
+    name = cls.__name__
+    if name == "StridedMemoryView" and hasattr(sample, "ptr"):
+        return StridedViewHandler()
+    if name == "Buffer" and hasattr(sample, "handle") and hasattr(sample, "size"):
+        return BufferHandler()
+    return None

@@ -1,0 +1,116 @@
+"""GPU: cuda.core objects as kernel arguments and launch streams, and DLPack-only
+producers read through cuda.core's StridedMemoryView (one export per launch)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cudalite import cuda
+
+pytestmark = pytest.mark.gpu
+core = pytest.importorskip("cuda.core")
+cp = pytest.importorskip("cupy")
+
+
+@cuda.jit
+def _iota_bytes(a):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] = i % 251
+
+
+@cuda.jit
+def _copy(dst, src):
+    i = cuda.grid(1)
+    if i < dst.size:
+        dst[i] = src[i]
+
+
+@cuda.jit
+def _add_one(a):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] += 1
+
+
+def _device():
+    dev = core.Device(cuda.get_current_device().id)
+    dev.set_current()
+    return dev
+
+
+def _view(obj):
+    from cuda.core.utils import StridedMemoryView
+
+    make = getattr(StridedMemoryView, "from_dlpack", None)
+    return make(obj, stream_ptr=-1) if make is not None else StridedMemoryView(obj, stream_ptr=-1)
+
+
+def test_buffer_is_a_byte_array():
+    dev = _device()
+    stream = dev.create_stream()
+    buf = dev.allocate(1000, stream=stream)
+    stream.sync()
+    _iota_bytes[4, 256](buf)
+    out = cuda.device_array(1000, np.uint8)
+    _copy[4, 256](out, buf)
+    np.testing.assert_array_equal(out.copy_to_host(), (np.arange(1000) % 251).astype(np.uint8))
+    buf.close(stream)
+
+
+def test_strided_memory_view_arguments():
+    _device()
+    a = cp.arange(24, dtype=cp.float32).reshape(4, 6)
+    view = _view(a)
+
+    @cuda.jit
+    def twice(v):
+        i, j = cuda.grid(2)
+        if i < v.shape[0] and j < v.shape[1]:
+            v[i, j] *= 2
+
+    twice[(1, 1), (8, 8)](view)
+    cuda.synchronize()
+    np.testing.assert_array_equal(cp.asnumpy(a), np.arange(24, dtype=np.float32).reshape(4, 6) * 2)
+    b = cp.arange(12, dtype=cp.float64)
+    twice_1d = _add_one
+    twice_1d[1, 32](_view(b[::2]))  # a strided view: its strides are honoured
+    cuda.synchronize()
+    expect = np.arange(12, dtype=np.float64)
+    expect[::2] += 1
+    np.testing.assert_array_equal(cp.asnumpy(b), expect)
+
+
+class DLPackOnly:
+    """A producer exporting only DLPack (no CUDA array interface), counting exports."""
+
+    def __init__(self, tensor):
+        self.tensor, self.exports = tensor, 0
+
+    def __dlpack_device__(self):
+        return self.tensor.__dlpack_device__()
+
+    def __dlpack__(self, stream=None, **kw):
+        self.exports += 1
+        return self.tensor.__dlpack__(stream=stream, **kw)
+
+
+def test_dlpack_only_producer_exports_once_per_launch():
+    _device()
+    a = cp.zeros(100, dtype=cp.int32)
+    src = DLPackOnly(a)
+    for _ in range(3):  # the slow path, then the generated launcher
+        _add_one[1, 128](src)
+    cuda.synchronize()
+    assert src.exports == 3
+    np.testing.assert_array_equal(cp.asnumpy(a), np.full(100, 3, np.int32))
+
+
+def test_cuda_core_stream_as_launch_stream():
+    dev = _device()
+    stream = dev.create_stream()
+    d = cuda.to_device(np.zeros(256, np.float32))
+    _add_one[1, 256, stream](d)
+    stream.sync()
+    np.testing.assert_array_equal(d.copy_to_host(), np.ones(256, np.float32))
