@@ -114,3 +114,15 @@ def test_cuda_core_stream_as_launch_stream():
     _add_one[1, 256, stream](d)
     stream.sync()
     np.testing.assert_array_equal(d.copy_to_host(), np.ones(256, np.float32))
+
+
+def test_dlpack_export_to_torch_cupy_and_cuda_core():
+    """Consumers that ask for DLPack 1.x get a versioned capsule (torch, CuPy and
+    cuda.core pass max_version=(1, 0)); the data round-trips."""
+    torch = pytest.importorskip("torch")
+    host = np.arange(10, dtype=np.float32)
+    d = cuda.to_device(host)
+    np.testing.assert_array_equal(torch.from_dlpack(d).cpu().numpy(), host)
+    np.testing.assert_array_equal(cp.asnumpy(cp.from_dlpack(d)), host)
+    view = _view(d)
+    assert view.ptr == d.device_ctypes_pointer.value and tuple(view.shape) == (10,)

@@ -137,3 +137,41 @@ def test_cuda_core_objects_get_their_handlers():
     buf = Buffer(BASE, 100)
     hb = handler_for(type(buf), buf, None)
     assert isinstance(hb, BufferHandler) and hb.key(buf) == (np.dtype(np.uint8), 1, "C")
+
+
+# -- DLPack 1.x export ------------------------------------------------------------------------
+def test_versioned_export_when_the_consumer_asks_for_dlpack_1():
+    import ctypes
+
+    arr = DeviceNDArray((3, 4), None, np.float32, ptr=BASE, owner=FakeMemory())
+    ref = weakref.ref(arr)
+    legacy = arr.__dlpack__(stream=-1)
+    assert _dlpack._capsule_is_valid(id(legacy), b"dltensor") == 1
+    assert _dlpack._capsule_is_valid(id(arr.__dlpack__(stream=-1, max_version=(0, 8))), b"dltensor") == 1
+    capsule = arr.__dlpack__(stream=-1, max_version=(1, 1))
+    assert _dlpack._capsule_is_valid(id(capsule), b"dltensor_versioned") == 1
+    ptr = _dlpack._capsule_pointer_of(capsule, b"dltensor_versioned")
+    m = ctypes.cast(ptr, ctypes.POINTER(_dlpack._DLManagedTensorVersioned)).contents
+    assert (m.version.major, m.version.minor) == _dlpack.DLPACK_VERSION == (1, 0) and m.flags == 0
+    t = m.dl_tensor
+    assert (t.data, t.device.device_type, t.ndim) == (BASE, _dlpack.KDLCUDA, 2)
+    assert [t.shape[k] for k in range(2)] == [3, 4] and [t.strides[k] for k in range(2)] == [4, 1]
+    assert (t.dtype.code, t.dtype.bits, t.dtype.lanes) == (2, 32, 1)
+    # a consumer takes it: marks the capsule used and calls the deleter, which drops the array
+    _dlpack._capsule_set_name(capsule, b"used_dltensor_versioned")
+    m.deleter(ctypes.cast(ptr, ctypes.POINTER(_dlpack._DLManagedTensorVersioned)))
+    del capsule, legacy, arr, m, t
+    gc.collect()
+    assert ref() is None
+
+
+def test_unconsumed_versioned_capsule_releases_the_array():
+    arr = DeviceNDArray((5,), None, np.int64, ptr=BASE, owner=FakeMemory())
+    ref = weakref.ref(arr)
+    capsule = arr.__dlpack__(stream=-1, max_version=(1, 0))
+    del arr
+    gc.collect()
+    assert ref() is not None  # the capsule keeps the exported array
+    del capsule
+    gc.collect()
+    assert ref() is None

@@ -1,7 +1,9 @@
 """DLPack export of device arrays: ``__dlpack__`` / ``__dlpack_device__``.
 
 :func:`to_dlpack` writes a ``DLManagedTensor`` (DLPack 0.x ABI) with ctypes and
-wraps it in a ``"dltensor"`` PyCapsule.  The tensor keeps the exporting array alive
+wraps it in a ``"dltensor"`` PyCapsule, or, when the consumer asks for DLPack 1.x
+(``__dlpack__(max_version=(1, 0))``), a ``DLManagedTensorVersioned`` in a
+``"dltensor_versioned"`` capsule.  The tensor keeps the exporting array alive
 until the consumer calls the deleter (or, when never consumed, until the capsule
 dies).  Strides are exported in elements, as DLPack requires.
 """
@@ -14,7 +16,8 @@ from cudalite.core.types import bfloat16_dtype
 
 from ._array_layout import c_strides
 
-__all__ = ["KDLCPU", "KDLCUDA", "KDLCUDAHOST", "KDLCUDAMANAGED", "dlpack_dtype", "to_dlpack", "read_dlpack"]
+__all__ = ["KDLCPU", "KDLCUDA", "KDLCUDAHOST", "KDLCUDAMANAGED", "DLPACK_VERSION", "dlpack_dtype", "to_dlpack",
+           "read_dlpack"]
 
 KDLCPU, KDLCUDA, KDLCUDAHOST, KDLCUDAMANAGED = 1, 2, 3, 13
 _CAPSULE_NAME = b"dltensor"
@@ -48,6 +51,22 @@ class _DLManagedTensor(ctypes.Structure):
 _DELETER = ctypes.CFUNCTYPE(None, ctypes.POINTER(_DLManagedTensor))
 _DLManagedTensor._fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p), ("deleter", _DELETER)]
 _CAPSULE_DESTRUCTOR = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+
+class _DLPackVersion(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
+
+
+class _DLManagedTensorVersioned(ctypes.Structure):  # DLPack 1.x
+    pass
+
+
+_DELETER_V = ctypes.CFUNCTYPE(None, ctypes.POINTER(_DLManagedTensorVersioned))
+_DLManagedTensorVersioned._fields_ = [("version", _DLPackVersion), ("manager_ctx", ctypes.c_void_p),
+                                      ("deleter", _DELETER_V), ("flags", ctypes.c_uint64),
+                                      ("dl_tensor", _DLTensor)]
+_VERSIONED_NAME = b"dltensor_versioned"
+DLPACK_VERSION = (1, 0)  # the DLManagedTensorVersioned layout exported (1.1 added dtype codes only)
 
 
 
@@ -87,9 +106,17 @@ def _capsule_destructor(capsule):
         _delete(ctypes.cast(ptr, ctypes.POINTER(_DLManagedTensor)))
 
 
+def _capsule_destructor_v(capsule):
+    if _capsule_is_valid(capsule, _VERSIONED_NAME):
+        ptr = _capsule_get_pointer(capsule, _VERSIONED_NAME)
+        _delete(ctypes.cast(ptr, ctypes.POINTER(_DLManagedTensorVersioned)))
+
+
 # ctypes callbacks must outlive every capsule: module-level constants, never mutated.
 _DELETER_FN = _DELETER(_delete)
 _DESTRUCTOR_FN = _CAPSULE_DESTRUCTOR(_capsule_destructor)
+_DELETER_V_FN = _DELETER_V(_delete)
+_DESTRUCTOR_V_FN = _CAPSULE_DESTRUCTOR(_capsule_destructor_v)
 
 
 def dlpack_dtype(dtype):
@@ -103,9 +130,11 @@ def dlpack_dtype(dtype):
     return codes[kind], dtype.itemsize * 8, 1
 
 
-def to_dlpack(array, device_type, device_id):
+def to_dlpack(array, device_type, device_id, versioned=False):
     """A ``"dltensor"`` PyCapsule over ``array`` (anything with ``_ptr``, ``shape``,
-    ``strides`` in bytes and ``dtype``)."""
+    ``strides`` in bytes and ``dtype``); with ``versioned``, DLPack 1.x's
+    ``"dltensor_versioned"`` capsule (a ``DLManagedTensorVersioned``, version
+    :data:`DLPACK_VERSION`, no flags: writable, not a copy)."""
     code, bits, lanes = dlpack_dtype(array.dtype)
     itemsize = array.dtype.itemsize
     if any(s % itemsize for s in array.strides):
@@ -115,7 +144,10 @@ def to_dlpack(array, device_type, device_id):
     holder.array = array
     holder.shape = (ctypes.c_int64 * max(ndim, 1))(*array.shape)
     holder.strides = (ctypes.c_int64 * max(ndim, 1))(*(s // itemsize for s in array.strides))
-    m = holder.managed = _DLManagedTensor()
+    m = holder.managed = _DLManagedTensorVersioned() if versioned else _DLManagedTensor()
+    if versioned:
+        m.version = _DLPackVersion(*DLPACK_VERSION)
+        m.flags = 0
     t = m.dl_tensor
     t.data = array._ptr or None
     t.device = _DLDevice(device_type, device_id)
@@ -126,6 +158,9 @@ def to_dlpack(array, device_type, device_id):
     t.byte_offset = 0
     _incref(holder)  # released by the deleter
     m.manager_ctx = id(holder)
+    if versioned:
+        m.deleter = _DELETER_V_FN
+        return _capsule_new(ctypes.addressof(m), _VERSIONED_NAME, _DESTRUCTOR_V_FN)
     m.deleter = _DELETER_FN
     return _capsule_new(ctypes.addressof(m), _CAPSULE_NAME, _DESTRUCTOR_FN)
 

@@ -333,7 +333,9 @@ class DeviceNDArray:
 
     def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
         """A DLPack capsule over this array; the array's stream is synchronized first
-        unless the consumer stream is the same one (``stream=-1``: no sync)."""
+        unless the consumer stream is the same one (``stream=-1``: no sync).  A consumer
+        passing ``max_version`` of 1.0 or later gets a DLPack 1.x versioned capsule
+        (``"dltensor_versioned"``), any other a legacy ``"dltensor"`` one."""
         from ._dlpack import KDLCUDA, to_dlpack
 
         if copy:
@@ -345,7 +347,8 @@ class DeviceNDArray:
             handle = int(own) if not isinstance(own, int) else own
             if stream is None or int(stream) != handle:
                 _sync(driver_stream(own))
-        return to_dlpack(self, KDLCUDA, self._device_id())
+        versioned = max_version is not None and tuple(max_version)[0] >= 1
+        return to_dlpack(self, KDLCUDA, self._device_id(), versioned=versioned)
 
 
 class IpcArrayHandle:
