@@ -3,6 +3,7 @@
     nox -s tests          # everything GPU-less, on Python 3.10-3.13: what CI (.ci/run) runs
     nox -s tests_min      # the same with every dependency at its minimum (constraints/minimum.txt)
     nox -s wheels         # release wheels in dist/ (cudalite-driver: manylinux, abi3, compiled shim)
+    nox -s docs           # the documentation site in docs/_build/html (warnings are errors; doctests)
     nox -s core | nvvm | linker | driver | jit | integration | gpu | bench | lint
     nox -s compat [-- --jobs 8]        # numba-cuda's own test suite against cudalite (GPU machine)
     nox -s difffuzz [-- --n 1000 --seed 1 --numba-path DIR]   # numba-cuda vs cudalite (GPU machine)
@@ -18,7 +19,7 @@ import os
 import nox
 from nox.command import CommandFailed
 
-nox.options.sessions = ["lint", "tests", "tests_min"]
+nox.options.sessions = ["lint", "tests", "tests_min", "docs"]
 PYTHONS = ["3.10", "3.11", "3.12", "3.13"]  # requires-python >= 3.10: every one is tested
 nox.options.reuse_existing_virtualenvs = True
 
@@ -156,6 +157,16 @@ def tests_min(session: nox.Session) -> None:
     (constraints/minimum.txt) on the oldest supported Python."""
     _install_all(session, constraints="constraints/minimum.txt")
     _test_trees(session)
+
+
+@nox.session(python="3.11")  # Sphinx 8 needs Python >= 3.11
+def docs(session: nox.Session) -> None:
+    """The documentation site (docs/, Sphinx + MyST): HTML with warnings as errors into
+    docs/_build/html, then the pages' doctests (GPU-less examples)."""
+    _install_all(session)
+    session.install("-r", "docs/requirements.txt")
+    session.run("sphinx-build", "-W", "--keep-going", "-q", "-b", "html", "docs", "docs/_build/html")
+    session.run("sphinx-build", "-W", "--keep-going", "-q", "-b", "doctest", "docs", "docs/_build/doctest")
 
 
 @nox.session

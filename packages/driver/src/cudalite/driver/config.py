@@ -1,9 +1,10 @@
 """The one place cudalite.driver reads the environment.
 
 * ``CUDALITE_LAUNCH_BACKEND`` -- how :class:`~cudalite.driver.Launcher` calls
-  ``cuLaunchKernel``: ``shim`` (a tiny C function compiled on first use with cffi's
-  API mode, calling libcuda's entry point from C; falls back to ``bindings`` silently
-  when no C compiler or Python headers are available), ``bindings``
+  ``cuLaunchKernel``: ``shim`` (a tiny C function, compiled into the cudalite-driver
+  wheel with cffi's API mode, or on first use for a source install, calling libcuda's
+  entry point from C; falls back to ``bindings`` with one ``ShimFallbackWarning`` when
+  neither is available), ``bindings``
   (``cuda.bindings.driver.cuLaunchKernel``), ``cffi`` (an ABI-mode cffi call into
   libcuda) or ``ctypes``.  The default is :data:`DEFAULT_LAUNCH_BACKEND`.
 * ``CUDALITE_LIBCUDA`` -- the libcuda to dlopen for the cffi/ctypes backends
