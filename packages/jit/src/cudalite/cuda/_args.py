@@ -34,7 +34,7 @@ import sys
 
 from cudalite.core.numpy_support import lazy_numpy as np  # NumPy loads on first use
 
-from cudalite.core.abi import Role, array_values, kernel_abi
+from cudalite.core.abi import Role, kernel_abi
 from cudalite.core.errors import NumbaPerformanceWarning
 from cudalite.core.types import (
     BFloat16, bfloat16_bits, bfloat16_dtype,
@@ -42,6 +42,7 @@ from cudalite.core.types import (
 )
 
 from . import _array_layout as L
+from ._argbase import ArgHandler, _array_flat  # noqa: F401  (re-exported: the handlers' base)
 
 __all__ = [
     "ArgHandler", "handler_for", "key_to_type", "compatible", "NumbaPerformanceWarning",
@@ -126,11 +127,6 @@ def compatible(key, param, reinterpret=False) -> int:
     return -1
 
 
-def _array_flat(ptr, shape, strides, spec):
-    """The values of an array argument for the parameter ``spec`` (an ArgABI)."""
-    return array_values(ptr, shape, strides, spec.type.layout)
-
-
 _INT_CODES = frozenset("bBhHiIlLqQnN")  # struct codes of integer parameters
 
 
@@ -194,38 +190,6 @@ def _unpack(prefix, n, expr) -> list:
 
 def _has_strides(spec) -> bool:
     return any(s.role is Role.STRIDE for s in spec.slots)
-
-
-class ArgHandler:
-    """How one class of Python objects becomes kernel parameters."""
-
-    host = False  # a host array: copied in and back by the dispatcher
-    fast = True  # may be inlined into generated launch code
-    after_launch = None  # or a method(sh) called once the kernel is enqueued on stream handle sh
-
-    def key(self, arg):
-        raise NotImplementedError
-
-    def flat(self, arg, spec, sh):
-        raise NotImplementedError
-
-    def snippet(self, i, a, spec, key, ns):
-        """Python source for argument ``i`` (variable ``a``, parameter ``spec``):
-        ``(guard, prelude lines, values)``; ``ns`` collects the names the source uses."""
-        ns[f"H{i}"], ns[f"K{i}"], ns[f"P{i}"] = self, key, spec
-        return f"H{i}.key({a}) == K{i}", [f"_cl_v{i} = H{i}.flat({a}, P{i}, SH)"], f"*_cl_v{i}"
-
-    #: validation fields of the identity cache (0: the handler does not use one)
-    cache_fields = 0
-
-    def cache_snippet(self, a, fields, values, ns, key):
-        """For the launch code's identity cache (see ``_fastpath``): ``(checks, stores)``
-        -- expressions that must all be true for the object cached at this position
-        (``a is cached``, of type key ``key``) to still have the flattened ``values`` it
-        had when stored, given the ``fields`` saved with it; and the expressions whose
-        values are saved as ``fields`` (an expression yielding None means: do not cache
-        this object)."""
-        raise NotImplementedError
 
 
 class ScalarHandler(ArgHandler):

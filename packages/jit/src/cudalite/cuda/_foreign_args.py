@@ -25,7 +25,7 @@ import functools
 import threading
 
 from . import _array_layout as L
-from ._args import ArgHandler, _array_flat
+from ._argbase import ArgHandler, _array_flat
 
 __all__ = ["StridedViewHandler", "BufferHandler", "DLPackHandler", "foreign_handler", "import_dlpack"]
 

@@ -46,7 +46,12 @@ def _nvjitlink():
 
 
 def nvjitlink_version() -> tuple:
-    return tuple(_nvjitlink().version())
+    version = tuple(_nvjitlink().version())
+    import logging
+
+    logging.getLogger(__name__).debug("nvJitLink %s (cuda.bindings, found by cuda-pathfinder)",
+                                      ".".join(map(str, version)))
+    return version
 
 
 def _read(size_fn, get_fn, handle) -> bytes:

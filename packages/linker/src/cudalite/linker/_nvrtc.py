@@ -31,6 +31,9 @@ def _nvrtc():
 
 def nvrtc_version() -> tuple:
     err, major, minor = _nvrtc().nvrtcVersion()
+    import logging
+
+    logging.getLogger(__name__).debug("NVRTC %d.%d (cuda.bindings, found by cuda-pathfinder)", major, minor)
     return (major, minor)
 
 
@@ -48,6 +51,9 @@ def _wheel_include_dirs() -> tuple:
             path = None
         if path and path not in found:
             found.append(path)
+    import logging
+
+    logging.getLogger(__name__).debug("CUDA headers for NVRTC: %s (cuda-pathfinder)", ", ".join(found) or "none")
     return tuple(found)
 
 
