@@ -149,6 +149,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--numba-path", help="directory put first on numba-cuda's sys.path (numpy<2.5)")
+    ap.add_argument("--json", metavar="PATH", help="also write the results as JSON (benchmarks/report.py)")
     args = ap.parse_args(argv)
     results = {}
     for label, package, prepend in (("cudalite", "cudalite", None), ("numba-cuda", "numba", args.numba_path)):
@@ -172,6 +173,13 @@ def main(argv=None):
         r = results["cudalite"]
         met = [f"{title}: {'met' if r[key] * 1e3 < target else 'MISSED'}" for key, title, target in ROWS if target]
         print("# targets: " + "; ".join(met))
+    if args.json:
+        import json
+
+        with open(args.json, "w") as f:
+            json.dump({"benchmark": "compile_latency", "runs": args.runs,
+                       "rows": [{"key": k, "title": t, "target_ms": g} for k, t, g in ROWS],
+                       "results": results}, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -207,8 +207,13 @@ def rows(cuda):
         print(f"# numba-cuda skipped: {type(exc).__name__}: {exc}")
 
 
-def main():
+def main(argv=None):
+    import argparse
     import warnings
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--json", metavar="PATH", help="also write the table as JSON (benchmarks/report.py)")
+    args = ap.parse_args(argv)
 
     warnings.simplefilter("ignore")
     from cudalite import cuda
@@ -244,6 +249,12 @@ def main():
     print(f"|{'-' * (w + 2)}|-----------:|--------:|-------------:|--------:|")
     for name, enq, sus in table:
         print(f"| {name:<{w}} | {enq:10.2f} | {enq / floor_enq:6.2f}x | {sus:12.2f} | {sus / floor_sus:6.2f}x |")
+    if args.json:
+        import json
+
+        with open(args.json, "w") as f:
+            json.dump({"benchmark": "jit_launch", "device": dev.name, "python": sys.version.split()[0],
+                       "rows": [{"name": n, "enqueue_us": e, "sustained_us": s} for n, e, s in table]}, f, indent=1)
 
 
 if __name__ == "__main__":

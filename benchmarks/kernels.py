@@ -405,6 +405,7 @@ def main(argv=None):
     ap.add_argument("--only", default=",".join(NAMES))
     ap.add_argument("--numba-path", help="directory put first on numba-cuda's sys.path (numpy<2.5)")
     ap.add_argument("--prepend-path", help=argparse.SUPPRESS)
+    ap.add_argument("--json", metavar="PATH", help="also write the results as JSON (benchmarks/report.py)")
     args = ap.parse_args(argv)
     names = [n for n in args.only.split(",") if n]
     if args.worker:
@@ -419,6 +420,9 @@ def main(argv=None):
     results = {impl: run_worker(impl, names, args.numba_path) for impl in ("cudalite", "cuda-c", "numba")}
     print(f"# GPU time per kernel, median of {REPS} (events around the kernel, after a spin kernel)")
     report(results, names)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"benchmark": "kernels", "reps": REPS, "names": names, "results": results}, f, indent=1)
 
 
 if __name__ == "__main__":
