@@ -168,9 +168,19 @@ def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath
                 opt=None, abi="numba", abi_info=None, forceinline=False, launch_bounds=None):
     """Compile ``pyfunc`` for ``sig`` to PTX: ``(ptx, resty)``.
 
-    Parameters are those of :func:`compile` (without ``output``); the defaults
-    differ: ``device=False`` (a kernel) and ``abi='numba'``.  ``forceinline`` is
-    refused (it needs LTO-IR output).
+    Parameters
+    ----------
+    pyfunc : function
+        The Python function (its source must be available).
+    sig : str or Signature
+        ``"float32(float32, float32)"``, ``"void(float32[:])"``...
+    debug, lineinfo, fastmath, cc, opt, abi, abi_info, launch_bounds
+        As :func:`compile` (which documents each); the defaults differ there:
+        here ``device=False`` (a kernel) and ``abi='numba'``.
+    device : bool, optional
+        A device function (``.func``) instead of a kernel (``.entry``).
+    forceinline : bool, optional
+        Refused here: it needs LTO-IR output (:func:`compile`).
 
     Returns
     -------

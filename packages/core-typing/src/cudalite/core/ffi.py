@@ -89,9 +89,30 @@ class ForeignFunction:
 
 
 def declare_device(name, sig, link=None, use_cooperative=False, abi="numba") -> ForeignFunction:
-    """Declare the foreign device function ``name`` with signature ``sig`` (numba's
-    parameters; ``use_cooperative=True``: it uses grid sync, kernels calling it are
-    launched cooperatively)."""
+    """Declare a device function written elsewhere (CUDA C++, PTX, LTO-IR), callable
+    from kernels and device functions (docs/ffi.md).
+
+    Parameters
+    ----------
+    name : str
+        The function's symbol.
+    sig : str or Signature
+        Its signature, e.g. ``"float32(float32, float32)"``.
+    link : str, LinkableCode or sequence of them, optional
+        Code to link into every kernel that calls it (a ``.cu``/``.ptx``/``.o``/
+        ``.a``/``.ltoir`` path or a ``cuda.CUSource``...).
+    use_cooperative : bool, optional
+        The function uses grid synchronization: kernels calling it are launched
+        cooperatively.
+    abi : {"numba", "c"}, optional
+        ``"numba"`` (default): the result through a pointer and an int status;
+        ``"c"``: a plain C function returning its result.
+
+    Returns
+    -------
+    ForeignFunction
+        Call it in device code like a device function.
+    """
     return ForeignFunction(name, sig, link=link, abi=abi, use_cooperative=use_cooperative)
 
 

@@ -271,9 +271,21 @@ class CUDAGUFunc:
 def guvectorize(*args, target="cuda", **kws):
     """``@cuda.guvectorize([sigs], '(n),(n)->()')``: a CUDA generalized ufunc.
 
-    The signatures are ``void(...)`` (or tuples of argument types) over array
-    types, one per layout argument (inputs then outputs); the function writes
-    its outputs.  Options as :func:`cuda.vectorize`; ``nopython`` must be True.
+    Parameters
+    ----------
+    *args
+        The signatures -- ``void(...)`` strings (or tuples of argument types) over
+        array types, one per layout argument, inputs then outputs -- and the layout
+        string such as ``'(n),(n)->()'``; the function writes its outputs.
+    target : str, optional
+        Must be ``'cuda'``.
+    **kws
+        Options as :func:`cuda.vectorize`; ``nopython`` must be True.
+
+    Returns
+    -------
+    decorator
+        Turning the function into a generalized ufunc callable on arrays.
     """
     check_target(target, "guvectorize")
     if len(args) == 1:

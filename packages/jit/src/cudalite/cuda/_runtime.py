@@ -153,8 +153,17 @@ def driver_stream(stream):
 
 
 def stream():
-    """A new stream on the current device (blocking with respect to the legacy default
-    stream, as numba's ``cuda.stream()``)."""
+    """A new stream on the current device.
+
+    It is blocking with respect to the legacy default stream, as numba's
+    ``cuda.stream()``; it is destroyed when the returned object is collected.
+
+    Returns
+    -------
+    Stream
+        Use it as ``kernel[grid, block, stream](...)``, in ``to_device(..., stream=)``,
+        ``copy_to_host(stream=)``, and as a context manager (``with stream.auto_synchronize():``).
+    """
     return Stream(_drv.Stream(nonblocking=False))
 
 
@@ -172,7 +181,22 @@ def per_thread_default_stream():
 
 
 def external_stream(ptr):
-    """Wrap a stream created elsewhere (``ptr`` is its int handle); never destroyed here."""
+    """Wrap a stream created elsewhere (CuPy, torch, C++); cudalite never destroys it.
+
+    Parameters
+    ----------
+    ptr : int
+        The stream's handle (``CUstream`` as an int, e.g. ``cupy_stream.ptr``).
+
+    Returns
+    -------
+    Stream
+
+    Raises
+    ------
+    TypeError
+        ``ptr`` is not an int.
+    """
     if not isinstance(ptr, int):
         raise TypeError("ptr for external stream must be an int")
     return Stream(_drv.Stream.external(ptr))
@@ -215,6 +239,20 @@ class Event:
 
 
 def event(timing=True):
+    """A new CUDA event on the current device.
+
+    Parameters
+    ----------
+    timing : bool, optional
+        Record timestamps (default), so that ``elapsed_time`` works; ``False``
+        makes a lighter event for synchronization only.
+
+    Returns
+    -------
+    Event
+        ``record(stream=0)``, ``synchronize()``, ``query()``, ``wait(stream=0)``,
+        ``elapsed_time(other)`` in milliseconds.
+    """
     return Event(timing=timing)
 
 
@@ -368,16 +406,40 @@ gpus = _DeviceList()  # stateless: every access asks the driver
 
 
 def select_device(device_id):
-    """Make ``device_id`` current for the calling thread; returns the device."""
+    """Make a device current for the calling thread (its primary context).
+
+    Parameters
+    ----------
+    device_id : int
+        The device ordinal, ``0 <= device_id < len(cuda.gpus)``.
+
+    Returns
+    -------
+    Device
+        The device now current.
+    """
     _drv.set_current_device(device_id)
     return Device(device_id)
 
 
 def get_current_device():
+    """The calling thread's current device (device 0 unless another was selected).
+
+    Returns
+    -------
+    Device
+        With ``id``, ``name``, ``compute_capability`` and the driver's attributes.
+    """
     return Device(_drv.current_device().id)
 
 
 def list_devices():
+    """Every CUDA device, in ordinal order.
+
+    Returns
+    -------
+    list of Device
+    """
     return list(gpus)
 
 

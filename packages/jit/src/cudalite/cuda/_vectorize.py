@@ -488,12 +488,24 @@ def split_options(kws, what):
 def vectorize(ftylist_or_function=(), target="cuda", **kws):
     """``@cuda.vectorize(['f4(f4, f4)', ...])``: a CUDA ufunc from a scalar function.
 
-    ``ftylist_or_function``: a signature string, a list of signatures (strings or
-    ``float32(float32, float32)`` objects), or the function itself (then loops are
-    compiled per input types at call time, as ``@vectorize`` with no signature).
-    ``target`` must be ``'cuda'`` (numba's ``vectorize(..., target='cuda')``).
-    Options: ``identity``, ``cache`` (accepted), ``nopython`` (redundant: a
-    warning), ``fastmath``/``debug``/``lineinfo``/``opt`` (as ``cuda.jit``).
+    Parameters
+    ----------
+    ftylist_or_function : str, list or function, optional
+        A signature string, a list of signatures (strings or
+        ``float32(float32, float32)`` objects), or the function itself (then loops
+        are compiled per input types at call time, as ``@vectorize`` with no
+        signature).
+    target : str, optional
+        Must be ``'cuda'`` (numba's ``vectorize(..., target='cuda')``).
+    **kws
+        ``identity``, ``cache`` (accepted), ``nopython`` (redundant: a warning),
+        ``fastmath``/``debug``/``lineinfo``/``opt`` (as :func:`cuda.jit`).
+
+    Returns
+    -------
+    decorator or ufunc
+        Called on arrays (NumPy, device, CuPy, torch) with broadcasting,
+        ``out=`` and ``stream=``, as numba's CUDA ufuncs.
     """
     check_target(target, "vectorize")
     identity, jit_options = split_options(kws, "vectorize")

@@ -420,9 +420,22 @@ def _cai_dtype(desc):
 
 
 def from_cuda_array_interface(desc, owner=None, sync=True):
-    """A :class:`DeviceNDArray` over a ``__cuda_array_interface__`` dict (no copy);
-    ``owner`` is kept alive.  A CAI ``stream`` is synchronized when ``sync`` is True
-    (and ``CUDALITE_CUDA_ARRAY_INTERFACE_SYNC`` is not 0) and becomes the array's stream."""
+    """A :class:`DeviceNDArray` over a ``__cuda_array_interface__`` dict (no copy).
+
+    Parameters
+    ----------
+    desc : dict
+        The interface dict (``shape``, ``typestr``, ``data``, optional ``strides``,
+        ``stream``, ``version``).
+    owner : object, optional
+        The object whose memory it describes; kept alive by the array.
+    sync : bool, optional
+        Synchronize the interface's ``stream`` now (unless
+        ``CUDALITE_CUDA_ARRAY_INTERFACE_SYNC=0``); that stream becomes the array's.
+
+    Returns
+    -------
+    DeviceNDArray"""
     version = desc.get("version")
     if version is None or version < 1:
         raise ValueError(f"unsupported __cuda_array_interface__ version {version!r}")

@@ -46,6 +46,7 @@ def _nvjitlink():
 
 
 def nvjitlink_version() -> tuple:
+    """``(major, minor)`` of the nvJitLink library in use (from the pip wheel)."""
     version = tuple(_nvjitlink().version())
     import logging
 

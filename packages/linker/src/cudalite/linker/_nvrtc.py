@@ -30,6 +30,7 @@ def _nvrtc():
 
 
 def nvrtc_version() -> tuple:
+    """``(major, minor)`` of the NVRTC library in use (from the pip wheel)."""
     err, major, minor = _nvrtc().nvrtcVersion()
     import logging
 
