@@ -13,6 +13,8 @@ two sets of arrays in turn, so every launch misses the cache (the full guard).
 Everything launches on the legacy default stream (what ``kernel[grid, block]``
 uses).  The floor is ``cuda.bindings.driver.cuLaunchKernel`` of the same compiled
 function with a prebuilt parameter array.  Ratios are to the floor; target <= 1.3x.
+The floor has two states between processes (~1.8 µs or ~3.4-4.1 µs on an H200, same
+code; see ``benchmarks/launch_floor.py``), so compare rows of one run only.
 Run on a GPU host: ``python benchmarks/jit_launch.py``.
 """
 

@@ -38,6 +38,13 @@ def kernels_table(data) -> list:
     return lines
 
 
+FLOOR_NOTE = ('The floor itself is not stable: in some processes it is ~1.8 µs, in others (same machine, same '
+              'code) ~3.4-4.1 µs, and ~4-5 µs in a process pinned to one core, while launches that do any '
+              'Python work between driver calls cost about the same in both states; '
+              '`benchmarks/launch_floor.py` measures it in fresh processes. Compare rows within one table, and '
+              "read the cost above the shim's prebuilt launch (the driver call alone) as cudalite's own.")
+
+
 def launch_table(data) -> list:
     rows = data["rows"]
     floor_e, floor_s = rows[0]["enqueue_us"], rows[0]["sustained_us"]
@@ -49,6 +56,8 @@ def launch_table(data) -> list:
     lines.append("Host time per launch of an empty 4-argument kernel; the floor is cuda.bindings' "
                  "`cuLaunchKernel` with a prebuilt parameter array; rows interleaved over 5 rounds, "
                  "best round per row.")
+    lines.append("")
+    lines.append(FLOOR_NOTE)
     return lines
 
 

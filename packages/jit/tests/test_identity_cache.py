@@ -234,3 +234,32 @@ def test_mixed_cached_and_plain_positions(fake_libs, monkeypatch):
     assert calls[-1] == (0x200, 4, 0x100, 4)
     with pytest.raises(TypeError):
         k[1, 1](t, None)
+
+
+def test_held_launcher_hands_new_argument_kinds_to_the_fast_launcher(fake_libs, monkeypatch):
+    """``cfg = kernel[g, b]`` kept by the user before CuPy arrays were seen: after one
+    slow call its misses go to the launcher the dispatcher now keeps for that
+    configuration (the fast path), and it never loops between the two."""
+    _, ndarray = fake_libs
+    calls = []
+    k, D = _kernel(add_one, calls)
+    monkeypatch.setattr(D, "current_cc", lambda: (9, 0))
+    held = k[1, 32]  # made before any specialization: the slow launcher
+    a = ndarray(0x100, (8,))
+    held(a, 1.0)  # slow: compiles, and keeps a fast launcher for [1, 32]
+    fast = k[1, 32]
+    assert fast is not held
+    full = []  # calls of the slow path's own work (after the hand-off check)
+    real = k._kernel_for
+    monkeypatch.setattr(k, "_kernel_for", lambda keys: (full.append(keys), real(keys))[1])
+    for x in (2.0, 3.0):
+        held(a, x)
+    assert calls[-2:] == [(0x100, 8, 2.0), (0x100, 8, 3.0)]
+    assert full == []  # handed to the fast launcher both times
+    # a kind neither launcher guards: the fast one misses too and takes the slow path itself
+    b = ndarray(0x200, (4,), dtype=np.float64)
+    held(b, 4.0)
+    assert calls[-1][0] == 0x200 and calls[-1][-1] == 4.0
+    assert len(full) == 1
+    with pytest.raises(TypeError, match="3 given|takes 2"):
+        held(a, 1.0, 2.0)

@@ -11,7 +11,11 @@ constants, and its body is
     of the driver launcher -> record the kernel as the device's last launch
 
 falling back to the dispatcher's slow path (first call, another specialization,
-NumPy arrays) when the guard fails.  Making a launcher for a new configuration
+NumPy arrays) when the guard fails.  The slow path first hands the call to the
+launcher the dispatcher now keeps for the same configuration when that is not the
+caller, so a launcher the user holds (``cfg = kernel[g, b]``) made before a new
+argument type was seen takes the fast path after one slow call, as ``kernel[g, b]``
+does.  Making a launcher for a new configuration
 costs one closure creation, not a compilation.  No ``*args`` tuple and no
 per-argument function calls for device arrays, CuPy arrays, torch tensors and
 scalars.
@@ -44,7 +48,7 @@ def slow_factory(disp):
 
     def factory(GRID, BLOCK, SHM, SH, STREAM, CONFIG):
         def launch(*args):
-            slow(GRID, BLOCK, SHM, SH, STREAM, args, CONFIG)
+            slow(GRID, BLOCK, SHM, SH, STREAM, args, CONFIG, launch)
 
         launch.__name__ = launch.__qualname__ = _name(disp)
         return launch
@@ -157,7 +161,7 @@ def make_factory(disp, names, handlers, keys, kernel, record):
     body += [f"{ind}    {line}" for lines in pre for line in lines]
     body += [f"{ind}    {line}" for line in stores]
     body += _launch_block(ind + "    ", kernel, values, ns, after)
-    body.append(f"{ind}SLOW(GRID, BLOCK, SHM, SH, STREAM, ({params}{',' if len(names) == 1 else ''}), CONFIG)")
+    body.append(f"{ind}SLOW(GRID, BLOCK, SHM, SH, STREAM, ({params}{',' if len(names) == 1 else ''}), CONFIG, {fname})")
     body.append(f"    return {fname}")
     src = "\n".join(body) + "\n"
     exec(compile(src, f"<cudalite launch {kernel.name}>", "exec"), ns)

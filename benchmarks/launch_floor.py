@@ -1,0 +1,143 @@
+"""How stable is the launch floor?  The same measurement in several fresh processes.
+
+``benchmarks/jit_launch.py`` divides every launch time by the floor: cuda.bindings'
+``cuLaunchKernel`` of an empty kernel with a prebuilt parameter array, called in a
+tight loop.  On the H200 and H100 machines we use, that floor is not one number: in
+some processes it is ~1.8 µs, in others, running the same code, ~3.6-4.1 µs (and
+always ~4-5 µs in a process pinned to one core with ``taskset``), while the launches
+that do any Python work between driver calls cost about the same in both states.  A
+ratio to the floor therefore moves by 2x between runs without any code changing.
+
+This script shows it: it starts ``--procs`` fresh interpreters, each measuring, with
+interleaved rounds (best of 5, 200 launches between synchronizations):
+
+* ``floor``   -- cuda.bindings ``cuLaunchKernel``, prebuilt parameters;
+* ``shim``    -- the driver package's compiled shim, prebuilt parameters;
+* ``cupy``    -- ``kernel[1, 1](a, b, c, 1.5)`` with three CuPy arrays (if installed);
+* ``devarr``  -- the same with DeviceNDArrays;
+
+and prints one row per process with the ratios, then the spread.  The cudalite
+launches' cost *above the driver call* (``cupy - shim``) is the figure that does not
+depend on the floor's state.  Run on a GPU host: ``python benchmarks/launch_floor.py``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+
+def _child() -> dict:
+    import warnings
+
+    warnings.simplefilter("ignore")
+    import numpy as np
+    from cuda.bindings import driver as cu
+
+    from cudalite import cuda
+    from cudalite.driver.launch import get_driver
+
+    def empty4(a, b, c, x):
+        pass
+
+    kernel = cuda.jit(empty4)
+    da, db, dc = (cuda.device_array(64, np.float32) for _ in range(3))
+    kernel[1, 1](da, db, dc, 1.5)
+    ck = next(iter(kernel.overloads.values()))
+    vals = [ctypes.c_uint64(da._ptr), ctypes.c_int64(64), ctypes.c_uint64(db._ptr), ctypes.c_int64(64),
+            ctypes.c_uint64(dc._ptr), ctypes.c_int64(64), ctypes.c_double(1.5)]
+    arr = (ctypes.c_void_p * len(vals))(*[ctypes.addressof(v) for v in vals])
+    params, f_cu, s_cu, lk = ctypes.addressof(arr), ck.function._cu, cu.CUstream(0), cu.cuLaunchKernel
+    rows = {}
+
+    def floor(n):
+        for _ in range(n):
+            lk(f_cu, 1, 1, 1, 1, 1, 1, 0, s_cu, params, 0)
+
+    rows["floor"] = floor
+    native = get_driver().native("shim") if ck.launcher.backend == "shim" else None
+    if native is not None:
+        cl, entry, fh = native[0].lib.cl_launch, native[1], ck.function.handle
+
+        def shim(n):
+            for _ in range(n):
+                cl(entry, fh, 1, 1, 1, 1, 1, 1, 0, 0, params)
+
+        rows["shim"] = shim
+    try:
+        import cupy as cp
+
+        ca, cb, cc = (cp.zeros(64, cp.float32) for _ in range(3))
+
+        def cupy(n):
+            for _ in range(n):
+                kernel[1, 1](ca, cb, cc, 1.5)
+
+        rows["cupy"] = cupy
+    except Exception:  # no CuPy: the row is left out
+        pass
+
+    def devarr(n):
+        for _ in range(n):
+            kernel[1, 1](da, db, dc, 1.5)
+
+    rows["devarr"] = devarr
+    sync, best = cuda.synchronize, {}
+    for _ in range(5):
+        for name, run in rows.items():
+            run(1000)
+            sync()
+            for _ in range(50):
+                t0 = time.perf_counter()
+                run(200)
+                t1 = time.perf_counter()
+                sync()
+                best[name] = min(best.get(name, float("inf")), (t1 - t0) / 200 * 1e6)
+    return best
+
+
+def main(argv=None) -> None:
+    import argparse
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--procs", type=int, default=6, help="fresh processes to measure in (default 6)")
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--json", metavar="PATH", help="also write the rows as JSON")
+    args = ap.parse_args(argv)
+    if args.child:
+        print(json.dumps(_child()))
+        return
+    results = []
+    for _ in range(args.procs):
+        p = subprocess.run([sys.executable, os.path.abspath(__file__), "--child"], capture_output=True, text=True)
+        if p.returncode:
+            print(f"launch floor benchmark skipped: the child failed:\n{p.stderr.strip()[-2000:]}")
+            return
+        results.append(json.loads(p.stdout.strip().splitlines()[-1]))
+    names = list(results[0])
+    print("| process | " + " | ".join(f"{n} µs" for n in names) + " | "
+          + " | ".join(f"{n} / floor" for n in names[1:]) + " |")
+    print("|---:|" + "---:|" * (2 * len(names) - 1))
+    for i, r in enumerate(results):
+        print(f"| {i + 1} | " + " | ".join(f"{r[n]:.2f}" for n in names) + " | "
+              + " | ".join(f"{r[n] / r['floor']:.2f}x" for n in names[1:]) + " |")
+    floors = [r["floor"] for r in results]
+    print(f"\nfloor: {min(floors):.2f} to {max(floors):.2f} µs over {len(results)} processes")
+    for n in names[2:]:
+        if "shim" in names:
+            above = [r[n] - r["shim"] for r in results]
+            print(f"{n}: {statistics.median(above):.2f} µs above the shim's prebuilt launch (median; "
+                  f"{min(above):.2f} to {max(above):.2f})")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"benchmark": "launch_floor", "python": sys.version.split()[0], "processes": results}, f,
+                      indent=1)
+
+
+if __name__ == "__main__":
+    main()
