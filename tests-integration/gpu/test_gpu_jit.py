@@ -197,6 +197,39 @@ def test_streams_and_dynamic_shared_memory():
     np.testing.assert_array_equal(out2.copy_to_host(), x[::-1])
 
 
+
+@cuda.jit
+def big_shared_rotate(out, x, n):
+    """Every element of ``x`` through dynamic shared memory, read back rotated by one
+    block width, so every byte of the buffer is written and read."""
+    buf = cuda.shared.array(0, np.float32)
+    t, nt = cuda.threadIdx.x, cuda.blockDim.x
+    for i in range(t, n, nt):
+        buf[i] = x[i]
+    cuda.syncthreads()
+    for i in range(t, n, nt):
+        out[i] = buf[(i + nt) % n]
+
+
+def test_200_kib_of_dynamic_shared_memory_and_the_limit():
+    dev = cuda.get_current_device()
+    if dev.compute_capability < (8, 0):
+        pytest.skip("200 KiB of shared memory per block needs cc >= 8.0")
+    nbytes = 200 * 1024
+    n = nbytes // 4
+    x = np.random.rand(n).astype(np.float32)
+    out = cuda.device_array(n, np.float32)
+    big_shared_rotate[1, 1024, 0, nbytes](out, cuda.to_device(x), n)
+    np.testing.assert_array_equal(out.copy_to_host(), np.roll(x, -1024))
+    from cudalite.driver import Device
+
+    optin = Device(dev.id).attribute("MAX_SHARED_MEMORY_PER_BLOCK_OPTIN")
+    with pytest.raises(ValueError, match=rf"'big_shared_rotate' asks for {optin + 1024} bytes of dynamic shared "
+                                         rf"memory; device {dev.id} allows at most {optin} per block"):
+        big_shared_rotate[1, 1024, 0, optin + 1024](out, cuda.to_device(x), n)
+    big_shared_rotate[1, 1024, 0, optin](out, cuda.to_device(x), n)  # exactly the limit: still launches
+    cuda.synchronize()
+
 def test_forall():
     k = cuda.jit(saxpy)
     n = 100001

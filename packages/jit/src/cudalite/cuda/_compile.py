@@ -295,6 +295,9 @@ class CompiledKernel:
         self.launch = self.launcher.launch_cooperative if self.cooperative else self.launcher.launch
         self.exc_global = self.module.get_global(art.exc_symbol) if art.exc_symbol else None
         self._max_dynamic_shared = 48 * 1024
+        from ._faults import jit_runtime
+
+        jit_runtime().kernels[self.function.handle] = self
 
     # -- artifacts ------------------------------------------------------------------------
     @property
@@ -383,8 +386,20 @@ class CompiledKernel:
 
     # -- launching ----------------------------------------------------------------------
     def ensure_dynamic_shared(self, nbytes):
-        """Raise the function's dynamic shared memory limit above 48 KiB when asked."""
+        """Opt in to more than 48 KiB of dynamic shared memory when a launch asks for it
+        (the function attribute, up to the device's opt-in limit per block less the
+        kernel's static shared memory); above that limit, a ``ValueError`` naming both."""
         if nbytes > self._max_dynamic_shared:
+            from cudalite.driver import Device
+
+            optin = Device(self.device_id).attribute("MAX_SHARED_MEMORY_PER_BLOCK_OPTIN")
+            static = self.function.attribute("shared_size_bytes")
+            if nbytes + static > optin:
+                raise ValueError(
+                    f"kernel {self.py_func.__name__!r} asks for {nbytes} bytes of dynamic shared memory; "
+                    f"device {self.device_id} allows at most {optin - static} per block "
+                    f"({optin} bytes of opt-in shared memory less the kernel's {static} bytes of static shared "
+                    "memory)")
             self.function.set_max_dynamic_shared_memory(nbytes)
             self._max_dynamic_shared = nbytes
 

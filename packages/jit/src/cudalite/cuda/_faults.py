@@ -8,6 +8,8 @@ One :class:`JitRuntime` per process, created by the locked accessor
   fault reported by a later synchronizing call can name the kernel;
 * ``refused_dirs``: the kernel cache directories refused as untrusted (each is
   warned about once per process, see ``_cache.directory_refusal``);
+* ``kernels``: ``CUfunction`` handle -> CompiledKernel (weak), so that a captured
+  graph's kernel nodes know their kernels;
 * ``contexts``: ``device id -> Context`` (``cuda.current_context()``, made on first
   use) and ``memory_manager``: the EMM plugin class of ``set_memory_manager`` (None:
   cudalite's allocator).
@@ -20,6 +22,7 @@ modules (synchronize, copies) may call it to name the culprit too.
 from __future__ import annotations
 
 import threading
+import weakref
 
 from cudalite.driver import CudaDriverError
 
@@ -51,6 +54,7 @@ class JitRuntime:
         self.refused_dirs = set()  # kernel cache directories already warned about (untrusted, unusable)
         self.contexts = {}  # device id -> _context_api.Context
         self.memory_manager = None  # EMM plugin class (set_memory_manager), None: the built-in one
+        self.kernels = weakref.WeakValueDictionary()  # CUfunction handle -> CompiledKernel (graph nodes)
 
     def handler(self, cls, sample):
         h = self.handlers.get(cls)

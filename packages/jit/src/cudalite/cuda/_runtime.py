@@ -26,7 +26,8 @@ __all__ = [
 # -- streams and events -----------------------------------------------------------------
 class Stream:
     """A CUDA stream (numba's ``Stream``): ``.handle``, ``int(s)``, ``.synchronize()``,
-    ``.query()``, ``.auto_synchronize()``, ``.wait_event(e)``."""
+    ``.query()``, ``.auto_synchronize()``, ``.wait_event(e)``; ``.capture()`` records
+    its work into a CUDA graph."""
 
     __slots__ = ("_drv", "_handle", "__weakref__")
 
@@ -93,6 +94,44 @@ class Stream:
         """``with s.auto_synchronize():`` synchronizes the stream on exit."""
         yield self
         self.synchronize()
+
+    def capture(self, graph=None, mode="global"):
+        """Record the work queued on this stream into a CUDA graph instead of running it.
+
+        ``with s.capture() as graph:`` records the launches, copies and memsets queued
+        on ``s`` inside the block; ``graph.launch()`` then runs all of it as one
+        submission (see docs/graphs.md).
+
+        Parameters
+        ----------
+        graph : CUDAGraph, optional
+            A graph captured before: the new capture replaces its work, updating its
+            instantiated graph in place when the shape (nodes and edges) is unchanged.
+        mode : str
+            The driver's capture mode: ``"global"`` (default), ``"thread_local"`` or
+            ``"relaxed"``; it decides which calls are refused while the capture lasts.
+
+        Returns
+        -------
+        CUDAGraph
+            A context manager; the graph itself after the ``with`` block.
+
+        Raises
+        ------
+        ValueError
+            This is a default stream (they cannot be captured) or ``mode`` is unknown.
+        """
+        from ._graphs import CUDAGraph
+
+        if graph is None:
+            return CUDAGraph(self, mode)
+        if not isinstance(graph, CUDAGraph):
+            raise TypeError(f"graph must be a CUDAGraph from an earlier capture, not {type(graph).__name__}")
+        if graph._stream_handle != self._handle:
+            raise ValueError(f"that graph was captured on {graph._stream!r}; capture it again on the same stream")
+        if mode != graph._mode:
+            raise ValueError(f"that graph was captured in mode {graph._mode!r}, not {mode!r}")
+        return graph
 
     def __cuda_stream__(self):
         return (0, self._handle)
