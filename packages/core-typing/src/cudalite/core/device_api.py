@@ -21,7 +21,7 @@ __all__ = [
     "shfl_xor_sync", "all_sync", "any_sync", "eq_sync", "ballot_sync", "match_any_sync",
     "match_all_sync", "activemask", "lanemask_lt", "popc", "brev", "clz", "ffs", "fma", "cbrt",
     "selp", "cg", "libdevice", "nanosleep", "literal_unroll", "ldca", "ldcg", "ldcs", "ldlu", "ldcv",
-    "stcg", "stcs", "stwb", "stwt", "VectorConstructor", "VECTOR_TYPE_NAMES", "DEVICE_API_NAMES",
+    "stcg", "stcs", "stwb", "stwt", "inline_ptx", "VectorConstructor", "VECTOR_TYPE_NAMES", "DEVICE_API_NAMES",
     *vector_types, *VECTOR_ALIASES,  # vector types: numba-cuda's names, then the CUDA C aliases
 ]
 
@@ -193,6 +193,9 @@ libdevice = _namespace("libdevice", tuple(_LIBDEVICE_FUNCTIONS))
 # -- scheduling and loop hints ----------------------------------------------------------------------
 nanosleep = _fn("nanosleep")
 literal_unroll = _fn("literal_unroll")
+
+# -- inline PTX (``cuda.inline_ptx(ptx, constraints, result_type, *operands)``) --------------------
+inline_ptx = _fn("inline_ptx")
 
 # -- loads and stores with a cache operator (``ld.global.cg`` ...) ---------------------------------
 CACHE_LOADS = ("ldca", "ldcg", "ldcs", "ldlu", "ldcv")

@@ -1,0 +1,104 @@
+"""Typing of ``cuda.inline_ptx(ptx, constraints, result_type, *operands)``: one PTX
+instruction (or a ``{ ... }`` block) the device API lacks, with typed operands.
+
+``ptx`` and ``constraints`` are string constants; ``result_type`` is a scalar type
+(``types.int32``, ``np.float32``...) or ``None`` for no result.  The constraints are
+LLVM's, as in CUDA C's ``asm()``: one ``=`` output first when there is a result, then
+one input per operand, then optional clobbers (``~{memory}``); the letters and the
+types they take are ``h`` (16-bit integer), ``r`` (32-bit), ``l`` (64-bit), ``f``
+(float32), ``d`` (float64).  Every operand must already have its constraint's type
+(no implicit conversion: ``types.int32(x)`` converts), and every ``$N`` in the PTX
+must name an operand.  Refused otherwise, with the reason, at the call's line.  The
+PTX text itself is checked by ptxas when the kernel is linked.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ... import device_api as api
+from ...registry import registry
+from ...types import Float, Integer, NoneType, NumberClass, Signature, StringLiteral, void
+
+__all__ = ["CONSTRAINT_TYPES", "parse_constraints"]
+
+# constraint letter -> (kind, bit width, description)
+CONSTRAINT_TYPES = {"h": ("i", 16, "a 16-bit integer"), "r": ("i", 32, "a 32-bit integer"),
+                    "l": ("i", 64, "a 64-bit integer"), "f": ("f", 32, "a float32"), "d": ("f", 64, "a float64")}
+
+
+def parse_constraints(text: str):
+    """``(output letter or None, [input letters], [clobbers])``; ValueError with the reason."""
+    entries = [e.strip() for e in text.split(",")] if text.strip() else []
+    output, inputs, clobbers = None, [], []
+    for k, e in enumerate(entries):
+        if e.startswith("~"):
+            if not re.fullmatch(r"~\{[a-z0-9]+\}", e):
+                raise ValueError(f"clobber {e!r} is not of the form ~{{name}} (e.g. ~{{memory}})")
+            clobbers.append(e)
+            continue
+        if clobbers:
+            raise ValueError(f"constraint {e!r} comes after a clobber; clobbers go last")
+        if e.startswith("="):
+            if k != 0 or output is not None:
+                raise ValueError(f"output constraint {e!r} must be the first one, and there can be only one")
+            letter = e[1:]
+            if letter not in CONSTRAINT_TYPES:
+                raise ValueError(f"unknown output constraint {e!r} (use =h, =r, =l, =f or =d)")
+            output = letter
+            continue
+        if e not in CONSTRAINT_TYPES:
+            raise ValueError(f"unknown constraint {e!r} (use h, r, l, f or d; outputs start with '=')")
+        inputs.append(e)
+    return output, inputs, clobbers
+
+
+def _fits(t, letter) -> bool:
+    kind, bits, _ = CONSTRAINT_TYPES[letter]
+    if kind == "i":
+        return isinstance(t, Integer) and t.bitwidth == bits
+    return isinstance(t, Float) and t.bitwidth == bits
+
+
+@registry.call(api.inline_ptx, name="cuda.inline_ptx")
+def _inline_ptx(site):
+    args = site.args
+    if len(args) < 3:
+        raise site.error("takes the PTX text, the constraints and the result type (or None), then the operands: "
+                         f"{len(args)} argument(s) given")
+    ptx, cons, result = args[0], args[1], args[2]
+    if not isinstance(ptx, StringLiteral):
+        raise site.error(f"the PTX text must be a string constant, not {ptx}")
+    if not isinstance(cons, StringLiteral):
+        raise site.error(f"the constraints must be a string constant, not {cons}")
+    if isinstance(result, NoneType):
+        rtype = void
+    elif isinstance(result, NumberClass) and isinstance(result.instance_type, (Integer, Float)):
+        rtype = result.instance_type
+    else:
+        raise site.error(f"the result type must be an integer or float type (e.g. types.int32) or None, not {result}")
+    try:
+        output, inputs, _ = parse_constraints(cons.value)
+    except ValueError as e:
+        raise site.error(f"constraints {cons.value!r}: {e}") from None
+    operands = args[3:]
+    if (output is None) != (rtype is void):
+        raise site.error("a result type needs one output constraint ('=r' ...) first, and None needs none: "
+                         f"result {result}, constraints {cons.value!r}")
+    if output is not None and not _fits(rtype, output):
+        raise site.error(f"the result type {rtype} does not fit output constraint '={output}' "
+                         f"({CONSTRAINT_TYPES[output][2]})")
+    if len(inputs) != len(operands):
+        raise site.error(f"constraints {cons.value!r} name {len(inputs)} input(s) but {len(operands)} operand(s) "
+                         "were given")
+    for k, (t, letter) in enumerate(zip(operands, inputs)):
+        if not _fits(t, letter):
+            raise site.error(f"operand {k + 1} is {t} but its constraint '{letter}' takes {CONSTRAINT_TYPES[letter][2]}"
+                             " (convert it, e.g. types.int32(x))")
+    count = len(inputs) + (output is not None)
+    for m in re.finditer(r"\$(\d+)", ptx.value):
+        if int(m.group(1)) >= count:
+            raise site.error(f"the PTX text refers to ${m.group(1)} but there are only {count} operand(s) "
+                             f"($0 to ${count - 1})" if count else
+                             f"the PTX text refers to ${m.group(1)} but there are no operands")
+    return Signature(rtype, tuple(args))
