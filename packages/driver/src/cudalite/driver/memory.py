@@ -76,7 +76,22 @@ def _release(kind, args, device_id, keepalive=None):
 
 
 class DeviceMemory:
-    """An owned device allocation: ``.ptr`` (int), ``.size``, ``.device_id``."""
+    """An owned device allocation: ``.ptr`` (int), ``.size``, ``.device_id``.
+
+    Made by :func:`alloc`; freed by :meth:`free`, when the object dies, or at exit.
+
+    Parameters
+    ----------
+    ptr : int
+        The device address (0 for an empty allocation, which owns nothing).
+    size : int
+        Its size in bytes.
+    device_id : int
+        The ordinal of the device whose context holds it.
+    stream : Stream or int, optional
+        For stream-ordered memory, the stream it is freed on (cuMemFreeAsync);
+        ``None`` frees it with cuMemFree.
+    """
 
     __slots__ = ("ptr", "size", "device_id", "stream", "_finalizer", "__weakref__")
 
@@ -100,6 +115,7 @@ class DeviceMemory:
 
     @property
     def freed(self) -> bool:
+        """True once the memory has been freed."""
         return self._finalizer is not None and not self._finalizer.alive
 
     def __int__(self):
@@ -108,14 +124,17 @@ class DeviceMemory:
     # numba's MemoryPointer names for the address (``int(m.device_pointer)``...)
     @property
     def device_pointer(self) -> int:
+        """The device address as an int (numba's ``MemoryPointer`` name)."""
         return self.ptr
 
     @property
     def device_pointer_value(self):
+        """The device address, or ``None`` for a null pointer."""
         return self.ptr or None
 
     @property
     def device_ctypes_pointer(self):
+        """The device address as a ``ctypes.c_void_p``."""
         import ctypes
 
         return ctypes.c_void_p(self.ptr or None)
@@ -127,7 +146,27 @@ class DeviceMemory:
 def alloc(nbytes, stream=None) -> DeviceMemory:
     """Allocate ``nbytes`` on the current device; stream-ordered when ``stream`` is
     given (a :class:`~cudalite.driver.Stream`, handle int, ...). ``nbytes == 0`` gives
-    a null pointer."""
+    a null pointer.
+
+    Parameters
+    ----------
+    nbytes : int
+        Size of the allocation in bytes.
+    stream : Stream or int, optional
+        Allocate from the device's default memory pool, ordered on this stream
+        (cuMemAllocAsync); ``None`` (default) uses cuMemAlloc.
+
+    Returns
+    -------
+    DeviceMemory
+
+    Raises
+    ------
+    ValueError
+        If ``nbytes`` is negative.
+    CudaDriverError
+        If the driver cannot allocate (e.g. ``CUDA_ERROR_OUT_OF_MEMORY``).
+    """
     nbytes = int(nbytes)
     if nbytes < 0:
         raise ValueError(f"alloc: negative size {nbytes}")
@@ -143,7 +182,19 @@ def alloc(nbytes, stream=None) -> DeviceMemory:
 
 class HostMemory:
     """Page-locked host memory from cuMemHostAlloc: ``.ptr``, ``.size``,
-    ``numpy.asarray(h)`` (uint8 view), ``h.as_array(dtype, shape)``, freed on death."""
+    ``numpy.asarray(h)`` (uint8 view), ``h.as_array(dtype, shape)``, freed on death.
+
+    Made by :func:`alloc_host`.
+
+    Parameters
+    ----------
+    ptr : int
+        The host address of the pinned block.
+    size : int
+        Its size in bytes.
+    device_id : int
+        The ordinal of the device whose context allocated it.
+    """
 
     __slots__ = ("ptr", "size", "device_id", "_finalizer", "__weakref__")
 
@@ -160,7 +211,19 @@ class HostMemory:
         return {"shape": (self.size,), "typestr": "|u1", "data": (self.ptr, False), "version": 3}
 
     def as_array(self, dtype="u1", shape=None):
-        """A NumPy view (keeps this object alive) with ``dtype`` and ``shape``."""
+        """A NumPy view of the memory (the view keeps this object alive).
+
+        Parameters
+        ----------
+        dtype : numpy dtype-like, optional
+            Element type of the view (default ``uint8``).
+        shape : int or tuple of int, optional
+            Shape of the view; ``None`` (default) gives a 1-D view of every element.
+
+        Returns
+        -------
+        numpy.ndarray
+        """
         return _host_view(self, dtype, shape)
 
     def __buffer__(self, flags):  # PEP 688 (Python >= 3.12)
@@ -175,6 +238,7 @@ class HostMemory:
         return memoryview(np.asarray(self))
 
     def free(self):
+        """Free the memory now (idempotent)."""
         self._finalizer()
 
     def __len__(self):
@@ -185,7 +249,23 @@ class HostMemory:
 
 
 def alloc_host(nbytes, *, portable=False, mapped=False, write_combined=False) -> HostMemory:
-    """Allocate ``nbytes`` of pinned host memory (cuMemHostAlloc)."""
+    """Allocate ``nbytes`` of pinned host memory (cuMemHostAlloc).
+
+    Parameters
+    ----------
+    nbytes : int
+        Size in bytes (0 allocates one byte; ``.size`` stays 0).
+    portable : bool, optional
+        Pinned for every context, not only the current one (``CU_MEMHOSTALLOC_PORTABLE``).
+    mapped : bool, optional
+        Also mapped into the device address space (``CU_MEMHOSTALLOC_DEVICEMAP``).
+    write_combined : bool, optional
+        Write-combined memory: fast host writes and transfers, slow host reads.
+
+    Returns
+    -------
+    HostMemory
+    """
     dev = get_driver().current()
     flags = (1 if portable else 0) | (2 if mapped else 0) | (4 if write_combined else 0)
     ptr = call("cuMemHostAlloc", max(int(nbytes), 1), flags)
@@ -197,7 +277,22 @@ class ManagedMemory(DeviceMemory):
     on every device) that is also host-addressable: ``numpy.asarray(m)`` (uint8 view),
     ``m.as_array(dtype, shape)``.  Freed with cuMemFree when the object dies.  Do not
     touch it from the host while a kernel that uses it runs, unless the device reports
-    ``CONCURRENT_MANAGED_ACCESS``: synchronize first."""
+    ``CONCURRENT_MANAGED_ACCESS``: synchronize first.
+
+    Made by :func:`alloc_managed`.
+
+    Parameters
+    ----------
+    ptr : int
+        The unified address.
+    size : int
+        Its size in bytes.
+    device_id : int
+        The ordinal of the device that allocated it.
+    attach_global : bool, optional
+        Whether it was allocated with ``CU_MEM_ATTACH_GLOBAL`` (default) rather than
+        ``CU_MEM_ATTACH_HOST``.
+    """
 
     __slots__ = ("attach_global",)
 
@@ -212,7 +307,19 @@ class ManagedMemory(DeviceMemory):
         return {"shape": (self.size,), "typestr": "|u1", "data": (self.ptr, False), "version": 3}
 
     def as_array(self, dtype="u1", shape=None):
-        """A host NumPy view (keeps this object alive) with ``dtype`` and ``shape``."""
+        """A host NumPy view of the memory (the view keeps this object alive).
+
+        Parameters
+        ----------
+        dtype : numpy dtype-like, optional
+            Element type of the view (default ``uint8``).
+        shape : int or tuple of int, optional
+            Shape of the view; ``None`` (default) gives a 1-D view of every element.
+
+        Returns
+        -------
+        numpy.ndarray
+        """
         return _host_view(self, dtype, shape)
 
     def __repr__(self):
@@ -225,7 +332,26 @@ def alloc_managed(nbytes, *, attach_global=True) -> ManagedMemory:
     ``attach_global=True`` (``CU_MEM_ATTACH_GLOBAL``): any stream of any device may
     access it; ``False`` (``CU_MEM_ATTACH_HOST``): only the host, until attached to a
     stream.  ``nbytes == 0`` still allocates one byte (``.size`` is 0), so ``.ptr`` is
-    a real address."""
+    a real address.
+
+    Parameters
+    ----------
+    nbytes : int
+        Size in bytes.
+    attach_global : bool, optional
+        ``True`` (default) for ``CU_MEM_ATTACH_GLOBAL``, ``False`` for ``CU_MEM_ATTACH_HOST``.
+
+    Returns
+    -------
+    ManagedMemory
+
+    Raises
+    ------
+    TypeError
+        If ``nbytes`` is not an int.
+    ValueError
+        If ``nbytes`` is negative.
+    """
     n = _nbytes(nbytes, "alloc_managed")
     dev = get_driver().current()
     ptr = call("cuMemAllocManaged", max(n, 1), _CU_MEM_ATTACH_GLOBAL if attach_global else _CU_MEM_ATTACH_HOST)
@@ -234,7 +360,19 @@ def alloc_managed(nbytes, *, attach_global=True) -> ManagedMemory:
 
 def device_pointer(obj) -> int:
     """The int device address of a :class:`DeviceMemory`, int, or an object with
-    ``__cuda_array_interface__``."""
+    ``__cuda_array_interface__``.
+
+    Parameters
+    ----------
+    obj : DeviceMemory, int or object
+        An int address, an object with an int ``ptr`` attribute, an object exporting
+        ``__cuda_array_interface__``, or anything ``int()`` accepts.
+
+    Returns
+    -------
+    int
+        The device address.
+    """
     if isinstance(obj, int):
         return obj
     ptr = getattr(obj, "ptr", None)
@@ -283,7 +421,26 @@ def _dev_size(obj, nbytes):
 
 
 def copy_host_to_device(dst, src, nbytes=None, stream=None):
-    """Copy host ``src`` to device ``dst`` (async on ``stream`` when given)."""
+    """Copy host ``src`` to device ``dst`` (async on ``stream`` when given).
+
+    Parameters
+    ----------
+    dst : DeviceMemory or int
+        The destination device buffer or address.
+    src : numpy.ndarray, buffer, HostMemory or int
+        The contiguous host source; an int address needs ``nbytes``.
+    nbytes : int, optional
+        Bytes to copy (default: the size of ``src``).
+    stream : Stream or int, optional
+        A :class:`~cudalite.driver.Stream` (or a raw stream handle) to make the operation
+        asynchronous on; ``None`` (default) runs it synchronously.
+
+    Raises
+    ------
+    ValueError
+        If the copy exceeds either buffer, the host buffer is not contiguous, or
+        ``nbytes`` is missing for an int address.
+    """
     get_driver().current()
     addr, n, _keep = _host(src, False, nbytes)
     if isinstance(dst, DeviceMemory) and n > dst.size:
@@ -295,7 +452,31 @@ def copy_host_to_device(dst, src, nbytes=None, stream=None):
 
 
 def copy_device_to_host(dst, src, nbytes=None, stream=None):
-    """Copy device ``src`` to host ``dst`` (async on ``stream`` when given); returns ``dst``."""
+    """Copy device ``src`` to host ``dst`` (async on ``stream`` when given); returns ``dst``.
+
+    Parameters
+    ----------
+    dst : numpy.ndarray, buffer, HostMemory or int
+        The contiguous, writable host destination; an int address needs ``nbytes``
+        unless ``src`` is a :class:`DeviceMemory`.
+    src : DeviceMemory or int
+        The device source buffer or address.
+    nbytes : int, optional
+        Bytes to copy (default: the size of ``dst``).
+    stream : Stream or int, optional
+        A :class:`~cudalite.driver.Stream` (or a raw stream handle) to make the operation
+        asynchronous on; ``None`` (default) runs it synchronously.
+
+    Returns
+    -------
+    object
+        ``dst``.
+
+    Raises
+    ------
+    ValueError
+        If the copy exceeds either buffer, or ``dst`` is read-only or not contiguous.
+    """
     get_driver().current()
     if nbytes is None and isinstance(src, DeviceMemory) and isinstance(dst, int):
         nbytes = src.size
@@ -310,7 +491,25 @@ def copy_device_to_host(dst, src, nbytes=None, stream=None):
 
 
 def copy_device_to_device(dst, src, nbytes=None, stream=None):
-    """Copy ``nbytes`` (default: the size of ``src``) between device buffers."""
+    """Copy ``nbytes`` (default: the size of ``src``) between device buffers.
+
+    Parameters
+    ----------
+    dst : DeviceMemory or int
+        The destination device buffer or address.
+    src : DeviceMemory or int
+        The source device buffer or address.
+    nbytes : int, optional
+        Bytes to copy; required when ``src`` is a raw address.
+    stream : Stream or int, optional
+        A :class:`~cudalite.driver.Stream` (or a raw stream handle) to make the operation
+        asynchronous on; ``None`` (default) runs it synchronously.
+
+    Raises
+    ------
+    ValueError
+        If ``nbytes`` is missing for a raw address.
+    """
     get_driver().current()
     n = _dev_size(src, nbytes)
     if stream is None:
@@ -320,7 +519,25 @@ def copy_device_to_device(dst, src, nbytes=None, stream=None):
 
 
 def memset(dst, value, nbytes=None, stream=None):
-    """Set ``nbytes`` bytes (default: the whole allocation) to the byte ``value`` (D8)."""
+    """Set ``nbytes`` bytes (default: the whole allocation) to the byte ``value`` (D8).
+
+    Parameters
+    ----------
+    dst : DeviceMemory or int
+        The device buffer or address.
+    value : int
+        The byte value (only its low 8 bits are used).
+    nbytes : int, optional
+        Bytes to set; required when ``dst`` is a raw address.
+    stream : Stream or int, optional
+        A :class:`~cudalite.driver.Stream` (or a raw stream handle) to make the operation
+        asynchronous on; ``None`` (default) runs it synchronously.
+
+    Raises
+    ------
+    ValueError
+        If ``nbytes`` is missing for a raw address.
+    """
     get_driver().current()
     n = _dev_size(dst, nbytes)
     if stream is None:
@@ -330,7 +547,25 @@ def memset(dst, value, nbytes=None, stream=None):
 
 
 def memset_d32(dst, value, count=None, stream=None):
-    """Set ``count`` 32-bit words (default: the whole allocation) to ``value`` (D32)."""
+    """Set ``count`` 32-bit words (default: the whole allocation) to ``value`` (D32).
+
+    Parameters
+    ----------
+    dst : DeviceMemory or int
+        The device buffer or address (4-byte aligned).
+    value : int
+        The 32-bit value (only its low 32 bits are used).
+    count : int, optional
+        Words to set; required when ``dst`` is a raw address.
+    stream : Stream or int, optional
+        A :class:`~cudalite.driver.Stream` (or a raw stream handle) to make the operation
+        asynchronous on; ``None`` (default) runs it synchronously.
+
+    Raises
+    ------
+    ValueError
+        If ``count`` is missing for a raw address.
+    """
     get_driver().current()
     n = _dev_size(dst, None if count is None else count * 4) // 4
     if stream is None:
