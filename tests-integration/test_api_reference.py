@@ -10,7 +10,9 @@ is ``cudalite.driver.CudaSupportError``) is listed once.
 
 Documented: every function and class listed there has a docstring, and one taking
 parameters has a NumPy-style ``Parameters`` section (what napoleon renders as the
-parameter table); so does every public method of a listed class.
+parameter table); so does every public method of a listed class (with ``:members:``).  A
+class users never construct may say so ("not constructed directly") instead of listing
+its constructor's parameters.
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ import pytest
 API = Path(__file__).resolve().parents[1] / "docs" / "api.md"
 PACKAGES = ("cudalite.cuda", "cudalite.nvvm", "cudalite.linker", "cudalite.driver")
 PARAMETERS = re.compile(r"^Parameters\n-+$", re.M)
+# A class users never construct (made by a factory function) says so instead of listing
+# its constructor's parameters: the factory documents them.
+FACTORY_MADE = re.compile(r"[Nn]ot (?:meant to be )?constructed\s+directly")
 
 
 def _device_api_names():
@@ -129,6 +134,12 @@ def _own_constructor(cls):
     return "__init__" in vars(cls) or "__new__" in vars(cls)
 
 
+def _needs_parameters(kind, obj, doc):
+    if kind == "function":
+        return bool(_parameters(obj))
+    return inspect.isclass(obj) and _own_constructor(obj) and bool(_parameters(obj)) and not FACTORY_MADE.search(doc)
+
+
 def _methods(cls):
     """``(name, function)`` of the public methods a listed class documents: its own and
     those of its cudalite bases (not properties), and ``__call__``/``__getitem__``."""
@@ -178,10 +189,8 @@ def test_listed_object_is_documented(module, name, kind, options):
     doc = inspect.getdoc(obj) or ""
     assert doc.strip(), f"{label} has no docstring"
     assert not doc.startswith(("\n", " ")), f"{label}: the first line of the docstring is empty"
-    if kind == "function" or (inspect.isclass(obj) and _own_constructor(obj)):
-        params = _parameters(obj)
-        if params:
-            assert PARAMETERS.search(doc), f"{label}: no NumPy-style Parameters section"
+    if _needs_parameters(kind, obj, doc):
+        assert PARAMETERS.search(doc), f"{label}: no NumPy-style Parameters section"
 
 
 def _label(module, name):

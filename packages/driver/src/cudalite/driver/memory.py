@@ -1,18 +1,16 @@
 """Device memory, pinned host memory, memset and copies.
 
-``alloc(nbytes)`` uses cuMemAlloc; ``alloc(nbytes, stream=s)`` uses the stream-ordered
-allocator (cuMemAllocAsync from the device's default memory pool) and frees with
-cuMemFreeAsync on the same stream.  Memory is freed by ``.free()``, or by a
-``weakref.finalize`` when the object dies, or at interpreter exit; a free that finds the
-context gone is ignored.  ``alloc_host(nbytes)`` returns page-locked host memory that
-exposes ``__array_interface__`` (``numpy.asarray(h)``) and, on Python >= 3.12, the
-buffer protocol.  ``alloc_managed(nbytes)`` returns unified memory (cuMemAllocManaged):
-a :class:`DeviceMemory` that the host can also read and write through NumPy views.
+``alloc(nbytes)`` uses cuMemAlloc; ``alloc(nbytes, stream=s)`` uses the stream-ordered allocator (cuMemAllocAsync
+from the device's default memory pool) and frees with cuMemFreeAsync on the same stream.  Memory is freed by
+``.free()``, or by a ``weakref.finalize`` when the object dies, or at interpreter exit; a free that finds the context
+gone is ignored.  ``alloc_host(nbytes)`` returns page-locked host memory that exposes ``__array_interface__``
+(``numpy.asarray(h)``) and, on Python >= 3.12, the buffer protocol.  ``alloc_managed(nbytes)`` returns unified
+memory (cuMemAllocManaged): a :class:`DeviceMemory` that the host can also read and write through NumPy views.
 
-Copies take device pointers as :class:`DeviceMemory` or ints, and host memory as
-NumPy arrays, any contiguous buffer-protocol object, :class:`HostMemory` or int
-addresses (then ``nbytes`` is required).  Async copies from pageable host memory are
-staged by the driver; keep the host object alive until the stream is synchronized.
+Copies take device pointers as :class:`DeviceMemory` or ints, and host memory as NumPy arrays, any contiguous
+buffer-protocol object, :class:`HostMemory` or int addresses (then ``nbytes`` is required).  Async copies from
+pageable host memory are staged by the driver; keep the host object alive until the stream is synchronized.  A
+``stream`` argument (a :class:`~cudalite.driver.Stream` or raw handle) makes an operation asynchronous on it.
 """
 
 from __future__ import annotations
@@ -76,22 +74,7 @@ def _release(kind, args, device_id, keepalive=None):
 
 
 class DeviceMemory:
-    """An owned device allocation: ``.ptr`` (int), ``.size``, ``.device_id``.
-
-    Made by :func:`alloc`; freed by :meth:`free`, when the object dies, or at exit.
-
-    Parameters
-    ----------
-    ptr : int
-        The device address (0 for an empty allocation, which owns nothing).
-    size : int
-        Its size in bytes.
-    device_id : int
-        The ordinal of the device whose context holds it.
-    stream : Stream or int, optional
-        For stream-ordered memory, the stream it is freed on (cuMemFreeAsync);
-        ``None`` frees it with cuMemFree.
-    """
+    """An owned device allocation: ``.ptr``, ``.size``, ``.device_id``; not constructed directly: see :func:`alloc`."""
 
     __slots__ = ("ptr", "size", "device_id", "stream", "_finalizer", "__weakref__")
 
@@ -115,7 +98,6 @@ class DeviceMemory:
 
     @property
     def freed(self) -> bool:
-        """True once the memory has been freed."""
         return self._finalizer is not None and not self._finalizer.alive
 
     def __int__(self):
@@ -124,17 +106,14 @@ class DeviceMemory:
     # numba's MemoryPointer names for the address (``int(m.device_pointer)``...)
     @property
     def device_pointer(self) -> int:
-        """The device address as an int (numba's ``MemoryPointer`` name)."""
         return self.ptr
 
     @property
     def device_pointer_value(self):
-        """The device address, or ``None`` for a null pointer."""
         return self.ptr or None
 
     @property
     def device_ctypes_pointer(self):
-        """The device address as a ``ctypes.c_void_p``."""
         import ctypes
 
         return ctypes.c_void_p(self.ptr or None)
@@ -144,28 +123,13 @@ class DeviceMemory:
 
 
 def alloc(nbytes, stream=None) -> DeviceMemory:
-    """Allocate ``nbytes`` on the current device; stream-ordered when ``stream`` is
-    given (a :class:`~cudalite.driver.Stream`, handle int, ...). ``nbytes == 0`` gives
-    a null pointer.
+    """Allocate ``nbytes`` on the current device (a :class:`DeviceMemory`); stream-ordered when
+    ``stream`` is given.  ``nbytes == 0`` gives a null pointer; a negative size is a ValueError.
 
     Parameters
     ----------
     nbytes : int
-        Size of the allocation in bytes.
     stream : Stream or int, optional
-        Allocate from the device's default memory pool, ordered on this stream
-        (cuMemAllocAsync); ``None`` (default) uses cuMemAlloc.
-
-    Returns
-    -------
-    DeviceMemory
-
-    Raises
-    ------
-    ValueError
-        If ``nbytes`` is negative.
-    CudaDriverError
-        If the driver cannot allocate (e.g. ``CUDA_ERROR_OUT_OF_MEMORY``).
     """
     nbytes = int(nbytes)
     if nbytes < 0:
@@ -181,20 +145,8 @@ def alloc(nbytes, stream=None) -> DeviceMemory:
 
 
 class HostMemory:
-    """Page-locked host memory from cuMemHostAlloc: ``.ptr``, ``.size``,
-    ``numpy.asarray(h)`` (uint8 view), ``h.as_array(dtype, shape)``, freed on death.
-
-    Made by :func:`alloc_host`.
-
-    Parameters
-    ----------
-    ptr : int
-        The host address of the pinned block.
-    size : int
-        Its size in bytes.
-    device_id : int
-        The ordinal of the device whose context allocated it.
-    """
+    """Page-locked host memory from cuMemHostAlloc: ``.ptr``, ``.size``, ``numpy.asarray(h)`` (uint8 view),
+    ``h.as_array(dtype, shape)``, freed on death.  Not constructed directly: made by :func:`alloc_host`."""
 
     __slots__ = ("ptr", "size", "device_id", "_finalizer", "__weakref__")
 
@@ -211,19 +163,7 @@ class HostMemory:
         return {"shape": (self.size,), "typestr": "|u1", "data": (self.ptr, False), "version": 3}
 
     def as_array(self, dtype="u1", shape=None):
-        """A NumPy view of the memory (the view keeps this object alive).
-
-        Parameters
-        ----------
-        dtype : numpy dtype-like, optional
-            Element type of the view (default ``uint8``).
-        shape : int or tuple of int, optional
-            Shape of the view; ``None`` (default) gives a 1-D view of every element.
-
-        Returns
-        -------
-        numpy.ndarray
-        """
+        """A NumPy view (keeps this object alive) with ``dtype`` (default uint8) and ``shape`` (default: 1-d)."""
         return _host_view(self, dtype, shape)
 
     def __buffer__(self, flags):  # PEP 688 (Python >= 3.12)
@@ -249,22 +189,13 @@ class HostMemory:
 
 
 def alloc_host(nbytes, *, portable=False, mapped=False, write_combined=False) -> HostMemory:
-    """Allocate ``nbytes`` of pinned host memory (cuMemHostAlloc).
+    """Allocate ``nbytes`` of pinned host memory (cuMemHostAlloc): a :class:`HostMemory`, ``portable`` (pinned
+    for every context), ``mapped`` (into the device address space), ``write_combined``.
 
     Parameters
     ----------
     nbytes : int
-        Size in bytes (0 allocates one byte; ``.size`` stays 0).
-    portable : bool, optional
-        Pinned for every context, not only the current one (``CU_MEMHOSTALLOC_PORTABLE``).
-    mapped : bool, optional
-        Also mapped into the device address space (``CU_MEMHOSTALLOC_DEVICEMAP``).
-    write_combined : bool, optional
-        Write-combined memory: fast host writes and transfers, slow host reads.
-
-    Returns
-    -------
-    HostMemory
+    portable, mapped, write_combined : bool, optional
     """
     dev = get_driver().current()
     flags = (1 if portable else 0) | (2 if mapped else 0) | (4 if write_combined else 0)
@@ -273,26 +204,10 @@ def alloc_host(nbytes, *, portable=False, mapped=False, write_combined=False) ->
 
 
 class ManagedMemory(DeviceMemory):
-    """Unified memory from cuMemAllocManaged: a :class:`DeviceMemory` (``.ptr`` is valid
-    on every device) that is also host-addressable: ``numpy.asarray(m)`` (uint8 view),
-    ``m.as_array(dtype, shape)``.  Freed with cuMemFree when the object dies.  Do not
-    touch it from the host while a kernel that uses it runs, unless the device reports
-    ``CONCURRENT_MANAGED_ACCESS``: synchronize first.
-
-    Made by :func:`alloc_managed`.
-
-    Parameters
-    ----------
-    ptr : int
-        The unified address.
-    size : int
-        Its size in bytes.
-    device_id : int
-        The ordinal of the device that allocated it.
-    attach_global : bool, optional
-        Whether it was allocated with ``CU_MEM_ATTACH_GLOBAL`` (default) rather than
-        ``CU_MEM_ATTACH_HOST``.
-    """
+    """Unified memory from cuMemAllocManaged: a :class:`DeviceMemory` (``.ptr`` is valid on every device) that is
+    also host-addressable: ``numpy.asarray(m)`` (uint8 view), ``m.as_array(dtype, shape)``.  Freed with cuMemFree
+    when the object dies.  Do not touch it from the host while a kernel that uses it runs, unless the device
+    reports ``CONCURRENT_MANAGED_ACCESS``: synchronize first.  Not constructed directly: see :func:`alloc_managed`."""
 
     __slots__ = ("attach_global",)
 
@@ -307,19 +222,7 @@ class ManagedMemory(DeviceMemory):
         return {"shape": (self.size,), "typestr": "|u1", "data": (self.ptr, False), "version": 3}
 
     def as_array(self, dtype="u1", shape=None):
-        """A host NumPy view of the memory (the view keeps this object alive).
-
-        Parameters
-        ----------
-        dtype : numpy dtype-like, optional
-            Element type of the view (default ``uint8``).
-        shape : int or tuple of int, optional
-            Shape of the view; ``None`` (default) gives a 1-D view of every element.
-
-        Returns
-        -------
-        numpy.ndarray
-        """
+        """A host NumPy view (keeps this object alive) with ``dtype`` (default uint8) and ``shape`` (default: 1-d)."""
         return _host_view(self, dtype, shape)
 
     def __repr__(self):
@@ -329,28 +232,14 @@ class ManagedMemory(DeviceMemory):
 def alloc_managed(nbytes, *, attach_global=True) -> ManagedMemory:
     """Allocate ``nbytes`` of unified memory on the current device (cuMemAllocManaged).
 
-    ``attach_global=True`` (``CU_MEM_ATTACH_GLOBAL``): any stream of any device may
-    access it; ``False`` (``CU_MEM_ATTACH_HOST``): only the host, until attached to a
-    stream.  ``nbytes == 0`` still allocates one byte (``.size`` is 0), so ``.ptr`` is
-    a real address.
+    ``attach_global=True`` (``CU_MEM_ATTACH_GLOBAL``): any stream of any device may access it; ``False``
+    (``CU_MEM_ATTACH_HOST``): only the host, until attached to a stream.  ``nbytes == 0`` still allocates one byte
+    (``.size`` is 0), so ``.ptr`` is a real address.  A non-int ``nbytes`` is a TypeError, a negative a ValueError.
 
     Parameters
     ----------
     nbytes : int
-        Size in bytes.
     attach_global : bool, optional
-        ``True`` (default) for ``CU_MEM_ATTACH_GLOBAL``, ``False`` for ``CU_MEM_ATTACH_HOST``.
-
-    Returns
-    -------
-    ManagedMemory
-
-    Raises
-    ------
-    TypeError
-        If ``nbytes`` is not an int.
-    ValueError
-        If ``nbytes`` is negative.
     """
     n = _nbytes(nbytes, "alloc_managed")
     dev = get_driver().current()
@@ -359,19 +248,11 @@ def alloc_managed(nbytes, *, attach_global=True) -> ManagedMemory:
 
 
 def device_pointer(obj) -> int:
-    """The int device address of a :class:`DeviceMemory`, int, or an object with
-    ``__cuda_array_interface__``.
+    """The int device address of a :class:`DeviceMemory`, an int, or an object with ``__cuda_array_interface__``.
 
     Parameters
     ----------
     obj : DeviceMemory, int or object
-        An int address, an object with an int ``ptr`` attribute, an object exporting
-        ``__cuda_array_interface__``, or anything ``int()`` accepts.
-
-    Returns
-    -------
-    int
-        The device address.
     """
     if isinstance(obj, int):
         return obj
@@ -421,25 +302,15 @@ def _dev_size(obj, nbytes):
 
 
 def copy_host_to_device(dst, src, nbytes=None, stream=None):
-    """Copy host ``src`` to device ``dst`` (async on ``stream`` when given).
+    """Copy host ``src`` to device ``dst`` (async on ``stream`` when given); ``nbytes`` defaults to the size of
+    ``src``.  ValueError when the copy exceeds either buffer.
 
     Parameters
     ----------
     dst : DeviceMemory or int
-        The destination device buffer or address.
     src : numpy.ndarray, buffer, HostMemory or int
-        The contiguous host source; an int address needs ``nbytes``.
     nbytes : int, optional
-        Bytes to copy (default: the size of ``src``).
     stream : Stream or int, optional
-        A :class:`~cudalite.driver.Stream` (or a raw stream handle) to make the operation
-        asynchronous on; ``None`` (default) runs it synchronously.
-
-    Raises
-    ------
-    ValueError
-        If the copy exceeds either buffer, the host buffer is not contiguous, or
-        ``nbytes`` is missing for an int address.
     """
     get_driver().current()
     addr, n, _keep = _host(src, False, nbytes)
@@ -452,30 +323,15 @@ def copy_host_to_device(dst, src, nbytes=None, stream=None):
 
 
 def copy_device_to_host(dst, src, nbytes=None, stream=None):
-    """Copy device ``src`` to host ``dst`` (async on ``stream`` when given); returns ``dst``.
+    """Copy device ``src`` to host ``dst`` (async on ``stream`` when given); returns ``dst``.  ``nbytes`` defaults
+    to the size of ``dst`` (of ``src`` for an int ``dst``); ValueError when the copy exceeds either buffer.
 
     Parameters
     ----------
     dst : numpy.ndarray, buffer, HostMemory or int
-        The contiguous, writable host destination; an int address needs ``nbytes``
-        unless ``src`` is a :class:`DeviceMemory`.
     src : DeviceMemory or int
-        The device source buffer or address.
     nbytes : int, optional
-        Bytes to copy (default: the size of ``dst``).
     stream : Stream or int, optional
-        A :class:`~cudalite.driver.Stream` (or a raw stream handle) to make the operation
-        asynchronous on; ``None`` (default) runs it synchronously.
-
-    Returns
-    -------
-    object
-        ``dst``.
-
-    Raises
-    ------
-    ValueError
-        If the copy exceeds either buffer, or ``dst`` is read-only or not contiguous.
     """
     get_driver().current()
     if nbytes is None and isinstance(src, DeviceMemory) and isinstance(dst, int):
@@ -495,20 +351,9 @@ def copy_device_to_device(dst, src, nbytes=None, stream=None):
 
     Parameters
     ----------
-    dst : DeviceMemory or int
-        The destination device buffer or address.
-    src : DeviceMemory or int
-        The source device buffer or address.
+    dst, src : DeviceMemory or int
     nbytes : int, optional
-        Bytes to copy; required when ``src`` is a raw address.
     stream : Stream or int, optional
-        A :class:`~cudalite.driver.Stream` (or a raw stream handle) to make the operation
-        asynchronous on; ``None`` (default) runs it synchronously.
-
-    Raises
-    ------
-    ValueError
-        If ``nbytes`` is missing for a raw address.
     """
     get_driver().current()
     n = _dev_size(src, nbytes)
@@ -524,19 +369,9 @@ def memset(dst, value, nbytes=None, stream=None):
     Parameters
     ----------
     dst : DeviceMemory or int
-        The device buffer or address.
     value : int
-        The byte value (only its low 8 bits are used).
     nbytes : int, optional
-        Bytes to set; required when ``dst`` is a raw address.
     stream : Stream or int, optional
-        A :class:`~cudalite.driver.Stream` (or a raw stream handle) to make the operation
-        asynchronous on; ``None`` (default) runs it synchronously.
-
-    Raises
-    ------
-    ValueError
-        If ``nbytes`` is missing for a raw address.
     """
     get_driver().current()
     n = _dev_size(dst, nbytes)
@@ -552,19 +387,9 @@ def memset_d32(dst, value, count=None, stream=None):
     Parameters
     ----------
     dst : DeviceMemory or int
-        The device buffer or address (4-byte aligned).
     value : int
-        The 32-bit value (only its low 32 bits are used).
     count : int, optional
-        Words to set; required when ``dst`` is a raw address.
     stream : Stream or int, optional
-        A :class:`~cudalite.driver.Stream` (or a raw stream handle) to make the operation
-        asynchronous on; ``None`` (default) runs it synchronously.
-
-    Raises
-    ------
-    ValueError
-        If ``count`` is missing for a raw address.
     """
     get_driver().current()
     n = _dev_size(dst, None if count is None else count * 4) // 4
