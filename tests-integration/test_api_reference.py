@@ -140,12 +140,15 @@ def _needs_parameters(kind, obj, doc):
     return inspect.isclass(obj) and _own_constructor(obj) and bool(_parameters(obj)) and not FACTORY_MADE.search(doc)
 
 
-def _methods(cls):
+def _methods(cls, options):
     """``(name, function)`` of the public methods a listed class documents: its own and
-    those of its cudalite bases (not properties), and ``__call__``/``__getitem__``."""
+    those of its cudalite bases (not properties), and the special methods its entry
+    names (``:special-members: __getitem__, __call__``)."""
+    m = re.search(r":special-members:(.*)", options)
+    special = {n.strip() for n in m.group(1).split(",")} if m else set()
     out = []
     for name in dir(cls):
-        if name.startswith("_") and name not in ("__call__", "__getitem__"):
+        if name.startswith("_") and name not in special:
             continue
         owner = next((k for k in cls.__mro__ if name in vars(k)), None)
         if owner is None or not owner.__module__.startswith("cudalite"):
@@ -202,7 +205,7 @@ def _listed_methods():
     for module, name, kind, options in _listed():
         obj = _resolve(module, name)
         if kind in ("class", "exception") and ":members:" in options:
-            out.extend((_label(module, name), method, fn) for method, fn in _methods(obj))
+            out.extend((_label(module, name), method, fn) for method, fn in _methods(obj, options))
     return out
 
 

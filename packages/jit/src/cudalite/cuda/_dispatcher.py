@@ -79,15 +79,6 @@ class CUDADispatcher(InspectMixin):
 
     Made by :func:`jit`; not meant to be constructed directly.
 
-    Parameters
-    ----------
-    py_func : function
-        The Python function to compile.
-    sigs : sequence of signature, optional
-        Signatures to compile (type-check) now; ``None`` compiles lazily, per call.
-    options : JitOptions, optional
-        The compile options (:func:`jit`'s keyword arguments).
-
     Attributes
     ----------
     py_func : function
@@ -296,21 +287,11 @@ class CUDADispatcher(InspectMixin):
     def get_compile_result(self, sig):
         """The compiled kernel (:class:`CompiledKernel`) for signature ``sig`` (a
         ``Signature``, a signature string or a tuple of argument types), compiling it
-        first when needed (numba's ``get_compile_result``).
+        first when needed (numba's ``get_compile_result``); CudaSupportError without a device.
 
         Parameters
         ----------
         sig : Signature, str or tuple
-            The signature, or the tuple of argument types.
-
-        Returns
-        -------
-        CompiledKernel
-
-        Raises
-        ------
-        CudaSupportError
-            If the kernel was type-checked but there is no device to load it on.
         """
         argtypes = tuple(sig.args) if hasattr(sig, "args") else _signature_args(sig)
         kernel = self.overloads.get(argtypes)
@@ -330,19 +311,9 @@ class CUDADispatcher(InspectMixin):
 
         Parameters
         ----------
-        griddim : int or tuple of int
-            Blocks per grid.
-        blockdim : int or tuple of int
-            Threads per block.
+        griddim, blockdim : int or tuple of int
         stream : ~cudalite.cuda.Stream or int, optional
-            The stream to launch on (default 0, the default stream).
         sharedmem : int, optional
-            Dynamic shared memory per block, in bytes (default 0).
-
-        Returns
-        -------
-        callable
-            The configured launcher (see :meth:`__getitem__`).
         """
         if sharedmem == 0:  # the spelling kernel[g, b] (or [g, b, s]) uses: the same cached launcher
             default = stream is None or (isinstance(stream, int) and stream == 0)
@@ -597,19 +568,7 @@ class ForAll:
 
 class DeviceDispatcher(DeviceInspectMixin):
     """A ``device=True`` function: compiled into the kernels (and device functions)
-    that call it; calling it from Python is an error.
-
-    Made by ``jit(device=True)``; not meant to be constructed directly.
-
-    Parameters
-    ----------
-    py_func : function
-        The Python function to compile.
-    sigs : sequence of signature, optional
-        Signatures to compile (type-check) now; ``None`` compiles lazily, per call.
-    options : JitOptions, optional
-        The compile options (:func:`jit`'s keyword arguments).
-    """
+    that call it; calling it from Python is an error.  Not constructed directly: see :func:`jit`."""
 
     def __init__(self, py_func, sigs=None, options: JitOptions = JitOptions()):
         functools.update_wrapper(self, py_func)
@@ -640,18 +599,7 @@ class DeviceDispatcher(DeviceInspectMixin):
                         "call it from a kernel or another device function, not from Python")
 
     def __getitem__(self, config):
-        """Refused: a device function cannot be launched as a kernel.
-
-        Parameters
-        ----------
-        config : tuple
-            A launch configuration.
-
-        Raises
-        ------
-        DeviceFunctionLaunchError
-            Always.
-        """
+        """Refused (DeviceFunctionLaunchError): a device function cannot be launched as a kernel."""
         name = self.py_func.__qualname__
         raise DeviceFunctionLaunchError(
             f"Cannot compile a device function as a kernel: {name} is a CUDA device function "
