@@ -20,7 +20,29 @@ class CompileOptions:
     """What a compilation is asked for (hashable: it is part of cache keys).
 
     ``cc`` is ``(major, minor)``; ``arch_suffix`` is ``'a'``/``'f'`` for an
-    arch-/family-specific target (``compute_90a``) or ``''``.
+    arch-/family-specific target (``compute_90a``) or ``''``.  Build one with
+    :func:`make_options`, which validates.
+
+    Parameters
+    ----------
+    cc : tuple of int, optional
+        Compute capability ``(major, minor)`` (default ``(7, 5)``).
+    opt : int, optional
+        libNVVM optimization level, 0 to 3 (default 3).
+    fastmath : bool, optional
+        Fast-math code generation.
+    debug : bool, optional
+        Debug information.
+    lineinfo : bool, optional
+        Line information only.
+    output : str, optional
+        ``"ptx"`` (default) or ``"ltoir"``.
+    forceinline : bool, optional
+        Force inlining (LTO-IR only).
+    launch_bounds : tuple of int, optional
+        ``(max threads per block, min blocks per SM, max blocks per cluster)``, 1 to 3 entries.
+    arch_suffix : str, optional
+        ``"a"``, ``"f"`` or ``""`` (default).
     """
 
     cc: tuple = (7, 5)
@@ -35,6 +57,7 @@ class CompileOptions:
 
     @property
     def target(self) -> ComputeCapability:
+        """The target as a ``ComputeCapability`` (with its suffix)."""
         return ComputeCapability(self.cc[0], self.cc[1], self.arch_suffix)
 
     @property
@@ -83,7 +106,37 @@ def option_warnings(*, debug, opt, lineinfo) -> list:
 def make_options(*, cc=None, opt=None, fastmath=False, debug=False, lineinfo=False, output="ptx",
                  forceinline=False, launch_bounds=None) -> CompileOptions:
     """Validated options.  ``cc``: any spelling :func:`cudalite.core.target.parse_cc`
-    accepts (``None``: ``CUDALITE_DEFAULT_CC``, else 7.5)."""
+    accepts (``None``: ``CUDALITE_DEFAULT_CC``, else 7.5).
+
+    Parameters
+    ----------
+    cc : str, tuple or int, optional
+        Target compute capability (``"sm_90"``, ``(9, 0)``, ``"9.0"``, ``"sm_90a"``...).
+    opt : int or bool, optional
+        Optimization level: ``None``/``True`` is 3, ``False`` is 0, or an int 0..3.
+    fastmath : bool, optional
+        Fast-math code generation.
+    debug : bool, optional
+        Debug information.
+    lineinfo : bool, optional
+        Line information.
+    output : str, optional
+        ``"ptx"`` (default) or ``"ltoir"``.
+    forceinline : bool, optional
+        Force inlining; only with ``output="ltoir"``.
+    launch_bounds : int or tuple of int, optional
+        Max threads per block, optionally min blocks per SM and max blocks per cluster.
+
+    Returns
+    -------
+    CompileOptions
+
+    Raises
+    ------
+    ValueError
+        If an option is invalid (bad ``output``, ``opt``, ``cc``, ``launch_bounds``,
+        or ``forceinline`` without LTO-IR).
+    """
     if output not in ("ptx", "ltoir"):
         raise ValueError(f"output must be 'ptx' or 'ltoir', not {output!r}")
     if forceinline and output != "ltoir":

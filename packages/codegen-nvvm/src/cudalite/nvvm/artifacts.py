@@ -39,7 +39,20 @@ class PayloadError(ValueError):
 
 @dataclass(frozen=True)
 class Artifact:
-    """One stage's output: ``kind`` (a stage name), ``data`` (str or bytes), ``name``."""
+    """One stage's output: ``kind`` (a stage name), ``data`` (str or bytes), ``name``.
+
+    :func:`compile_stages` returns them; ``str(artifact)`` is the text of a textual
+    stage, else a short description.
+
+    Parameters
+    ----------
+    kind : str
+        The stage name (one of ``STAGES``).
+    data : str or bytes
+        The stage's output.
+    name : str
+        The name of the compiled function.
+    """
 
     kind: str
     data: object

@@ -69,7 +69,21 @@ class CudaliteError(Exception):
 
 
 class CompilerError(CudaliteError):
-    """An error in user code found while compiling, with a location."""
+    """An error in user code found while compiling, with a location.
+
+    Base of :class:`TypingError`, :class:`UnsupportedError`, :class:`SignatureError`
+    and the other compile errors; ``str(err)`` renders the location, the kind and
+    the message, then the notes.
+
+    Parameters
+    ----------
+    msg : str
+        What is wrong.
+    loc : Loc, optional
+        Where, in the user's source.
+    notes : iterable of str, optional
+        Context lines appended to the message (e.g. the call chain).
+    """
 
     kind = "CompilerError"
 
@@ -87,14 +101,38 @@ class CompilerError(CudaliteError):
         return "\n".join(lines)
 
     def add_note_loc(self, note: str, loc: Loc | None = None):
-        """Append context, e.g. 'while compiling call to f at file:line'."""
+        """Append context, e.g. 'while compiling call to f at file:line'.
+
+        Parameters
+        ----------
+        note : str
+            The context line.
+        loc : Loc, optional
+            A location rendered under the note.
+
+        Returns
+        -------
+        CompilerError
+            This error.
+        """
         self.notes.append(note + (f"\n{loc.render()}" if loc else ""))
         self.args = (self._render(),)
         return self
 
     def with_default_loc(self, loc: Loc | None):
         """Give an error found without a source position (a bad signature, a kernel
-        declared to return a value) the location of the function being compiled."""
+        declared to return a value) the location of the function being compiled.
+
+        Parameters
+        ----------
+        loc : Loc or None
+            The location to use when the error has none.
+
+        Returns
+        -------
+        CompilerError
+            This error.
+        """
         if self.loc is None and loc is not None:
             self.loc = loc
             self.args = (self._render(),)
@@ -214,7 +252,17 @@ class InternalCompilerError(CudaliteError):
 
 
 class NvvmError(CudaliteError):
-    """libNVVM rejected the module; carries libNVVM's log."""
+    """libNVVM rejected the module; carries libNVVM's log.
+
+    Parameters
+    ----------
+    msg : str
+        What failed.
+    log : str, optional
+        libNVVM's log (``log``), appended to the message.
+    ir_text : str, optional
+        The NVVM IR that was rejected (``ir_text``).
+    """
 
     def __init__(self, msg: str, log: str = "", ir_text: str | None = None):
         self.log = log

@@ -57,7 +57,12 @@ class PointerArrayFunction:
         self.__name__ = self.__qualname__ = "carray" if order == "C" else "farray"
         self.__module__ = "cudalite.cuda"
         self.__doc__ = (f"A {'C' if order == 'C' else 'Fortran'}-ordered array of ``shape`` over the memory "
-                        "``ptr`` points at; the dtype is ``dtype`` or, for a typed pointer, its element type.")
+                        "``ptr`` points at; the dtype is ``dtype`` or, for a typed pointer, its element type.\n\n"
+                        "Parameters\n----------\n"
+                        "ptr : int, ctypes pointer or typed pointer\n    The address of the first element.\n"
+                        "shape : int or tuple of int\n    The array's shape.\n"
+                        "dtype : numpy dtype-like, optional\n    Element type; required for an untyped pointer.\n\n"
+                        "Returns\n-------\nnumpy.ndarray\n    On the host; an array in device code.\n")
 
     def __repr__(self):
         return f"<cudalite function {self.__name__}>"

@@ -16,7 +16,18 @@ __all__ = ["Device", "device_count", "get_device", "set_current_device", "curren
 
 
 class Device:
-    """CUDA device ``id``; obtain with :func:`get_device`."""
+    """A CUDA device, identified by its ordinal (``id``); obtain one with :func:`get_device`.
+
+    Parameters
+    ----------
+    ordinal : int
+        The device's ordinal, ``0 <= ordinal < device_count()``.
+
+    Raises
+    ------
+    CudaDriverError
+        If ``ordinal`` names no device (or the driver cannot be initialized).
+    """
 
     __slots__ = ("id",)
 
@@ -40,10 +51,28 @@ class Device:
 
     @property
     def name(self) -> str:
+        """The device's product name, e.g. ``"NVIDIA H100 80GB HBM3"``."""
         return call("cuDeviceGetName", 256, self.handle).split(b"\0", 1)[0].decode()
 
     def attribute(self, name):
-        """A ``CUdevice_attribute`` by name suffix, e.g. ``"MAX_THREADS_PER_BLOCK"``."""
+        """Query a device attribute (cuDeviceGetAttribute).
+
+        Parameters
+        ----------
+        name : str
+            The ``CUdevice_attribute`` name, with or without its ``CU_DEVICE_ATTRIBUTE_``
+            prefix, in any case, e.g. ``"MAX_THREADS_PER_BLOCK"``.
+
+        Returns
+        -------
+        int
+            The attribute's value.
+
+        Raises
+        ------
+        ValueError
+            If ``name`` is not a device attribute.
+        """
         key = name.upper()
         if not key.startswith("CU_DEVICE_ATTRIBUTE_"):
             key = "CU_DEVICE_ATTRIBUTE_" + key
@@ -55,6 +84,7 @@ class Device:
 
     @property
     def compute_capability(self) -> tuple:
+        """``(major, minor)`` compute capability, e.g. ``(9, 0)``."""
         return (self.attribute("COMPUTE_CAPABILITY_MAJOR"), self.attribute("COMPUTE_CAPABILITY_MINOR"))
 
     @property
@@ -65,18 +95,22 @@ class Device:
 
     @property
     def multiprocessor_count(self) -> int:
+        """Number of streaming multiprocessors (SMs)."""
         return self.attribute("MULTIPROCESSOR_COUNT")
 
     @property
     def total_memory(self) -> int:
+        """Total global memory of the device, in bytes."""
         return call("cuDeviceTotalMem", self.handle)
 
     @property
     def pci_bus_id(self) -> str:
+        """The PCI bus id string, e.g. ``"0000:1B:00.0"``."""
         return call("cuDeviceGetPCIBusId", 64, self.handle).split(b"\0", 1)[0].decode()
 
     @property
     def uuid(self) -> bytes:
+        """The device's 16-byte UUID."""
         return bytes(call("cuDeviceGetUuid", self.handle).bytes)
 
     @property
@@ -100,7 +134,13 @@ class Device:
             d.pop()
 
     def memory_info(self):
-        """(free, total) bytes of this device."""
+        """Free and total global memory of this device (cuMemGetInfo).
+
+        Returns
+        -------
+        tuple of int
+            ``(free, total)`` in bytes.
+        """
         d = get_driver()
         d.push(self.id)
         try:
@@ -110,7 +150,13 @@ class Device:
 
     def set_mempool_release_threshold(self, nbytes):
         """Keep up to ``nbytes`` of freed stream-ordered memory in the device's default
-        pool instead of returning it to the OS at each synchronization."""
+        pool instead of returning it to the OS at each synchronization.
+
+        Parameters
+        ----------
+        nbytes : int
+            The pool's release threshold, in bytes (``CU_MEMPOOL_ATTR_RELEASE_THRESHOLD``).
+        """
         driver = cu()
         pool = call("cuDeviceGetDefaultMemPool", self.handle)
         attr = driver.CUmemPool_attribute.CU_MEMPOOL_ATTR_RELEASE_THRESHOLD
@@ -118,17 +164,59 @@ class Device:
 
 
 def device_count() -> int:
-    """Number of CUDA devices (initializes the driver)."""
+    """Number of CUDA devices (initializes the driver).
+
+    Returns
+    -------
+    int
+        The number of devices the driver reports.
+
+    Raises
+    ------
+    CudaSupportError
+        If CUDA cannot be used in this process (no driver, no device).
+    """
     return get_driver().device_count
 
 
 def get_device(i=None) -> Device:
-    """Device ``i`` (default: the calling thread's current device)."""
+    """Return a device by ordinal.
+
+    Parameters
+    ----------
+    i : int, optional
+        The device ordinal; ``None`` (default) means the calling thread's current device.
+
+    Returns
+    -------
+    Device
+
+    Raises
+    ------
+    CudaDriverError
+        If ``i`` names no device.
+    """
     return current_device() if i is None else Device(i)
 
 
 def set_current_device(i) -> Device:
-    """Make device ``i`` current for the calling thread."""
+    """Make device ``i`` current for the calling thread.
+
+    Parameters
+    ----------
+    i : int
+        The device ordinal.
+
+    Returns
+    -------
+    Device
+        The device now current.
+
+    Raises
+    ------
+    CudaDriverError
+        If ``i`` names no device.
+    """
     get_driver().set_current(i)
     return Device(i)
 
@@ -139,13 +227,25 @@ def current_device() -> Device:
 
 
 def memory_info():
-    """(free, total) bytes of the current device."""
+    """Free and total global memory of the calling thread's current device.
+
+    Returns
+    -------
+    tuple of int
+        ``(free, total)`` in bytes (cuMemGetInfo).
+    """
     get_driver().current()
     return call("cuMemGetInfo")
 
 
 def synchronize():
     """Wait until all work queued on the calling thread's current device has finished
-    (cuCtxSynchronize on its primary context); reports errors of earlier launches."""
+    (cuCtxSynchronize on its primary context); reports errors of earlier launches.
+
+    Raises
+    ------
+    CudaDriverError
+        If queued work failed (e.g. a kernel faulted).
+    """
     get_driver().current()
     call("cuCtxSynchronize")

@@ -47,6 +47,17 @@ class CudaDriverError(RuntimeError):
     e.g. ``cuMemAlloc``).  numba's two-argument form ``CudaAPIError(code, msg)``
     (user code raising it, e.g. from a mock of a driver function) is accepted too
     and renders as numba's ``[code] msg``.
+
+    Parameters
+    ----------
+    code : int
+        The ``CUresult`` value.
+    name : str
+        The symbolic name, ``CUDA_ERROR_...``; in the two-argument form, the message.
+    message : str, optional
+        The driver's description of the error.
+    call : str, optional
+        The driver API function that failed, e.g. ``"cuMemAlloc"``.
     """
 
     def __init__(self, code, name, message=None, call=None):
@@ -78,7 +89,19 @@ class CudaDriverError(RuntimeError):
 
 class CudaSupportError(CudaDriverError):
     """CUDA cannot be used at all in this process: libcuda is missing, ``cuInit``
-    failed, or there is no device (numba's ``CudaSupportError``)."""
+    failed, or there is no device (numba's ``CudaSupportError``).
+
+    Parameters
+    ----------
+    code : int
+        The ``CUresult`` value.
+    name : str
+        The symbolic name, ``CUDA_ERROR_...``.
+    message : str, optional
+        The driver's description (or cudalite's explanation).
+    call : str, optional
+        The driver API function that failed, e.g. ``"cuInit"``.
+    """
 
 # cuInit results that mean "no usable CUDA here" rather than a failed call
 NO_SUPPORT_CODES = frozenset({3, 35, 100, 999})  # NOT_INITIALIZED, INSUFFICIENT_DRIVER, NO_DEVICE, UNKNOWN

@@ -24,14 +24,46 @@ _CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS = 1
 
 def address_range(ptr):
     """``(base, size)`` of the device allocation that contains address ``ptr``
-    (cuMemGetAddressRange)."""
+    (cuMemGetAddressRange).
+
+    Parameters
+    ----------
+    ptr : int or DeviceMemory
+        A device address, or an object holding one (see :func:`device_pointer`).
+
+    Returns
+    -------
+    tuple of int
+        ``(base address, size in bytes)``.
+
+    Raises
+    ------
+    CudaDriverError
+        If ``ptr`` is not in a device allocation.
+    """
     get_driver().current()
     base, size = call("cuMemGetAddressRange", cu().CUdeviceptr(device_pointer(ptr)))
     return int(base), int(size)
 
 
 def ipc_get_handle(ptr) -> bytes:
-    """The IPC handle (64 bytes) of the allocation whose *base* address is ``ptr``."""
+    """The IPC handle (64 bytes) of the allocation whose *base* address is ``ptr``.
+
+    Parameters
+    ----------
+    ptr : int or DeviceMemory
+        The allocation's base address, or an object holding it.
+
+    Returns
+    -------
+    bytes
+        The opaque ``CUipcMemHandle``, 64 bytes.
+
+    Raises
+    ------
+    CudaDriverError
+        If the driver cannot export the allocation.
+    """
     get_driver().current()
     handle = call("cuIpcGetMemHandle", cu().CUdeviceptr(device_pointer(ptr)))
     return ctypes.string_at(handle.getPtr(), IPC_HANDLE_SIZE)
@@ -46,7 +78,25 @@ def _as_handle_bytes(handle) -> bytes:
 
 def ipc_open_handle(handle) -> int:
     """Map the allocation of another process's IPC ``handle`` (64 bytes, or a sequence
-    of 64 ints) into the current context; returns its base device address."""
+    of 64 ints) into the current context; returns its base device address.
+
+    Parameters
+    ----------
+    handle : bytes-like or sequence of int
+        The 64-byte handle from :func:`ipc_get_handle` in another process.
+
+    Returns
+    -------
+    int
+        The base device address of the mapped allocation.
+
+    Raises
+    ------
+    ValueError
+        If ``handle`` does not have 64 bytes.
+    CudaDriverError
+        If the driver refuses (e.g. a handle of this same process).
+    """
     data = _as_handle_bytes(handle)
     get_driver().current()
     h = cu().CUipcMemHandle()
@@ -55,6 +105,12 @@ def ipc_open_handle(handle) -> int:
 
 
 def ipc_close_handle(ptr) -> None:
-    """Unmap memory opened with :func:`ipc_open_handle` (its base address)."""
+    """Unmap memory opened with :func:`ipc_open_handle` (its base address).
+
+    Parameters
+    ----------
+    ptr : int or DeviceMemory
+        The base address :func:`ipc_open_handle` returned.
+    """
     get_driver().current()
     call("cuIpcCloseMemHandle", cu().CUdeviceptr(device_pointer(ptr)))

@@ -151,7 +151,29 @@ def _shim_launchers(function, layout, native):
 class Launcher:
     """Prepared launches of one :class:`~cudalite.driver.Function` with one
     parameter format.  Use ``launch``/``launch_cooperative`` (instance attributes
-    that are plain closures: no bound-method or attribute work per call)."""
+    that are plain closures: no bound-method or attribute work per call).
+
+    ``launch(grid, block, shared_mem, stream_handle, *values)`` and
+    ``launch_cooperative(...)`` take 3-tuples of ints for ``grid``/``block``, the
+    dynamic shared memory in bytes, an int stream handle (0: legacy default stream)
+    and one value per parameter (pointers as ints); a nonzero CUresult raises
+    :class:`CudaDriverError`.
+
+    Parameters
+    ----------
+    function : Function
+        The kernel.
+    param_format : str
+        Its parameter format (see :func:`param_layout`).
+    backend : str, optional
+        ``"shim"``, ``"bindings"``, ``"cffi"`` or ``"ctypes"``; ``None`` (default)
+        takes ``CUDALITE_LAUNCH_BACKEND`` (``"shim"`` unless set).
+
+    Raises
+    ------
+    ValueError
+        If ``backend`` is unknown or ``param_format`` is invalid.
+    """
 
     def __init__(self, function, param_format, backend=None):
         driver = get_driver()
@@ -173,6 +195,7 @@ class Launcher:
 
     @property
     def param_format(self) -> str:
+        """The normalized parameter format."""
         return self.layout.format
 
     def __repr__(self):
@@ -202,7 +225,34 @@ def _value(value, code):
 def launch(fn, grid, block, args=(), shared_mem=0, stream=None, cooperative=False):
     """Generic launch: ``args`` is a sequence of ``(value, code)`` with struct codes
     (``"Q"`` pointers -- ints, DeviceMemory or CUDA-array-interface objects --,
-    ``"f"``, ``"i"``, ...); grid/block ints or 1-3 tuples; stream a Stream/int/None."""
+    ``"f"``, ``"i"``, ...); grid/block ints or 1-3 tuples; stream a Stream/int/None.
+
+    Parameters
+    ----------
+    fn : Function
+        The kernel.
+    grid : int or tuple of int
+        Grid dimensions: an int or a 1- to 3-tuple.
+    block : int or tuple of int
+        Block dimensions: an int or a 1- to 3-tuple.
+    args : sequence of (value, str), optional
+        One ``(value, code)`` pair per kernel parameter; ``code`` is a struct code
+        (``"Q"`` for a pointer, given as an int, a :class:`DeviceMemory` or an object
+        with ``__cuda_array_interface__``; ``"f"``, ``"i"``, ...).
+    shared_mem : int, optional
+        Dynamic shared memory per block, in bytes (default 0).
+    stream : Stream or int, optional
+        The stream to launch on; ``None`` (default) is the legacy default stream.
+    cooperative : bool, optional
+        Launch with cuLaunchCooperativeKernel (default False).
+
+    Raises
+    ------
+    ValueError
+        If a dimension has more than 3 entries.
+    CudaDriverError
+        If the driver rejects the launch.
+    """
     args = list(args)
     fmt = "".join(code for _, code in args)
     values = [_value(v, c) for v, c in args]
@@ -212,5 +262,28 @@ def launch(fn, grid, block, args=(), shared_mem=0, stream=None, cooperative=Fals
 
 
 def launch_cooperative(fn, grid, block, args=(), shared_mem=0, stream=None):
-    """Generic cooperative launch (cuLaunchCooperativeKernel; grid.sync() capable)."""
+    """Generic cooperative launch (cuLaunchCooperativeKernel; grid.sync() capable).
+
+    Parameters
+    ----------
+    fn : Function
+        The kernel.
+    grid : int or tuple of int
+        Grid dimensions: an int or a 1- to 3-tuple.
+    block : int or tuple of int
+        Block dimensions: an int or a 1- to 3-tuple.
+    args : sequence of (value, str), optional
+        One ``(value, code)`` pair per kernel parameter; ``code`` is a struct code
+        (``"Q"`` for a pointer, given as an int, a :class:`DeviceMemory` or an object
+        with ``__cuda_array_interface__``; ``"f"``, ``"i"``, ...).
+    shared_mem : int, optional
+        Dynamic shared memory per block, in bytes (default 0).
+    stream : Stream or int, optional
+        The stream to launch on; ``None`` (default) is the legacy default stream.
+
+    Raises
+    ------
+    CudaDriverError
+        If the driver rejects the launch (e.g. too many blocks to be co-resident).
+    """
     launch(fn, grid, block, args, shared_mem, stream, cooperative=True)

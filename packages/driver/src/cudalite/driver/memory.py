@@ -1,18 +1,16 @@
 """Device memory, pinned host memory, memset and copies.
 
-``alloc(nbytes)`` uses cuMemAlloc; ``alloc(nbytes, stream=s)`` uses the stream-ordered
-allocator (cuMemAllocAsync from the device's default memory pool) and frees with
-cuMemFreeAsync on the same stream.  Memory is freed by ``.free()``, or by a
-``weakref.finalize`` when the object dies, or at interpreter exit; a free that finds the
-context gone is ignored.  ``alloc_host(nbytes)`` returns page-locked host memory that
-exposes ``__array_interface__`` (``numpy.asarray(h)``) and, on Python >= 3.12, the
-buffer protocol.  ``alloc_managed(nbytes)`` returns unified memory (cuMemAllocManaged):
-a :class:`DeviceMemory` that the host can also read and write through NumPy views.
+``alloc(nbytes)`` uses cuMemAlloc; ``alloc(nbytes, stream=s)`` uses the stream-ordered allocator (cuMemAllocAsync
+from the device's default memory pool) and frees with cuMemFreeAsync on the same stream.  Memory is freed by
+``.free()``, or by a ``weakref.finalize`` when the object dies, or at interpreter exit; a free that finds the context
+gone is ignored.  ``alloc_host(nbytes)`` returns page-locked host memory that exposes ``__array_interface__``
+(``numpy.asarray(h)``) and, on Python >= 3.12, the buffer protocol.  ``alloc_managed(nbytes)`` returns unified
+memory (cuMemAllocManaged): a :class:`DeviceMemory` that the host can also read and write through NumPy views.
 
-Copies take device pointers as :class:`DeviceMemory` or ints, and host memory as
-NumPy arrays, any contiguous buffer-protocol object, :class:`HostMemory` or int
-addresses (then ``nbytes`` is required).  Async copies from pageable host memory are
-staged by the driver; keep the host object alive until the stream is synchronized.
+Copies take device pointers as :class:`DeviceMemory` or ints, and host memory as NumPy arrays, any contiguous
+buffer-protocol object, :class:`HostMemory` or int addresses (then ``nbytes`` is required).  Async copies from
+pageable host memory are staged by the driver; keep the host object alive until the stream is synchronized.  A
+``stream`` argument (a :class:`~cudalite.driver.Stream` or raw handle) makes an operation asynchronous on it.
 """
 
 from __future__ import annotations
@@ -76,7 +74,7 @@ def _release(kind, args, device_id, keepalive=None):
 
 
 class DeviceMemory:
-    """An owned device allocation: ``.ptr`` (int), ``.size``, ``.device_id``."""
+    """An owned device allocation: ``.ptr``, ``.size``, ``.device_id``; not constructed directly: see :func:`alloc`."""
 
     __slots__ = ("ptr", "size", "device_id", "stream", "_finalizer", "__weakref__")
 
@@ -125,9 +123,14 @@ class DeviceMemory:
 
 
 def alloc(nbytes, stream=None) -> DeviceMemory:
-    """Allocate ``nbytes`` on the current device; stream-ordered when ``stream`` is
-    given (a :class:`~cudalite.driver.Stream`, handle int, ...). ``nbytes == 0`` gives
-    a null pointer."""
+    """Allocate ``nbytes`` on the current device (a :class:`DeviceMemory`); stream-ordered when
+    ``stream`` is given.  ``nbytes == 0`` gives a null pointer; a negative size is a ValueError.
+
+    Parameters
+    ----------
+    nbytes : int
+    stream : Stream or int, optional
+    """
     nbytes = int(nbytes)
     if nbytes < 0:
         raise ValueError(f"alloc: negative size {nbytes}")
@@ -142,8 +145,8 @@ def alloc(nbytes, stream=None) -> DeviceMemory:
 
 
 class HostMemory:
-    """Page-locked host memory from cuMemHostAlloc: ``.ptr``, ``.size``,
-    ``numpy.asarray(h)`` (uint8 view), ``h.as_array(dtype, shape)``, freed on death."""
+    """Page-locked host memory from cuMemHostAlloc: ``.ptr``, ``.size``, ``numpy.asarray(h)`` (uint8 view),
+    ``h.as_array(dtype, shape)``, freed on death.  Not constructed directly: made by :func:`alloc_host`."""
 
     __slots__ = ("ptr", "size", "device_id", "_finalizer", "__weakref__")
 
@@ -160,7 +163,7 @@ class HostMemory:
         return {"shape": (self.size,), "typestr": "|u1", "data": (self.ptr, False), "version": 3}
 
     def as_array(self, dtype="u1", shape=None):
-        """A NumPy view (keeps this object alive) with ``dtype`` and ``shape``."""
+        """A NumPy view (keeps this object alive) with ``dtype`` (default uint8) and ``shape`` (default: 1-d)."""
         return _host_view(self, dtype, shape)
 
     def __buffer__(self, flags):  # PEP 688 (Python >= 3.12)
@@ -175,6 +178,7 @@ class HostMemory:
         return memoryview(np.asarray(self))
 
     def free(self):
+        """Free the memory now (idempotent)."""
         self._finalizer()
 
     def __len__(self):
@@ -185,7 +189,14 @@ class HostMemory:
 
 
 def alloc_host(nbytes, *, portable=False, mapped=False, write_combined=False) -> HostMemory:
-    """Allocate ``nbytes`` of pinned host memory (cuMemHostAlloc)."""
+    """Allocate ``nbytes`` of pinned host memory (cuMemHostAlloc): a :class:`HostMemory`, ``portable`` (pinned
+    for every context), ``mapped`` (into the device address space), ``write_combined``.
+
+    Parameters
+    ----------
+    nbytes : int
+    portable, mapped, write_combined : bool, optional
+    """
     dev = get_driver().current()
     flags = (1 if portable else 0) | (2 if mapped else 0) | (4 if write_combined else 0)
     ptr = call("cuMemHostAlloc", max(int(nbytes), 1), flags)
@@ -193,11 +204,10 @@ def alloc_host(nbytes, *, portable=False, mapped=False, write_combined=False) ->
 
 
 class ManagedMemory(DeviceMemory):
-    """Unified memory from cuMemAllocManaged: a :class:`DeviceMemory` (``.ptr`` is valid
-    on every device) that is also host-addressable: ``numpy.asarray(m)`` (uint8 view),
-    ``m.as_array(dtype, shape)``.  Freed with cuMemFree when the object dies.  Do not
-    touch it from the host while a kernel that uses it runs, unless the device reports
-    ``CONCURRENT_MANAGED_ACCESS``: synchronize first."""
+    """Unified memory from cuMemAllocManaged: a :class:`DeviceMemory` (``.ptr`` is valid on every device) that is
+    also host-addressable: ``numpy.asarray(m)`` (uint8 view), ``m.as_array(dtype, shape)``.  Freed with cuMemFree
+    when the object dies.  Do not touch it from the host while a kernel that uses it runs, unless the device
+    reports ``CONCURRENT_MANAGED_ACCESS``: synchronize first.  Not constructed directly: see :func:`alloc_managed`."""
 
     __slots__ = ("attach_global",)
 
@@ -212,7 +222,7 @@ class ManagedMemory(DeviceMemory):
         return {"shape": (self.size,), "typestr": "|u1", "data": (self.ptr, False), "version": 3}
 
     def as_array(self, dtype="u1", shape=None):
-        """A host NumPy view (keeps this object alive) with ``dtype`` and ``shape``."""
+        """A host NumPy view (keeps this object alive) with ``dtype`` (default uint8) and ``shape`` (default: 1-d)."""
         return _host_view(self, dtype, shape)
 
     def __repr__(self):
@@ -222,10 +232,15 @@ class ManagedMemory(DeviceMemory):
 def alloc_managed(nbytes, *, attach_global=True) -> ManagedMemory:
     """Allocate ``nbytes`` of unified memory on the current device (cuMemAllocManaged).
 
-    ``attach_global=True`` (``CU_MEM_ATTACH_GLOBAL``): any stream of any device may
-    access it; ``False`` (``CU_MEM_ATTACH_HOST``): only the host, until attached to a
-    stream.  ``nbytes == 0`` still allocates one byte (``.size`` is 0), so ``.ptr`` is
-    a real address."""
+    ``attach_global=True`` (``CU_MEM_ATTACH_GLOBAL``): any stream of any device may access it; ``False``
+    (``CU_MEM_ATTACH_HOST``): only the host, until attached to a stream.  ``nbytes == 0`` still allocates one byte
+    (``.size`` is 0), so ``.ptr`` is a real address.  A non-int ``nbytes`` is a TypeError, a negative a ValueError.
+
+    Parameters
+    ----------
+    nbytes : int
+    attach_global : bool, optional
+    """
     n = _nbytes(nbytes, "alloc_managed")
     dev = get_driver().current()
     ptr = call("cuMemAllocManaged", max(n, 1), _CU_MEM_ATTACH_GLOBAL if attach_global else _CU_MEM_ATTACH_HOST)
@@ -233,8 +248,12 @@ def alloc_managed(nbytes, *, attach_global=True) -> ManagedMemory:
 
 
 def device_pointer(obj) -> int:
-    """The int device address of a :class:`DeviceMemory`, int, or an object with
-    ``__cuda_array_interface__``."""
+    """The int device address of a :class:`DeviceMemory`, an int, or an object with ``__cuda_array_interface__``.
+
+    Parameters
+    ----------
+    obj : DeviceMemory, int or object
+    """
     if isinstance(obj, int):
         return obj
     ptr = getattr(obj, "ptr", None)
@@ -283,7 +302,16 @@ def _dev_size(obj, nbytes):
 
 
 def copy_host_to_device(dst, src, nbytes=None, stream=None):
-    """Copy host ``src`` to device ``dst`` (async on ``stream`` when given)."""
+    """Copy host ``src`` to device ``dst`` (async on ``stream`` when given); ``nbytes`` defaults to the size of
+    ``src``.  ValueError when the copy exceeds either buffer.
+
+    Parameters
+    ----------
+    dst : DeviceMemory or int
+    src : numpy.ndarray, buffer, HostMemory or int
+    nbytes : int, optional
+    stream : Stream or int, optional
+    """
     get_driver().current()
     addr, n, _keep = _host(src, False, nbytes)
     if isinstance(dst, DeviceMemory) and n > dst.size:
@@ -295,7 +323,16 @@ def copy_host_to_device(dst, src, nbytes=None, stream=None):
 
 
 def copy_device_to_host(dst, src, nbytes=None, stream=None):
-    """Copy device ``src`` to host ``dst`` (async on ``stream`` when given); returns ``dst``."""
+    """Copy device ``src`` to host ``dst`` (async on ``stream`` when given); returns ``dst``.  ``nbytes`` defaults
+    to the size of ``dst`` (of ``src`` for an int ``dst``); ValueError when the copy exceeds either buffer.
+
+    Parameters
+    ----------
+    dst : numpy.ndarray, buffer, HostMemory or int
+    src : DeviceMemory or int
+    nbytes : int, optional
+    stream : Stream or int, optional
+    """
     get_driver().current()
     if nbytes is None and isinstance(src, DeviceMemory) and isinstance(dst, int):
         nbytes = src.size
@@ -310,7 +347,14 @@ def copy_device_to_host(dst, src, nbytes=None, stream=None):
 
 
 def copy_device_to_device(dst, src, nbytes=None, stream=None):
-    """Copy ``nbytes`` (default: the size of ``src``) between device buffers."""
+    """Copy ``nbytes`` (default: the size of ``src``) between device buffers.
+
+    Parameters
+    ----------
+    dst, src : DeviceMemory or int
+    nbytes : int, optional
+    stream : Stream or int, optional
+    """
     get_driver().current()
     n = _dev_size(src, nbytes)
     if stream is None:
@@ -320,7 +364,15 @@ def copy_device_to_device(dst, src, nbytes=None, stream=None):
 
 
 def memset(dst, value, nbytes=None, stream=None):
-    """Set ``nbytes`` bytes (default: the whole allocation) to the byte ``value`` (D8)."""
+    """Set ``nbytes`` bytes (default: the whole allocation) to the byte ``value`` (D8).
+
+    Parameters
+    ----------
+    dst : DeviceMemory or int
+    value : int
+    nbytes : int, optional
+    stream : Stream or int, optional
+    """
     get_driver().current()
     n = _dev_size(dst, nbytes)
     if stream is None:
@@ -330,7 +382,15 @@ def memset(dst, value, nbytes=None, stream=None):
 
 
 def memset_d32(dst, value, count=None, stream=None):
-    """Set ``count`` 32-bit words (default: the whole allocation) to ``value`` (D32)."""
+    """Set ``count`` 32-bit words (default: the whole allocation) to ``value`` (D32).
+
+    Parameters
+    ----------
+    dst : DeviceMemory or int
+    value : int
+    count : int, optional
+    stream : Stream or int, optional
+    """
     get_driver().current()
     n = _dev_size(dst, None if count is None else count * 4) // 4
     if stream is None:

@@ -32,7 +32,20 @@ def _unload(handle, device_id):
 
 
 class Module:
-    """A loaded CUDA module (cuModuleLoadData)."""
+    """A loaded CUDA module (cuModuleLoadData), unloaded when the object dies.
+
+    Made by :func:`load_module`; loads into the current device's primary context.
+
+    Parameters
+    ----------
+    image : bytes-like
+        A cubin, fatbin or PTX image.
+
+    Raises
+    ------
+    CudaDriverError
+        If the driver rejects the image (e.g. ``CUDA_ERROR_NO_BINARY_FOR_GPU``).
+    """
 
     __slots__ = ("_cu", "device_id", "_finalizer", "__weakref__")
 
@@ -44,24 +57,71 @@ class Module:
 
     @property
     def handle(self) -> int:
+        """The ``CUmodule`` handle as an int."""
         return int(self._cu)
 
     def get_function(self, name) -> "Function":
-        """The kernel ``name`` (its mangled name for C++ kernels)."""
+        """Look up a kernel of the module (cuModuleGetFunction).
+
+        Parameters
+        ----------
+        name : str
+            The kernel's symbol name (its mangled name for C++ kernels).
+
+        Returns
+        -------
+        Function
+
+        Raises
+        ------
+        CudaDriverError
+            If the module has no such kernel (``CUDA_ERROR_NOT_FOUND``).
+        """
         return Function(self, call("cuModuleGetFunction", self._cu, name.encode()), name)
 
     def get_global(self, name):
-        """(device pointer int, size in bytes) of the ``__device__``/``__constant__``
-        variable ``name``."""
+        """Address and size of a ``__device__``/``__constant__`` variable (cuModuleGetGlobal).
+
+        Parameters
+        ----------
+        name : str
+            The variable's symbol name.
+
+        Returns
+        -------
+        tuple
+            ``(device pointer int, size in bytes)``.
+
+        Raises
+        ------
+        CudaDriverError
+            If the module has no such variable.
+        """
         ptr, size = call("cuModuleGetGlobal", self._cu, name.encode())
         return int(ptr), size
 
     def unload(self):
+        """Unload the module now (idempotent); its functions become unusable."""
         self._finalizer()
 
 
 def load_module(image) -> Module:
-    """Load a cubin (bytes-like; a fatbin or PTX image works too) on the current device."""
+    """Load a cubin (bytes-like; a fatbin or PTX image works too) on the current device.
+
+    Parameters
+    ----------
+    image : bytes-like
+        The module image.
+
+    Returns
+    -------
+    Module
+
+    Raises
+    ------
+    CudaDriverError
+        If the driver rejects the image.
+    """
     return Module(image)
 
 
@@ -87,7 +147,22 @@ def _attr_property(key):
 
 
 class Function:
-    """A kernel of a loaded :class:`Module`."""
+    """A kernel of a loaded :class:`Module`; obtain one with :meth:`Module.get_function`.
+
+    The common ``CUfunction_attribute`` values are properties too: ``num_regs``,
+    ``max_threads_per_block``, ``shared_size_bytes``, ``const_size_bytes``,
+    ``local_size_bytes``, ``ptx_version``, ``binary_version``,
+    ``max_dynamic_shared_size_bytes``.
+
+    Parameters
+    ----------
+    module : Module
+        The module that holds the kernel (kept alive by the function).
+    cufunc : CUfunction
+        The driver handle of the kernel.
+    name : str
+        The kernel's symbol name.
+    """
 
     def __init__(self, module, cufunc, name):
         self.module = module
@@ -101,8 +176,23 @@ class Function:
         return f"<cudalite.driver.Function {self.name!r}>"
 
     def attribute(self, name):
-        """A ``CUfunction_attribute`` by short name (``"num_regs"``) or suffix
-        (``"NUM_REGS"``)."""
+        """Query a kernel attribute (cuFuncGetAttribute).
+
+        Parameters
+        ----------
+        name : str
+            A short name (``"num_regs"``) or a ``CUfunction_attribute`` name with or
+            without its ``CU_FUNC_ATTRIBUTE_`` prefix (``"NUM_REGS"``).
+
+        Returns
+        -------
+        int
+
+        Raises
+        ------
+        ValueError
+            If ``name`` is not a function attribute.
+        """
         key = _ATTRS.get(name) or "CU_FUNC_ATTRIBUTE_" + name.upper().removeprefix("CU_FUNC_ATTRIBUTE_")
         try:
             attr = getattr(cu().CUfunction_attribute, key)
@@ -115,20 +205,70 @@ class Function:
         return {key: self.attribute(key) for key in _ATTRS}
 
     def set_max_dynamic_shared_memory(self, nbytes):
-        """Allow up to ``nbytes`` of dynamic shared memory per block (needed above 48 KiB)."""
+        """Allow up to ``nbytes`` of dynamic shared memory per block (needed above 48 KiB).
+
+        Parameters
+        ----------
+        nbytes : int
+            The maximum dynamic shared memory per block, in bytes.
+
+        Raises
+        ------
+        CudaDriverError
+            If ``nbytes`` exceeds what the device allows.
+        """
         attr = cu().CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
         call("cuFuncSetAttribute", self._cu, attr, int(nbytes))
 
     def max_active_blocks_per_multiprocessor(self, block_size, dynamic_smem=0) -> int:
-        """Occupancy: resident blocks per SM for ``block_size`` threads."""
+        """Occupancy: resident blocks per SM for ``block_size`` threads.
+
+        Parameters
+        ----------
+        block_size : int
+            Threads per block.
+        dynamic_smem : int, optional
+            Dynamic shared memory per block, in bytes (default 0).
+
+        Returns
+        -------
+        int
+            How many blocks of this kernel one multiprocessor can hold at once.
+        """
         return call("cuOccupancyMaxActiveBlocksPerMultiprocessor", self._cu, block_size, dynamic_smem)
 
     def max_potential_block_size(self, dynamic_smem=0, block_size_limit=0):
-        """(min_grid_size, block_size) maximizing occupancy."""
+        """The block size that maximizes occupancy (cuOccupancyMaxPotentialBlockSize).
+
+        Parameters
+        ----------
+        dynamic_smem : int, optional
+            Dynamic shared memory per block, in bytes (default 0).
+        block_size_limit : int, optional
+            The largest block size to consider; 0 (default) means no limit.
+
+        Returns
+        -------
+        tuple of int
+            ``(min_grid_size, block_size)``.
+        """
         return tuple(call("cuOccupancyMaxPotentialBlockSize", self._cu, None, dynamic_smem, block_size_limit))
 
     def launcher(self, param_format, backend=None):
-        """A cached :class:`~cudalite.driver.Launcher` for ``param_format``."""
+        """A cached :class:`~cudalite.driver.Launcher` for ``param_format``.
+
+        Parameters
+        ----------
+        param_format : str
+            The kernel's parameter format (see :func:`param_layout`).
+        backend : str, optional
+            The launch backend (see :class:`Launcher`); ``None`` picks the default.
+
+        Returns
+        -------
+        Launcher
+            One launcher per ``(param_format, backend)``, made on first request.
+        """
         key = (param_format, backend)
         lau = self._launchers.get(key)
         if lau is None:

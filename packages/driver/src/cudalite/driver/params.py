@@ -30,7 +30,19 @@ _TOKEN = re.compile(r"(\d*)([bBhHiIlLqQnNefd?Ps])")
 
 @dataclass(frozen=True)
 class ParamLayout:
-    """The packed layout of one parameter format."""
+    """The packed layout of one parameter format; made by :func:`param_layout`.
+
+    Parameters
+    ----------
+    format : str
+        The normalized format: one code per parameter (blobs as ``"Ns"``).
+    struct : struct.Struct
+        The native-alignment ``struct`` of the whole argument buffer.
+    offsets : tuple of int
+        Byte offset of each parameter in the buffer.
+    sizes : tuple of int
+        Byte size of each parameter.
+    """
 
     format: str  # normalized: one code per parameter (blobs as "Ns")
     struct: struct.Struct
@@ -39,10 +51,12 @@ class ParamLayout:
 
     @property
     def size(self) -> int:
+        """Size of the whole argument buffer, in bytes."""
         return self.struct.size
 
     @property
     def count(self) -> int:
+        """Number of parameters."""
         return len(self.offsets)
 
 
@@ -66,7 +80,22 @@ def _tokens(fmt):
 
 
 def param_layout(fmt: str) -> ParamLayout:
-    """Layout of ``fmt``: struct, per-parameter offsets and sizes."""
+    """Layout of ``fmt``: struct, per-parameter offsets and sizes.
+
+    Parameters
+    ----------
+    fmt : str
+        A parameter format (``"QQQf"``, ``"3Qf"``, ``"16s"``...; see the module docs).
+
+    Returns
+    -------
+    ParamLayout
+
+    Raises
+    ------
+    ValueError
+        If ``fmt`` has a byte-order/size prefix or an unknown code.
+    """
     tokens = _tokens(fmt)
     offsets, sizes = [], []
     prefix = "@"
@@ -81,7 +110,27 @@ def param_layout(fmt: str) -> ParamLayout:
 
 
 def pack_params(fmt: str, *values) -> bytes:
-    """The argument buffer a launcher builds for ``values`` (for tests/inspection)."""
+    """The argument buffer a launcher builds for ``values`` (for tests/inspection).
+
+    Parameters
+    ----------
+    fmt : str
+        The parameter format.
+    *values
+        One value per parameter of ``fmt``.
+
+    Returns
+    -------
+    bytes
+        The packed buffer, ``param_layout(fmt).size`` bytes.
+
+    Raises
+    ------
+    ValueError
+        If ``fmt`` is invalid.
+    struct.error
+        If the values do not match the format.
+    """
     layout = param_layout(fmt)
     buf = bytearray(layout.size)
     layout.struct.pack_into(buf, 0, *values)

@@ -33,7 +33,25 @@ class PointerAttributes:
     (page-locked host memory), ``"array"``, ``"unified"``, or None when the driver does
     not know the address.  ``device_pointer``/``host_pointer``: the address to use on
     the device / on the host (None where there is none).  ``range_start``/``range_size``:
-    the whole allocation that contains the address."""
+    the whole allocation that contains the address.
+
+    Parameters
+    ----------
+    memory_type : str or None
+        ``"device"``, ``"host"``, ``"array"``, ``"unified"``, or None for an unknown address.
+    is_managed : bool, optional
+        Whether the address is in managed (unified) memory.
+    device_ordinal : int, optional
+        The device the memory belongs to.
+    device_pointer : int, optional
+        The address to use on the device.
+    host_pointer : int, optional
+        The address to use on the host.
+    range_start : int, optional
+        Base address of the allocation that contains the address.
+    range_size : int, optional
+        Size of that allocation in bytes (0 when unknown).
+    """
 
     memory_type: str | None
     is_managed: bool = False
@@ -89,7 +107,25 @@ def _address(ptr) -> int:
 def pointer_attributes(ptr) -> PointerAttributes:
     """The driver's attributes of ``ptr``: an int address, a :class:`DeviceMemory`,
     :class:`HostMemory`, :class:`ManagedMemory`, an object with
-    ``__cuda_array_interface__`` or a host array (``__array_interface__``)."""
+    ``__cuda_array_interface__`` or a host array (``__array_interface__``).
+
+    Parameters
+    ----------
+    ptr : int or object
+        The address, or an object that holds one (see above).
+
+    Returns
+    -------
+    PointerAttributes
+        Every field None (``known`` False) when the driver does not know the address.
+
+    Raises
+    ------
+    TypeError
+        If ``ptr`` is a bool.
+    ValueError
+        If ``ptr`` is not a 64-bit address.
+    """
     addr = _address(ptr)
     get_driver().current()
     enum = cu().CUpointer_attribute

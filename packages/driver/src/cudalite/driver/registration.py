@@ -27,7 +27,25 @@ _CU_MEMHOSTREGISTER_DEVICEMAP = 2
 class HostRegistration:
     """Host memory page-locked by :func:`register_host`: ``.ptr``, ``.size``,
     ``.device_id``, ``.portable``, ``.mapped``, ``.device_ptr`` (the device address when
-    mapped, else None), ``.registered``; ``.unregister()``; usable as a context manager."""
+    mapped, else None), ``.registered``; ``.unregister()``; usable as a context manager.
+
+    Parameters
+    ----------
+    ptr : int
+        The registered host address.
+    size : int
+        The registered size in bytes.
+    device_id : int
+        The ordinal of the device whose context registered it.
+    portable : bool, optional
+        Whether it is page-locked for every context.
+    mapped : bool, optional
+        Whether it is mapped into the device address space.
+    device_ptr : int, optional
+        Its device address when mapped.
+    keepalive : object, optional
+        The host object kept alive until the memory is unregistered.
+    """
 
     __slots__ = ("ptr", "size", "device_id", "portable", "mapped", "device_ptr", "_finalizer", "__weakref__")
 
@@ -48,7 +66,13 @@ class HostRegistration:
 
     def unregister(self):
         """Unregister now (idempotent).  Unlike the finalizer, which ignores errors,
-        a refusal of the driver raises :class:`CudaDriverError`."""
+        a refusal of the driver raises :class:`CudaDriverError`.
+
+        Raises
+        ------
+        CudaDriverError
+            If the driver refuses to unregister the memory.
+        """
         info = self._finalizer.detach()  # (self, func, args, kwargs): holds the keepalive
         if info is None:
             return
@@ -79,7 +103,32 @@ def register_host(host, nbytes=None, *, portable=False, mapped=False) -> HostReg
     to all of it), or an int address (``nbytes`` required).  ``portable``: page-locked
     for every context; ``mapped``: also mapped into the device address space
     (``.device_ptr``).  Registering memory twice raises :class:`CudaDriverError`
-    ``CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED``."""
+    ``CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED``.
+
+    Parameters
+    ----------
+    host : numpy.ndarray, buffer or int
+        The host memory to page-lock.
+    nbytes : int, optional
+        Bytes to register (default: all of ``host``; required for an int address).
+    portable : bool, optional
+        Page-lock it for every context, not only the current one.
+    mapped : bool, optional
+        Also map it into the device address space.
+
+    Returns
+    -------
+    HostRegistration
+
+    Raises
+    ------
+    TypeError
+        If ``host`` is a bool.
+    ValueError
+        If ``nbytes`` is not a positive int, the address is null, or ``host`` is not contiguous.
+    CudaDriverError
+        If the driver refuses (e.g. the memory is already registered).
+    """
     if isinstance(host, bool):
         raise TypeError("register_host: host must be an array, a buffer or an int address, not bool")
     addr, n, keep = _host(host, False, nbytes)
@@ -106,7 +155,27 @@ def host_device_pointer(host) -> int:
     current device's context: a :class:`HostMemory` from ``alloc_host(n, mapped=True)``,
     a :class:`HostRegistration` made with ``mapped=True``, or an int address / NumPy
     array / buffer inside such memory (cuMemHostGetDevicePointer).  Memory that is
-    not mapped raises :class:`CudaDriverError` ``CUDA_ERROR_INVALID_VALUE``."""
+    not mapped raises :class:`CudaDriverError` ``CUDA_ERROR_INVALID_VALUE``.
+
+    Parameters
+    ----------
+    host : HostMemory, HostRegistration, int, numpy.ndarray or buffer
+        Mapped page-locked host memory, or an address inside it.
+
+    Returns
+    -------
+    int
+        The device address.
+
+    Raises
+    ------
+    TypeError
+        If ``host`` is a bool.
+    ValueError
+        If the address is null, or a registration was undone or made without ``mapped=True``.
+    CudaDriverError
+        If the memory is not mapped.
+    """
     if isinstance(host, HostRegistration):
         if not host.registered:
             raise ValueError("host_device_pointer: the registration was undone")

@@ -54,7 +54,20 @@ def _destroy(kind, handle, device_id):
 
 
 class Stream:
-    """A CUDA stream. ``Stream()`` creates an owned non-blocking stream."""
+    """A CUDA stream. ``Stream()`` creates an owned non-blocking stream.
+
+    The stream belongs to the current device and is destroyed when the object dies
+    (or by :meth:`close`).  :meth:`legacy_default`, :meth:`per_thread_default` and
+    :meth:`external` wrap streams that are not owned.
+
+    Parameters
+    ----------
+    nonblocking : bool, optional
+        ``True`` (default): the stream does not synchronize with the legacy default
+        stream (``CU_STREAM_NON_BLOCKING``).
+    priority : int, optional
+        Stream priority; lower numbers are higher priority (default 0).
+    """
 
     __slots__ = ("handle", "device_id", "owned", "_cu", "_finalizer", "__weakref__")
 
@@ -90,7 +103,18 @@ class Stream:
 
     @classmethod
     def external(cls, handle):
-        """Wrap a stream created elsewhere (CuPy, torch, ...); never destroyed here."""
+        """Wrap a stream created elsewhere (CuPy, torch, ...); never destroyed here.
+
+        Parameters
+        ----------
+        handle : int
+            The ``CUstream`` handle (as an int, or anything ``int()`` accepts).
+
+        Returns
+        -------
+        Stream
+            A borrowed stream (``owned`` False).
+        """
         return cls._wrap(int(handle))
 
     @property
@@ -114,7 +138,13 @@ class Stream:
         return call_status("cuStreamQuery", self._cu) == 0
 
     def wait_event(self, event):
-        """Make future work on this stream wait for ``event``."""
+        """Make future work on this stream wait for ``event`` (cuStreamWaitEvent).
+
+        Parameters
+        ----------
+        event : Event
+            A recorded event; work queued after this call waits until it completes.
+        """
         call("cuStreamWaitEvent", self._cu, event._cu, 0)
 
     def close(self):
@@ -124,7 +154,15 @@ class Stream:
 
 
 class Event:
-    """A CUDA event on the current device (``timing=False`` makes it cheaper)."""
+    """A CUDA event on the current device (``timing=False`` makes it cheaper).
+
+    Destroyed when the object dies.
+
+    Parameters
+    ----------
+    timing : bool, optional
+        Whether the event records timestamps for :func:`elapsed_time` (default True).
+    """
 
     __slots__ = ("_cu", "timing", "_finalizer", "__weakref__")
 
@@ -138,6 +176,7 @@ class Event:
 
     @property
     def handle(self) -> int:
+        """The ``CUevent`` handle as an int."""
         return int(self._cu)
 
     @property
@@ -146,11 +185,23 @@ class Event:
         return self._cu
 
     def record(self, stream=None):
-        """Record the event in ``stream`` (default: legacy default stream)."""
+        """Record the event in ``stream`` (default: legacy default stream).
+
+        Parameters
+        ----------
+        stream : Stream or int, optional
+            The stream to record in; ``None`` (default) is the legacy default stream.
+
+        Returns
+        -------
+        Event
+            This event.
+        """
         call("cuEventRecord", self._cu, as_custream(stream))
         return self
 
     def synchronize(self):
+        """Wait until the work recorded before the event has completed."""
         call("cuEventSynchronize", self._cu)
 
     def query(self) -> bool:
@@ -159,7 +210,25 @@ class Event:
 
 
 def elapsed_time(start, end) -> float:
-    """Milliseconds between two recorded, completed timing events."""
+    """Milliseconds between two recorded, completed timing events.
+
+    Parameters
+    ----------
+    start : Event
+        The earlier event.
+    end : Event
+        The later event.
+
+    Returns
+    -------
+    float
+        Elapsed time in milliseconds.
+
+    Raises
+    ------
+    CudaDriverError
+        If an event was made with ``timing=False``, was not recorded, or has not completed.
+    """
     return call("cuEventElapsedTime", start._cu, end._cu)
 
 
@@ -167,7 +236,20 @@ def add_callback(stream, fn) -> None:
     """Call ``fn(status)`` from a driver thread once all work queued so far on
     ``stream`` has completed (cuStreamAddCallback); ``status`` is the int CUresult of
     the stream (0: success).  ``fn`` must not call the CUDA API.  An exception in
-    ``fn`` becomes a ``RuntimeWarning``.  ``stream``: as in :func:`as_custream`."""
+    ``fn`` becomes a ``RuntimeWarning``.
+
+    Parameters
+    ----------
+    stream : Stream, int or None
+        The stream; ``None`` or 0 is the legacy default stream.
+    fn : callable
+        Called as ``fn(status)``.
+
+    Raises
+    ------
+    TypeError
+        If ``fn`` is not callable.
+    """
     import ctypes
 
     if not callable(fn):

@@ -172,6 +172,15 @@ def current_context(devnum=None):
     same object every time (numba's ``cuda.current_context()``).  As numba does, an
     EMM plugin's ``initialize()`` is called on each access (it must be idempotent).
 
+    Parameters
+    ----------
+    devnum : int, optional
+        A device ordinal; ``None`` (default) is the current device.
+
+    Returns
+    -------
+    Context
+
     Raises
     ------
     cudalite.driver.CudaSupportError

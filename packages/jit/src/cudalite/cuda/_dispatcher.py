@@ -287,7 +287,12 @@ class CUDADispatcher(InspectMixin):
     def get_compile_result(self, sig):
         """The compiled kernel (:class:`CompiledKernel`) for signature ``sig`` (a
         ``Signature``, a signature string or a tuple of argument types), compiling it
-        first when needed (numba's ``get_compile_result``)."""
+        first when needed (numba's ``get_compile_result``); CudaSupportError without a device.
+
+        Parameters
+        ----------
+        sig : Signature, str or tuple
+        """
         argtypes = tuple(sig.args) if hasattr(sig, "args") else _signature_args(sig)
         kernel = self.overloads.get(argtypes)
         if kernel is None:
@@ -302,7 +307,14 @@ class CUDADispatcher(InspectMixin):
 
     def configure(self, griddim, blockdim, stream=0, sharedmem=0):
         """``kernel.configure(griddim, blockdim, stream, sharedmem)`` is
-        ``kernel[griddim, blockdim, stream, sharedmem]`` (numba's spelling)."""
+        ``kernel[griddim, blockdim, stream, sharedmem]`` (numba's spelling).
+
+        Parameters
+        ----------
+        griddim, blockdim : int or tuple of int
+        stream : ~cudalite.cuda.Stream or int, optional
+        sharedmem : int, optional
+        """
         if sharedmem == 0:  # the spelling kernel[g, b] (or [g, b, s]) uses: the same cached launcher
             default = stream is None or (isinstance(stream, int) and stream == 0)
             return self[griddim, blockdim] if default else self[griddim, blockdim, stream]
@@ -556,7 +568,7 @@ class ForAll:
 
 class DeviceDispatcher(DeviceInspectMixin):
     """A ``device=True`` function: compiled into the kernels (and device functions)
-    that call it; calling it from Python is an error."""
+    that call it; calling it from Python is an error.  Not constructed directly: see :func:`jit`."""
 
     def __init__(self, py_func, sigs=None, options: JitOptions = JitOptions()):
         functools.update_wrapper(self, py_func)
@@ -587,6 +599,7 @@ class DeviceDispatcher(DeviceInspectMixin):
                         "call it from a kernel or another device function, not from Python")
 
     def __getitem__(self, config):
+        """Refused (DeviceFunctionLaunchError): a device function cannot be launched as a kernel."""
         name = self.py_func.__qualname__
         raise DeviceFunctionLaunchError(
             f"Cannot compile a device function as a kernel: {name} is a CUDA device function "

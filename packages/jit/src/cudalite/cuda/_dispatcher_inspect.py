@@ -378,11 +378,33 @@ class DeviceInspectMixin(InspectMixin):
     """A device function's inspection: no SASS or linked code of its own (numba's errors)."""
 
     def inspect_sass(self, signature=None):
-        """Refused (RuntimeError): a device function is compiled into the kernels calling it."""
+        """Refused (RuntimeError): a device function is compiled into the kernels calling it.
+
+        Parameters
+        ----------
+        signature : signature, optional
+            Ignored.
+
+        Raises
+        ------
+        RuntimeError
+            Always: inspect a kernel that calls the device function instead.
+        """
         raise RuntimeError(f"Cannot inspect SASS of a device function ({self.py_func.__qualname__}): it is "
                            "compiled into the kernels that call it; inspect one of them")
 
     def inspect_lto_ptx(self, signature=None):
-        """Refused (RuntimeError): a device function is linked into the kernels calling it."""
+        """Refused (RuntimeError): a device function is linked into the kernels calling it.
+
+        Parameters
+        ----------
+        signature : signature, optional
+            Ignored.
+
+        Raises
+        ------
+        RuntimeError
+            Always: inspect a kernel that calls the device function instead.
+        """
         raise RuntimeError(f"Cannot inspect the LTO PTX of a device function ({self.py_func.__qualname__}): "
                            "it is compiled into the kernels that call it; inspect one of them")

@@ -39,7 +39,15 @@ __all__ = [
 SUPPORTED_EMM_INTERFACE_VERSION = 1
 
 MemoryInfo = namedtuple("MemoryInfo", "free,total")
-MemoryInfo.__doc__ = "Free and total memory of a device, in bytes (numba's ``MemoryInfo``)."
+MemoryInfo.__doc__ = """Free and total memory of a device, in bytes (numba's ``MemoryInfo``).
+
+Parameters
+----------
+free : int
+    Free bytes.
+total : int
+    Total bytes.
+"""
 
 
 def _address(pointer) -> int:
@@ -71,7 +79,21 @@ class MemoryPointer:
     finalizer=None)`` as in numba.  ``pointer`` may be an int, a ctypes pointer or
     integer, or a ``CUdeviceptr``; ``finalizer`` (a function of no arguments) runs once
     when this object dies or on :meth:`free`.  ``.ptr``/``device_pointer_value`` are the
-    int address (``device_pointer_value`` is None for NULL), ``.size`` the bytes."""
+    int address (``device_pointer_value`` is None for NULL), ``.size`` the bytes.
+
+    Parameters
+    ----------
+    context : Context or None
+        The context the memory belongs to (``cuda.current_context()``).
+    pointer : int, ctypes pointer or CUdeviceptr
+        The address.
+    size : int
+        Size in bytes.
+    owner : object, optional
+        The object that owns the memory (kept alive; ``.owner``).
+    finalizer : callable, optional
+        Function of no arguments that frees the memory, run once.
+    """
 
     __cuda_memory__ = True
 
@@ -88,17 +110,21 @@ class MemoryPointer:
 
     @property
     def owner(self):
+        """The object that owns the memory (this one when no owner was given)."""
         return self if self._owner is None else self._owner
 
     @property
     def device_pointer_value(self):
+        """The int address, or None for NULL."""
         return self.ptr or None
 
     @property
     def device_ctypes_pointer(self):
+        """The address as a ``ctypes.c_void_p``."""
         return ctypes.c_void_p(self.ptr or None)
 
     def own(self):
+        """A reference that keeps this memory alive (numba's ``OwnedPointer``)."""
         return OwnedPointer(self)
 
     def free(self):
@@ -109,12 +135,40 @@ class MemoryPointer:
             self._finalizer()
 
     def memset(self, byte, count=None, stream=0):
+        """Set bytes of the memory to ``byte``.
+
+        Parameters
+        ----------
+        byte : int
+            The byte value.
+        count : int, optional
+            Bytes to set (default: all of it).
+        stream : Stream or int, optional
+            Stream of the operation (0, the default: synchronous).
+        """
         from ._runtime import driver_stream
 
         _drv.memset(self.ptr, byte, self.size if count is None else count, stream=driver_stream(stream))
 
     def view(self, start, stop=None):
-        """The bytes ``[start, stop)`` of this memory (keeps it alive)."""
+        """The bytes ``[start, stop)`` of this memory (keeps it alive).
+
+        Parameters
+        ----------
+        start : int
+            First byte offset.
+        stop : int, optional
+            End offset (default: the size).
+
+        Returns
+        -------
+        MemoryPointer
+
+        Raises
+        ------
+        RuntimeError
+            If the range is negative, or non-empty on NULL memory.
+        """
         size = (self.size if stop is None else stop) - start
         if size < 0:
             raise RuntimeError("size cannot be negative")
@@ -137,7 +191,23 @@ class AutoFreePointer(MemoryPointer):
 
 
 class MappedMemory(AutoFreePointer):
-    """Pinned host memory mapped into the device address space."""
+    """Pinned host memory mapped into the device address space.
+
+    Parameters
+    ----------
+    context : Context or None
+        The context the memory belongs to (``cuda.current_context()``).
+    pointer : int, ctypes pointer or CUdeviceptr
+        The address.
+    size : int
+        Size in bytes.
+    owner : object, optional
+        The object that owns the memory (kept alive; ``.owner``).
+    finalizer : callable, optional
+        Function of no arguments that frees the memory, run once.
+    host_pointer : int, optional
+        The host address (default: ``pointer``).
+    """
 
     def __init__(self, context, pointer, size, owner=None, finalizer=None, *, host_pointer=None):
         super().__init__(context, pointer, size, owner=owner, finalizer=finalizer)
@@ -209,15 +279,45 @@ class BaseCUDAMemoryManager(metaclass=ABCMeta):
 
     @abstractmethod
     def memalloc(self, size):
-        """Allocate ``size`` bytes of device memory; return a :class:`MemoryPointer`."""
+        """Allocate ``size`` bytes of device memory; return a :class:`MemoryPointer`.
+
+        Parameters
+        ----------
+        size : int
+            Bytes to allocate.
+        """
 
     @abstractmethod
     def memhostalloc(self, size, mapped, portable, wc):
-        """Allocate pinned host memory; return :class:`MappedMemory` or :class:`PinnedMemory`."""
+        """Allocate pinned host memory; return :class:`MappedMemory` or :class:`PinnedMemory`.
+
+        Parameters
+        ----------
+        size : int
+            Bytes to allocate.
+        mapped : bool
+            Also map it into the device address space.
+        portable : bool
+            Pinned for every context.
+        wc : bool
+            Write-combined.
+        """
 
     @abstractmethod
     def mempin(self, owner, pointer, size, mapped):
-        """Pin existing host memory; return :class:`MappedMemory` or :class:`PinnedMemory`."""
+        """Pin existing host memory; return :class:`MappedMemory` or :class:`PinnedMemory`.
+
+        Parameters
+        ----------
+        owner : object
+            The object that owns the host memory.
+        pointer : int or ctypes pointer
+            Its host address.
+        size : int
+            Bytes to pin.
+        mapped : bool
+            Also map it into the device address space.
+        """
 
     @abstractmethod
     def initialize(self):
@@ -225,7 +325,13 @@ class BaseCUDAMemoryManager(metaclass=ABCMeta):
 
     @abstractmethod
     def get_ipc_handle(self, memory):
-        """An :class:`~cudalite.cuda.IpcHandle` for ``memory`` (a MemoryPointer)."""
+        """An :class:`~cudalite.cuda.IpcHandle` for ``memory`` (a MemoryPointer).
+
+        Parameters
+        ----------
+        memory : MemoryPointer
+            Memory this manager allocated.
+        """
 
     @abstractmethod
     def get_memory_info(self):
@@ -260,6 +366,23 @@ class HostOnlyCUDAMemoryManager(BaseCUDAMemoryManager):
         self.deallocations = PendingDeallocs()
 
     def memhostalloc(self, size, mapped=False, portable=False, wc=False):
+        """Allocate pinned host memory with the CUDA driver.
+
+        Parameters
+        ----------
+        size : int
+            Bytes to allocate.
+        mapped : bool, optional
+            Also map it into the device address space.
+        portable : bool, optional
+            Pinned for every context.
+        wc : bool, optional
+            Write-combined.
+
+        Returns
+        -------
+        MappedMemory or PinnedMemory
+        """
         mem = _drv.alloc_host(size, portable=portable, mapped=mapped, write_combined=wc)
         ctx = self.context
         if mapped:
@@ -268,6 +391,23 @@ class HostOnlyCUDAMemoryManager(BaseCUDAMemoryManager):
         return PinnedMemory(ctx, mem.ptr, size, owner=mem, finalizer=_host_finalizer(mem))
 
     def mempin(self, owner, pointer, size, mapped=False):
+        """Page-lock existing host memory with the CUDA driver (cuMemHostRegister).
+
+        Parameters
+        ----------
+        owner : object
+            The object that owns the host memory.
+        pointer : int or ctypes pointer
+            Its host address.
+        size : int
+            Bytes to pin.
+        mapped : bool, optional
+            Also map it into the device address space.
+
+        Returns
+        -------
+        MappedMemory or PinnedMemory
+        """
         reg = _drv.register_host(_address(pointer), size, mapped=mapped)
         fin = reg.unregister
         if mapped:
@@ -276,15 +416,30 @@ class HostOnlyCUDAMemoryManager(BaseCUDAMemoryManager):
         return PinnedMemory(self.context, _address(pointer), size, owner=owner, finalizer=fin)
 
     def memallocmanaged(self, size, attach_global):
+        """Allocate managed (unified) memory with the CUDA driver.
+
+        Parameters
+        ----------
+        size : int
+            Bytes to allocate.
+        attach_global : bool
+            Accessible from any stream (``CU_MEM_ATTACH_GLOBAL``) or only the host.
+
+        Returns
+        -------
+        ManagedMemory
+        """
         mem = _drv.alloc_managed(size, attach_global=attach_global)
         return ManagedMemory(self.context, mem.ptr, size, owner=mem, finalizer=mem.free)
 
     def reset(self):
+        """Forget the allocations and pending deallocations tracked here."""
         self.allocations.clear()
         self.deallocations.clear()
 
     @contextlib.contextmanager
     def defer_cleanup(self):
+        """A context manager during which deallocations are deferred."""
         with self.deallocations.disable():
             yield
 
@@ -294,6 +449,17 @@ class GetIpcHandleMixin:
     allocation that contains the memory, with the memory's offset in it."""
 
     def get_ipc_handle(self, memory):
+        """An :class:`IpcHandle` that exports ``memory`` to another process.
+
+        Parameters
+        ----------
+        memory : MemoryPointer or DeviceMemory
+            The memory to export (any part of a device allocation).
+
+        Returns
+        -------
+        IpcHandle
+        """
         # a MemoryPointer (numba's .device_pointer), or the default allocator's memory
         # (a device array's gpu_data: a cudalite.driver.DeviceMemory)
         dp = getattr(memory, "device_pointer", None)
@@ -327,6 +493,12 @@ class DefaultMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
 def set_memory_manager(mm_plugin):
     """Use the EMM plugin class ``mm_plugin`` for device allocations from now on, in
     every device's context (numba's ``set_memory_manager``).
+
+    Parameters
+    ----------
+    mm_plugin : type
+        A subclass of :class:`BaseCUDAMemoryManager` (or of
+        :class:`HostOnlyCUDAMemoryManager`), instantiated as ``mm_plugin(context=ctx)``.
 
     Raises
     ------
@@ -379,7 +551,21 @@ class IpcHandle:
     """A CUDA IPC memory handle: ``IpcHandle(base, handle, size, source_info=None,
     offset=0)`` as numba's.  ``handle`` is the 64-byte ``CUipcMemHandle``; ``base``
     keeps the exported memory alive in the exporting process (None once pickled);
-    ``offset`` is the position of the shared memory in its allocation."""
+    ``offset`` is the position of the shared memory in its allocation.
+
+    Parameters
+    ----------
+    base : object or None
+        The exported memory (None in the importing process).
+    handle : bytes, sequence of int or CUipcMemHandle
+        The 64-byte handle.
+    size : int
+        Size of the shared memory in bytes.
+    source_info : dict, optional
+        Identity of the exporting device (``Device.get_device_identity()``).
+    offset : int, optional
+        Offset of the shared memory in its allocation (default 0).
+    """
 
     def __init__(self, base, handle, size, source_info=None, offset=0):
         self.base = base
@@ -390,7 +576,26 @@ class IpcHandle:
         self._opened = None
 
     def open(self, context):
-        """Map the memory into this process; returns a MemoryPointer at ``offset``."""
+        """Map the memory into this process; returns a MemoryPointer at ``offset``.
+
+        ``open_direct`` is the same method.
+
+        Parameters
+        ----------
+        context : Context
+            The context to map into (``cuda.current_context()``).
+
+        Returns
+        -------
+        MemoryPointer
+
+        Raises
+        ------
+        ValueError
+            In the exporting process, or if the handle is already open.
+        TypeError
+            If ``context`` is None.
+        """
         if self.base is not None:
             raise ValueError("opening IpcHandle from original process")
         if self._opened is not None:

@@ -31,7 +31,23 @@ __all__ = ["JitRuntime", "jit_runtime", "KernelFaultError", "kernel_fault"]
 
 class KernelFaultError(CudaDriverError):
     """A kernel faulted (illegal address, trap, ...): the driver error, naming the
-    kernel launched last on that device.  ``.kernel`` is the kernel's Python name."""
+    kernel launched last on that device.  ``.kernel`` is the kernel's Python name.
+
+    A :class:`~cudalite.driver.CudaDriverError` (so a ``CudaAPIError`` for numba code).
+
+    Parameters
+    ----------
+    code : int
+        The ``CUresult``.
+    name : str
+        Its symbolic name, ``CUDA_ERROR_...``.
+    message : str
+        The driver's description.
+    call : str
+        The driver function that reported it.
+    kernel : str, optional
+        The name of the kernel launched last on the device.
+    """
 
     def __init__(self, code, name, message, call, kernel=None):
         super().__init__(code, name, message, call)

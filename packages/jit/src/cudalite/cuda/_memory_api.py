@@ -305,7 +305,24 @@ def mapped_array(shape, dtype=float, strides=None, order="C", stream=0, portable
 def mapped_array_like(ary, stream=0, portable=False, wc=False):
     """An uninitialized mapped array (see :func:`mapped_array`) with the shape, dtype
     and order of ``ary`` (an F-contiguous, not C-contiguous array gives order "F";
-    otherwise "C")."""
+    otherwise "C").
+
+    Parameters
+    ----------
+    ary : array-like
+        The array whose shape, dtype and order to use.
+    stream : Stream or int, optional
+        Stream the array is associated with (default 0).
+    portable : bool, optional
+        Pinned for every context.
+    wc : bool, optional
+        Write-combined memory.
+
+    Returns
+    -------
+    numpy.ndarray
+        A host array whose memory the device can address.
+    """
     return mapped_array(ary.shape, ary.dtype, strides=_strides_like(ary), order=_order_like(ary), stream=stream,
                         portable=portable, wc=wc)
 
@@ -509,7 +526,30 @@ def open_ipc_array(handle, shape, dtype, strides=None, offset=0):
     """``with cuda.open_ipc_array(handle, shape, dtype) as arr:`` a device array over
     the memory of another process's CUDA IPC ``handle`` (64 bytes or a sequence of
     64 ints) at byte ``offset``; the mapping is closed when the block ends.
-    ``strides``: default C-contiguous.  A process cannot open its own handles."""
+    ``strides``: default C-contiguous.  A process cannot open its own handles.
+
+    Parameters
+    ----------
+    handle : bytes-like or sequence of int
+        The 64-byte IPC handle.
+    shape : int or tuple of int
+        Shape of the array.
+    dtype : numpy dtype-like
+        Element type.
+    strides : tuple of int, optional
+        Byte strides (default C-contiguous).
+    offset : int, optional
+        Byte offset of the array in the shared allocation (default 0).
+
+    Yields
+    ------
+    DeviceNDArray
+
+    Raises
+    ------
+    CudaDriverError
+        If the driver cannot open the handle (e.g. in the process that exported it).
+    """
     dtype = np.dtype(dtype)
     shape = L.normalize_shape(shape)
     size = 1

@@ -136,7 +136,19 @@ class Reduce:
     """A reduction object for the binary function ``functor`` (numba's
     ``cuda.Reduce``): ``functor`` is compiled as a device function and the
     kernels built around it are compiled once per element dtype and kept here,
-    so keeping the object alive avoids recompilation."""
+    so keeping the object alive avoids recompilation.  ``cuda.reduce`` is the same class.
+
+    Parameters
+    ----------
+    functor : callable or device function
+        A function of two arguments, associative and commutative (``lambda a, b: a + b``),
+        or a device function made with ``cuda.jit(device=True)``.
+
+    Raises
+    ------
+    TypeError
+        If ``functor`` is a kernel or not a function of two arguments.
+    """
 
     def __init__(self, functor):
         from ._dispatcher import jit
@@ -172,7 +184,33 @@ class Reduce:
         functor, starting from ``init``.  ``arr`` is a 1-d host or device array (not
         modified).  Returns the result as a NumPy scalar of ``arr``'s dtype, or,
         when ``res`` (a device array) is given, writes it to ``res[0]`` on
-        ``stream`` and returns None."""
+        ``stream`` and returns None.
+
+        Parameters
+        ----------
+        arr : array-like or device array
+            The 1-d input.
+        size : int, optional
+            Reduce the first ``size`` elements (default: all of them).
+        res : device array, optional
+            Where to write the result (``res[0]``) instead of returning it.
+        init : scalar, optional
+            The initial value (default 0), returned for an empty input.
+        stream : Stream or int, optional
+            Stream of the reduction (0, the default: synchronous).
+
+        Returns
+        -------
+        numpy scalar or None
+            The result, or None when ``res`` is given.
+
+        Raises
+        ------
+        TypeError
+            If ``size`` is not an int or ``res`` is not a device array.
+        ValueError
+            If ``size`` is negative or too large, or ``res`` is empty.
+        """
         from ._memory_api import as_cuda_array, device_array, is_cuda_array, is_device_array, to_device
         from ._runtime import driver_stream
         from .devicearray import _sync

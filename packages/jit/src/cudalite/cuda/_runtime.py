@@ -27,7 +27,17 @@ __all__ = [
 class Stream:
     """A CUDA stream (numba's ``Stream``): ``.handle``, ``int(s)``, ``.synchronize()``,
     ``.query()``, ``.auto_synchronize()``, ``.wait_event(e)``; ``.capture()`` records
-    its work into a CUDA graph."""
+    its work into a CUDA graph.
+
+    Obtain one from :func:`stream`, :func:`default_stream`, :func:`external_stream`,
+    :func:`legacy_default_stream` or :func:`per_thread_default_stream` rather than
+    constructing it.
+
+    Parameters
+    ----------
+    drv_stream : cudalite.driver.Stream
+        The driver-layer stream it wraps.
+    """
 
     __slots__ = ("_drv", "_handle", "__weakref__")
 
@@ -42,6 +52,7 @@ class Stream:
 
     @property
     def device_id(self):
+        """Ordinal of the device the stream was created on (None for a wrapped stream)."""
         return self._drv.device_id
 
     @property
@@ -87,6 +98,13 @@ class Stream:
         return self._drv.query()
 
     def wait_event(self, event):
+        """Make work queued on this stream from now on wait until ``event`` completes.
+
+        Parameters
+        ----------
+        event : Event
+            A recorded event.
+        """
         self._drv.wait_event(event._drv)
 
     @contextlib.contextmanager
@@ -141,7 +159,20 @@ class Stream:
         work queued so far on this stream is complete (numba's ``add_callback``;
         cuStreamAddCallback).  ``status`` is the stream's ``CUresult`` (0: success).
         The callback must not call CUDA functions and should return quickly (it
-        blocks later work on the stream); an exception in it becomes a warning."""
+        blocks later work on the stream); an exception in it becomes a warning.
+
+        Parameters
+        ----------
+        callback : callable
+            Called as ``callback(stream, status, arg)``.
+        arg : object, optional
+            Passed to ``callback`` as its third argument (default None).
+
+        Raises
+        ------
+        TypeError
+            If ``callback`` is not callable.
+        """
         if not callable(callback):
             raise TypeError(f"callback must be callable, not {type(callback).__name__}")
 
@@ -212,10 +243,23 @@ def default_stream():
 
 
 def legacy_default_stream():
+    """The legacy default stream (``CU_STREAM_LEGACY``), which synchronizes with every
+    blocking stream of its context.
+
+    Returns
+    -------
+    Stream
+    """
     return Stream(_drv.Stream.legacy_default())
 
 
 def per_thread_default_stream():
+    """The calling thread's per-thread default stream (``CU_STREAM_PER_THREAD``).
+
+    Returns
+    -------
+    Stream
+    """
     return Stream(_drv.Stream.per_thread_default())
 
 
@@ -242,7 +286,13 @@ def external_stream(ptr):
 
 
 class Event:
-    """A CUDA event (numba's ``Event``)."""
+    """A CUDA event (numba's ``Event``); :func:`event` makes one.
+
+    Parameters
+    ----------
+    timing : bool, optional
+        Record timestamps (default), so that :meth:`elapsed_time` works.
+    """
 
     __slots__ = ("_drv", "__weakref__")
 
@@ -255,25 +305,59 @@ class Event:
         return self._drv.cu_event
 
     def record(self, stream=0):
-        """Record in ``stream`` (default: the default stream)."""
+        """Record the event in ``stream`` (default: the default stream).
+
+        Parameters
+        ----------
+        stream : Stream or int, optional
+            The stream; 0 (default) is the default stream.
+
+        Returns
+        -------
+        Event
+            This event.
+        """
         self._drv.record(driver_stream(stream))
         return self
 
     def synchronize(self):
+        """Wait until the work recorded before the event has completed."""
         self._drv.synchronize()
 
     def query(self):
+        """True when the work recorded before the event has completed (does not block)."""
         return self._drv.query()
 
     def wait(self, stream=0):
-        """Make ``stream`` wait for this event."""
+        """Make work queued on ``stream`` from now on wait for this event.
+
+        Parameters
+        ----------
+        stream : Stream or int, optional
+            The stream; 0 (default) is the default stream.
+        """
         s = driver_stream(stream)
         if not isinstance(s, _drv.Stream):
             s = _drv.Stream.external(s or 0)
         s.wait_event(self._drv)
 
     def elapsed_time(self, evtend):
-        """Milliseconds from this event to ``evtend``."""
+        """Milliseconds from this event to ``evtend``.
+
+        Parameters
+        ----------
+        evtend : Event
+            The later event; both must be recorded, completed and made with timing.
+
+        Returns
+        -------
+        float
+
+        Raises
+        ------
+        CudaDriverError
+            If an event has no timing, was not recorded or has not completed.
+        """
         return _drv.elapsed_time(self._drv, evtend._drv)
 
 
@@ -296,7 +380,24 @@ def event(timing=True):
 
 
 def event_elapsed_time(evtstart, evtend):
-    """Milliseconds between two recorded, completed events."""
+    """Milliseconds between two recorded, completed events.
+
+    Parameters
+    ----------
+    evtstart : Event
+        The earlier event.
+    evtend : Event
+        The later event.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    CudaDriverError
+        If an event has no timing, was not recorded or has not completed.
+    """
     return evtstart.elapsed_time(evtend)
 
 

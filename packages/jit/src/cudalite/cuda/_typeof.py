@@ -20,7 +20,24 @@ def _resolve(cls, obj):
 
 
 def typeof(value):
-    """The cudalite type of ``value`` (``numba.typeof``'s counterpart)."""
+    """The cudalite type of ``value`` (``numba.typeof``'s counterpart).
+
+    Parameters
+    ----------
+    value : object
+        A kernel argument (array, scalar, tuple, record, IntEnum member) or a value
+        device code can use as a global constant.
+
+    Returns
+    -------
+    cudalite.types.Type
+        E.g. ``float32[:, ::1]`` for a C-contiguous 2-d float32 array.
+
+    Raises
+    ------
+    TypeError
+        If cudalite has no type for ``value``.
+    """
     try:
         key = _resolve(type(value), value).key(value)
     except TypeError:

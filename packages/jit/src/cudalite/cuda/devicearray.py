@@ -45,7 +45,34 @@ def require_device_array(obj):
 class DeviceNDArray:
     """An array in device memory: ``DeviceNDArray(shape, strides, dtype, stream=0,
     gpu_data=None)`` allocates when ``gpu_data`` is None; ``ptr=``/``owner=`` wrap
-    existing memory (``ptr`` is the address of element ``[0, ..., 0]``)."""
+    existing memory (``ptr`` is the address of element ``[0, ..., 0]``).
+
+    Usually made by :func:`~cudalite.cuda.to_device`, :func:`~cudalite.cuda.device_array`
+    and friends.  It exports ``__cuda_array_interface__`` and DLPack, indexes and slices
+    as NumPy does (basic indexing gives views), and converts with ``numpy.asarray``.
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+        The array's shape.
+    strides : tuple of int or None
+        Byte strides; ``None`` means C-contiguous.
+    dtype : numpy dtype-like
+        Element type.
+    stream : Stream or int, optional
+        The stream the array's operations default to (0: the default stream).
+    gpu_data : DeviceMemory or object, optional
+        Memory to use; ``None`` (default) allocates the bytes the array spans.
+    ptr : int, optional
+        Wrap existing memory: the device address of element ``[0, ..., 0]``.
+    owner : object, optional
+        With ``ptr``: the object that keeps that memory alive.
+
+    Raises
+    ------
+    ValueError
+        If ``strides`` does not match ``shape`` or a dimension is negative.
+    """
 
     __cuda_ndarray__ = True
     __slots__ = ("shape", "strides", "dtype", "ndim", "size", "stream", "gpu_data", "_ptr", "_kernel_params",
@@ -82,10 +109,12 @@ class DeviceNDArray:
     # -- properties ------------------------------------------------------------------------
     @property
     def itemsize(self):
+        """Bytes per element."""
         return self.dtype.itemsize
 
     @property
     def nbytes(self):
+        """Bytes of the elements (``size * itemsize``)."""
         return self.size * self.dtype.itemsize
 
     @property
@@ -96,6 +125,7 @@ class DeviceNDArray:
 
     @property
     def device_ctypes_pointer(self):
+        """Address of element ``[0, ..., 0]`` as a ``ctypes.c_void_p``."""
         return ctypes.c_void_p(self._ptr or None)
 
     @property
@@ -115,14 +145,17 @@ class DeviceNDArray:
 
     @property
     def flags(self):
+        """NumPy-like flags dict (``C_CONTIGUOUS``, ``F_CONTIGUOUS``, ...)."""
         c, f = self.is_c_contiguous(), self.is_f_contiguous()
         return {"C_CONTIGUOUS": c, "F_CONTIGUOUS": f, "CONTIGUOUS": c, "FORTRAN": f, "WRITEABLE": True,
                 "ALIGNED": True, "OWNDATA": False}
 
     def is_c_contiguous(self):
+        """True when the array is C-contiguous."""
         return L.is_c_contiguous(self.shape, self.strides, self.dtype.itemsize)
 
     def is_f_contiguous(self):
+        """True when the array is Fortran-contiguous."""
         return L.is_f_contiguous(self.shape, self.strides, self.dtype.itemsize)
 
     def __len__(self):
@@ -135,7 +168,17 @@ class DeviceNDArray:
                 f"strides={self.strides} ptr={self._ptr:#x}>")
 
     def bind(self, stream=0):
-        """A copy of this array object bound to ``stream`` (same memory)."""
+        """A copy of this array object bound to ``stream`` (same memory).
+
+        Parameters
+        ----------
+        stream : Stream or int, optional
+            The stream the new object's operations default to.
+
+        Returns
+        -------
+        DeviceNDArray
+        """
         clone = _copy.copy(self)
         clone.stream = stream
         return clone
@@ -146,27 +189,92 @@ class DeviceNDArray:
     # -- views -----------------------------------------------------------------------------
     @property
     def T(self):
+        """The transposed view (see :meth:`transpose`)."""
         return self.transpose()
 
     def transpose(self, axes=None):
-        """A strided view with the axes permuted (NumPy semantics; numba copies)."""
+        """A strided view with the axes permuted (NumPy semantics; numba copies).
+
+        Parameters
+        ----------
+        axes : sequence of int, optional
+            The permutation; ``None`` (default) reverses the axes.
+
+        Returns
+        -------
+        DeviceNDArray
+
+        Raises
+        ------
+        ValueError
+            If ``axes`` does not match the number of dimensions.
+        """
         shape, strides = L.transpose_view(self.shape, self.strides, axes)
         return self._view(0, shape, strides)
 
     def reshape(self, *newshape, order="C"):
-        """A view with a new shape; ``NotImplementedError`` when that needs a copy."""
+        """A view with a new shape; ``NotImplementedError`` when that needs a copy.
+
+        Parameters
+        ----------
+        *newshape : int or tuple of int
+            The new shape (one tuple or several ints); one entry may be -1.
+        order : {"C", "F", "A"}, optional
+            Index order of the reshape (default ``"C"``).
+
+        Returns
+        -------
+        DeviceNDArray
+
+        Raises
+        ------
+        ValueError
+            If the sizes do not match or ``order`` is invalid.
+        NotImplementedError
+            If the reshape needs a copy.
+        """
         if len(newshape) == 1 and isinstance(newshape[0], (tuple, list)):
             newshape = newshape[0]
         shape, strides = L.reshape_strides(self.shape, self.strides, self.dtype.itemsize, newshape, order)
         return self._view(0, shape, strides)
 
     def ravel(self, order="C", stream=0):
-        """A 1-d view of a contiguous array (``NotImplementedError`` otherwise)."""
+        """A 1-d view of a contiguous array (``NotImplementedError`` otherwise).
+
+        Parameters
+        ----------
+        order : {"C", "F", "A"}, optional
+            Index order (default ``"C"``).
+        stream : Stream or int, optional
+            The stream of the result (default: this array's).
+
+        Returns
+        -------
+        DeviceNDArray
+        """
         out = self.reshape(self.size, order=order)
         out.stream = stream or self.stream
         return out
 
     def squeeze(self, axis=None, stream=0):
+        """A view without the axes of length one.
+
+        Parameters
+        ----------
+        axis : int or tuple of int, optional
+            The axes to remove; ``None`` (default) removes every axis of length one.
+        stream : Stream or int, optional
+            The stream of the result (default: this array's).
+
+        Returns
+        -------
+        DeviceNDArray
+
+        Raises
+        ------
+        ValueError
+            If a selected axis does not have length one.
+        """
         axes = range(self.ndim) if axis is None else [a % self.ndim for a in np.atleast_1d(axis)]
         for a in axes:
             if axis is not None and self.shape[a] != 1:
@@ -177,13 +285,45 @@ class DeviceNDArray:
         return out
 
     def view(self, dtype):
-        """The same memory seen as ``dtype`` (NumPy's rule for the last axis)."""
+        """The same memory seen as ``dtype`` (NumPy's rule for the last axis).
+
+        Parameters
+        ----------
+        dtype : numpy dtype-like
+            The new element type.
+
+        Returns
+        -------
+        DeviceNDArray
+
+        Raises
+        ------
+        ValueError
+            If the itemsize changes and the last axis is not contiguous or not divisible.
+        """
         dtype = np.dtype(dtype)
         shape, strides = L.dtype_view(self.shape, self.strides, self.dtype.itemsize, dtype.itemsize)
         return self._view(0, shape, strides, dtype)
 
     def split(self, section, stream=0):
-        """Split a 1-d contiguous array into views of ``section`` elements."""
+        """Split a 1-d contiguous array into views of ``section`` elements.
+
+        Parameters
+        ----------
+        section : int
+            Elements per piece (the last piece may be shorter).
+        stream : Stream or int, optional
+            The stream of the pieces (default: this array's).
+
+        Returns
+        -------
+        list of DeviceNDArray
+
+        Raises
+        ------
+        ValueError
+            If the array is not 1-d and contiguous.
+        """
         if self.ndim != 1 or self._layout != "C":
             raise ValueError("only 1-d contiguous arrays can be split")
         out = []
@@ -194,10 +334,34 @@ class DeviceNDArray:
         return out
 
     def __getitem__(self, item):
+        """``self[item]``: see :meth:`getitem`.
+
+        Parameters
+        ----------
+        item : int, slice, Ellipsis, None or tuple of them
+            A basic index.
+        """
         return self.getitem(item)
 
     def getitem(self, item, stream=0):
-        """``self[item]``: a view, or a host scalar when every axis gets an integer."""
+        """``self[item]``: a view, or a host scalar when every axis gets an integer.
+
+        Parameters
+        ----------
+        item : int, slice, Ellipsis, None or tuple of them
+            A basic index.
+        stream : Stream or int, optional
+            The stream of the view, or of the scalar's copy (default: this array's).
+
+        Returns
+        -------
+        DeviceNDArray or numpy scalar
+
+        Raises
+        ------
+        IndexError
+            If an index is out of bounds or there are too many indices.
+        """
         offset, shape, strides, scalar = L.index_view(self.shape, self.strides, item)
         if not scalar:
             out = self._view(offset, shape, strides)
@@ -215,7 +379,24 @@ class DeviceNDArray:
         self.setitem(key, value)
 
     def setitem(self, key, value, stream=0):
-        """Copy a host scalar/array (broadcast) or a device array into ``self[key]``."""
+        """Copy a host scalar/array (broadcast) or a device array into ``self[key]``.
+
+        Parameters
+        ----------
+        key : int, slice, Ellipsis, None or tuple of them
+            A basic index.
+        value : scalar, array-like or device array
+            The values, broadcast to the shape of ``self[key]``.
+        stream : Stream or int, optional
+            The stream of the copy (default: this array's).
+
+        Raises
+        ------
+        IndexError
+            If an index is out of bounds.
+        ValueError
+            If ``value`` cannot be broadcast to the target shape.
+        """
         offset, shape, strides, _ = L.index_view(self.shape, self.strides, key)
         target = self._view(offset, shape, strides)
         s = self._default_stream(stream)
@@ -252,7 +433,22 @@ class DeviceNDArray:
             _sync(s)
 
     def copy_to_device(self, ary, stream=0):
-        """Copy host ``ary`` (or a device array) into this array."""
+        """Copy host ``ary`` (or a device array) into this array.
+
+        Parameters
+        ----------
+        ary : array-like or device array
+            The source; same shape and dtype as this array.
+        stream : Stream or int, optional
+            The stream of the copy (default: this array's; 0 is synchronous).
+
+        Raises
+        ------
+        TypeError
+            If the dtypes differ.
+        ValueError
+            If the shapes differ.
+        """
         s = self._default_stream(stream)
         if _is_cuda_array(ary):
             src = _as_device(ary)
@@ -273,7 +469,27 @@ class DeviceNDArray:
 
     def copy_to_host(self, ary=None, stream=0):
         """Copy to ``ary`` or a new NumPy array (same strides as this array); async
-        when a stream is given (use pinned ``ary`` for a truly asynchronous copy)."""
+        when a stream is given (use pinned ``ary`` for a truly asynchronous copy).
+
+        Parameters
+        ----------
+        ary : numpy.ndarray, optional
+            The destination (same shape and dtype); ``None`` (default) allocates one.
+        stream : Stream or int, optional
+            The stream of the copy (default: this array's; 0 is synchronous).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``ary``, or the new array.
+
+        Raises
+        ------
+        TypeError
+            If the dtypes differ.
+        ValueError
+            If the shapes differ.
+        """
         s = self._default_stream(stream)
         if ary is not None:
             _check_compatible(self, ary)

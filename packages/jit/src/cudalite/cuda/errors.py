@@ -52,7 +52,17 @@ NumbaError = CudaliteError  # numba's base of its errors: cudalite's
 
 class KernelRuntimeError(RuntimeError):
     """numba's error for an exception raised in a kernel: ``msg``, ``tid`` and
-    ``ctaid`` (thread and block indices), rendered as numba renders them."""
+    ``ctaid`` (thread and block indices), rendered as numba renders them.
+
+    Parameters
+    ----------
+    msg : str
+        The exception's message.
+    tid : tuple of int, optional
+        Index of the thread that raised it.
+    ctaid : tuple of int, optional
+        Index of its block.
+    """
 
     def __init__(self, msg, tid=None, ctaid=None):
         self.tid = tid

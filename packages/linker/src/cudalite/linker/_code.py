@@ -30,6 +30,28 @@ class LinkableCode:
     ``teardown_callback`` are called by the runtime with the loaded module after
     load / before unload.  Instances are immutable and compare by kind, name and
     data; ``content_hash`` depends on kind and data only.
+
+    This base class is abstract: instantiate one of the kinds, or use :meth:`from_path`.
+
+    Parameters
+    ----------
+    data : bytes, str, io.BytesIO or io.StringIO
+        The content (``str`` is encoded as UTF-8; a stream is read now).
+    name : str, optional
+        A name for logs and errors (default: a placeholder for the kind).
+    setup_callback : callable, optional
+        Called with the loaded module after it is loaded.
+    teardown_callback : callable, optional
+        Called with the loaded module before it is unloaded.
+    nrt : bool, optional
+        numba's NRT flag; only ``False`` is accepted.
+
+    Raises
+    ------
+    TypeError
+        If ``data`` is of another type or a callback is not callable.
+    NotImplementedError
+        If ``nrt`` is true.
     """
 
     kind = "linkable"          # short name of the kind, part of content_hash
@@ -73,18 +95,22 @@ class LinkableCode:
     # -- fields ------------------------------------------------------------
     @property
     def data(self) -> bytes:
+        """The content, as bytes."""
         return self._data
 
     @property
     def name(self) -> str:
+        """The name used in logs and errors."""
         return self._name
 
     @property
     def setup_callback(self):
+        """The callable run with the loaded module after load, or None."""
         return self._setup_callback
 
     @property
     def teardown_callback(self):
+        """The callable run with the loaded module before unload, or None."""
         return self._teardown_callback
 
     @property
@@ -117,7 +143,31 @@ class LinkableCode:
         """Read a file.  On the base class the kind follows the extension
         (``.ptx .cu .cubin .fatbin .o .a .lib .ltoir``); on a subclass the
         file is read as that kind whatever its extension.  ``name`` defaults
-        to the file's base name."""
+        to the file's base name.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The file to read.
+        name : str, optional
+            The code's name (default: the file's base name).
+        setup_callback : callable, optional
+            Called with the loaded module after load.
+        teardown_callback : callable, optional
+            Called with the loaded module before unload.
+
+        Returns
+        -------
+        LinkableCode
+            An instance of the kind.
+
+        Raises
+        ------
+        UnknownFileTypeError
+            On the base class, if the extension names no kind.
+        MissingFileError
+            If the file does not exist.
+        """
         path = os.fspath(path)
         kind = cls
         if cls is LinkableCode:
@@ -131,27 +181,92 @@ class LinkableCode:
 
 
 class PTXSource(LinkableCode):
-    """PTX assembly text."""
+    """PTX assembly text.
+
+    Parameters
+    ----------
+    data : bytes, str, io.BytesIO or io.StringIO
+        The content (``str`` is encoded as UTF-8; a stream is read now).
+    name : str, optional
+        A name for logs and errors (default: a placeholder for the kind).
+    setup_callback : callable, optional
+        Called with the loaded module after it is loaded.
+    teardown_callback : callable, optional
+        Called with the loaded module before it is unloaded.
+    nrt : bool, optional
+        numba's NRT flag; only ``False`` is accepted.
+
+    Raises
+    ------
+    TypeError
+        If ``data`` is of another type or a callback is not callable.
+    NotImplementedError
+        If ``nrt`` is true.
+    """
     kind, input_type, suffixes, default_name = "ptx", "PTX", (".ptx",), "<ptx>.ptx"
     __slots__ = ()
 
     @property
     def text(self) -> str:
+        """The PTX as a string (trailing NULs removed)."""
         return self._data.rstrip(b"\0").decode()
 
 
 class CUSource(LinkableCode):
-    """CUDA C++ source, compiled with NVRTC when linked (to PTX, or LTO-IR for LTO)."""
+    """CUDA C++ source, compiled with NVRTC when linked (to PTX, or LTO-IR for LTO).
+
+    Parameters
+    ----------
+    data : bytes, str, io.BytesIO or io.StringIO
+        The content (``str`` is encoded as UTF-8; a stream is read now).
+    name : str, optional
+        A name for logs and errors (default: a placeholder for the kind).
+    setup_callback : callable, optional
+        Called with the loaded module after it is loaded.
+    teardown_callback : callable, optional
+        Called with the loaded module before it is unloaded.
+    nrt : bool, optional
+        numba's NRT flag; only ``False`` is accepted.
+
+    Raises
+    ------
+    TypeError
+        If ``data`` is of another type or a callback is not callable.
+    NotImplementedError
+        If ``nrt`` is true.
+    """
     kind, input_type, suffixes, default_name = "cu", None, (".cu",), "<cuda>.cu"
     __slots__ = ()
 
     @property
     def text(self) -> str:
+        """The source as a string."""
         return self._data.decode()
 
 
 class Cubin(LinkableCode):
-    """A CUDA ELF binary (relocatable from NVRTC/nvcc, or linked by nvJitLink)."""
+    """A CUDA ELF binary (relocatable from NVRTC/nvcc, or linked by nvJitLink).
+
+    Parameters
+    ----------
+    data : bytes, str, io.BytesIO or io.StringIO
+        The content (``str`` is encoded as UTF-8; a stream is read now).
+    name : str, optional
+        A name for logs and errors (default: a placeholder for the kind).
+    setup_callback : callable, optional
+        Called with the loaded module after it is loaded.
+    teardown_callback : callable, optional
+        Called with the loaded module before it is unloaded.
+    nrt : bool, optional
+        numba's NRT flag; only ``False`` is accepted.
+
+    Raises
+    ------
+    TypeError
+        If ``data`` is of another type or a callback is not callable.
+    NotImplementedError
+        If ``nrt`` is true.
+    """
     kind, input_type, suffixes, default_name = "cubin", "CUBIN", (".cubin",), "<cubin>.cubin"
     __slots__ = ()
 
@@ -164,31 +279,129 @@ class Cubin(LinkableCode):
     def symbol_names(self, defined_only: bool = True) -> list[str]:
         """Names of the functions and variables in the cubin's symbol table
         (kernels, device functions, globals; no section or file symbols).
-        ``InvalidInputError`` if the data is not a well-formed ELF64 file."""
+
+        Parameters
+        ----------
+        defined_only : bool, optional
+            Only symbols the cubin defines (default); ``False`` adds undefined ones.
+
+        Returns
+        -------
+        list of str
+
+        Raises
+        ------
+        InvalidInputError
+            If the data is not a well-formed ELF64 file.
+        """
         return [s.name for s in elf_symbols(self._data, self._name)
                 if s.type not in (3, 4) and (s.defined or not defined_only)]
 
 
 class Fatbin(LinkableCode):
-    """A fat binary (several cubins / PTX for several architectures)."""
+    """A fat binary (several cubins / PTX for several architectures).
+
+    Parameters
+    ----------
+    data : bytes, str, io.BytesIO or io.StringIO
+        The content (``str`` is encoded as UTF-8; a stream is read now).
+    name : str, optional
+        A name for logs and errors (default: a placeholder for the kind).
+    setup_callback : callable, optional
+        Called with the loaded module after it is loaded.
+    teardown_callback : callable, optional
+        Called with the loaded module before it is unloaded.
+    nrt : bool, optional
+        numba's NRT flag; only ``False`` is accepted.
+
+    Raises
+    ------
+    TypeError
+        If ``data`` is of another type or a callback is not callable.
+    NotImplementedError
+        If ``nrt`` is true.
+    """
     kind, input_type, suffixes, default_name = "fatbin", "FATBIN", (".fatbin",), "<fatbin>.fatbin"
     __slots__ = ()
 
 
 class Object(LinkableCode):
-    """A host object with relocatable device code (``nvcc -dc``)."""
+    """A host object with relocatable device code (``nvcc -dc``).
+
+    Parameters
+    ----------
+    data : bytes, str, io.BytesIO or io.StringIO
+        The content (``str`` is encoded as UTF-8; a stream is read now).
+    name : str, optional
+        A name for logs and errors (default: a placeholder for the kind).
+    setup_callback : callable, optional
+        Called with the loaded module after it is loaded.
+    teardown_callback : callable, optional
+        Called with the loaded module before it is unloaded.
+    nrt : bool, optional
+        numba's NRT flag; only ``False`` is accepted.
+
+    Raises
+    ------
+    TypeError
+        If ``data`` is of another type or a callback is not callable.
+    NotImplementedError
+        If ``nrt`` is true.
+    """
     kind, input_type, suffixes, default_name = "object", "OBJECT", (".o",), "<object>.o"
     __slots__ = ()
 
 
 class Archive(LinkableCode):
-    """A static library of such objects (``nvcc -lib``)."""
+    """A static library of such objects (``nvcc -lib``).
+
+    Parameters
+    ----------
+    data : bytes, str, io.BytesIO or io.StringIO
+        The content (``str`` is encoded as UTF-8; a stream is read now).
+    name : str, optional
+        A name for logs and errors (default: a placeholder for the kind).
+    setup_callback : callable, optional
+        Called with the loaded module after it is loaded.
+    teardown_callback : callable, optional
+        Called with the loaded module before it is unloaded.
+    nrt : bool, optional
+        numba's NRT flag; only ``False`` is accepted.
+
+    Raises
+    ------
+    TypeError
+        If ``data`` is of another type or a callback is not callable.
+    NotImplementedError
+        If ``nrt`` is true.
+    """
     kind, input_type, suffixes, default_name = "archive", "LIBRARY", (".a", ".lib"), "<archive>.a"
     __slots__ = ()
 
 
 class LTOIR(LinkableCode):
-    """NVVM LTO-IR (NVRTC ``-dlto``, libNVVM ``-gen-lto``); linking it makes the link LTO."""
+    """NVVM LTO-IR (NVRTC ``-dlto``, libNVVM ``-gen-lto``); linking it makes the link LTO.
+
+    Parameters
+    ----------
+    data : bytes, str, io.BytesIO or io.StringIO
+        The content (``str`` is encoded as UTF-8; a stream is read now).
+    name : str, optional
+        A name for logs and errors (default: a placeholder for the kind).
+    setup_callback : callable, optional
+        Called with the loaded module after it is loaded.
+    teardown_callback : callable, optional
+        Called with the loaded module before it is unloaded.
+    nrt : bool, optional
+        numba's NRT flag; only ``False`` is accepted.
+
+    Raises
+    ------
+    TypeError
+        If ``data`` is of another type or a callback is not callable.
+    NotImplementedError
+        If ``nrt`` is true.
+    """
     kind, input_type, suffixes, default_name = "ltoir", "LTOIR", (".ltoir",), "<ltoir>.ltoir"
     __slots__ = ()
 

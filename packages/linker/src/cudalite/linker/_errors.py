@@ -18,6 +18,15 @@ class LinkerError(Exception):
 
     ``error_log`` and ``info_log`` are the tool's logs ('' when there are none);
     ``str(err)`` ends with the error log so it is seen without digging.
+
+    Parameters
+    ----------
+    message : str
+        What failed.
+    error_log : str, optional
+        The tool's error log.
+    info_log : str, optional
+        The tool's info log.
     """
 
     def __init__(self, message: str, error_log: str = "", info_log: str = ""):
@@ -38,7 +47,13 @@ class LinkerError(Exception):
 
 
 class MissingFileError(LinkerError, FileNotFoundError):
-    """A linkable file does not exist (also a ``FileNotFoundError``)."""
+    """A linkable file does not exist (also a ``FileNotFoundError``).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The missing file (``filename``).
+    """
 
     def __init__(self, path: str):
         self.filename = str(path)
@@ -49,7 +64,17 @@ class MissingFileError(LinkerError, FileNotFoundError):
 
 
 class UnknownFileTypeError(LinkerError, ValueError):
-    """A path whose extension names no kind of linkable code."""
+    """A path whose extension names no kind of linkable code (also a ``ValueError``).
+
+    Parameters
+    ----------
+    message : str
+        What failed.
+    error_log : str, optional
+        The tool's error log.
+    info_log : str, optional
+        The tool's info log.
+    """
 
 
 class InvalidInputError(LinkerError, ValueError):
@@ -58,6 +83,15 @@ class InvalidInputError(LinkerError, ValueError):
 
     ``input_name`` is the input's name, ``kind`` what it was read as (``"cubin"``,
     ``"LTO-IR"``, ...), ``reason`` what is wrong.
+
+    Parameters
+    ----------
+    input_name : str
+        The input's name.
+    kind : str
+        What it was read as.
+    reason : str
+        What is wrong with it.
     """
 
     def __init__(self, input_name: str, kind: str, reason: str):
@@ -73,6 +107,17 @@ class NvrtcError(LinkerError):
 
     ``file`` and ``line`` are the location of the first error NVRTC reported
     (``None`` when the log names none); ``log`` is NVRTC's whole log.
+
+    Parameters
+    ----------
+    message : str
+        What failed.
+    log : str, optional
+        NVRTC's log (stored as ``error_log``).
+    file : str, optional
+        File of the first error.
+    line : int, optional
+        Line of the first error.
     """
 
     def __init__(self, message: str, log: str = "", file: str | None = None, line: int | None = None):

@@ -67,6 +67,30 @@ class Linker:
     ``cuda_include_path`` are passed to NVRTC for :class:`CUSource` inputs.
     ``isolate=False`` links untrusted binary inputs in this process too (faster by
     a request to the link process; a corrupt input may then crash the process).
+
+    Parameters
+    ----------
+    arch : str, int or tuple, optional
+        The target (default ``"sm_90"``; see :func:`normalize_arch`).
+    options : LinkerOptions, optional
+        nvJitLink options (default ``LinkerOptions()``).
+    include_dirs : sequence of path, optional
+        Header directories for NVRTC, searched before the CUDA headers.
+    nvrtc_options : sequence of str, optional
+        Extra NVRTC flags for :class:`CUSource` inputs.
+    cuda_include_path : str, optional
+        Replaces the CUDA header directories of the wheels.
+    name : str, optional
+        Base name of the linked result (default ``"linked"``).
+    isolate : bool, optional
+        Link untrusted binary inputs in a child process (default True).
+
+    Raises
+    ------
+    ValueError
+        If ``arch`` is invalid.
+    TypeError
+        If ``options`` is not a :class:`LinkerOptions`.
     """
 
     def __init__(self, arch="sm_90", *, options: LinkerOptions | None = None, include_dirs=(),
@@ -87,14 +111,17 @@ class Linker:
 
     @property
     def arch(self) -> str:
+        """The target, ``"sm_XY"``."""
         return self._arch
 
     @property
     def options(self) -> LinkerOptions:
+        """The :class:`LinkerOptions`."""
         return self._options
 
     @property
     def inputs(self) -> tuple:
+        """The inputs added so far, in order."""
         return tuple(self._inputs)
 
     @property
@@ -104,10 +131,12 @@ class Linker:
 
     @property
     def setup_callbacks(self) -> tuple:
+        """The inputs' setup callbacks, in order."""
         return tuple(c.setup_callback for c in self._inputs if c.setup_callback is not None)
 
     @property
     def teardown_callbacks(self) -> tuple:
+        """The inputs' teardown callbacks, in order."""
         return tuple(c.teardown_callback for c in self._inputs if c.teardown_callback is not None)
 
     def add(self, *codes, trusted: bool = False) -> "Linker":
@@ -115,7 +144,27 @@ class Linker:
 
         ``trusted=True`` says the bytes were just made by a compiler in this process
         (not read from a file or given by a user), so a link with them needs no
-        child process; see the module docstring."""
+        child process; see the module docstring.
+
+        Parameters
+        ----------
+        *codes : LinkableCode or path
+            The inputs.
+        trusted : bool, optional
+            The inputs were just made by a compiler in this process.
+
+        Returns
+        -------
+        Linker
+            This linker (calls chain).
+
+        Raises
+        ------
+        TypeError
+            If an input is neither linkable code nor a path.
+        UnknownFileTypeError, MissingFileError
+            If a path cannot be read as linkable code.
+        """
         for code in codes:
             if isinstance(code, (str, os.PathLike)):
                 code = LinkableCode.from_path(code)
@@ -135,7 +184,25 @@ class Linker:
                      if id(code) not in self._trusted and not isinstance(code, (PTXSource, CUSource)))
 
     def add_file(self, path) -> "Linker":
-        """Add a file; its kind follows its extension."""
+        """Add a file; its kind follows its extension.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The file.
+
+        Returns
+        -------
+        Linker
+            This linker.
+
+        Raises
+        ------
+        UnknownFileTypeError
+            If the extension names no kind.
+        MissingFileError
+            If the file does not exist.
+        """
         return self.add(LinkableCode.from_path(path))
 
     def _compile(self, source: CUSource, lto: bool):
@@ -196,7 +263,18 @@ class Linker:
 
     def link(self) -> Cubin:
         """Link all inputs into a cubin for ``arch``; the cubin carries the inputs'
-        setup/teardown callbacks (chained in order, teardowns reversed)."""
+        setup/teardown callbacks (chained in order, teardowns reversed).
+
+        Returns
+        -------
+        Cubin
+
+        Raises
+        ------
+        LinkerError
+            If NVRTC or nvJitLink fails (:class:`NvrtcError`, :class:`LinkFailure`) or an
+            input is malformed (:class:`InvalidInputError`).
+        """
         data = self._run("cubin")
         return Cubin(data, name=f"{self._name}.cubin", setup_callback=_chain(self.setup_callbacks),
                      teardown_callback=_chain(reversed(self.teardown_callbacks)))
@@ -210,5 +288,26 @@ class Linker:
 
 
 def link(*codes, arch="sm_90", options: LinkerOptions | None = None, **kwargs) -> Cubin:
-    """One-call form: ``link(ptx, cubin, ..., arch="sm_90")`` -> Cubin."""
+    """One-call form: ``link(ptx, cubin, ..., arch="sm_90")`` -> Cubin.
+
+    Parameters
+    ----------
+    *codes : LinkableCode or path
+        The inputs.
+    arch : str, int or tuple, optional
+        The target (default ``"sm_90"``).
+    options : LinkerOptions, optional
+        nvJitLink options.
+    **kwargs
+        Further :class:`Linker` arguments.
+
+    Returns
+    -------
+    Cubin
+
+    Raises
+    ------
+    LinkerError
+        If the link fails.
+    """
     return Linker(arch, options=options, **kwargs).add(*codes).link()

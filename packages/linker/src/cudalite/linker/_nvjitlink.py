@@ -31,7 +31,23 @@ _FD2_LOCK = threading.Lock()
 
 class LinkFailure(LinkerError):
     """nvJitLink failed; ``status`` is its result name (e.g. ``ERROR_INTERNAL``), ``stage``
-    what failed (``create``, ``add <name>``, ``complete``)."""
+    what failed (``create``, ``add <name>``, ``complete``).
+
+    Parameters
+    ----------
+    message : str
+        What failed.
+    error_log : str, optional
+        nvJitLink's error log.
+    info_log : str, optional
+        nvJitLink's info log.
+    status : str, optional
+        nvJitLink's result name.
+    stage : str, optional
+        The step that failed.
+    input_name : str, optional
+        The input being added when it failed.
+    """
 
     def __init__(self, message, error_log="", info_log="", status=None, stage=None, input_name=None):
         self.status = status

@@ -60,14 +60,35 @@ def _wheel_include_dirs() -> tuple:
 
 def cuda_include_dirs(cuda_include_path: str | None = None) -> tuple:
     """The CUDA header directories NVRTC is given: ``cuda_include_path``
-    (``os.pathsep``-separated) when set, else the pip wheels' include dirs."""
+    (``os.pathsep``-separated) when set, else the pip wheels' include dirs.
+
+    Parameters
+    ----------
+    cuda_include_path : str, optional
+        ``os.pathsep``-separated directories that replace the wheels' headers.
+
+    Returns
+    -------
+    tuple of str
+    """
     if cuda_include_path:
         return tuple(p for p in str(cuda_include_path).split(os.pathsep) if p)
     return _wheel_include_dirs()
 
 
 def parse_nvrtc_log(log: str) -> list:
-    """``[(file, line, severity, message), ...]`` for each diagnostic in an NVRTC log."""
+    """``[(file, line, severity, message), ...]`` for each diagnostic in an NVRTC log.
+
+    Parameters
+    ----------
+    log : str
+        NVRTC's program log.
+
+    Returns
+    -------
+    list of tuple
+        ``(file, line, severity, message)``, line an int, severity e.g. ``"error"``.
+    """
     return [(m["file"], int(m["line"]), m["sev"], m["msg"].strip()) for m in _DIAGNOSTIC.finditer(log)]
 
 
@@ -108,6 +129,40 @@ def compile_cuda(source, *, name=None, arch="sm_90", lto=False, include_dirs=(),
     NVRTC flags.  ``relocatable``: ``-rdc=true`` (needed to link device
     functions across inputs).  ``cuda_include_path``: replaces the wheel's CUDA
     headers (the runtime passes ``CUDALITE_CUDA_INCLUDE_PATH`` here).
+
+    Parameters
+    ----------
+    source : str, bytes or CUSource
+        The CUDA C++ source.
+    name : str, optional
+        The source's name in diagnostics.
+    arch : str, int or tuple, optional
+        The target (default ``"sm_90"``).
+    lto : bool, optional
+        Produce LTO-IR (``-dlto``).
+    include_dirs : sequence of path, optional
+        User header directories.
+    options : sequence of str, optional
+        Extra NVRTC flags.
+    relocatable : bool, optional
+        ``-rdc=true`` (default True).
+    cuda_include_path : str, optional
+        Replaces the wheels' CUDA header directories.
+    cubin : bool, optional
+        Produce a cubin instead of PTX.
+
+    Returns
+    -------
+    PTXSource, LTOIR or Cubin
+
+    Raises
+    ------
+    TypeError
+        If ``source`` has another type.
+    ValueError
+        If both ``lto`` and ``cubin`` are set, or ``arch`` is invalid.
+    NvrtcError
+        If NVRTC fails to compile the source.
     """
     callbacks = {}
     if isinstance(source, CUSource):

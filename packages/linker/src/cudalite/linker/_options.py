@@ -57,7 +57,24 @@ def normalize_arch(arch) -> str:
     """The ``-arch`` for nvJitLink/NVRTC: ``"sm_90"`` from ``90``, ``"90"``, ``"9.0"``,
     ``(9, 0)``, ``"sm_90"`` or ``"compute_90"``; ``"sm_90a"`` from ``"sm_90a"`` (the
     ``a``/``f`` suffix is kept).  A clear :class:`ValueError` for anything else,
-    for targets older than sm_75, and for a suffix the target cannot have."""
+    for targets older than sm_75, and for a suffix the target cannot have.
+
+    Parameters
+    ----------
+    arch : int, str, tuple or object
+        The target, in one of the forms above, or an object whose ``arch`` attribute
+        is an ``"sm_XY"`` string.
+
+    Returns
+    -------
+    str
+        ``"sm_XY"``, with its ``a``/``f`` suffix if given.
+
+    Raises
+    ------
+    ValueError
+        If ``arch`` is not a target cudalite can compile for.
+    """
     value = arch
     if isinstance(value, bool):
         raise _invalid(value)
@@ -98,6 +115,36 @@ class LinkerOptions:
     verbose: ``-verbose`` (the info log then reports registers, spills...).
     lto: force ``-lto`` even without LTO-IR inputs (CUDA sources then become LTO-IR).
     extra: further flags, passed through unchanged.
+
+    Parameters
+    ----------
+    max_registers : int, optional
+        Register limit per thread (``-maxrregcount``).
+    lineinfo : bool, optional
+        Generate line information (``-lineinfo``).
+    debug : bool, optional
+        Generate debug information (``-g``).
+    ftz : bool, optional
+        Flush denormals to zero (``-ftz``); ``None`` keeps nvJitLink's default.
+    prec_div : bool, optional
+        IEEE-rounded division (``-prec-div``); ``None`` keeps the default.
+    prec_sqrt : bool, optional
+        IEEE-rounded square root (``-prec-sqrt``); ``None`` keeps the default.
+    fma : bool, optional
+        Contract multiply-adds into FMAs (``-fma``); ``None`` keeps the default.
+    optimization_level : int, optional
+        0 to 3 (``-O``); ``None`` keeps the default.
+    verbose : bool, optional
+        ``-verbose``.
+    lto : bool, optional
+        Force an LTO link.
+    extra : str or sequence of str, optional
+        Further flags.
+
+    Raises
+    ------
+    ValueError
+        If ``max_registers`` is not a positive int or ``optimization_level`` is not 0..3.
     """
 
     max_registers: int | None = None
@@ -124,7 +171,28 @@ class LinkerOptions:
 
 
 def linker_flags(options: LinkerOptions, arch, *, lto: bool = False, ptx: bool = False) -> list:
-    """The nvJitLink flags for ``options``, target ``arch`` and link mode (pure)."""
+    """The nvJitLink flags for ``options``, target ``arch`` and link mode (pure).
+
+    Parameters
+    ----------
+    options : LinkerOptions
+        The options.
+    arch : int, str or tuple
+        The target (see :func:`normalize_arch`).
+    lto : bool, optional
+        An LTO link (``-lto``).
+    ptx : bool, optional
+        Produce PTX (``-lto -ptx``).
+
+    Returns
+    -------
+    list of str
+
+    Raises
+    ------
+    ValueError
+        If ``arch`` is invalid.
+    """
     flags = [f"-arch={normalize_arch(arch)}"]
     if lto or options.lto or ptx:
         flags.append("-lto")

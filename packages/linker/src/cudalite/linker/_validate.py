@@ -329,7 +329,18 @@ _CHECKS = {
 
 def validate_input(code) -> None:
     """Check a ``LinkableCode``'s bytes for its kind; :class:`InvalidInputError` if malformed.
-    CUDA sources (compiled by NVRTC, not handed to nvJitLink) are not checked here."""
+    CUDA sources (compiled by NVRTC, not handed to nvJitLink) are not checked here.
+
+    Parameters
+    ----------
+    code : LinkableCode
+        The input to check.
+
+    Raises
+    ------
+    InvalidInputError
+        If its structure is malformed for its kind.
+    """
     check = _CHECKS.get(code.kind)
     if check is not None:
         check(code.data, code.name)
