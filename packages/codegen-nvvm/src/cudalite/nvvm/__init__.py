@@ -16,7 +16,8 @@ from cudalite.core import device_api as _device_api  # noqa: E402
 globals().update({_name: getattr(_device_api, _name) for _name in _device_api.DEVICE_API_NAMES})
 
 _LAZY = {"compile": "api", "compile_ptx": "api", "compile_stages": "api", "STAGES": "pipeline",
-         "Artifact": "artifacts", "make_options": "_options", "CompileOptions": "_options"}
+         "Artifact": "artifacts", "make_options": "_options", "CompileOptions": "_options",
+         "check_cluster_dims": "_options"}
 
 
 def __getattr__(name):
@@ -32,6 +33,7 @@ def __getattr__(name):
 __version__ = "0.1.0"  # the distribution's version (pyproject.toml)
 __all__ = [
     "compile", "compile_ptx", "compile_stages", "STAGES", "Artifact", "make_options", "CompileOptions", "types",
+    "check_cluster_dims",
     "CompilerError", "CudaliteError", "NvvmError", "SignatureError", "TypingError", "UnsupportedError",
     *_device_api.DEVICE_API_NAMES,
 ]

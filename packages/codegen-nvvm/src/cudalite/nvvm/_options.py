@@ -41,6 +41,8 @@ class CompileOptions:
         Force inlining (LTO-IR only).
     launch_bounds : tuple of int, optional
         ``(max threads per block, min blocks per SM, max blocks per cluster)``, 1 to 3 entries.
+    cluster_dims : tuple of int, optional
+        ``(x, y, z)`` blocks per thread-block cluster, fixed at compile time (cc >= 9.0).
     arch_suffix : str, optional
         ``"a"``, ``"f"`` or ``""`` (default).
     """
@@ -53,6 +55,7 @@ class CompileOptions:
     output: str = "ptx"  # 'ptx' | 'ltoir'
     forceinline: bool = False
     launch_bounds: tuple | None = None
+    cluster_dims: tuple | None = None
     arch_suffix: str = ""
 
     @property
@@ -104,7 +107,7 @@ def option_warnings(*, debug, opt, lineinfo) -> list:
 
 
 def make_options(*, cc=None, opt=None, fastmath=False, debug=False, lineinfo=False, output="ptx",
-                 forceinline=False, launch_bounds=None) -> CompileOptions:
+                 forceinline=False, launch_bounds=None, cluster_dims=None) -> CompileOptions:
     """Validated options.  ``cc``: any spelling :func:`cudalite.core.target.parse_cc`
     accepts (``None``: ``CUDALITE_DEFAULT_CC``, else 7.5).
 
@@ -126,6 +129,9 @@ def make_options(*, cc=None, opt=None, fastmath=False, debug=False, lineinfo=Fal
         Force inlining; only with ``output="ltoir"``.
     launch_bounds : int or tuple of int, optional
         Max threads per block, optionally min blocks per SM and max blocks per cluster.
+    cluster_dims : int or tuple of int, optional
+        Blocks per thread-block cluster, ``x`` or ``(x, y, z)``, at most 8 blocks in all
+        (the portable cluster size); needs ``cc`` >= 9.0.
 
     Returns
     -------
@@ -135,7 +141,7 @@ def make_options(*, cc=None, opt=None, fastmath=False, debug=False, lineinfo=Fal
     ------
     ValueError
         If an option is invalid (bad ``output``, ``opt``, ``cc``, ``launch_bounds``,
-        or ``forceinline`` without LTO-IR).
+        ``cluster_dims`` or one for a target below 9.0, or ``forceinline`` without LTO-IR).
     """
     if output not in ("ptx", "ltoir"):
         raise ValueError(f"output must be 'ptx' or 'ltoir', not {output!r}")
@@ -151,8 +157,36 @@ def make_options(*, cc=None, opt=None, fastmath=False, debug=False, lineinfo=Fal
         launch_bounds = lb
     default = load_config().default_cc  # read on every call: a bad CUDALITE_* variable is reported here
     target = default if cc is None else parse_cc(cc)
+    if cluster_dims is not None:
+        cluster_dims = check_cluster_dims(cluster_dims)
+        if tuple(target.cc) < (9, 0):
+            raise ValueError(f"cluster_dims needs compute capability 9.0 or newer (thread-block clusters); the "
+                             f"target is sm_{target.cc[0]}{target.cc[1]}")
     return CompileOptions(
         cc=target.cc, arch_suffix=target.arch_suffix, opt=opt_level, fastmath=bool(fastmath),
         debug=bool(debug), lineinfo=bool(lineinfo), output=output, forceinline=bool(forceinline),
-        launch_bounds=launch_bounds,
+        launch_bounds=launch_bounds, cluster_dims=cluster_dims,
     )
+
+
+MAX_CLUSTER_BLOCKS = 8  # the portable cluster size (more needs a non-portable opt-in per kernel)
+
+
+def check_cluster_dims(dims) -> tuple:
+    """``x`` or ``(x[, y[, z]])`` as a validated 3-tuple of positive ints whose product is at
+    most :data:`MAX_CLUSTER_BLOCKS`; ValueError otherwise.
+
+    Parameters
+    ----------
+    dims : int or tuple of int
+        Blocks per cluster along x, y and z.
+    """
+    d = (dims,) if isinstance(dims, int) else tuple(dims) if isinstance(dims, (tuple, list)) else None
+    if d is None or not 1 <= len(d) <= 3 or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0
+                                                      for v in d):
+        raise ValueError(f"cluster_dims must be a positive int or a tuple of 1 to 3 positive ints, not {dims!r}")
+    d = d + (1,) * (3 - len(d))
+    if d[0] * d[1] * d[2] > MAX_CLUSTER_BLOCKS:
+        raise ValueError(f"cluster_dims {d} has {d[0] * d[1] * d[2]} blocks; a cluster has at most "
+                         f"{MAX_CLUSTER_BLOCKS} (the portable size)")
+    return d

@@ -145,7 +145,7 @@ def _lower(job: CompileJob, state: State):
     name = _entry_name(job, state.fir)
     mb = ModuleBuilder(state.fir.qualname, lopts, lowerings=job.lowerings, exc_symbol=f"{name}__cudalite_exc")
     if not entry.device:
-        emit_kernel(mb, tf, name, options.launch_bounds)
+        emit_kernel(mb, tf, name, options.launch_bounds, options.cluster_dims)
     elif entry.abi == "c":
         fn = emit_c_abi(mb, tf, name)
         if options.forceinline:

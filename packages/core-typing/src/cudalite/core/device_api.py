@@ -106,7 +106,7 @@ def _namespace(name, members, attr_names=None):
 
 
 # -- cooperative groups --------------------------------------------------------------------
-cg = _namespace("cg", ("this_grid",))
+cg = _namespace("cg", ("this_grid", "this_cluster"))
 
 # -- thread indexing ---------------------------------------------------------------------
 threadIdx = _dim3("threadIdx")

@@ -39,6 +39,7 @@ class JitOptions:
     fastmath: bool = False
     max_registers: int | None = None
     launch_bounds: object = None
+    cluster_dims: tuple | None = None
     forceinline: bool = False
     link: tuple = ()
     cache: bool = False
@@ -71,7 +72,7 @@ def nvvm_options(opts: JitOptions, cc):
 
     o = make_options(cc=cc, opt=(False if opts.debug and opts.opt is None else opts.opt),
                      fastmath=opts.fastmath, debug=opts.debug, lineinfo=opts.lineinfo,
-                     launch_bounds=opts.launch_bounds)
+                     launch_bounds=opts.launch_bounds, cluster_dims=opts.cluster_dims)
     return replace(o, forceinline=opts.forceinline) if opts.forceinline else o
 
 

@@ -33,7 +33,7 @@ from .errors import DeviceFunctionLaunchError
 from ._fastpath import launcher_param_names, make_factory, slow_factory
 from ._warmup import start_warmup
 from ._faults import jit_runtime, kernel_fault
-from ._launchconfig import MIN_GRID_SIZE, parse_config, warn_low_occupancy
+from ._launchconfig import MIN_GRID_SIZE, check_cluster_grid, parse_config, warn_low_occupancy
 from ._pickling import reduce_dispatcher
 from ._stats import CompileStats
 
@@ -398,6 +398,7 @@ class CUDADispatcher(InspectMixin):
         """A launcher of ``config`` made by ``factory`` (the slow one when None, or for
         more than 48 KiB of dynamic shared memory)."""
         grid, block, sh, shm, stream = parse_config(config)
+        check_cluster_grid(grid, self.options.cluster_dims, self.py_func.__name__)
         if grid[0] * grid[1] * grid[2] < MIN_GRID_SIZE:
             warn_low_occupancy(grid)
         if factory is None or shm > _BIG_SHARED:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import warnings
+from dataclasses import replace
 
 from cudalite.core.errors import NumbaInvalidConfigWarning
 
@@ -13,7 +14,7 @@ from ._compile import JitOptions, nvvm_options
 
 __all__ = ["jit_options", "fastmath_enabled", "inline_choice", "mark_inline"]
 
-_KNOWN = {"fastmath", "max_registers", "launch_bounds", "forceinline", "lto", "extensions"}
+_KNOWN = {"fastmath", "max_registers", "launch_bounds", "cluster_dims", "forceinline", "lto", "extensions"}
 # options numba's jit takes and that change nothing on CUDA (accepted and ignored)
 _IGNORED = {"nopython", "nogil", "no_cpython_wrapper", "no_cfunc_wrapper", "error_model", "looplift",
             "shared_memory_carveout", "parallel", "target", "boundscheck", "forceobj", "_nrt",
@@ -113,11 +114,18 @@ def jit_options(debug, opt, lineinfo, cache, link, inline, kws) -> JitOptions:
             raise TypeError(f"link items must be paths or cudalite.linker code objects, not {item!r}")
     inline_choice(inline)  # validated now
     fastmath = fastmath_enabled(kws.get("fastmath", False))
+    cluster_dims = kws.get("cluster_dims")
+    if cluster_dims is not None:
+        from cudalite.nvvm import check_cluster_dims
+
+        cluster_dims = check_cluster_dims(cluster_dims)
     opts = JitOptions(debug=bool(debug), lineinfo=bool(lineinfo), opt=opt, fastmath=fastmath,
                       max_registers=max_registers, launch_bounds=kws.get("launch_bounds"),
-                      forceinline=bool(kws.get("forceinline", False)),
+                      cluster_dims=cluster_dims, forceinline=bool(kws.get("forceinline", False)),
                       link=tuple(link), cache=bool(cache))
-    nvvm_options(opts, None)  # validates opt and launch_bounds now, GPU-less
+    # validates opt and launch_bounds now, GPU-less (cluster_dims was checked above; the target's
+    # compute capability, known at the first compile, is checked then)
+    nvvm_options(replace(opts, cluster_dims=None), None)
     if debug and opt:
         warnings.warn("debug=True with opt=True is not supported by CUDA: optimizations may make debugging "
                       "less useful (pass opt=False)", NumbaInvalidConfigWarning, stacklevel=3)

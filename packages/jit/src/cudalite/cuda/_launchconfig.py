@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import operator
 
-__all__ = ["parse_config", "normalize_dim", "stream_handle_of", "MAX_GRID", "MAX_BLOCK", "MAX_THREADS_PER_BLOCK",
-           "MIN_GRID_SIZE", "warn_low_occupancy"]
+__all__ = ["parse_config", "check_cluster_grid", "normalize_dim", "stream_handle_of", "MAX_GRID", "MAX_BLOCK",
+           "MAX_THREADS_PER_BLOCK", "MIN_GRID_SIZE", "warn_low_occupancy"]
 
 MAX_GRID = (2**31 - 1, 65535, 65535)
 MAX_BLOCK = (1024, 1024, 64)
@@ -96,6 +96,14 @@ def parse_config(config) -> tuple:
 
 
 MIN_GRID_SIZE = 128  # blocks: a smaller grid warns of low occupancy (numba's threshold)
+
+
+def check_cluster_grid(grid, cluster_dims, name):
+    """A kernel compiled with ``cluster_dims`` launches whole clusters only: every grid
+    dimension must be a multiple of the cluster's (ValueError otherwise, naming both)."""
+    if cluster_dims and any(g % c for g, c in zip(grid, cluster_dims)):
+        raise ValueError(f"kernel {name!r} has cluster_dims={cluster_dims}: its grid {tuple(grid)} must be a "
+                         "multiple of the cluster shape in every dimension")
 
 
 def warn_low_occupancy(grid):

@@ -2,7 +2,7 @@
 
 Importing this package registers every built-in lowering."""
 
-from . import _array_views, _arrays, _enums, _exceptions, _namedtuples, _ffi, _groups, _print  # noqa: F401  (registers lowerings)
+from . import _array_views, _arrays, _enums, _exceptions, _namedtuples, _ffi, _groups, _clusters, _print  # noqa: F401  (registers lowerings)
 from . import _atomics, _intrinsics, _memory, _vectors, _warp  # noqa: F401  (device API)
 from . import _builtins, _complexmath, _math, _numpy_math, _operators  # noqa: F401  (registers lowerings)
 from . import _cache_hints, _fp16math, _hints, _inline_ptx, _libdevice  # noqa: F401  (device API: numba.cuda names)

@@ -208,12 +208,12 @@ def _is_void(t):
     return isinstance(t, (Void, NoneType))
 
 
-def emit_kernel(mb, tf, name, launch_bounds=None):
+def emit_kernel(mb, tf, name, launch_bounds=None, cluster_dims=None):
     """The kernel's entry point, its body lowered straight into it (as numba-cuda
     does: no call to an implementation function remains in the kernel's IR)."""
     fn, b, args, sp = _wrapper_parts(mb, tf, name, ir.VoidType())
     mb.lower_into(fn, tf, b, args, sp)
-    mb.mark_kernel(fn, launch_bounds)
+    mb.mark_kernel(fn, launch_bounds, cluster_dims)
     return fn
 
 

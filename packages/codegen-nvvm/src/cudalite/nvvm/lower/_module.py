@@ -104,12 +104,14 @@ class ModuleBuilder:
                 self.link_items.append(item)
 
     # -- annotations ---------------------------------------------------------------------
-    def mark_kernel(self, fn, launch_bounds=None):
+    def mark_kernel(self, fn, launch_bounds=None, cluster_dims=None):
         m = self.ir_module
         items = [("kernel", 1)]
         if launch_bounds:
             names = ("maxntidx", "minctasm", "maxclusterrank")
             items += [(n, int(v)) for n, v in zip(names, launch_bounds) if v]
+        if cluster_dims:  # PTX .explicitcluster + .reqnctapercluster x, y, z (libNVVM's annotations)
+            items += [(f"cluster_dim_{axis}", int(v)) for axis, v in zip("xyz", cluster_dims)]
         for key, value in items:
             md = m.add_metadata([fn, ir.MetaDataString(m, key), ir.Constant(I32, value)])
             m.add_named_metadata("nvvm.annotations", md)
