@@ -30,9 +30,13 @@ def test_instructions_reach_the_ptx():
             d = cuda.inline_ptx("add.f64 $0, $1, $1;", "=d,d", types.float64, float(h))
             x[i] += types.float32(d)
             cuda.inline_ptx("membar.gl;", "~{memory}", None)
+            lo, hi = cuda.inline_ptx("mov.b64 {$0, $1}, $2;", "=r,=r,l", (types.int32, types.int32),
+                                     types.int64(v))
+            out[i] += lo + hi
 
     ptx, _ = compile_ptx(k, (ARR_I32, ARR_I32, ARR_I32, types.float32[:]))
-    for op in ("add.s32 %r", "fma.rn.f32 %f", "mov.b64 %rd", "mov.b16 %rs", "add.f64 %fd", "membar.gl;"):
+    for op in ("add.s32 %r", "fma.rn.f32 %f", "mov.b64 %rd", "mov.b16 %rs", "add.f64 %fd", "membar.gl;",
+               "mov.b64 {%r"):
         assert op in ptx, op
 
 
@@ -40,9 +44,11 @@ def test_instructions_reach_the_ptx():
     ('cuda.inline_ptx(s, "=r,r", types.int32, a[0])', "the PTX text must be a string constant, not array"),
     ('cuda.inline_ptx("mov.b32 $0, $1;", 5, types.int32, a[0])', "the constraints must be a string constant"),
     ('cuda.inline_ptx("mov.b32 $0, $1;", "=r,r", 3, a[0])',
-     "the result type must be an integer or float type (e.g. types.int32) or None, not"),
-    ('cuda.inline_ptx("mov.b32 $0, $1;", "r,r", types.int32, a[0])', "a result type needs one output constraint"),
-    ('cuda.inline_ptx("mov.b32 $0, $1;", "=r,r", None, a[0])', "a result type needs one output constraint"),
+     "the result type must be an integer or float type (e.g. types.int32), a tuple of them, or None, not"),
+    ('cuda.inline_ptx("mov.b32 $0, $1;", "=r,=r,r", (types.int32, types.float32), a[0])',
+     "result 2 float32 does not fit output constraint '=r' (a 32-bit integer)"),
+    ('cuda.inline_ptx("mov.b32 $0, $1;", "r,r", types.int32, a[0])', "need as many output constraints"),
+    ('cuda.inline_ptx("mov.b32 $0, $1;", "=r,r", None, a[0])', "need as many output constraints"),
     ('cuda.inline_ptx("mov.b32 $0, $1;", "=l,r", types.int32, a[0])',
      "the result type int32 does not fit output constraint '=l' (a 64-bit integer)"),
     ('cuda.inline_ptx("mov.b32 $0, $1;", "=r,r,r", types.int32, a[0])',
@@ -53,7 +59,7 @@ def test_instructions_reach_the_ptx():
      "the PTX text refers to $2 but there are only 2 operand(s) ($0 to $1)"),
     ('cuda.inline_ptx("mov.b32 $0, $1;", "=q,r", types.int32, a[0])', "unknown output constraint '=q'"),
     ('cuda.inline_ptx("mov.b32 $0, $1;", "=r,~{memory},r", types.int32, a[0])', "comes after a clobber"),
-    ('cuda.inline_ptx("mov.b32 $0, $1;", "r,=r", types.int32, a[0])', "must be the first one"),
+    ('cuda.inline_ptx("mov.b32 $0, $1;", "r,=r", types.int32, a[0])', "must come before every input"),
     ('cuda.inline_ptx("x;", "=r")', "takes the PTX text, the constraints and the result type"),
 ])
 def test_misuse_is_refused_at_the_line(tmp_path, call, message):

@@ -8,7 +8,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from cudalite.core import device_api as api
-from cudalite.core.types import NoneType
+from cudalite.core.types import NoneType, Tuple
 
 from ._intrinsics import inline_asm
 from ._irtypes import value_type
@@ -21,6 +21,16 @@ __all__ = []
 def _inline_ptx(lc, node, args, info):
     sig = info.sig
     ptx, cons = sig.args[0].value, sig.args[1].value
-    ret = ir.VoidType() if isinstance(sig.return_type, NoneType) else value_type(sig.return_type)
-    result = inline_asm(lc, ret, ptx, cons, list(args[3:]))
-    return None if isinstance(ret, ir.VoidType) else result
+    rt = sig.return_type
+    if isinstance(rt, NoneType):
+        inline_asm(lc, ir.VoidType(), ptx, cons, list(args[3:]))
+        return None
+    if not isinstance(rt, Tuple):
+        return inline_asm(lc, value_type(rt), ptx, cons, list(args[3:]))
+    # several outputs: LLVM returns them as a literal struct; the tuple's value is rebuilt from it
+    b = lc.builder
+    raw = inline_asm(lc, ir.LiteralStructType([value_type(t) for t in rt.types]), ptx, cons, list(args[3:]))
+    out = ir.Constant(value_type(rt), ir.Undefined)
+    for i in range(len(rt.types)):
+        out = b.insert_value(out, b.extract_value(raw, i), i)
+    return out

@@ -2,9 +2,10 @@
 instruction (or a ``{ ... }`` block) the device API lacks, with typed operands.
 
 ``ptx`` and ``constraints`` are string constants; ``result_type`` is a scalar type
-(``types.int32``, ``np.float32``...) or ``None`` for no result.  The constraints are
-LLVM's, as in CUDA C's ``asm()``: one ``=`` output first when there is a result, then
-one input per operand, then optional clobbers (``~{memory}``); the letters and the
+(``types.int32``, ``np.float32``...), a tuple of them (several outputs: the call
+returns a tuple), or ``None`` for no result.  The constraints are LLVM's, as in CUDA
+C's ``asm()``: one ``=`` output per result first, then one input per operand, then
+optional clobbers (``~{memory}``); the letters and the
 types they take are ``h`` (16-bit integer), ``r`` (32-bit), ``l`` (64-bit), ``f``
 (float32), ``d`` (float64).  Every operand must already have its constraint's type
 (no implicit conversion: ``types.int32(x)`` converts), and every ``$N`` in the PTX
@@ -18,7 +19,7 @@ import re
 
 from ... import device_api as api
 from ...registry import registry
-from ...types import Float, Integer, NoneType, NumberClass, Signature, StringLiteral, void
+from ...types import Float, Integer, NoneType, NumberClass, Signature, StringLiteral, Tuple, void
 
 __all__ = ["CONSTRAINT_TYPES", "parse_constraints"]
 
@@ -28,9 +29,9 @@ CONSTRAINT_TYPES = {"h": ("i", 16, "a 16-bit integer"), "r": ("i", 32, "a 32-bit
 
 
 def parse_constraints(text: str):
-    """``(output letter or None, [input letters], [clobbers])``; ValueError with the reason."""
+    """``([output letters], [input letters], [clobbers])``; ValueError with the reason."""
     entries = [e.strip() for e in text.split(",")] if text.strip() else []
-    output, inputs, clobbers = None, [], []
+    outputs, inputs, clobbers = [], [], []
     for k, e in enumerate(entries):
         if e.startswith("~"):
             if not re.fullmatch(r"~\{[a-z0-9]+\}", e):
@@ -40,17 +41,17 @@ def parse_constraints(text: str):
         if clobbers:
             raise ValueError(f"constraint {e!r} comes after a clobber; clobbers go last")
         if e.startswith("="):
-            if k != 0 or output is not None:
-                raise ValueError(f"output constraint {e!r} must be the first one, and there can be only one")
+            if k != len(outputs):
+                raise ValueError(f"output constraint {e!r} must come before every input")
             letter = e[1:]
             if letter not in CONSTRAINT_TYPES:
                 raise ValueError(f"unknown output constraint {e!r} (use =h, =r, =l, =f or =d)")
-            output = letter
+            outputs.append(letter)
             continue
         if e not in CONSTRAINT_TYPES:
             raise ValueError(f"unknown constraint {e!r} (use h, r, l, f or d; outputs start with '=')")
         inputs.append(e)
-    return output, inputs, clobbers
+    return outputs, inputs, clobbers
 
 
 def _fits(t, letter) -> bool:
@@ -71,23 +72,32 @@ def _inline_ptx(site):
         raise site.error(f"the PTX text must be a string constant, not {ptx}")
     if not isinstance(cons, StringLiteral):
         raise site.error(f"the constraints must be a string constant, not {cons}")
+    scalar = (Integer, Float)
     if isinstance(result, NoneType):
-        rtype = void
-    elif isinstance(result, NumberClass) and isinstance(result.instance_type, (Integer, Float)):
+        rtype, results = void, ()
+    elif isinstance(result, NumberClass) and isinstance(result.instance_type, scalar):
         rtype = result.instance_type
+        results = (rtype,)
+    elif (isinstance(result, Tuple) and result.types
+          and all(isinstance(t, NumberClass) and isinstance(t.instance_type, scalar) for t in result.types)):
+        results = tuple(t.instance_type for t in result.types)
+        rtype = Tuple(results)
     else:
-        raise site.error(f"the result type must be an integer or float type (e.g. types.int32) or None, not {result}")
+        raise site.error("the result type must be an integer or float type (e.g. types.int32), a tuple of them, "
+                         f"or None, not {result}")
     try:
-        output, inputs, _ = parse_constraints(cons.value)
+        outputs, inputs, _ = parse_constraints(cons.value)
     except ValueError as e:
         raise site.error(f"constraints {cons.value!r}: {e}") from None
     operands = args[3:]
-    if (output is None) != (rtype is void):
-        raise site.error("a result type needs one output constraint ('=r' ...) first, and None needs none: "
-                         f"result {result}, constraints {cons.value!r}")
-    if output is not None and not _fits(rtype, output):
-        raise site.error(f"the result type {rtype} does not fit output constraint '={output}' "
-                         f"({CONSTRAINT_TYPES[output][2]})")
+    if len(outputs) != len(results):
+        raise site.error(f"{len(results)} result(s) need as many output constraints ('=r' ...) first; constraints "
+                         f"{cons.value!r} have {len(outputs)}")
+    for k, (t, letter) in enumerate(zip(results, outputs)):
+        if not _fits(t, letter):
+            which = "the result type" if len(results) == 1 else f"result {k + 1}"
+            raise site.error(f"{which} {t} does not fit output constraint '={letter}' "
+                             f"({CONSTRAINT_TYPES[letter][2]})")
     if len(inputs) != len(operands):
         raise site.error(f"constraints {cons.value!r} name {len(inputs)} input(s) but {len(operands)} operand(s) "
                          "were given")
@@ -95,7 +105,7 @@ def _inline_ptx(site):
         if not _fits(t, letter):
             raise site.error(f"operand {k + 1} is {t} but its constraint '{letter}' takes {CONSTRAINT_TYPES[letter][2]}"
                              " (convert it, e.g. types.int32(x))")
-    count = len(inputs) + (output is not None)
+    count = len(inputs) + len(outputs)
     for m in re.finditer(r"\$(\d+)", ptx.value):
         if int(m.group(1)) >= count:
             raise site.error(f"the PTX text refers to ${m.group(1)} but there are only {count} operand(s) "

@@ -1,0 +1,143 @@
+"""Lowering of the asynchronous copies (``cuda.pipeline``: PTX ``cp.async``) and the
+warp-level matrix multiply-accumulate (``cuda.mma``: ``ldmatrix``, ``mma.sync``, the
+f16x2/bf16x2/tf32 conversions), each one inline PTX instruction (sm_80+; a target
+below is a located error).
+
+Shared-memory operands are converted from the array's generic address with
+``cvta.to.shared``; the copies' and ``ldmatrix``'s source address must be in shared or
+global memory as PTX requires (the arrays' data pointers are generic).  Every call that
+touches memory is emitted with side effects and a memory clobber, so the optimizer
+never moves ordinary loads and stores across it; the ``mma`` and conversion
+instructions are pure.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from cudalite.core import device_api as api
+from cudalite.core.types import Tuple
+from cudalite.core.typing.rules.mma import MMA_SHAPES
+
+from ._elements import element_pointer
+from ._intrinsics import inline_asm
+from ._irtypes import EMPTY, I32, I64, value_type
+from ._registry import lowerings
+
+__all__ = []
+
+_F32 = ir.FloatType()
+
+
+def _need_sm80(lc, node, what):
+    cc = tuple(lc.module.options.cc)
+    if cc < (8, 0):
+        raise lc.error(f"{what} needs compute capability 8.0 or newer; the target is sm_{cc[0]}{cc[1]}", node.loc)
+
+
+def _generic_address(lc, aty, ity, arr, idx):
+    """``&arr[idx]`` (negative indices wrap, as ``arr[idx]``) as an i64 generic address."""
+    b = lc.builder
+    items = ([(b.extract_value(idx, i), t) for i, t in enumerate(ity.types)] if isinstance(ity, Tuple)
+             else [(idx, ity)])
+    return b.ptrtoint(element_pointer(b, aty, arr, items), I64)
+
+
+def _tuple_items(b, value, n):
+    return [b.extract_value(value, i) for i in range(n)]
+
+
+def _make_tuple(b, ty, raw, n):
+    out = ir.Constant(value_type(ty), ir.Undefined)
+    for i in range(n):
+        out = b.insert_value(out, b.extract_value(raw, i), i)
+    return out
+
+
+# -- cp.async ------------------------------------------------------------------------------------
+@lowerings.call(api.pipeline.memcpy_async)
+def _memcpy_async(lc, node, args, info):
+    _need_sm80(lc, node, "cuda.pipeline.memcpy_async")
+    sig = info.sig
+    dst = _generic_address(lc, sig.args[0], sig.args[1], args[0], args[1])
+    src = _generic_address(lc, sig.args[2], sig.args[3], args[2], args[3])
+    n = info.payload.nbytes
+    cache = "cg" if n == 16 else "ca"  # .cg (L2 only) exists for 16-byte copies
+    inline_asm(lc, ir.VoidType(),
+               "{\n\t.reg .u64 d, s;\n\tcvta.to.shared.u64 d, $0;\n\tcvta.to.global.u64 s, $1;\n\t"
+               f"cp.async.{cache}.shared.global [d], [s], {n};\n\t}}", "l,l,~{memory}", [dst, src])
+    return ir.Constant(EMPTY, None)
+
+
+@lowerings.call(api.pipeline.commit)
+def _commit(lc, node, args, info):
+    _need_sm80(lc, node, "cuda.pipeline.commit")
+    inline_asm(lc, ir.VoidType(), "cp.async.commit_group;", "~{memory}")
+    return ir.Constant(EMPTY, None)
+
+
+@lowerings.call(api.pipeline.wait)
+def _wait(lc, node, args, info):
+    _need_sm80(lc, node, "cuda.pipeline.wait")
+    n = info.payload
+    inline_asm(lc, ir.VoidType(), "cp.async.wait_all;" if n == 0 else f"cp.async.wait_group {n};", "~{memory}")
+    return ir.Constant(EMPTY, None)
+
+
+# -- ldmatrix / mma.sync -------------------------------------------------------------------------
+@lowerings.call(api.mma.ldmatrix)
+def _ldmatrix(lc, node, args, info):
+    _need_sm80(lc, node, "cuda.mma.ldmatrix")
+    b = lc.builder
+    count, trans = info.payload
+    sig = info.sig
+    addr = _generic_address(lc, sig.args[0], sig.args[1], args[0], args[1])
+    outs = ", ".join(f"${i}" for i in range(count))
+    t = ".trans" if trans else ""
+    ptx = ("{\n\t.reg .u64 a;\n\tcvta.to.shared.u64 a, $" + str(count) + ";\n\t"
+           f"ldmatrix.sync.aligned.m8n8.x{count}{t}.shared.b16 {{{outs}}}, [a];\n\t}}")
+    cons = ",".join(["=r"] * count) + ",l,~{memory}"
+    raw = inline_asm(lc, ir.LiteralStructType([I32] * count), ptx, cons, [addr])
+    return _make_tuple(b, sig.return_type, raw, count)
+
+
+def _mma_lowering(name):
+    shape, _acc = MMA_SHAPES[name]
+
+    def lower(lc, node, args, info):
+        _need_sm80(lc, node, f"cuda.mma.{name}")
+        b = lc.builder
+        a, bb, c = _tuple_items(b, args[0], 4), _tuple_items(b, args[1], 2), _tuple_items(b, args[2], 4)
+        acc = c[0].type
+        letter = "f" if isinstance(acc, ir.FloatType) else "r"
+        ptx = (f"mma.sync.aligned.{shape} {{$0, $1, $2, $3}}, {{$4, $5, $6, $7}}, {{$8, $9}}, "
+               "{$10, $11, $12, $13};")
+        cons = ",".join([f"={letter}"] * 4 + ["r"] * 6 + [letter] * 4)
+        raw = inline_asm(lc, ir.LiteralStructType([acc] * 4), ptx, cons, a + bb + c, side_effect=False)
+        return _make_tuple(b, info.sig.return_type, raw, 4)
+
+    return lower
+
+
+for _name in MMA_SHAPES:
+    lowerings.call(getattr(api.mma, _name))(_mma_lowering(_name))
+
+
+def _pack(kind):
+    def lower(lc, node, args, info):
+        _need_sm80(lc, node, f"cuda.mma.pack_{kind}x2")
+        # cvt.rn.f16x2.f32 d, a, b puts a in the upper half: hi first
+        return inline_asm(lc, I32, f"cvt.rn.{kind}x2.f32 $0, $2, $1;", "=r,f,f", [args[0], args[1]],
+                          side_effect=False)
+
+    return lower
+
+
+lowerings.call(api.mma.pack_f16x2)(_pack("f16"))
+lowerings.call(api.mma.pack_bf16x2)(_pack("bf16"))
+
+
+@lowerings.call(api.mma.to_tf32)
+def _to_tf32(lc, node, args, info):
+    _need_sm80(lc, node, "cuda.mma.to_tf32")
+    return inline_asm(lc, I32, "cvt.rna.tf32.f32 $0, $1;", "=r,f", [args[0]], side_effect=False)

@@ -1,0 +1,161 @@
+"""Tensor cores and asynchronous copies on the GPU (cc >= 8.0): one warp's
+``mma.sync`` for every shape (f16, bf16, tf32 -> f32; s8 -> s32) against NumPy, with
+fragments built by hand and by ``ldmatrix``, and ``cp.async`` copies global -> shared
+with commit/wait."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cudalite import cuda, types
+
+pytestmark = pytest.mark.gpu
+
+
+@pytest.fixture(autouse=True)
+def _sm80():
+    if cuda.get_current_device().compute_capability < (8, 0):
+        pytest.skip("tensor cores (mma.sync) and cp.async need cc >= 8.0")
+
+
+@cuda.jit(device=True)
+def store_d(d, c):
+    lane = cuda.laneid
+    g, t = lane >> 2, lane & 3
+    d[g, 2 * t] = c[0]
+    d[g, 2 * t + 1] = c[1]
+    d[g + 8, 2 * t] = c[2]
+    d[g + 8, 2 * t + 1] = c[3]
+
+
+def make_mma_f16(pk, mma):
+    @cuda.jit
+    def mma_f16(a, b, d):
+        """D (16x8) = A (16x16) @ B (16x8), fragments packed from float32 per PTX's layout."""
+        lane = cuda.laneid
+        g, t = lane >> 2, lane & 3
+        fa = (pk(a[g, 2 * t], a[g, 2 * t + 1]), pk(a[g + 8, 2 * t], a[g + 8, 2 * t + 1]),
+              pk(a[g, 2 * t + 8], a[g, 2 * t + 9]), pk(a[g + 8, 2 * t + 8], a[g + 8, 2 * t + 9]))
+        fb = (pk(b[2 * t, g], b[2 * t + 1, g]), pk(b[2 * t + 8, g], b[2 * t + 9, g]))
+        zero = types.float32(0)
+        store_d(d, mma(fa, fb, (zero, zero, zero, zero)))
+
+    return mma_f16
+
+
+mma_f16 = make_mma_f16(cuda.mma.pack_f16x2, cuda.mma.m16n8k16_f16_f32)
+mma_bf16 = make_mma_f16(cuda.mma.pack_bf16x2, cuda.mma.m16n8k16_bf16_f32)
+
+
+@pytest.mark.parametrize("bf16", [False, True])
+def test_mma_m16n8k16(bf16):
+    rng = np.random.default_rng(1)
+    a, b = rng.random((16, 16), np.float32), rng.random((16, 8), np.float32)
+    d = np.zeros((16, 8), np.float32)
+    (mma_bf16 if bf16 else mma_f16)[1, 32](a, b, d)
+    if bf16:  # round to bfloat16 (nearest even) as cvt.rn.bf16x2.f32 does
+        def rnd(x):
+            u = x.view(np.uint32).astype(np.uint64)
+            u = (u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000
+            return u.astype(np.uint32).view(np.float32)
+    else:
+        def rnd(x):
+            return x.astype(np.float16).astype(np.float32)
+    expect = rnd(a).astype(np.float64) @ rnd(b).astype(np.float64)
+    np.testing.assert_allclose(d, expect, rtol=1e-5, atol=1e-5)
+
+
+@cuda.jit
+def mma_ldmatrix(a, b, d):
+    """The same product with A and B^T staged in shared float16 tiles and loaded by ldmatrix."""
+    sa = cuda.shared.array((16, 16), np.float16)
+    sbt = cuda.shared.array((8, 16), np.float16)
+    lane = cuda.laneid
+    for k in range(lane, 256, 32):
+        sa[k // 16, k % 16] = a[k // 16, k % 16]
+    for k in range(lane, 128, 32):
+        sbt[k // 16, k % 16] = b[k % 16, k // 16]
+    cuda.syncwarp()
+    fa = cuda.mma.ldmatrix(sa, (lane % 16, (lane // 16) * 8), 4)
+    fb = cuda.mma.ldmatrix(sbt, (lane % 8, ((lane // 8) % 2) * 8), 2)
+    zero = types.float32(0)
+    store_d(d, cuda.mma.m16n8k16_f16_f32(fa, fb, (zero, zero, zero, zero)))
+
+
+def test_ldmatrix_fragments():
+    rng = np.random.default_rng(2)
+    a, b = rng.random((16, 16), np.float32), rng.random((16, 8), np.float32)
+    d = np.zeros((16, 8), np.float32)
+    mma_ldmatrix[1, 32](a, b, d)
+    expect = a.astype(np.float16).astype(np.float64) @ b.astype(np.float16).astype(np.float64)
+    np.testing.assert_allclose(d, expect, rtol=1e-5, atol=1e-5)
+
+
+@cuda.jit
+def mma_tf32(a, b, d):
+    lane = cuda.laneid
+    g, t = lane >> 2, lane & 3
+    tf = cuda.mma.to_tf32
+    fa = (tf(a[g, t]), tf(a[g + 8, t]), tf(a[g, t + 4]), tf(a[g + 8, t + 4]))
+    fb = (tf(b[t, g]), tf(b[t + 4, g]))
+    zero = types.float32(0)
+    store_d(d, cuda.mma.m16n8k8_tf32_f32(fa, fb, (zero, zero, zero, zero)))
+
+
+def test_mma_tf32():
+    rng = np.random.default_rng(3)
+    a, b = rng.random((16, 8), np.float32), rng.random((8, 8), np.float32)
+    d = np.zeros((16, 8), np.float32)
+    mma_tf32[1, 32](a, b, d)
+    np.testing.assert_allclose(d, a.astype(np.float64) @ b, rtol=2e-3)  # tf32: 10-bit mantissa
+
+
+@cuda.jit
+def mma_s8(a, b, d):
+    """int8: A (16x32) and B (32x8) as bytes packed four to a register (little-endian)."""
+    lane = cuda.laneid
+    g, t = lane >> 2, lane & 3
+    a32 = a.view(np.uint32)  # rows of 32 int8 -> 8 uint32
+    bt32 = b.view(np.uint32)  # b given transposed (8 x 32 int8) -> 8 x 8 uint32
+    fa = (a32[g, t], a32[g + 8, t], a32[g, t + 4], a32[g + 8, t + 4])
+    fb = (bt32[g, t], bt32[g, t + 4])
+    zero = types.int32(0)
+    store_d(d, cuda.mma.m16n8k32_s8_s32(fa, fb, (zero, zero, zero, zero)))
+
+
+def test_mma_s8():
+    rng = np.random.default_rng(4)
+    a = rng.integers(-128, 128, (16, 32), dtype=np.int64).astype(np.int8)
+    b = rng.integers(-128, 128, (32, 8), dtype=np.int64).astype(np.int8)
+    d = np.zeros((16, 8), np.int32)
+    mma_s8[1, 32](a, np.ascontiguousarray(b.T), d)
+    np.testing.assert_array_equal(d, a.astype(np.int32) @ b.astype(np.int32))
+
+
+@cuda.jit
+def async_copy(src, out):
+    """Two stages of 16-byte cp.async copies into shared memory, waited for in turn."""
+    buf = cuda.shared.array((2, 256), np.float32)
+    t = cuda.threadIdx.x  # 64 threads, 4 floats (16 bytes) each per stage
+    base = cuda.blockIdx.x * 512
+    cuda.pipeline.memcpy_async(buf, (0, 4 * t), src, base + 4 * t, 16)
+    cuda.pipeline.commit()
+    cuda.pipeline.memcpy_async(buf, (1, 4 * t), src, base + 256 + 4 * t, 16)
+    cuda.pipeline.commit()
+    cuda.pipeline.wait(1)  # the first group has landed
+    cuda.syncthreads()
+    for k in range(4):
+        out[base + 4 * t + k] = buf[0, 4 * t + k] * 2
+    cuda.pipeline.wait(0)
+    cuda.syncthreads()
+    for k in range(4):
+        out[base + 256 + 4 * t + k] = buf[1, 4 * t + k] * 3
+
+
+def test_memcpy_async_commit_wait():
+    src = np.random.default_rng(5).random(4 * 512).astype(np.float32)
+    out = np.zeros_like(src)
+    async_copy[4, 64](src, out)
+    expect = src.reshape(4, 2, 256) * np.array([2, 3], np.float32)[None, :, None]
+    np.testing.assert_array_equal(out, expect.ravel())
