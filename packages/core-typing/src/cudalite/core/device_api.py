@@ -21,7 +21,8 @@ __all__ = [
     "shfl_xor_sync", "all_sync", "any_sync", "eq_sync", "ballot_sync", "match_any_sync",
     "match_all_sync", "activemask", "lanemask_lt", "popc", "brev", "clz", "ffs", "fma", "cbrt",
     "selp", "cg", "libdevice", "nanosleep", "literal_unroll", "ldca", "ldcg", "ldcs", "ldlu", "ldcv",
-    "stcg", "stcs", "stwb", "stwt", "inline_ptx", "pipeline", "mma", "VectorConstructor", "VECTOR_TYPE_NAMES", "DEVICE_API_NAMES",
+    "stcg", "stcs", "stwb", "stwt", "inline_ptx", "pipeline", "mma", "VectorConstructor", "VECTOR_TYPE_NAMES",
+    "DEVICE_API_NAMES",
     *vector_types, *VECTOR_ALIASES,  # vector types: numba-cuda's names, then the CUDA C aliases
 ]
 
