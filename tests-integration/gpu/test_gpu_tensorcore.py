@@ -159,3 +159,27 @@ def test_memcpy_async_commit_wait():
     async_copy[4, 64](src, out)
     expect = src.reshape(4, 2, 256) * np.array([2, 3], np.float32)[None, :, None]
     np.testing.assert_array_equal(out, expect.ravel())
+
+
+@pytest.mark.parametrize("config", [dict(), dict(async_copy=False), dict(bk=64, stages=3), dict(wn=32, stages=2)],
+                         ids=["cp.async", "plain-loads", "bk64", "128x128"])
+def test_tensor_core_gemm_example(config):
+    """examples/tc_gemm.py (mma.sync + ldmatrix + cp.async, swizzled shared memory)
+    against NumPy, on a shape with several tiles in every dimension."""
+    import os
+    import sys
+
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "examples"))
+    import tc_gemm
+
+    kernel = tc_gemm.make_gemm(tc_gemm.Config(**config))
+    bn = kernel.config.bn
+    m, n, k = 256, 2 * bn, 192
+    rng = np.random.default_rng(6)
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    c = cuda.device_array((m, n), np.float32)
+    tc_gemm.matmul(kernel, cuda.to_device(a), cuda.to_device(b), c)
+    np.testing.assert_allclose(c.copy_to_host(), a.astype(np.float64) @ b.astype(np.float64), rtol=1e-4, atol=1e-3)
+    with pytest.raises(ValueError, match="must be a multiple of 128"):
+        tc_gemm.matmul(kernel, cuda.to_device(a[:100]), cuda.to_device(b), c)
