@@ -11,7 +11,7 @@ carries that code, so drivers keep the layout for all of them.  cudalite's lower
 (``cudalite/nvvm/lower/_groups.py``) emits the same sequence without NVRTC.
 
 This test reads the headers installed with cudalite-linker (``nvidia-cuda-runtime``,
-found by cuda-pathfinder) and fails if NVIDIA's implementation ever differs from what
+found as NVRTC finds them) and fails if NVIDIA's implementation ever differs from what
 cudalite emits, GPU-less; the GPU suite runs grid sync itself
 (``tests-integration/gpu/test_gpu_jit.py``).
 """
@@ -29,13 +29,14 @@ from cudalite import cuda, types  # noqa: E402
 
 
 def _header(name):
-    pathfinder = pytest.importorskip("cuda.pathfinder")
-    inc = pathfinder.find_nvidia_header_directory("cudart")
-    if inc is None:
-        pytest.fail("the CUDA runtime headers (nvidia-cuda-runtime, a cudalite-linker dependency) are not installed")
-    path = os.path.join(inc, "cooperative_groups", "details", name)
-    with open(path) as f:
-        return re.sub(r"\s+", " ", f.read())
+    from cudalite.linker._nvrtc import _wheel_include_dirs  # the headers NVRTC compiles CUDA C++ with
+
+    for inc in _wheel_include_dirs():
+        path = os.path.join(inc, "cooperative_groups", "details", name)
+        if os.path.isfile(path):
+            with open(path) as f:
+                return re.sub(r"\s+", " ", f.read())
+    pytest.fail("the CUDA runtime headers (nvidia-cuda-runtime, a cudalite-linker dependency) were not found")
 
 
 def test_nvidia_header_grid_workspace_abi():
