@@ -33,6 +33,8 @@ def test_instructions_reach_the_ptx():
             lo, hi = cuda.inline_ptx("mov.b64 {$0, $1}, $2;", "=r,=r,l", (types.int32, types.int32),
                                      types.int64(v))
             out[i] += lo + hi
+            (only,) = cuda.inline_ptx("mov.b32 $0, $1;", "=r,r", (types.int32,), a[i])
+            out[i] += only
 
     ptx, _ = compile_ptx(k, (ARR_I32, ARR_I32, ARR_I32, types.float32[:]))
     for op in ("add.s32 %r", "fma.rn.f32 %f", "mov.b64 %rd", "mov.b16 %rs", "add.f64 %fd", "membar.gl;",

@@ -183,3 +183,39 @@ def test_tensor_core_gemm_example(config):
     np.testing.assert_allclose(c.copy_to_host(), a.astype(np.float64) @ b.astype(np.float64), rtol=1e-4, atol=1e-3)
     with pytest.raises(ValueError, match="must be a multiple of 128"):
         tc_gemm.matmul(kernel, cuda.to_device(a[:100]), cuda.to_device(b), c)
+
+
+@cuda.jit
+def tma_tiles(tmap, out):
+    """Each block copies one 32 x 64 tile of a float32 matrix into shared memory with the
+    Tensor Memory Accelerator (mbarrier-completed), then writes it to ``out`` doubled."""
+    tile = cuda.shared.array((32, 64), np.float32, alignment=128)
+    bar = cuda.shared.array(1, np.uint64, alignment=8)
+    t = cuda.threadIdx.x
+    r0, c0 = cuda.blockIdx.y * 32, cuda.blockIdx.x * 64
+    if t == 0:
+        cuda.mbarrier.init(bar, 0, 1)
+        cuda.mbarrier.fence_init()
+    cuda.syncthreads()
+    if t == 0:
+        cuda.mbarrier.arrive_expect_tx(bar, 0, 32 * 64 * 4)
+        cuda.tma.load(tile, tmap, (r0, c0), bar, 0)
+    cuda.mbarrier.wait(bar, 0, 0)
+    for k in range(t, 32 * 64, cuda.blockDim.x):
+        out[r0 + k // 64, c0 + k % 64] = tile[k // 64, k % 64] * 2
+
+
+def test_tma_tile_copies():
+    if cuda.get_current_device().compute_capability < (9, 0):
+        pytest.skip("TMA needs cc >= 9.0")
+    a = np.random.default_rng(7).random((96, 256)).astype(np.float32)
+    da = cuda.to_device(a)
+    tmap = cuda.make_tensor_map(da, (32, 64))
+    assert tmap.shape == (128,) and tmap.dtype == np.uint8
+    out = cuda.device_array_like(da)
+    tma_tiles[(4, 3), 128](tmap, out)
+    np.testing.assert_array_equal(out.copy_to_host(), 2 * a)
+    with pytest.raises(ValueError, match="innermost times the item size|multiple of 16"):
+        cuda.make_tensor_map(da, (32, 3))
+    with pytest.raises(ValueError, match="larger than the array"):
+        cuda.make_tensor_map(da, (128, 64))

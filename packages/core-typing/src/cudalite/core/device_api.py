@@ -21,7 +21,8 @@ __all__ = [
     "shfl_xor_sync", "all_sync", "any_sync", "eq_sync", "ballot_sync", "match_any_sync",
     "match_all_sync", "activemask", "lanemask_lt", "popc", "brev", "clz", "ffs", "fma", "cbrt",
     "selp", "cg", "libdevice", "nanosleep", "literal_unroll", "ldca", "ldcg", "ldcs", "ldlu", "ldcv",
-    "stcg", "stcs", "stwb", "stwt", "inline_ptx", "pipeline", "mma", "VectorConstructor", "VECTOR_TYPE_NAMES",
+    "stcg", "stcs", "stwb", "stwt", "inline_ptx", "pipeline", "mma", "tma", "mbarrier",
+    "VectorConstructor", "VECTOR_TYPE_NAMES",
     "DEVICE_API_NAMES",
     *vector_types, *VECTOR_ALIASES,  # vector types: numba-cuda's names, then the CUDA C aliases
 ]
@@ -199,6 +200,9 @@ literal_unroll = _fn("literal_unroll")
 pipeline = _namespace("pipeline", ("memcpy_async", "commit", "wait"))
 mma = _namespace("mma", ("ldmatrix", "m16n8k16_f16_f32", "m16n8k16_bf16_f32", "m16n8k8_tf32_f32",
                          "m16n8k32_s8_s32", "pack_f16x2", "pack_bf16x2", "to_tf32"))
+# -- bulk tensor copies (TMA) and the shared-memory barriers they complete (sm_90) ---------------
+tma = _namespace("tma", ("load",))
+mbarrier = _namespace("mbarrier", ("init", "fence_init", "arrive", "arrive_expect_tx", "wait"))
 
 # -- inline PTX (``cuda.inline_ptx(ptx, constraints, result_type, *operands)``) --------------------
 inline_ptx = _fn("inline_ptx")

@@ -45,6 +45,7 @@ from .devicearray import DeviceNDArray  # noqa: F401
 from ._reduce import Reduce, reduce  # noqa: F401  (cuda.reduce: reductions from a binary function)
 from ._vectorize import vectorize  # noqa: F401  (CUDA ufuncs)
 from ._gufunc import guvectorize  # noqa: F401  (CUDA generalized ufuncs)
+from ._tma import make_tensor_map  # noqa: F401  (TMA descriptors, cc >= 9.0)
 from cudalite.core.ffi import declare_device  # noqa: F401  (foreign device functions)
 from cudalite.core.pointer_arrays import carray, farray  # noqa: F401,E402  (array views over pointers)
 from . import _cache as cache  # noqa: F401,E402  (on-disk kernel cache: enable, info, entries, clear)

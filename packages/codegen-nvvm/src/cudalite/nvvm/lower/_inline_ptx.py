@@ -29,6 +29,9 @@ def _inline_ptx(lc, node, args, info):
         return inline_asm(lc, value_type(rt), ptx, cons, list(args[3:]))
     # several outputs: LLVM returns them as a literal struct; the tuple's value is rebuilt from it
     b = lc.builder
+    if len(rt.types) == 1:  # one output is a plain value in LLVM's inline asm, not a 1-field struct
+        one = inline_asm(lc, value_type(rt.types[0]), ptx, cons, list(args[3:]))
+        return b.insert_value(ir.Constant(value_type(rt), ir.Undefined), one, 0)
     raw = inline_asm(lc, ir.LiteralStructType([value_type(t) for t in rt.types]), ptx, cons, list(args[3:]))
     out = ir.Constant(value_type(rt), ir.Undefined)
     for i in range(len(rt.types)):

@@ -97,6 +97,9 @@ def _ldmatrix(lc, node, args, info):
     ptx = ("{\n\t.reg .u64 a;\n\tcvta.to.shared.u64 a, $" + str(count) + ";\n\t"
            f"ldmatrix.sync.aligned.m8n8.x{count}{t}.shared.b16 {{{outs}}}, [a];\n\t}}")
     cons = ",".join(["=r"] * count) + ",l,~{memory}"
+    if count == 1:  # one output is a plain value in LLVM's inline asm, not a 1-field struct
+        one = inline_asm(lc, I32, ptx, cons, [addr])
+        return b.insert_value(ir.Constant(value_type(sig.return_type), ir.Undefined), one, 0)
     raw = inline_asm(lc, ir.LiteralStructType([I32] * count), ptx, cons, [addr])
     return _make_tuple(b, sig.return_type, raw, count)
 

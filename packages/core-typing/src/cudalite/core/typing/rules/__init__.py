@@ -6,7 +6,7 @@ Importing this package registers every built-in rule in the core registry.
 from . import arithmetic, builtins, casts  # noqa: F401
 from . import array_views, arrays, enums, ffi, namedtuples, mathfuncs, numpyfuncs, printing, reductions  # noqa: F401
 from . import atomics, groups, intrinsics, memory, vectors, warp  # noqa: F401  (device API)
-from . import async_copy, cache_hints, fp16math, hints, inline_ptx, libdevice, mma  # noqa: F401  (device API: numba.cuda names)
+from . import async_copy, cache_hints, fp16math, hints, inline_ptx, libdevice, mma, tma  # noqa: F401  (device API: numba.cuda names)
 from . import operators  # noqa: F401  (the operator module)
 from . import array_ctypes, array_reshape, pointer_arrays  # noqa: F401  (arr.ctypes.data; carray / farray)
 from . import bf16  # noqa: F401  (device API: numba.cuda.bf16)

@@ -1,0 +1,91 @@
+"""Typing of the Tensor Memory Accelerator copies and shared-memory barriers (sm_90):
+
+* ``cuda.tma.load(dst, tensor_map, coords, bar, bar_index)``: one box of the tensor
+  described by ``tensor_map`` (the descriptor array ``cuda.make_tensor_map`` returns),
+  starting at ``coords`` (a tuple of 1 to 5 integers in array index order), copied
+  into the shared array ``dst`` by the copy engine; completion is signalled on the
+  ``mbarrier`` ``bar[bar_index]`` (a shared uint64 array) as transaction bytes;
+* ``cuda.mbarrier.init(bar, i, count)`` (``count`` arrivals complete a phase),
+  ``fence_init()`` (makes an init visible to the copy engine), ``arrive(bar, i)``,
+  ``arrive_expect_tx(bar, i, nbytes)`` (arrive and expect ``nbytes`` of copies), and
+  ``wait(bar, i, phase)`` (until the phase of parity ``phase`` has completed).
+"""
+
+from __future__ import annotations
+
+from ... import device_api as api
+from ...registry import registry
+from ...types import Array, Integer, Signature, Tuple, int32, none, uint32, uint64
+
+__all__ = []
+
+
+def _bar(site, k):
+    bar, idx = site.args[k], site.args[k + 1]
+    if not (isinstance(bar, Array) and bar.ndim == 1 and isinstance(bar.dtype, Integer) and bar.dtype.bitwidth == 64):
+        raise site.error(f"the barrier must be a 1-d shared array of uint64 (cuda.shared.array(n, np.uint64)), "
+                         f"not {bar}")
+    if not isinstance(idx, Integer):
+        raise site.error(f"the barrier index must be an integer, not {idx}")
+    return bar
+
+
+def _arity(site, n, what):
+    if len(site.args) != n:
+        raise site.error(f"takes {what}: {len(site.args)} argument(s) given")
+
+
+@registry.call(api.tma.load, params=("dst", "tensor_map", "coords", "bar", "bar_index"), name="cuda.tma.load")
+def _load(site):
+    _arity(site, 5, "dst, tensor_map, coords, bar and bar_index")
+    dst, tmap, coords = site.args[0], site.args[1], site.args[2]
+    if not isinstance(dst, Array) or dst.readonly:
+        raise site.error(f"the destination must be a shared array, not {dst}")
+    if not (isinstance(tmap, Array) and tmap.ndim == 1 and isinstance(tmap.dtype, Integer)):
+        raise site.error(f"the tensor map must be the descriptor array cuda.make_tensor_map returns, not {tmap}")
+    if isinstance(coords, Integer):
+        coords = Tuple((coords,))
+    if not (isinstance(coords, Tuple) and 1 <= len(coords.types) <= 5
+            and all(isinstance(t, Integer) for t in coords.types)):
+        raise site.error(f"the coordinates must be a tuple of 1 to 5 integers (array index order), not {coords}")
+    bar = _bar(site, 3)
+    return Signature(none, (dst, tmap, Tuple((int32,) * len(coords.types)), bar, int32))
+
+
+@registry.call(api.mbarrier.init, params=("bar", "i", "count"), name="cuda.mbarrier.init")
+def _init(site):
+    _arity(site, 3, "bar, i and count")
+    bar = _bar(site, 0)
+    if not isinstance(site.args[2], Integer):
+        raise site.error(f"the arrival count must be an integer, not {site.args[2]}")
+    return Signature(none, (bar, int32, uint32))
+
+
+@registry.call(api.mbarrier.fence_init, name="cuda.mbarrier.fence_init")
+def _fence_init(site):
+    _arity(site, 0, "no arguments")
+    return Signature(none, ())
+
+
+@registry.call(api.mbarrier.arrive, params=("bar", "i"), name="cuda.mbarrier.arrive")
+def _arrive(site):
+    _arity(site, 2, "bar and i")
+    return Signature(uint64, (_bar(site, 0), int32))
+
+
+@registry.call(api.mbarrier.arrive_expect_tx, params=("bar", "i", "nbytes"), name="cuda.mbarrier.arrive_expect_tx")
+def _arrive_expect_tx(site):
+    _arity(site, 3, "bar, i and nbytes")
+    bar = _bar(site, 0)
+    if not isinstance(site.args[2], Integer):
+        raise site.error(f"the byte count must be an integer, not {site.args[2]}")
+    return Signature(uint64, (bar, int32, uint32))
+
+
+@registry.call(api.mbarrier.wait, params=("bar", "i", "phase"), name="cuda.mbarrier.wait")
+def _wait(site):
+    _arity(site, 3, "bar, i and phase")
+    bar = _bar(site, 0)
+    if not isinstance(site.args[2], Integer):
+        raise site.error(f"the phase parity must be an integer (0 or 1), not {site.args[2]}")
+    return Signature(none, (bar, int32, uint32))

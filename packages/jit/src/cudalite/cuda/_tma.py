@@ -1,0 +1,55 @@
+"""``cuda.make_tensor_map(array, box)``: the host side of TMA copies (cc >= 9.0).
+
+The descriptor (a 128-byte ``CUtensorMap``, see :mod:`cudalite.driver.tensormap`) is
+built from the array's address, shape and strides, and placed in device memory in a
+small array that keeps the described array alive; kernels pass that array to
+``cuda.tma.load`` (docs/tensorcores.md).
+"""
+
+from __future__ import annotations
+
+__all__ = ["make_tensor_map"]
+
+
+def make_tensor_map(array, box, swizzle=0):
+    """A TMA descriptor of ``array`` for copies of ``box``-shaped tiles.
+
+    Parameters
+    ----------
+    array : DeviceNDArray or CUDA-array-interface object
+        The tensor in device memory, C-contiguous rows (its innermost stride is the item
+        size; the others multiples of 16 bytes), 1 to 5 dimensions.
+    box : tuple of int
+        The tile shape one ``cuda.tma.load`` copies, in array index order (each extent
+        1 to 256; the innermost times the item size a multiple of 16 bytes).
+    swizzle : int, optional
+        0 (default), 32, 64 or 128: the swizzle pattern the tile gets in shared memory.
+
+    Returns
+    -------
+    DeviceNDArray
+        128 bytes (uint8) holding the descriptor; pass it to the kernel.
+
+    Raises
+    ------
+    ValueError
+        The array or the box breaks a rule above.
+    """
+    import weakref
+
+    import numpy as np
+
+    from cudalite.driver.tensormap import encode_tensor_map
+
+    from ._memory_api import as_cuda_array, to_device
+
+    arr = as_cuda_array(array)
+    box = (box,) if isinstance(box, int) else tuple(int(b) for b in box)
+    raw = encode_tensor_map(arr._ptr, arr.dtype, arr.shape, arr.strides, box, swizzle)
+    desc = to_device(np.frombuffer(raw, np.uint8).copy())
+    weakref.finalize(desc, _keep, arr)  # the described memory lives as long as the descriptor
+    return desc
+
+
+def _keep(_array):
+    """Nothing: a finalizer holding the described array until the descriptor dies."""
