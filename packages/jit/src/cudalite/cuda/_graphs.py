@@ -86,7 +86,7 @@ class GraphKernelNode:
         base = ctypes.addressof(storage)
         pointers = (ctypes.c_void_p * max(len(layout.offsets), 1))(*[base + off for off in layout.offsets])
         self._graph._exec.set_kernel_params(self._node, ctypes.addressof(pointers))  # copied by the driver
-        self._graph._keep.append(args)  # the arrays stay alive while the graph may run them
+        self._graph._keep[int(self._node.node)] = args  # alive while the graph may run them (one per node)
 
 
 class CUDAGraph:
@@ -105,7 +105,7 @@ class CUDAGraph:
         self._stream, self._mode = stream, mode
         self._stream_handle = int(stream)
         self._graph = self._exec = None
-        self._keep = []  # arrays passed to set_args
+        self._keep = {}  # node handle -> the arguments set_args gave it (kept alive)
         self._capturing = False
 
     # -- capture -----------------------------------------------------------------------
@@ -131,9 +131,9 @@ class CUDAGraph:
         if exc is not None:
             return False  # the partial capture is dropped with ``graph``
         if self._exec is not None and self._exec.update(graph):
-            self._graph = graph
+            self._graph, self._keep = graph, {}  # the new capture's arguments replace set_args's
             return False
-        self._graph, self._exec, self._keep = graph, graph.instantiate(), []
+        self._graph, self._exec, self._keep = graph, graph.instantiate(), {}
         return False
 
     # -- use ---------------------------------------------------------------------------
