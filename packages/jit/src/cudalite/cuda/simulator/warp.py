@@ -25,6 +25,9 @@ FULL_MASK = 0xFFFFFFFF
 
 def _exchange(mask, value):
     ctx = current()
+    if not int(mask) >> ctx.lane & 1:
+        raise RuntimeError(f"a warp intrinsic was called by lane {ctx.lane} with mask {int(mask):#x}, which does "
+                           "not name the calling lane (undefined behaviour in CUDA)")
     values = ctx.block.warp_barrier(ctx.warp, int(mask)).wait(ctx.lane, value)
     return ctx.lane, values
 
