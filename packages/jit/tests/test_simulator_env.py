@@ -26,6 +26,18 @@ a = np.arange(50.0)
 d_c = cuda.device_array_like(a)
 add[2, 32](cuda.to_device(a), a, d_c)
 assert (d_c.copy_to_host() == 2 * a).all()
+from cudalite.cuda.random import create_xoroshiro128p_states, xoroshiro128p_uniform_float32
+
+@cuda.jit
+def draw(states, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = xoroshiro128p_uniform_float32(states, i)
+
+u1, u2 = np.zeros(40, np.float32), np.zeros(40, np.float32)
+draw[2, 32](create_xoroshiro128p_states(40, seed=7), u1)
+draw[2, 32](create_xoroshiro128p_states(40, seed=7), u2)
+assert (u1 == u2).all() and (u1 >= 0).all() and (u1 < 1).all() and len(set(u1.tolist())) > 30
 heavy = [m for m in ("llvmlite", "cuda.bindings.driver", "cudalite.driver", "cudalite.nvvm") if m in sys.modules]
 print(cuda.implementation, cuda.is_available(), ",".join(heavy))
 """

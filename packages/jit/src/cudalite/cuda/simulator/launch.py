@@ -17,6 +17,8 @@ from __future__ import annotations
 import itertools
 import threading
 
+import numpy as np
+
 from ._state import SIM
 from .context import BlockState, Dim3, ThreadContext
 from .sync import ExecutionGroup, Rendezvous, SimulationAborted
@@ -47,7 +49,8 @@ class LaunchState:
 def _run_thread(ctx: ThreadContext, func, args):
     SIM.tls.ctx = ctx
     try:
-        func(*args)
+        with np.errstate(over="ignore"):  # integers wrap around silently, as on the GPU
+            func(*args)
     except SimulationAborted:
         pass
     except BaseException as exc:  # noqa: BLE001  (re-raised on the host)
