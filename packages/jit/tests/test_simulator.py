@@ -440,3 +440,60 @@ def test_reduce_and_vectorize():
     out = hyp(x, x)
     np.testing.assert_allclose(out, np.hypot(x, x), rtol=1e-6)
     assert out.dtype == np.float32
+
+
+def test_sync_free_kernels_run_sequentially_others_concurrently():
+    from cudalite.cuda.simulator.analysis import analyze
+
+    @cuda.jit(device=True)
+    def helper(a, i):
+        cuda.syncthreads()
+        a[i] = 1
+
+    def plain(a):
+        a[cuda.grid(1)] = math.sin(1.0) + np.float32(2)
+
+    def with_helper(a):
+        helper(a, cuda.grid(1))
+
+    def with_pytest(a):
+        pytest.approx(1)
+
+    def with_grid(a):
+        cuda.cg.this_grid().sync()
+
+    assert not analyze(plain).concurrent
+    assert analyze(with_helper).concurrent and not analyze(with_helper).grid_sync
+    assert analyze(with_pytest).concurrent  # a module the scan cannot see into
+    assert analyze(with_grid).grid_sync
+
+    k = cuda.jit(plain)
+    a = np.zeros(2048)
+    k[16, 128](a)  # 2048 threads, fast: one after another in this thread
+    np.testing.assert_allclose(a, math.sin(1.0) + 2)
+
+
+def test_print_in_kernel(capsys):
+    @cuda.jit
+    def hello():
+        print("hello from", cuda.threadIdx.x, cuda.blockIdx.x)
+
+    hello[2, 2]()
+    lines = sorted(capsys.readouterr().out.splitlines())
+    assert lines == ["hello from 0 0", "hello from 0 1", "hello from 1 0", "hello from 1 1"]
+
+
+def test_structured_array_fields():
+    rec = np.dtype([("x", np.float64), ("n", np.int32)])
+
+    @cuda.jit
+    def k(r):
+        i = cuda.grid(1)
+        if i < r.size:
+            r[i].x = i * 0.5
+            r[i]["n"] = i
+
+    r = np.zeros(5, dtype=rec)
+    k[1, 8](r)
+    np.testing.assert_array_equal(r["x"], np.arange(5) * 0.5)
+    np.testing.assert_array_equal(r["n"], np.arange(5))

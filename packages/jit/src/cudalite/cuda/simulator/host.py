@@ -198,5 +198,7 @@ def unwrap_argument(arg):
     if isinstance(arg, _Hint):
         arg = arg.value
     if isinstance(arg, DeviceNDArray):
-        return arg._ary
+        arg = arg._ary
+    if isinstance(arg, np.ndarray) and arg.dtype.names is not None and not isinstance(arg, np.recarray):
+        return arg.view(np.recarray)  # records: r[i].x as in numba (a view: writes reach the array)
     return arg

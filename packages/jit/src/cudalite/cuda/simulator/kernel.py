@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import types as _pytypes
 
+from .analysis import analyze
 from .context import Dim3
 from .host import unwrap_argument
 from .launch import MAX_COOPERATIVE_THREADS, run_grid
@@ -28,33 +29,6 @@ def normalize_dim3(value, what: str) -> Dim3:
     if any(d < 1 for d in dims):
         raise ValueError(f"{what} must be positive, got {value!r}")
     return Dim3(*dims)
-
-
-def _code_names(code, seen) -> set:
-    names = set(code.co_names)
-    for const in code.co_consts:
-        if isinstance(const, _pytypes.CodeType) and const not in seen:
-            seen.add(const)
-            names |= _code_names(const, seen)
-    return names
-
-
-def _uses_grid_sync(func, seen=None) -> bool:
-    """Whether ``func`` or a device function it names reaches ``this_grid``."""
-    seen = set() if seen is None else seen
-    if func in seen:
-        return False
-    seen.add(func)
-    names = _code_names(func.__code__, set())
-    if "this_grid" in names:
-        return True
-    for name in names:
-        value = func.__globals__.get(name)
-        if isinstance(value, SimDeviceFunction) and _uses_grid_sync(value.py_func, seen):
-            return True
-        if isinstance(value, _pytypes.FunctionType) and _uses_grid_sync(value, seen):
-            return True
-    return False
 
 
 class SimDeviceFunction:
@@ -97,7 +71,7 @@ class SimKernel:
         self.__wrapped__ = py_func
         self.signatures = list(signatures)
         self.targetoptions = dict(options or {})
-        self._cooperative = None
+        self._traits = None
 
     def __getitem__(self, config):
         config = tuple(config) if isinstance(config, tuple) else (config,)
@@ -128,10 +102,10 @@ class SimKernel:
         return {}
 
     def _launch(self, griddim, blockdim, sharedmem, args):
-        if self._cooperative is None:
-            self._cooperative = _uses_grid_sync(self.py_func)
+        if self._traits is None:
+            self._traits = analyze(self.py_func)
         run_grid(self.__name__, self.py_func, tuple(unwrap_argument(a) for a in args), griddim, blockdim,
-                 sharedmem, self._cooperative)
+                 sharedmem, self._traits.grid_sync, sequential=not self._traits.concurrent)
 
     def __repr__(self):
         return f"<simulated CUDA kernel {self.__qualname__}>"

@@ -10,6 +10,11 @@ The first exception raised by a simulated thread aborts the launch (threads
 blocked at barriers are released) and is raised again from the launch call, as
 the same exception type when possible, with the kernel name and the thread's
 ``threadIdx``/``blockIdx`` in the message.
+
+A kernel that names no barrier, warp intrinsic, grid sync or lock-like atomic
+(``sequential=True``, decided by :mod:`~cudalite.cuda.simulator.analysis`) runs
+its threads one after another in the calling thread instead: the same results for
+race-free code, without the cost of a Python thread per CUDA thread.
 """
 
 from __future__ import annotations
@@ -100,7 +105,22 @@ def _reraise(name, exc, ctx):
     raise new from exc
 
 
-def run_grid(name, func, args, griddim: Dim3, blockdim: Dim3, sharedmem: int, cooperative: bool):
+def _run_sequential(launch, block, func, args):
+    for tid in _thread_indices(launch.blockdim):
+        ctx = ThreadContext(tid, block, launch.blockdim, launch.griddim, launch)
+        SIM.tls.ctx = ctx
+        try:
+            with np.errstate(over="ignore"):
+                func(*args)
+        except BaseException as exc:  # noqa: BLE001  (re-raised with the thread's indices)
+            _reraise(launch.name, exc, ctx)
+        finally:
+            SIM.tls.ctx = None
+            ctx.block.exited(ctx.linear)
+
+
+def run_grid(name, func, args, griddim: Dim3, blockdim: Dim3, sharedmem: int, cooperative: bool,
+             sequential: bool = False):
     """Run ``func(*args)`` once per thread of the grid (see the module docstring)."""
     nthreads = blockdim.x * blockdim.y * blockdim.z
     if nthreads > MAX_BLOCK_THREADS:
@@ -120,4 +140,8 @@ def run_grid(name, func, args, griddim: Dim3, blockdim: Dim3, sharedmem: int, co
         return
     for bid in _block_indices(griddim):
         group = ExecutionGroup(nthreads)
+        if sequential:
+            group.sequential = True
+            _run_sequential(launch, BlockState(group, bid, blockdim, sharedmem), func, args)
+            continue
         _run_group(group, launch, [BlockState(group, bid, blockdim, sharedmem)], func, args)

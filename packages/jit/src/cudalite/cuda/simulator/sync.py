@@ -38,6 +38,7 @@ class ExecutionGroup:
         self.waiting = 0
         self.aborted = False
         self.error = None  # (exception, ThreadContext) of the first failure
+        self.sequential = False  # threads run one after another (a kernel with no barrier)
         self._rendezvous = []
 
     def register(self, rendezvous):
@@ -92,6 +93,11 @@ class Rendezvous:
 
     def wait(self, key, value=None) -> dict:
         group = self.group
+        if group.sequential:
+            raise RuntimeError(
+                f"{self.what} reached in a kernel the simulator runs one thread at a time, because it found no "
+                "barrier in the kernel's code: call the barrier through a name the simulator can see "
+                "(cuda.syncthreads(), or a device function named by the kernel)")
         with group.cond:
             if group.aborted:
                 raise SimulationAborted()
