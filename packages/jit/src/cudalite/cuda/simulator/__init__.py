@@ -10,6 +10,8 @@ once and the blocks one after another.  Modules:
 * ``sync`` -- barriers with deadlock detection and abort;
 * ``context`` -- per-thread and per-block state;
 * ``launch`` -- running a grid and re-raising a thread's exception;
+* ``pool`` -- the reusable threads that run simulated threads;
+* ``analysis`` -- which kernels need concurrent threads or grid sync;
 * ``intrinsics``, ``warp``, ``atomics``, ``mathfuncs`` -- the device-side API;
 * ``kernel`` -- ``cuda.jit``; ``host``, ``runtime``, ``ufuncs`` -- the host API;
 * ``unsupported`` -- what cannot be simulated (NotImplementedError);

@@ -7,12 +7,16 @@ running simulated thread's context.
   simulated CUDA thread, ``SIM.tls.ctx`` is that thread's
   :class:`~cudalite.cuda.simulator.context.ThreadContext` (indices, block, warp);
 * ``SIM.atomic_lock`` -- the lock that makes ``cuda.atomic.*`` atomic;
-* ``SIM.device_id`` -- the selected (simulated) device.
+* ``SIM.device_id`` -- the selected (simulated) device;
+* ``SIM.pool`` -- the :class:`~cudalite.cuda.simulator.pool.WorkerPool` whose
+  threads run simulated threads (kept between launches).
 """
 
 from __future__ import annotations
 
 import threading
+
+from .pool import WorkerPool
 
 __all__ = ["SIM", "current", "in_kernel"]
 
@@ -24,6 +28,7 @@ class _SimulatorProcessState:
         self.tls = threading.local()
         self.atomic_lock = threading.RLock()
         self.device_id = 0
+        self.pool = WorkerPool()
 
 
 SIM = _SimulatorProcessState()

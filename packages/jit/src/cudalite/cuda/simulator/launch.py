@@ -19,12 +19,12 @@ race-free code, without the cost of a Python thread per CUDA thread.
 
 from __future__ import annotations
 
+import functools
 import itertools
-import threading
 
 import numpy as np
 
-from ._state import SIM
+from ._state import SIM, in_kernel
 from .context import BlockState, Dim3, ThreadContext
 from .sync import ExecutionGroup, Rendezvous, SimulationAborted
 
@@ -65,7 +65,7 @@ def _run_thread(ctx: ThreadContext, func, args):
         with ctx.group.cond:
             ctx.block.exited(ctx.linear)
             ctx.launch.grid_alive.discard((ctx.block, ctx.linear))
-        ctx.group.thread_exited()
+        ctx.group.thread_exited(ctx)
 
 
 def _block_indices(griddim: Dim3):
@@ -79,17 +79,13 @@ def _thread_indices(blockdim: Dim3):
 
 
 def _run_group(group, launch, blocks, func, args):
-    threads = []
+    calls = []
     for block in blocks:
         for tid in _thread_indices(launch.blockdim):
             ctx = ThreadContext(tid, block, launch.blockdim, launch.griddim, launch)
             launch.grid_alive.add((block, ctx.linear))
-            threads.append(threading.Thread(target=_run_thread, args=(ctx, func, args),
-                                            name=f"cudasim {launch.name} {ctx.describe()}", daemon=True))
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+            calls.append(functools.partial(_run_thread, ctx, func, args))
+    SIM.pool.run(calls)
     if group.error is not None:
         _reraise(launch.name, *group.error)
 
@@ -122,6 +118,9 @@ def _run_sequential(launch, block, func, args):
 def run_grid(name, func, args, griddim: Dim3, blockdim: Dim3, sharedmem: int, cooperative: bool,
              sequential: bool = False):
     """Run ``func(*args)`` once per thread of the grid (see the module docstring)."""
+    if in_kernel():
+        raise RuntimeError(f"kernel '{name}' launched from inside a simulated kernel: dynamic parallelism cannot "
+                           "be simulated")
     nthreads = blockdim.x * blockdim.y * blockdim.z
     if nthreads > MAX_BLOCK_THREADS:
         raise ValueError(f"kernel '{name}': a block of {nthreads} threads exceeds the limit of "

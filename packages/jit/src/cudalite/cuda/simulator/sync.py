@@ -2,9 +2,10 @@
 once -- one block, or the whole grid of a kernel that uses grid sync) and
 :class:`Rendezvous` (one reusable barrier over a changing set of participants).
 
-Every rendezvous of a group shares the group's one :class:`threading.Condition`,
-so a thread that exits (its kernel function returned) is taken out of every
-barrier it would otherwise be awaited at, as on the GPU, where exited threads do
+Every rendezvous of a group has its own :class:`threading.Condition` over the
+group's one lock (a release wakes only that barrier's threads).  A thread that
+exits (its kernel function returned) is taken out of every barrier it would
+otherwise be awaited at, as on the GPU, where exited threads do
 not hold up ``__syncthreads()``.  The group counts the threads blocked in a
 barrier that cannot complete yet; when every live thread is blocked, no barrier
 can ever complete and the launch fails with :class:`SimulatorDeadlock` instead of
@@ -33,7 +34,8 @@ class ExecutionGroup:
     """The simulated threads that run concurrently, and their shared condition."""
 
     def __init__(self, nthreads: int):
-        self.cond = threading.Condition()
+        self.lock = threading.RLock()  # guards the group and every rendezvous of it
+        self.cond = threading.Condition(self.lock)
         self.live = nthreads
         self.waiting = 0
         self.aborted = False
@@ -45,13 +47,16 @@ class ExecutionGroup:
         with self.cond:
             self._rendezvous.append(rendezvous)
 
-    def thread_exited(self):
+    def thread_exited(self, ctx=None):
         """A thread's kernel function returned or raised: it no longer joins barriers."""
         with self.cond:
             self.live -= 1
             for r in self._rendezvous:
                 r.try_release()
-            self.cond.notify_all()
+            if self.deadlocked() and not self.aborted:
+                waits = ", ".join(r.what for r in self._rendezvous if r.pending())
+                self.abort(SimulatorDeadlock(f"deadlock: a thread exited while every other live thread waits at a "
+                                             f"barrier that cannot complete ({waits})"), ctx)
 
     def abort(self, exc, ctx):
         """Record the first failure and release every blocked thread."""
@@ -60,6 +65,8 @@ class ExecutionGroup:
                 self.error = (exc, ctx)
             self.aborted = True
             self.cond.notify_all()
+            for r in self._rendezvous:
+                r.cond.notify_all()
 
     def deadlocked(self) -> bool:
         return self.live > 0 and self.waiting >= self.live
@@ -77,7 +84,11 @@ class Rendezvous:
         self._arrived = {}
         self._generation = 0
         self._result = None
+        self.cond = threading.Condition(group.lock)
         group.register(self)
+
+    def pending(self) -> bool:
+        return bool(self._arrived)
 
     def try_release(self):
         """Complete the round if every expected participant arrived (condition held)."""
@@ -89,7 +100,7 @@ class Rendezvous:
             self._arrived = {}
             self._generation += 1
             self.group.waiting -= len(self._result)
-            self.group.cond.notify_all()
+            self.cond.notify_all()
 
     def wait(self, key, value=None) -> dict:
         group = self.group
@@ -113,5 +124,5 @@ class Rendezvous:
                         f"deadlock at {self.what}: every live thread waits at a barrier that other threads "
                         "never reach (a barrier in divergent code, or threads that exited early while others "
                         "wait on a warp mask that names them)")
-                group.cond.wait()
+                self.cond.wait()
             return self._result
