@@ -497,3 +497,13 @@ def test_structured_array_fields():
     k[1, 8](r)
     np.testing.assert_array_equal(r["x"], np.arange(5) * 0.5)
     np.testing.assert_array_equal(r["n"], np.arange(5))
+
+
+def test_device_array_operators():
+    a = np.arange(4.0)
+    d = cuda.to_device(a)
+    np.testing.assert_array_equal(d == a, np.ones(4, bool))
+    np.testing.assert_array_equal(d + 1, a + 1)
+    np.testing.assert_array_equal(d * d, a * a)
+    np.testing.assert_array_equal(-d, -a)
+    np.testing.assert_array_equal(np.asarray(d[1:3]), a[1:3])

@@ -20,7 +20,7 @@ CONCURRENT_NAMES = frozenset({
     "syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or", "syncwarp", "shfl_sync",
     "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync", "all_sync", "any_sync", "eq_sync", "ballot_sync",
     "match_any_sync", "match_all_sync", "this_grid", "cas", "compare_and_swap", "exch", "nanosleep",
-    "threadfence", "threadfence_block", "threadfence_system", "breakpoint",
+    "threadfence", "threadfence_block", "threadfence_system",
 })
 _SAFE_MODULES = ("math", "cmath", "operator", "numpy", "cudalite.cuda", "cudalite.types", "cudalite.core")
 

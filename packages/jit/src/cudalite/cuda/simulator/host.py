@@ -107,6 +107,22 @@ class DeviceNDArray:
         return f"<simulated DeviceNDArray shape={self.shape} dtype={self.dtype}>"
 
 
+def _binary(name):
+    def op(self, other):
+        return getattr(self._ary, name)(other._ary if isinstance(other, DeviceNDArray) else other)
+
+    op.__name__ = name
+    return op
+
+
+# comparisons and arithmetic against simulated device arrays give host NumPy arrays
+for _name in ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__add__", "__radd__", "__sub__",
+              "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__", "__floordiv__", "__mod__",
+              "__pow__", "__neg__"):
+    setattr(DeviceNDArray, _name, _binary(_name) if _name != "__neg__" else (lambda self: -self._ary))
+del _name
+DeviceNDArray.__hash__ = None
+
 DeviceRecord = DeviceNDArray
 
 
