@@ -462,7 +462,17 @@ def test_sync_free_kernels_run_sequentially_others_concurrently():
     def with_grid(a):
         cuda.cg.this_grid().sync()
 
+    sync = cuda.syncthreads
+    this_grid = cuda.cg.this_grid
+
+    def renamed(a):
+        sync()
+
+    def renamed_grid(a):
+        this_grid().sync()
+
     assert not analyze(plain).concurrent
+    assert analyze(renamed).concurrent and analyze(renamed_grid).grid_sync
     assert analyze(with_helper).concurrent and not analyze(with_helper).grid_sync
     assert analyze(with_pytest).concurrent  # a module the scan cannot see into
     assert analyze(with_grid).grid_sync

@@ -72,7 +72,10 @@ def analyze(func) -> KernelTraits:
             names.update(code.co_names)
             values = [f.__globals__.get(n, getattr(builtins, n, None)) for n in code.co_names]
             for value in values + cells:
-                if isinstance(getattr(value, "py_func", None), _pytypes.FunctionType):  # a simulated kernel or
+                sim_name = _simulator_name(value)
+                if sim_name:  # the simulator's own device API (cuda.syncthreads bound to another name)
+                    names.add(sim_name)
+                elif isinstance(getattr(value, "py_func", None), _pytypes.FunctionType):  # a simulated kernel or
                     stack.append(value.py_func)  # device function
                 elif isinstance(value, _pytypes.FunctionType):
                     stack.append(value)
@@ -80,6 +83,15 @@ def analyze(func) -> KernelTraits:
                     unknown = True
     grid_sync = bool(names & GRID_SYNC_NAMES)
     return KernelTraits(grid_sync, grid_sync or unknown or bool(names & CONCURRENT_NAMES))
+
+
+def _simulator_name(value) -> str:
+    """The name of a simulator device function (``syncthreads`` bound to another name), else ``""``."""
+    if isinstance(value, _pytypes.ModuleType) or hasattr(value, "py_func"):  # modules, kernels, device functions
+        return ""
+    if (getattr(value, "__module__", "") or "").startswith(__name__.rsplit(".", 1)[0]):
+        return (getattr(value, "__name__", "") or "").lstrip("_")
+    return ""
 
 
 def _has_contents(cell) -> bool:

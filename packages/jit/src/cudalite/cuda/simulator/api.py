@@ -29,7 +29,7 @@ def namespace() -> dict:
     out["atomic"] = atomics.atomic
     out.update(unsupported.unsupported_objects())
     out.update(
-        jit=kernel.jit, laneid=None, implementation="cudalite-simulator", simulator=True,
+        jit=kernel.jit, laneid=None, implementation="cudalite-simulator",
         devicearray=intrinsics._Namespace("devicearray", DeviceNDArray=host.DeviceNDArray,
                                           DeviceRecord=host.DeviceRecord),
         Stream=runtime.Stream, Event=runtime.Event, DeviceNDArray=host.DeviceNDArray,

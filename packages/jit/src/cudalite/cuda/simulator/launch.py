@@ -85,7 +85,11 @@ def _run_group(group, launch, blocks, func, args):
             ctx = ThreadContext(tid, block, launch.blockdim, launch.griddim, launch)
             launch.grid_alive.add((block, ctx.linear))
             calls.append(functools.partial(_run_thread, ctx, func, args))
-    SIM.pool.run(calls)
+    try:
+        SIM.pool.run(calls)
+    except BaseException as exc:  # KeyboardInterrupt while waiting: release threads blocked at barriers
+        group.abort(exc, None)
+        raise
     if group.error is not None:
         _reraise(launch.name, *group.error)
 
