@@ -106,17 +106,17 @@ def _reraise(name, exc, ctx):
 
 
 def _run_sequential(launch, block, func, args):
-    for tid in _thread_indices(launch.blockdim):
-        ctx = ThreadContext(tid, block, launch.blockdim, launch.griddim, launch)
-        SIM.tls.ctx = ctx
-        try:
-            with np.errstate(over="ignore"):
+    tls = SIM.tls
+    with np.errstate(over="ignore"):
+        for tid in _thread_indices(launch.blockdim):
+            ctx = ThreadContext(tid, block, launch.blockdim, launch.griddim, launch)
+            tls.ctx = ctx
+            try:
                 func(*args)
-        except BaseException as exc:  # noqa: BLE001  (re-raised with the thread's indices)
-            _reraise(launch.name, exc, ctx)
-        finally:
-            SIM.tls.ctx = None
-            ctx.block.exited(ctx.linear)
+            except BaseException as exc:  # noqa: BLE001  (re-raised with the thread's indices)
+                _reraise(launch.name, exc, ctx)
+            finally:
+                tls.ctx = None
 
 
 def run_grid(name, func, args, griddim: Dim3, blockdim: Dim3, sharedmem: int, cooperative: bool,
