@@ -324,6 +324,8 @@ def test_host_api_round_trips():
     dev = cuda.get_current_device()
     assert dev.compute_capability and cuda.select_device(0) is dev and len(cuda.gpus) == 1
     assert cuda.is_cuda_array(d2) and not cuda.is_cuda_array(a)
+    free, total = cuda.current_context().get_memory_info()
+    assert 0 < free <= total
 
     @cuda.jit
     def twice(x):

@@ -14,6 +14,7 @@ once and the blocks one after another.  Modules:
 * ``analysis`` -- which kernels need concurrent threads or grid sync;
 * ``intrinsics``, ``warp``, ``atomics``, ``mathfuncs`` -- the device-side API;
 * ``kernel`` -- ``cuda.jit``; ``host``, ``runtime``, ``ufuncs`` -- the host API;
+* ``namespaces``, ``dtypes`` -- small helpers;
 * ``unsupported`` -- what cannot be simulated (NotImplementedError);
 * ``api`` -- the assembled namespace.
 

@@ -14,6 +14,7 @@ from cudalite import types as _types
 
 from . import atomics, host, intrinsics, kernel, mathfuncs, runtime, ufuncs, unsupported, warp
 from ._state import current
+from .namespaces import Namespace
 
 _PER_THREAD = {"laneid": lambda: current().lane}
 
@@ -30,7 +31,7 @@ def namespace() -> dict:
     out.update(unsupported.unsupported_objects())
     out.update(
         jit=kernel.jit, laneid=None, implementation="cudalite-simulator",
-        devicearray=intrinsics._Namespace("devicearray", DeviceNDArray=host.DeviceNDArray,
+        devicearray=Namespace("devicearray", DeviceNDArray=host.DeviceNDArray,
                                           DeviceRecord=host.DeviceRecord),
         Stream=runtime.Stream, Event=runtime.Event, DeviceNDArray=host.DeviceNDArray,
         NumbaPerformanceWarning=RuntimeWarning, CudalitePerformanceWarning=RuntimeWarning,

@@ -11,6 +11,7 @@ import numpy as np
 from ._state import current
 from .context import WARP_SIZE
 from .dtypes import normalize_shape, to_dtype
+from .namespaces import Namespace
 
 __all__ = [
     "threadIdx", "blockIdx", "blockDim", "gridDim", "grid", "gridsize", "laneid", "warpsize",
@@ -106,16 +107,6 @@ def literal_unroll(container):
     return container
 
 
-class _Namespace:
-    def __init__(self, name, **members):
-        self.__name__ = name
-        for k, v in members.items():
-            setattr(self, k, v)
-
-    def __repr__(self):
-        return f"<cudalite simulator namespace cuda.{self.__name__}>"
-
-
 def _shared_array(shape, dtype):
     """One array per block and call site, shared by the block's threads; ``shape=0``:
     a view of the launch's dynamic shared memory (every such array aliases it)."""
@@ -146,9 +137,9 @@ def _const_array_like(ary):
     return out
 
 
-shared = _Namespace("shared", array=_shared_array)
-local = _Namespace("local", array=_local_array)
-const = _Namespace("const", array_like=_const_array_like)
+shared = Namespace("shared", array=_shared_array)
+local = Namespace("local", array=_local_array)
+const = Namespace("const", array_like=_const_array_like)
 
 
 class _GridGroup:
@@ -179,4 +170,4 @@ def _this_cluster():
                               "CUDA simulator; run on a GPU (cc >= 9.0)")
 
 
-cg = _Namespace("cg", this_grid=_this_grid, this_cluster=_this_cluster)
+cg = Namespace("cg", this_grid=_this_grid, this_cluster=_this_cluster)

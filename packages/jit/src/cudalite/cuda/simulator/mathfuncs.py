@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from .namespaces import Namespace
 
 __all__ = [
     "popc", "brev", "clz", "ffs", "fma", "cbrt", "selp", "fp16", "libdevice", "vector_constructors",
@@ -60,16 +61,6 @@ def selp(predicate, a, b):
     return a if predicate else b
 
 
-class _Namespace:
-    def __init__(self, name, members):
-        self.__name__ = name
-        for k, v in members.items():
-            setattr(self, k, v)
-
-    def __repr__(self):
-        return f"<cudalite simulator namespace cuda.{self.__name__}>"
-
-
 def _h(f):
     return lambda *args: np.float16(f(*(np.float16(a) for a in args)))
 
@@ -87,7 +78,7 @@ _FP16 = {
     "hrint": _h(np.rint), "htrunc": _h(np.trunc), "hrcp": _h(lambda a: 1 / a), "htanh": _h(np.tanh),
     "htanh_approx": _h(np.tanh),
 }
-fp16 = _Namespace("fp16", _FP16)
+fp16 = Namespace("fp16", _FP16)
 
 
 class _Libdevice:

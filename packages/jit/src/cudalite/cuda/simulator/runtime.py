@@ -5,8 +5,10 @@ exceptions numba.cuda programs catch."""
 from __future__ import annotations
 
 import contextlib
+from typing import NamedTuple
 
 from ._state import SIM
+from .namespaces import Namespace
 
 __all__ = [
     "CudaSupportError", "KernelRuntimeError", "CudaDriverError", "SimulatedDevice", "Stream", "Event", "stream",
@@ -207,11 +209,18 @@ def is_available():
     return True
 
 
+class MemoryInfo(NamedTuple):
+    """``(free, total)`` bytes, as numba's ``get_memory_info()``."""
+
+    free: int
+    total: int
+
+
 class _Context:
     device = _DEVICE
 
     def get_memory_info(self):
-        return (1 << 33, 1 << 33)
+        return MemoryInfo(1 << 33, 1 << 33)
 
     def reset(self):
         pass
@@ -258,13 +267,6 @@ def is_supported_version():
     return True
 
 
-class _Namespace:
-    def __init__(self, name, **members):
-        self.__name__ = name
-        for k, v in members.items():
-            setattr(self, k, v)
-
-
-runtime = _Namespace("runtime", get_version=lambda: (12, 0), is_supported_version=is_supported_version)
-errors = _Namespace("errors", CudaSupportError=CudaSupportError, KernelRuntimeError=KernelRuntimeError,
+runtime = Namespace("runtime", get_version=lambda: (12, 0), is_supported_version=is_supported_version)
+errors = Namespace("errors", CudaSupportError=CudaSupportError, KernelRuntimeError=KernelRuntimeError,
                     CudaDriverError=CudaDriverError)
