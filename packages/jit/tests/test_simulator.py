@@ -519,3 +519,45 @@ def test_device_array_operators():
     np.testing.assert_array_equal(d * d, a * a)
     np.testing.assert_array_equal(-d, -a)
     np.testing.assert_array_equal(np.asarray(d[1:3]), a[1:3])
+
+
+def test_barrier_hidden_from_the_scan_is_reported():
+    from cudalite.cuda.simulator import intrinsics
+
+    table = {"sync": intrinsics.syncthreads}  # reached through a dict: invisible to the code scan
+
+    @cuda.jit
+    def k(a):
+        table["sync"]()
+
+    with pytest.raises(RuntimeError, match="one thread at a time"):
+        k[1, 4](np.zeros(1))
+
+
+def test_grid_sync_error_releases_every_block():
+    @cuda.jit
+    def k(a):
+        g = cuda.cg.this_grid()
+        if cuda.blockIdx.x == 1 and cuda.threadIdx.x == 0:
+            raise KeyError("late")
+        g.sync()
+        a[cuda.grid(1)] = 1
+
+    with pytest.raises(KeyError, match="ctaid=\\[1, 0, 0\\]"):
+        k[3, 8](np.zeros(24))
+
+
+def test_shared_array_is_per_block_and_per_call_site():
+    @cuda.jit
+    def k(out):
+        a = cuda.shared.array(1, np.int64)
+        b = cuda.shared.array(1, np.int64)
+        if cuda.threadIdx.x == 0:
+            a[0] = cuda.blockIdx.x + 1
+            b[0] = 100
+        cuda.syncthreads()
+        out[cuda.grid(1)] = a[0] + b[0]
+
+    out = np.zeros(12, np.int64)
+    k[3, 4](out)
+    np.testing.assert_array_equal(out, np.repeat(np.arange(1, 4), 4) + 100)
