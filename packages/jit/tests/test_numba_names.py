@@ -60,7 +60,7 @@ def test_type_names_do_not_shadow_the_api():
 
 
 @pytest.mark.parametrize("name,advice", [
-    ("simulator", "no CUDA simulator"),
+    ("simulator_init", "CUDALITE_ENABLE_CUDASIM=1"),
     ("require_context", "current_context()"), ("nvvm", "cudalite.nvvm"),
 ])
 def test_absent_numba_name_says_what_to_use(name, advice):

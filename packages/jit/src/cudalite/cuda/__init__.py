@@ -13,72 +13,78 @@ does not provide raises an AttributeError that says what to use instead.
 """
 # ruff: noqa: E402  (a facade: the device API is bound between imports, in import order)
 
-from cudalite.types import *  # noqa: F401,F403  (numba.cuda re-exports every type name; later imports win)
-from cudalite import types  # noqa: F401,E402
+from .config import simulator_enabled as _simulator_enabled
 
-from cudalite.core import device_api as _device_api  # noqa: E402
+if _simulator_enabled():
+    # CUDALITE_ENABLE_CUDASIM=1: the CPU simulator (docs/simulator.md); no compiler, no driver
+    from .simulator.api import *  # noqa: F401,F403  (cudalite.cuda.simulator.api.__all__)
+    from .simulator.api import module_getattr as __getattr__  # noqa: F401
+else:
+    from cudalite.types import *  # noqa: F401,F403  (numba.cuda re-exports every type name; later imports win)
+    from cudalite import types  # noqa: F401,E402
 
-# The device-side API (threadIdx, shared, atomic, libdevice, vector types, ...): the
-# names device_api lists in DEVICE_API_NAMES, the one list both facades re-export.
-globals().update({_name: getattr(_device_api, _name) for _name in _device_api.DEVICE_API_NAMES})
-from . import bf16  # noqa: E402,F401  (cuda.bf16, as numba.cuda.bf16)
-from ._compile_all import compile_all  # noqa: F401
-from ._compile import (  # noqa: F401  (the compile API; accepts dispatchers too)
-    compile_for_current_device, compile_ptx_for_current_device, jit_compile as compile,
-    jit_compile_ptx as compile_ptx,
-)
-from ._dispatcher import jit  # noqa: F401  (kernels and device functions)
-from ._typeof import typeof  # noqa: F401,E402  (numba.typeof: the type of a Python value)
-from ._args import CudalitePerformanceWarning, NumbaPerformanceWarning  # noqa: F401
-from ._faults import KernelFaultError  # noqa: F401
-from . import devicearray  # noqa: F401  (numba's cuda.devicearray module)
-from ._memory_api import (  # noqa: F401  (device, pinned, mapped, managed arrays; interop)
-    as_cuda_array, device_array, device_array_like, from_cuda_array_interface, is_cuda_array, managed_array,
-    mapped, mapped_array, pinned, pinned_array, pinned_array_like, to_device,
-)
-from ._runtime import (  # noqa: F401  (devices, streams, events)
-    Event, Stream, close, default_stream, detect, event, event_elapsed_time, external_stream,
-    get_current_device, gpus, is_available, legacy_default_stream, list_devices, per_thread_default_stream,
-    select_device, stream, synchronize,
-)
-from .devicearray import DeviceNDArray  # noqa: F401
-from ._reduce import Reduce, reduce  # noqa: F401  (cuda.reduce: reductions from a binary function)
-from ._vectorize import vectorize  # noqa: F401  (CUDA ufuncs)
-from ._gufunc import guvectorize  # noqa: F401  (CUDA generalized ufuncs)
-from ._tma import make_tensor_map  # noqa: F401  (TMA descriptors, cc >= 9.0)
-from cudalite.core.ffi import declare_device  # noqa: F401  (foreign device functions)
-from cudalite.core.pointer_arrays import carray, farray  # noqa: F401,E402  (array views over pointers)
-from . import _cache as cache  # noqa: F401,E402  (on-disk kernel cache: enable, info, entries, clear)
+    from cudalite.core import device_api as _device_api  # noqa: E402
 
-# -- the numba.cuda compatibility names (issue 11: host side) ------------------------------------
-from cudalite.driver import CudaSupportError  # noqa: F401,E402
-from . import errors, runtime  # noqa: F401,E402
-from .errors import KernelRuntimeError  # noqa: F401,E402
-from ._arghints import In, InOut, Out  # noqa: F401,E402  (transfer hints for kernel arguments)
-from ._context_api import (  # noqa: F401,E402
-    current_context, defer_cleanup, is_bfloat16_supported, is_float16_supported, is_fp8_supported,
-    profile_start, profile_stop, profiling,
-)
-from ._emm import (  # noqa: F401,E402  (external memory management plugins, IPC handles)
-    BaseCUDAMemoryManager, GetIpcHandleMixin, HostOnlyCUDAMemoryManager, IpcHandle, MappedMemory, MemoryInfo,
-    MemoryPointer, PinnedMemory, set_memory_manager,
-)
-from ._memory_api import mapped_array_like, open_ipc_array  # noqa: F401,E402
-from ._compat_names import cuda_error  # noqa: F401,E402
-from .runtime import is_supported_version  # noqa: F401,E402
+    # The device-side API (threadIdx, shared, atomic, libdevice, vector types, ...): the
+    # names device_api lists in DEVICE_API_NAMES, the one list both facades re-export.
+    globals().update({_name: getattr(_device_api, _name) for _name in _device_api.DEVICE_API_NAMES})
+    from . import bf16  # noqa: E402,F401  (cuda.bf16, as numba.cuda.bf16)
+    from ._compile_all import compile_all  # noqa: F401
+    from ._compile import (  # noqa: F401  (the compile API; accepts dispatchers too)
+        compile_for_current_device, compile_ptx_for_current_device, jit_compile as compile,
+        jit_compile_ptx as compile_ptx,
+    )
+    from ._dispatcher import jit  # noqa: F401  (kernels and device functions)
+    from ._typeof import typeof  # noqa: F401,E402  (numba.typeof: the type of a Python value)
+    from ._args import CudalitePerformanceWarning, NumbaPerformanceWarning  # noqa: F401
+    from ._faults import KernelFaultError  # noqa: F401
+    from . import devicearray  # noqa: F401  (numba's cuda.devicearray module)
+    from ._memory_api import (  # noqa: F401  (device, pinned, mapped, managed arrays; interop)
+        as_cuda_array, device_array, device_array_like, from_cuda_array_interface, is_cuda_array, managed_array,
+        mapped, mapped_array, pinned, pinned_array, pinned_array_like, to_device,
+    )
+    from ._runtime import (  # noqa: F401  (devices, streams, events)
+        Event, Stream, close, default_stream, detect, event, event_elapsed_time, external_stream,
+        get_current_device, gpus, is_available, legacy_default_stream, list_devices, per_thread_default_stream,
+        select_device, stream, synchronize,
+    )
+    from .devicearray import DeviceNDArray  # noqa: F401
+    from ._reduce import Reduce, reduce  # noqa: F401  (cuda.reduce: reductions from a binary function)
+    from ._vectorize import vectorize  # noqa: F401  (CUDA ufuncs)
+    from ._gufunc import guvectorize  # noqa: F401  (CUDA generalized ufuncs)
+    from ._tma import make_tensor_map  # noqa: F401  (TMA descriptors, cc >= 9.0)
+    from cudalite.core.ffi import declare_device  # noqa: F401  (foreign device functions)
+    from cudalite.core.pointer_arrays import carray, farray  # noqa: F401,E402  (array views over pointers)
+    from . import _cache as cache  # noqa: F401,E402  (on-disk kernel cache: enable, info, entries, clear)
 
-implementation = "cudalite"
+    # -- the numba.cuda compatibility names (issue 11: host side) ------------------------------------
+    from cudalite.driver import CudaSupportError  # noqa: F401,E402
+    from . import errors, runtime  # noqa: F401,E402
+    from .errors import KernelRuntimeError  # noqa: F401,E402
+    from ._arghints import In, InOut, Out  # noqa: F401,E402  (transfer hints for kernel arguments)
+    from ._context_api import (  # noqa: F401,E402
+        current_context, defer_cleanup, is_bfloat16_supported, is_float16_supported, is_fp8_supported,
+        profile_start, profile_stop, profiling,
+    )
+    from ._emm import (  # noqa: F401,E402  (external memory management plugins, IPC handles)
+        BaseCUDAMemoryManager, GetIpcHandleMixin, HostOnlyCUDAMemoryManager, IpcHandle, MappedMemory, MemoryInfo,
+        MemoryPointer, PinnedMemory, set_memory_manager,
+    )
+    from ._memory_api import mapped_array_like, open_ipc_array  # noqa: F401,E402
+    from ._compat_names import cuda_error  # noqa: F401,E402
+    from .runtime import is_supported_version  # noqa: F401,E402
 
+    implementation = "cudalite"
 
-def __getattr__(name):
-    """Names loaded on first use (the linkable-code classes of cudalite.linker,
-    ``cudadrv``), else an AttributeError with advice for absent numba.cuda names."""
-    from ._compat_names import lazy_attribute, missing_name
+    def __getattr__(name):
+        """Names loaded on first use (the linkable-code classes of cudalite.linker,
+        ``cudadrv``), else an AttributeError with advice for absent numba.cuda names."""
+        from ._compat_names import lazy_attribute, missing_name
 
-    value = lazy_attribute(name)
-    if value is None:
-        raise missing_name(__name__, name)
-    globals()[name] = value
-    return value
+        value = lazy_attribute(name)
+        if value is None:
+            raise missing_name(__name__, name)
+        globals()[name] = value
+        return value
 
 __version__ = "0.1.0"  # the distribution's version (pyproject.toml)

@@ -16,12 +16,13 @@ LAZY = {
     **{name: ("cudalite.linker", name) for name in (
         "LinkableCode", "PTXSource", "CUSource", "Cubin", "Fatbin", "Object", "Archive", "LTOIR")},
     "cudadrv": ("cudalite.cuda.cudadrv", None),
+    "simulator": ("cudalite.cuda.simulator", None),  # the CPU simulator's namespace (docs/simulator.md)
 }
 
-_SIM = "cudalite has no CUDA simulator yet (planned: issue 14); run kernels on a GPU"
+_SIM = ("the CUDA simulator is chosen before import: set CUDALITE_ENABLE_CUDASIM=1 (or NUMBA_ENABLE_CUDASIM=1) "
+        "and import cudalite.cuda, or use cudalite.cuda.simulator directly (docs/simulator.md)")
 
 ABSENT = {
-    "simulator": _SIM,
     "simulator_init": _SIM,
     "nvvm": "numba's NVVM binding is not exposed here: the NVVM layer is cudalite.nvvm (from cudalite import nvvm)",
     "require_context": ("cuda.require_context is not needed: cudalite makes each device's primary context on "

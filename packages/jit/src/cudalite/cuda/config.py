@@ -25,6 +25,10 @@ needed, outside hot paths.
   ``M``, ``G``: powers of 1024; ``0``: no cap); default 1G.  After a store the least
   recently used entries are removed until the directory is under the cap.
 * ``CUDALITE_TIMINGS`` -- ``1`` prints per-stage compile times to stderr.
+* ``CUDALITE_ENABLE_CUDASIM`` (alias ``NUMBA_ENABLE_CUDASIM``) -- ``1`` makes
+  ``cudalite.cuda`` the CPU simulator (:mod:`cudalite.cuda.simulator`): kernels run as
+  Python on the CPU.  Read once, when ``cudalite.cuda`` is first imported; when both
+  are set, ``CUDALITE_ENABLE_CUDASIM`` wins.
 * ``CUDALITE_CUDA_DEBUGINFO`` -- ``1`` makes ``debug=True`` the default of
   ``cuda.jit`` (a ``debug=`` given to ``cuda.jit`` still wins; numba's
   ``NUMBA_CUDA_DEBUGINFO``).
@@ -42,7 +46,7 @@ from dataclasses import dataclass
 
 from cudalite.core.switches import parse_bool
 
-__all__ = ["Config", "load_config", "parse_bool", "parse_size", "kernel_cache_dir"]
+__all__ = ["Config", "load_config", "parse_bool", "parse_size", "kernel_cache_dir", "simulator_enabled"]
 
 
 @dataclass(frozen=True)
@@ -57,6 +61,7 @@ class Config:
     cache_max_size: int = 1 << 30  # CUDALITE_CACHE_MAX_SIZE, bytes (0: no cap)
     timings: bool = False
     debuginfo_default: bool = False
+    enable_cudasim: bool = False  # CUDALITE_ENABLE_CUDASIM (alias NUMBA_ENABLE_CUDASIM)
     toolchain_env: tuple = ()  # (name, value) of the set variables that choose the CUDA libraries
 
 
@@ -78,8 +83,16 @@ def load_config(environ=None) -> Config:
         cache_max_size=parse_size("CUDALITE_CACHE_MAX_SIZE", env.get("CUDALITE_CACHE_MAX_SIZE"), 1 << 30),
         timings=flag("CUDALITE_TIMINGS", False),
         debuginfo_default=flag("CUDALITE_CUDA_DEBUGINFO", False),
+        enable_cudasim=flag("CUDALITE_ENABLE_CUDASIM", flag("NUMBA_ENABLE_CUDASIM", False)),
         toolchain_env=tuple((k, env[k]) for k in _TOOLCHAIN_VARS if env.get(k)),
     )
+
+
+def simulator_enabled(environ=None) -> bool:
+    """Whether ``CUDALITE_ENABLE_CUDASIM`` (else ``NUMBA_ENABLE_CUDASIM``) asks for the simulator."""
+    env = os.environ if environ is None else environ
+    return parse_bool("CUDALITE_ENABLE_CUDASIM", env.get("CUDALITE_ENABLE_CUDASIM"),
+                      parse_bool("NUMBA_ENABLE_CUDASIM", env.get("NUMBA_ENABLE_CUDASIM"), False))
 
 
 _SIZE_UNITS = {"": 1, "B": 1, "K": 1 << 10, "KB": 1 << 10, "KIB": 1 << 10, "M": 1 << 20, "MB": 1 << 20,

@@ -1,0 +1,140 @@
+"""``cuda.jit`` in the simulator: kernels (:class:`SimKernel`, launched with
+``kernel[grid, block, stream, sharedmem](*args)``) and device functions
+(:class:`SimDeviceFunction`, plain Python calls).  Signatures and compile options
+are accepted and ignored; options that need code generation (``link=``,
+``cluster_dims=``) raise NotImplementedError."""
+
+from __future__ import annotations
+
+import types as _pytypes
+
+from .analysis import analyze
+from .context import Dim3
+from .host import unwrap_argument
+from .launch import MAX_COOPERATIVE_THREADS, run_grid
+from .unsupported import not_simulated
+
+__all__ = ["jit", "SimKernel", "SimDeviceFunction", "normalize_dim3"]
+
+
+def normalize_dim3(value, what: str) -> Dim3:
+    """An int or a 1-3 tuple of positive ints as a :class:`Dim3`."""
+    dims = tuple(value) if isinstance(value, (tuple, list)) else (value,)
+    if not 1 <= len(dims) <= 3:
+        raise ValueError(f"{what} must be an int or a tuple of 1 to 3 ints, not {value!r}")
+    try:
+        dims = tuple(int(d) for d in dims)
+    except (TypeError, ValueError):
+        raise TypeError(f"{what} must be an int or a tuple of 1 to 3 ints, not {value!r}") from None
+    if any(d < 1 for d in dims):
+        raise ValueError(f"{what} must be positive, got {value!r}")
+    return Dim3(*dims)
+
+
+class SimDeviceFunction:
+    """A ``@cuda.jit(device=True)`` function: calling it calls the Python function."""
+
+    def __init__(self, py_func):
+        self.py_func = py_func
+        self.__name__ = py_func.__name__
+        self.__qualname__ = getattr(py_func, "__qualname__", py_func.__name__)
+        self.__doc__ = py_func.__doc__
+        self.__wrapped__ = py_func
+
+    def __call__(self, *args, **kwargs):
+        return self.py_func(*args, **kwargs)
+
+    def __repr__(self):
+        return f"<simulated device function {self.__qualname__}>"
+
+
+class _Configured:
+    def __init__(self, kernel, griddim, blockdim, stream, sharedmem):
+        self.kernel = kernel
+        self.griddim = normalize_dim3(griddim, "griddim")
+        self.blockdim = normalize_dim3(blockdim, "blockdim")
+        self.stream = stream
+        self.sharedmem = int(sharedmem)
+
+    def __call__(self, *args):
+        self.kernel._launch(self.griddim, self.blockdim, self.sharedmem, args)
+
+
+class SimKernel:
+    """A simulated kernel."""
+
+    def __init__(self, py_func, signatures=(), options=None):
+        self.py_func = py_func
+        self.__name__ = py_func.__name__
+        self.__qualname__ = getattr(py_func, "__qualname__", py_func.__name__)
+        self.__doc__ = py_func.__doc__
+        self.__wrapped__ = py_func
+        self.signatures = list(signatures)
+        self.targetoptions = dict(options or {})
+        self._traits = None
+
+    def __getitem__(self, config):
+        config = tuple(config) if isinstance(config, tuple) else (config,)
+        if not 2 <= len(config) <= 4:
+            raise ValueError("a launch configuration is kernel[griddim, blockdim], kernel[griddim, blockdim, "
+                             f"stream] or kernel[griddim, blockdim, stream, sharedmem], not {len(config)} items")
+        griddim, blockdim, stream, sharedmem = config + (0, 0)[: 4 - len(config)]
+        return _Configured(self, griddim, blockdim, stream, sharedmem)
+
+    def __call__(self, *args, **kwargs):
+        raise ValueError(f"kernel '{self.__name__}' needs a launch configuration: kernel[griddim, blockdim](...)")
+
+    def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
+        """A launcher of ``ntasks`` threads (``tpb`` per block; 128 when 0)."""
+        tpb = int(tpb) or 128
+        ntasks = int(ntasks)
+        return _Configured(self, max(1, -(-ntasks // tpb)), tpb, stream, sharedmem)
+
+    def specialize(self, *args):
+        return self
+
+    def max_cooperative_grid_blocks(self, blockdim):
+        nthreads = normalize_dim3(blockdim, "blockdim")
+        return max(1, MAX_COOPERATIVE_THREADS // (nthreads.x * nthreads.y * nthreads.z))
+
+    @property
+    def definitions(self):
+        return {}
+
+    def _launch(self, griddim, blockdim, sharedmem, args):
+        if self._traits is None:
+            self._traits = analyze(self.py_func)
+        run_grid(self.__name__, self.py_func, tuple(unwrap_argument(a) for a in args), griddim, blockdim,
+                 sharedmem, self._traits.grid_sync, sequential=not self._traits.concurrent)
+
+    def __repr__(self):
+        return f"<simulated CUDA kernel {self.__qualname__}>"
+
+
+_IGNORED = ("debug", "opt", "fastmath", "lineinfo", "cache", "max_registers", "inline", "lto", "launch_bounds",
+            "forceinline", "boundscheck", "abi", "abi_info", "extensions", "restype")
+
+
+def jit(func_or_sig=None, device=False, link=(), cluster_dims=None, **options):
+    """numba's ``cuda.jit`` for the simulator (see the module docstring)."""
+    if link:
+        not_simulated("cuda.jit(link=...)", "linking CUDA C/C++, PTX, cubin or LTO-IR code")
+    if cluster_dims is not None:
+        not_simulated("cuda.jit(cluster_dims=...)", "thread-block clusters")
+    if options.get("device") is not None:
+        device = options.pop("device")
+
+    def wrap(func):
+        if isinstance(func, (SimKernel, SimDeviceFunction)):
+            func = func.py_func
+        if device:
+            return SimDeviceFunction(func)
+        return SimKernel(func, signatures, options)
+
+    if isinstance(func_or_sig, _pytypes.FunctionType) or (
+            callable(func_or_sig) and hasattr(func_or_sig, "__code__")):
+        signatures = ()
+        return wrap(func_or_sig)
+    signatures = () if func_or_sig is None else (
+        list(func_or_sig) if isinstance(func_or_sig, (list, tuple)) else [func_or_sig])
+    return wrap

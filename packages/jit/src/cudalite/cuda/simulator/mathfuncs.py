@@ -1,0 +1,153 @@
+"""Bit and maths intrinsics (``cuda.popc``, ``cuda.fma`` ...), ``cuda.fp16``,
+``cuda.libdevice`` (mapped onto :mod:`math`), the cache-operator loads and
+stores, and the vector types (``cuda.float32x4`` ...) as small Python objects."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from .namespaces import Namespace
+
+__all__ = [
+    "popc", "brev", "clz", "ffs", "fma", "cbrt", "selp", "fp16", "libdevice", "vector_constructors",
+    "ldca", "ldcg", "ldcs", "ldlu", "ldcv", "stcg", "stcs", "stwb", "stwt",
+]
+
+
+def _width(x) -> int:
+    if isinstance(x, np.integer):
+        return x.dtype.itemsize * 8
+    x = int(x)
+    return 32 if -(1 << 31) <= x < (1 << 32) else 64
+
+
+def _bits(x):
+    w = _width(x)
+    return int(x) & ((1 << w) - 1), w
+
+
+def popc(x):
+    v, _ = _bits(x)
+    return bin(v).count("1")
+
+
+def brev(x):
+    v, w = _bits(x)
+    out = int(format(v, f"0{w}b")[::-1], 2)
+    return np.uint32(out) if w == 32 else np.uint64(out)
+
+
+def clz(x):
+    v, w = _bits(x)
+    return w - v.bit_length()
+
+
+def ffs(x):
+    """The 1-based position of the least significant set bit (0 for 0), as CUDA's ``__ffs``."""
+    v, _ = _bits(x)
+    return (v & -v).bit_length()
+
+
+def fma(a, b, c):
+    return a * b + c
+
+
+def cbrt(x):
+    return type(x)(np.cbrt(x)) if isinstance(x, np.floating) else float(np.cbrt(x))
+
+
+def selp(predicate, a, b):
+    return a if predicate else b
+
+
+def _h(f):
+    return lambda *args: np.float16(f(*(np.float16(a) for a in args)))
+
+
+_FP16 = {
+    "hadd": _h(lambda a, b: a + b), "hsub": _h(lambda a, b: a - b), "hmul": _h(lambda a, b: a * b),
+    "hdiv": _h(lambda a, b: a / b), "hneg": _h(lambda a: -a), "habs": _h(abs),
+    "hfma": _h(lambda a, b, c: a * b + c), "hmax": _h(max), "hmin": _h(min),
+    "heq": lambda a, b: np.float16(a) == np.float16(b), "hne": lambda a, b: np.float16(a) != np.float16(b),
+    "hgt": lambda a, b: np.float16(a) > np.float16(b), "hge": lambda a, b: np.float16(a) >= np.float16(b),
+    "hlt": lambda a, b: np.float16(a) < np.float16(b), "hle": lambda a, b: np.float16(a) <= np.float16(b),
+    "hsin": _h(np.sin), "hcos": _h(np.cos), "hlog": _h(np.log), "hlog10": _h(np.log10), "hlog2": _h(np.log2),
+    "hexp": _h(np.exp), "hexp10": _h(lambda a: np.power(np.float16(10), a)), "hexp2": _h(np.exp2),
+    "hsqrt": _h(np.sqrt), "hrsqrt": _h(lambda a: 1 / np.sqrt(a)), "hceil": _h(np.ceil), "hfloor": _h(np.floor),
+    "hrint": _h(np.rint), "htrunc": _h(np.trunc), "hrcp": _h(lambda a: 1 / a), "htanh": _h(np.tanh),
+    "htanh_approx": _h(np.tanh),
+}
+fp16 = Namespace("fp16", _FP16)
+
+
+class _Libdevice:
+    """``cuda.libdevice.<name>``: the :mod:`math` function of the same name, with a
+    trailing ``f`` (the float32 variant) dropped; others raise NotImplementedError."""
+
+    def __getattr__(self, name):
+        for base in (name, name[:-1] if name.endswith("f") else None):
+            if base and hasattr(math, base):
+                return getattr(math, base)
+        raise NotImplementedError(f"cuda.libdevice.{name} is not available in the cudalite CUDA simulator")
+
+
+libdevice = _Libdevice()
+
+
+def _load(array, i):
+    return array[i]
+
+
+def _store(array, i, value):
+    array[i] = value
+
+
+ldca = ldcg = ldcs = ldlu = ldcv = _load
+stcg = stcs = stwb = stwt = _store
+
+
+class _Vector:
+    """A CUDA vector value: components ``x``, ``y``, ``z``, ``w``."""
+
+    __slots__ = ("x", "y", "z", "w", "_n")
+
+    def __init__(self, values):
+        self._n = len(values)
+        for name, v in zip("xyzw", values):
+            setattr(self, name, v)
+
+    def __repr__(self):
+        return f"vector({', '.join(repr(getattr(self, c)) for c in 'xyzw'[:self._n])})"
+
+
+def _components(args):
+    out = []
+    for a in args:
+        if isinstance(a, _Vector):
+            out.extend(getattr(a, c) for c in "xyzw"[:a._n])
+        else:
+            out.append(a)
+    return out
+
+
+def vector_constructors():
+    """``{name: constructor}`` for every vector type name and alias of cudalite."""
+    from cudalite.core.types import VECTOR_ALIASES, vector_types
+
+    def make(name):
+        vt = vector_types[name]
+        scalar = np.dtype(str(vt.base_type)).type if str(vt.base_type) != "bool" else bool
+
+        def construct(*args):
+            values = _components(args)
+            if len(values) != vt.count:
+                raise TypeError(f"{name} takes {vt.count} components, got {len(values)}")
+            return _Vector([scalar(v) for v in values])
+
+        construct.__name__ = name
+        return construct
+
+    out = {name: make(name) for name in vector_types}
+    out.update({alias: out[name] for alias, name in VECTOR_ALIASES.items()})
+    return out
