@@ -386,7 +386,7 @@ def test_unsupported_names_raise_not_implemented(name):
 
 @pytest.mark.parametrize("expr", ["cuda.mma.ldmatrix()", "cuda.pipeline.commit()", "cuda.tma.load()",
                                   "cuda.mbarrier.init()", "cuda.cg.this_cluster()", "cuda.jit(link=['x.cu'])",
-                                  "cuda.event_elapsed_time(cuda.event(), cuda.event())", "cuda.stream().capture()",
+                                  "cuda.stream().capture()",
                                   "cuda.jit(cluster_dims=(2,))"])
 def test_unsupported_features_raise_not_implemented(expr):
     with pytest.raises(NotImplementedError, match="cannot be simulated"):
@@ -561,3 +561,18 @@ def test_shared_array_is_per_block_and_per_call_site():
     out = np.zeros(12, np.int64)
     k[3, 4](out)
     np.testing.assert_array_equal(out, np.repeat(np.arange(1, 4), 4) + 100)
+
+
+def test_events_time_the_simulation_on_the_host_clock():
+    import time
+
+    start, end = cuda.event(), cuda.event()
+    start.record()
+    time.sleep(0.02)
+    end.record()
+    ms = cuda.event_elapsed_time(start, end)
+    assert 15 <= ms < 2000 and start.elapsed_time(end) == ms
+    with pytest.raises(RuntimeError, match="never recorded"):
+        cuda.event_elapsed_time(cuda.event(), end)
+    with pytest.raises(RuntimeError, match="timing=False"):
+        cuda.event_elapsed_time(cuda.event(timing=False), end)

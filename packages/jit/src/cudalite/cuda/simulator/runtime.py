@@ -106,13 +106,18 @@ class Stream:
 
 
 class Event:
-    """A simulated event: recording and waiting do nothing; timing is not simulated."""
+    """A simulated event: ``record`` notes the host clock (launches are synchronous in the
+    simulator, so the time between two events is the simulation's CPU time, not a GPU
+    time); waiting does nothing."""
 
     def __init__(self, timing=True):
         self.timing = timing
+        self._time = None
 
     def record(self, stream=0):
-        pass
+        import time
+
+        self._time = time.perf_counter()
 
     def wait(self, stream=0):
         pass
@@ -151,9 +156,13 @@ def event(timing=True):
 
 
 def event_elapsed_time(evtstart, evtend):
-    from .unsupported import not_simulated
-
-    not_simulated("cuda.event_elapsed_time", "timing with events")
+    """Milliseconds between two recorded events (host clock, see :class:`Event`)."""
+    for e in (evtstart, evtend):
+        if not e.timing:
+            raise RuntimeError("event_elapsed_time of an event created with timing=False")
+        if e._time is None:
+            raise RuntimeError("event_elapsed_time of an event that was never recorded")
+    return (evtend._time - evtstart._time) * 1e3
 
 
 def synchronize():
