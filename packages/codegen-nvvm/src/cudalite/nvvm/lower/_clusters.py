@@ -18,18 +18,15 @@ from llvmlite import ir
 from cudalite.core import device_api as api
 from cudalite.core.typing.rules.groups import ClusterGroup
 
-from ._intrinsics import call_intrinsic, inline_asm
-from ._irtypes import EMPTY, I32, I64, value_type
+from ._intrinsics import call_intrinsic, inline_asm, require_cc, tuple_value
+from ._irtypes import EMPTY, I32, I64
 from ._registry import lowerings
 
 __all__ = []
 
 
 def _need_sm90(lc, node, what):
-    cc = tuple(lc.module.options.cc)
-    if cc < (9, 0):
-        raise lc.error(f"{what} needs compute capability 9.0 or newer (thread-block clusters); the target is "
-                       f"sm_{cc[0]}{cc[1]}", node.loc)
+    require_cc(lc, node, what, (9, 0), "thread-block clusters")
 
 
 def _sreg(lc, name):
@@ -62,11 +59,7 @@ def _num_blocks(lc, node, args, info):
 
 
 def _dim3(lc, prefix, ty):
-    b = lc.builder
-    out = ir.Constant(value_type(ty), ir.Undefined)
-    for i, axis in enumerate("xyz"):
-        out = b.insert_value(out, _sreg(lc, f"{prefix}.{axis}"), i)
-    return out
+    return tuple_value(lc, ty, [_sreg(lc, f"{prefix}.{axis}") for axis in "xyz"])
 
 
 @lowerings.method(ClusterGroup, "block_index")

@@ -10,7 +10,7 @@ from llvmlite import ir
 from cudalite.core import device_api as api
 from cudalite.core.types import NoneType, Tuple
 
-from ._intrinsics import inline_asm
+from ._intrinsics import inline_asm, inline_asm_outputs, tuple_value
 from ._irtypes import value_type
 from ._registry import lowerings
 
@@ -27,13 +27,5 @@ def _inline_ptx(lc, node, args, info):
         return None
     if not isinstance(rt, Tuple):
         return inline_asm(lc, value_type(rt), ptx, cons, list(args[3:]))
-    # several outputs: LLVM returns them as a literal struct; the tuple's value is rebuilt from it
-    b = lc.builder
-    if len(rt.types) == 1:  # one output is a plain value in LLVM's inline asm, not a 1-field struct
-        one = inline_asm(lc, value_type(rt.types[0]), ptx, cons, list(args[3:]))
-        return b.insert_value(ir.Constant(value_type(rt), ir.Undefined), one, 0)
-    raw = inline_asm(lc, ir.LiteralStructType([value_type(t) for t in rt.types]), ptx, cons, list(args[3:]))
-    out = ir.Constant(value_type(rt), ir.Undefined)
-    for i in range(len(rt.types)):
-        out = b.insert_value(out, b.extract_value(raw, i), i)
-    return out
+    outs = inline_asm_outputs(lc, [value_type(t) for t in rt.types], ptx, cons, list(args[3:]))
+    return tuple_value(lc, rt, outs)

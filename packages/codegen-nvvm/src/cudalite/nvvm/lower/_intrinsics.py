@@ -18,7 +18,7 @@ from cudalite.core.typing.rules.intrinsics import SREG_VALUES
 from ._irtypes import I1, I32, I64, value_type
 from ._registry import lowerings
 
-__all__ = ["call_intrinsic", "inline_asm", "read_sreg"]
+__all__ = ["call_intrinsic", "inline_asm", "inline_asm_outputs", "read_sreg", "require_cc", "tuple_value"]
 
 _HALF = ir.HalfType()
 _I16 = ir.IntType(16)
@@ -33,6 +33,32 @@ def call_intrinsic(lc, name, ret, args):
 def inline_asm(lc, ret, asm, constraint, args=(), side_effect=True):
     fnty = ir.FunctionType(ret, [a.type for a in args])
     return lc.builder.asm(fnty, asm, constraint, list(args), side_effect)
+
+
+def inline_asm_outputs(lc, rets, asm, constraint, args=(), side_effect=True) -> list:
+    """Inline asm with one output per type of ``rets``, as a list of values (LLVM takes a
+    single output as a plain value and several as a literal struct)."""
+    if len(rets) == 1:
+        return [inline_asm(lc, rets[0], asm, constraint, args, side_effect)]
+    raw = inline_asm(lc, ir.LiteralStructType(list(rets)), asm, constraint, args, side_effect)
+    return [lc.builder.extract_value(raw, i) for i in range(len(rets))]
+
+
+def tuple_value(lc, ty, items):
+    """The value of the tuple type ``ty`` holding ``items``."""
+    out = ir.Constant(value_type(ty), ir.Undefined)
+    for i, item in enumerate(items):
+        out = lc.builder.insert_value(out, item, i)
+    return out
+
+
+def require_cc(lc, node, what, need, feature=""):
+    """A located error unless the module's target is at least compute capability ``need``."""
+    cc = tuple(lc.module.options.cc)
+    if cc < need:
+        extra = f" ({feature})" if feature else ""
+        raise lc.error(f"{what} needs compute capability {need[0]}.{need[1]} or newer{extra}; the target is "
+                       f"sm_{cc[0]}{cc[1]}", node.loc)
 
 
 # Value ranges of the special registers (PTX ISA limits), as [lo, hi) for !range

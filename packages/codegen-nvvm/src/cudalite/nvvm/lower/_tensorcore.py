@@ -20,8 +20,8 @@ from cudalite.core.types import Tuple
 from cudalite.core.typing.rules.mma import MMA_SHAPES
 
 from ._elements import element_pointer
-from ._intrinsics import inline_asm
-from ._irtypes import EMPTY, I32, I64, value_type
+from ._intrinsics import inline_asm, inline_asm_outputs, require_cc, tuple_value
+from ._irtypes import EMPTY, I32, I64
 from ._registry import lowerings
 
 __all__ = []
@@ -30,9 +30,7 @@ _F32 = ir.FloatType()
 
 
 def _need_sm80(lc, node, what):
-    cc = tuple(lc.module.options.cc)
-    if cc < (8, 0):
-        raise lc.error(f"{what} needs compute capability 8.0 or newer; the target is sm_{cc[0]}{cc[1]}", node.loc)
+    require_cc(lc, node, what, (8, 0))
 
 
 def _generic_address(lc, aty, ity, arr, idx):
@@ -45,13 +43,6 @@ def _generic_address(lc, aty, ity, arr, idx):
 
 def _tuple_items(b, value, n):
     return [b.extract_value(value, i) for i in range(n)]
-
-
-def _make_tuple(b, ty, raw, n):
-    out = ir.Constant(value_type(ty), ir.Undefined)
-    for i in range(n):
-        out = b.insert_value(out, b.extract_value(raw, i), i)
-    return out
 
 
 # -- cp.async ------------------------------------------------------------------------------------
@@ -88,7 +79,6 @@ def _wait(lc, node, args, info):
 @lowerings.call(api.mma.ldmatrix)
 def _ldmatrix(lc, node, args, info):
     _need_sm80(lc, node, "cuda.mma.ldmatrix")
-    b = lc.builder
     count, trans = info.payload
     sig = info.sig
     addr = _generic_address(lc, sig.args[0], sig.args[1], args[0], args[1])
@@ -97,11 +87,7 @@ def _ldmatrix(lc, node, args, info):
     ptx = ("{\n\t.reg .u64 a;\n\tcvta.to.shared.u64 a, $" + str(count) + ";\n\t"
            f"ldmatrix.sync.aligned.m8n8.x{count}{t}.shared.b16 {{{outs}}}, [a];\n\t}}")
     cons = ",".join(["=r"] * count) + ",l,~{memory}"
-    if count == 1:  # one output is a plain value in LLVM's inline asm, not a 1-field struct
-        one = inline_asm(lc, I32, ptx, cons, [addr])
-        return b.insert_value(ir.Constant(value_type(sig.return_type), ir.Undefined), one, 0)
-    raw = inline_asm(lc, ir.LiteralStructType([I32] * count), ptx, cons, [addr])
-    return _make_tuple(b, sig.return_type, raw, count)
+    return tuple_value(lc, sig.return_type, inline_asm_outputs(lc, [I32] * count, ptx, cons, [addr]))
 
 
 def _mma_lowering(name):
@@ -116,8 +102,8 @@ def _mma_lowering(name):
         ptx = (f"mma.sync.aligned.{shape} {{$0, $1, $2, $3}}, {{$4, $5, $6, $7}}, {{$8, $9}}, "
                "{$10, $11, $12, $13};")
         cons = ",".join([f"={letter}"] * 4 + ["r"] * 6 + [letter] * 4)
-        raw = inline_asm(lc, ir.LiteralStructType([acc] * 4), ptx, cons, a + bb + c, side_effect=False)
-        return _make_tuple(b, info.sig.return_type, raw, 4)
+        outs = inline_asm_outputs(lc, [acc] * 4, ptx, cons, a + bb + c, side_effect=False)
+        return tuple_value(lc, info.sig.return_type, outs)
 
     return lower
 

@@ -10,7 +10,7 @@ from llvmlite import ir
 
 from cudalite.core import device_api as api
 
-from ._intrinsics import inline_asm
+from ._intrinsics import inline_asm, require_cc
 from ._irtypes import EMPTY, I32, I64
 from ._registry import lowerings
 
@@ -20,10 +20,7 @@ _TO_SHARED = ".reg .u64 %s;\n\tcvta.to.shared.u64 %s, %s;\n\t"
 
 
 def _need_sm90(lc, node, what):
-    cc = tuple(lc.module.options.cc)
-    if cc < (9, 0):
-        raise lc.error(f"{what} needs compute capability 9.0 or newer (the Tensor Memory Accelerator); the target "
-                       f"is sm_{cc[0]}{cc[1]}", node.loc)
+    require_cc(lc, node, what, (9, 0), "the Tensor Memory Accelerator")
 
 
 def _bar_address(lc, bar, idx):

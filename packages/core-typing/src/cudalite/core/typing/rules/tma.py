@@ -52,13 +52,22 @@ def _load(site):
     return Signature(none, (dst, tmap, Tuple((int32,) * len(coords.types)), bar, int32))
 
 
-@registry.call(api.mbarrier.init, params=("bar", "i", "count"), name="cuda.mbarrier.init")
-def _init(site):
-    _arity(site, 3, "bar, i and count")
-    bar = _bar(site, 0)
-    if not isinstance(site.args[2], Integer):
-        raise site.error(f"the arrival count must be an integer, not {site.args[2]}")
-    return Signature(none, (bar, int32, uint32))
+def _bar_and_integer(param, what, rtype):
+    """The typer of ``(bar, i, <param>)``: a barrier element and an integer, the ``what``
+    of the error message; returns ``rtype``."""
+
+    def typer(site):
+        _arity(site, 3, f"bar, i and {param}")
+        bar = _bar(site, 0)
+        if not isinstance(site.args[2], Integer):
+            raise site.error(f"{what} must be an integer, not {site.args[2]}")
+        return Signature(rtype, (bar, int32, uint32))
+
+    return typer
+
+
+registry.call(api.mbarrier.init, params=("bar", "i", "count"), name="cuda.mbarrier.init")(
+    _bar_and_integer("count", "the arrival count", none))
 
 
 @registry.call(api.mbarrier.fence_init, name="cuda.mbarrier.fence_init")
@@ -73,19 +82,7 @@ def _arrive(site):
     return Signature(uint64, (_bar(site, 0), int32))
 
 
-@registry.call(api.mbarrier.arrive_expect_tx, params=("bar", "i", "nbytes"), name="cuda.mbarrier.arrive_expect_tx")
-def _arrive_expect_tx(site):
-    _arity(site, 3, "bar, i and nbytes")
-    bar = _bar(site, 0)
-    if not isinstance(site.args[2], Integer):
-        raise site.error(f"the byte count must be an integer, not {site.args[2]}")
-    return Signature(uint64, (bar, int32, uint32))
-
-
-@registry.call(api.mbarrier.wait, params=("bar", "i", "phase"), name="cuda.mbarrier.wait")
-def _wait(site):
-    _arity(site, 3, "bar, i and phase")
-    bar = _bar(site, 0)
-    if not isinstance(site.args[2], Integer):
-        raise site.error(f"the phase parity must be an integer (0 or 1), not {site.args[2]}")
-    return Signature(none, (bar, int32, uint32))
+registry.call(api.mbarrier.arrive_expect_tx, params=("bar", "i", "nbytes"), name="cuda.mbarrier.arrive_expect_tx")(
+    _bar_and_integer("nbytes", "the byte count", uint64))
+registry.call(api.mbarrier.wait, params=("bar", "i", "phase"), name="cuda.mbarrier.wait")(
+    _bar_and_integer("phase", "the phase parity (0 or 1)", none))
