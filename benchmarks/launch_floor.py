@@ -15,6 +15,11 @@ interleaved rounds (best of 5, 200 launches between synchronizations):
 * ``shim``    -- the driver package's compiled shim, prebuilt parameters;
 * ``cupy``    -- ``kernel[1, 1](a, b, c, 1.5)`` with three CuPy arrays (if installed);
 * ``devarr``  -- the same with DeviceNDArrays;
+* ``floor+work`` / ``work`` -- the floor loop with a trivial Python call (a dict
+  read and store) between driver calls, and that call alone: does *any* work between
+  launches take the floor out of its fast state?
+* ``cupy_raw`` -- CuPy's own ``RawKernel`` launch of the same empty kernel with the
+  same three CuPy arrays and a float64, the peer's launch path;
 
 and prints one row per process with the ratios, then the spread.  The cudalite
 launches' cost *above the driver call* (``cupy - shim``) is the figure that does not
@@ -60,6 +65,22 @@ def _child() -> dict:
             lk(f_cu, 1, 1, 1, 1, 1, 1, 0, s_cu, params, 0)
 
     rows["floor"] = floor
+    box = {"k": 0}
+
+    def work():  # ~0.1-0.2 µs of Python: a call, a dict read and a store
+        box["k"] = box["k"] + 1
+
+    def floor_work(n):
+        for _ in range(n):
+            work()
+            lk(f_cu, 1, 1, 1, 1, 1, 1, 0, s_cu, params, 0)
+
+    def work_only(n):
+        for _ in range(n):
+            work()
+
+    rows["floor+work"] = floor_work
+    rows["work"] = work_only
     native = get_driver().native("shim") if ck.launcher.backend == "shim" else None
     if native is not None:
         cl, entry, fh = native[0].lib.cl_launch, native[1], ck.function.handle
@@ -79,7 +100,17 @@ def _child() -> dict:
                 kernel[1, 1](ca, cb, cc, 1.5)
 
         rows["cupy"] = cupy
-    except Exception:  # no CuPy: the row is left out
+        raw = cp.RawKernel(r'''extern "C" __global__ void empty4(float *a, float *b, float *c, double x) {}''',
+                           "empty4")
+        x64 = np.float64(1.5)
+        raw((1,), (1,), (ca, cb, cc, x64))
+
+        def cupy_raw(n):
+            for _ in range(n):
+                raw((1,), (1,), (ca, cb, cc, x64))
+
+        rows["cupy_raw"] = cupy_raw
+    except Exception:  # no CuPy: the rows are left out
         pass
 
     def devarr(n):
@@ -128,8 +159,12 @@ def main(argv=None) -> None:
               + " | ".join(f"{r[n] / r['floor']:.2f}x" for n in names[1:]) + " |")
     floors = [r["floor"] for r in results]
     print(f"\nfloor: {min(floors):.2f} to {max(floors):.2f} µs over {len(results)} processes")
-    for n in names[2:]:
-        if "shim" in names:
+    if "floor+work" in names:
+        fw = [r["floor+work"] - r["work"] for r in results]
+        print(f"floor with ~{statistics.median(r['work'] for r in results):.2f} µs of Python between driver calls: "
+              f"{min(fw):.2f} to {max(fw):.2f} µs per launch (work subtracted)")
+    for n in ("cupy", "devarr", "cupy_raw"):
+        if "shim" in names and n in names:
             above = [r[n] - r["shim"] for r in results]
             print(f"{n}: {statistics.median(above):.2f} µs above the shim's prebuilt launch (median; "
                   f"{min(above):.2f} to {max(above):.2f})")

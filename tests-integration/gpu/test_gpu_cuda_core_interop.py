@@ -133,3 +133,52 @@ def test_dlpack_export_to_torch_cupy_and_cuda_core():
     np.testing.assert_array_equal(cp.asnumpy(cp.from_dlpack(d)), host)
     view = _view(d)
     assert view.ptr == d.device_ctypes_pointer.value and tuple(view.shape) == (10,)
+
+
+def _graph_builder(dev):
+    make = getattr(dev, "create_graph_builder", None)
+    if make is None:
+        pytest.skip("this cuda.core has no GraphBuilder")
+    return make()
+
+
+def test_launches_recorded_into_a_cuda_core_graph():
+    """cudalite launches and stream copies queued on a cuda.core GraphBuilder's stream
+    (or on the builder itself: it is a stream) become nodes of the cuda.core graph;
+    replaying the graph runs them again."""
+    dev = _device()
+    host = np.arange(256, dtype=np.float32)
+    d = cuda.to_device(host)
+    out = cuda.device_array(256, np.float32)
+    _add_one[2, 128](d)  # compiled and its launcher made before the capture
+    _copy[2, 128](out, d)
+    cuda.synchronize()
+    gb = _graph_builder(dev)
+    gb.begin_building()
+    _add_one[2, 128, gb.stream](d)
+    _add_one[2, 128, gb](d)
+    _copy[2, 128, gb.stream](out, d)
+    gb.end_building()
+    graph = gb.complete()
+    np.testing.assert_array_equal(d.copy_to_host(), host + 1)  # recorded, not run
+    stream = dev.create_stream()
+    for _ in range(3):
+        graph.launch(stream)
+    stream.sync()
+    np.testing.assert_array_equal(d.copy_to_host(), host + 1 + 6)
+    np.testing.assert_array_equal(out.copy_to_host(), host + 1 + 6)
+
+
+def test_cudalite_graph_replays_on_a_cuda_core_stream():
+    dev = _device()
+    d = cuda.to_device(np.zeros(128, np.int32))
+    s = cuda.stream()
+    _add_one[1, 128, s](d)
+    s.synchronize()
+    with s.capture() as graph:
+        _add_one[1, 128, s](d)
+    stream = dev.create_stream()
+    graph.launch(stream)
+    graph.launch(stream)
+    stream.sync()
+    np.testing.assert_array_equal(d.copy_to_host(), np.full(128, 3, np.int32))

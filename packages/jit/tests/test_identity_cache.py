@@ -263,3 +263,38 @@ def test_held_launcher_hands_new_argument_kinds_to_the_fast_launcher(fake_libs, 
     assert len(full) == 1
     with pytest.raises(TypeError, match="3 given|takes 2"):
         held(a, 1.0, 2.0)
+
+
+def test_exit_release_drops_launchers_and_cached_arguments(fake_libs, monkeypatch):
+    """At exit (JitRuntime.release_launch_state, an atexit hook) dispatchers drop their
+    configured launchers (whose keys hold streams) and the identity caches' last
+    arguments, so nothing a library owns is freed in the interpreter's final GC;
+    launching afterwards still works."""
+    import weakref
+
+    from cudalite.cuda._faults import jit_runtime
+
+    Tensor, _ = fake_libs
+    calls = []
+    k, D = _kernel(add_one, calls)
+    monkeypatch.setattr(D, "current_cc", lambda: (9, 0))
+
+    class FakeStream:  # a stream object the configuration table keys on
+        handle = 0
+
+    stream = FakeStream()
+    t = Tensor(0x100, (8,))
+    k[1, 32, stream](t, 1.0)
+    k[1, 32, stream](t, 2.0)
+    assert k._factory.__globals__["_CL_M0"][0] is t
+    assert k in jit_runtime().launch_state
+    alive_t, alive_s = weakref.ref(t), weakref.ref(stream)
+    jit_runtime().release_launch_state()
+    assert k._configs == {}
+    assert k._factory.__globals__["_CL_M0"][0] is not t
+    del t, stream
+    assert alive_t() is None and alive_s() is None  # nothing of cudalite's holds them now
+    u = Tensor(0x200, (4,))
+    k[1, 32](u, 3.0)
+    k[1, 32](u, 4.0)
+    assert calls[-2:] == [(0x200, 4, 3.0), (0x200, 4, 4.0)]

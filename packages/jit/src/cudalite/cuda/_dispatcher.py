@@ -387,9 +387,21 @@ class CUDADispatcher(InspectMixin):
             self._store_config(key, fn)
         return fn
 
+    def _release_launch_state(self):
+        """Drop the configured launchers and the last arguments the generated launchers
+        cache (at exit, see ``JitRuntime.release_launch_state``); launching again
+        rebuilds them."""
+        self._configs = {}
+        for factory in list(self._factories.values()):
+            forget = getattr(factory, "forget", None)
+            if forget is not None:
+                forget()
+
     def _store_config(self, key, fn):
         """Keep a configured launcher; the table is emptied when it holds _MAX_CONFIGS."""
         configs = self._configs
+        if not configs:
+            self._rt.launch_state.add(self)
         if key not in configs and len(configs) >= _MAX_CONFIGS:
             configs.clear()
         configs[key] = fn
@@ -512,6 +524,7 @@ class CUDADispatcher(InspectMixin):
             if factory is False:
                 factory = make_factory(self, self._names, handlers, keys, kernel, rt.last)
                 self._factories[(classes, keys)] = factory
+                rt.launch_state.add(self)
             if factory is not None:  # later launches with this configuration: the fast path
                 self._factory = factory
                 if config is not None:

@@ -167,4 +167,6 @@ def make_factory(disp, names, handlers, keys, kernel, record):
     exec(compile(src, f"<cudalite launch {kernel.name}>", "exec"), ns)
     factory = ns["factory"]
     factory.source = src
+    empty = {name: value for name, value in ns.items() if name.startswith("_CL_M")}
+    factory.forget = lambda: ns.update(empty)  # drop the identity caches' last arguments
     return factory

@@ -10,6 +10,8 @@ One :class:`JitRuntime` per process, created by the locked accessor
   warned about once per process, see ``_cache.directory_refusal``);
 * ``kernels``: ``CUfunction`` handle -> CompiledKernel (weak), so that a captured
   graph's kernel nodes know their kernels;
+* ``launch_state``: the dispatchers that keep launchers (weak), whose launchers and
+  cached last arguments are dropped at exit (:meth:`JitRuntime.release_launch_state`);
 * ``contexts``: ``device id -> Context`` (``cuda.current_context()``, made on first
   use) and ``memory_manager``: the EMM plugin class of ``set_memory_manager`` (None:
   cudalite's allocator).
@@ -21,6 +23,8 @@ modules (synchronize, copies) may call it to name the culprit too.
 
 from __future__ import annotations
 
+import atexit
+import gc
 import threading
 import weakref
 
@@ -71,6 +75,22 @@ class JitRuntime:
         self.contexts = {}  # device id -> _context_api.Context
         self.memory_manager = None  # EMM plugin class (set_memory_manager), None: the built-in one
         self.kernels = weakref.WeakValueDictionary()  # CUfunction handle -> CompiledKernel (graph nodes)
+        self.launch_state = weakref.WeakSet()  # dispatchers holding launchers (and their last arguments)
+        atexit.register(self.release_launch_state)
+
+    def release_launch_state(self):
+        """At exit: the dispatchers drop their configured launchers and the arguments
+        the launchers' identity caches hold (streams, arrays, DLPack owners), while
+        every library is still alive, instead of in the interpreter's final garbage
+        collection (where freeing a cuda.core stream or a CuPy array can crash)."""
+        if not self.launch_state:
+            return
+        for disp in list(self.launch_state):
+            try:
+                disp._release_launch_state()
+            except Exception:  # at exit: never mask the program's own exit status
+                pass
+        gc.collect()  # a launcher refers to itself (its slow-path hand-off): free the cycles now
 
     def handler(self, cls, sample):
         h = self.handlers.get(cls)
