@@ -298,3 +298,19 @@ def test_exit_release_drops_launchers_and_cached_arguments(fake_libs, monkeypatc
     k[1, 32](u, 3.0)
     k[1, 32](u, 4.0)
     assert calls[-2:] == [(0x200, 4, 3.0), (0x200, 4, 4.0)]
+
+
+def test_configured_launcher_attributes(fake_libs, monkeypatch):
+    """numba's configured launch exposes griddim/blockdim (3-tuples), stream, sharedmem
+    and dispatcher; so do cudalite's launchers, also those remade by the slow path."""
+    Tensor, _ = fake_libs
+    calls = []
+    k, D = _kernel(add_one, calls)
+    monkeypatch.setattr(D, "current_cc", lambda: (9, 0))
+    cfg = k[5, (8, 2), 0, 64]
+    assert (cfg.griddim, cfg.blockdim, cfg.stream, cfg.sharedmem) == ((5, 1, 1), (8, 2, 1), 0, 64)
+    assert cfg.dispatcher is k
+    cfg(Tensor(0x100, (8,)), 1.0)  # the slow path keeps a fast launcher for this configuration
+    fast = k[5, (8, 2), 0, 64]
+    assert (fast.griddim, fast.blockdim, fast.sharedmem, fast.dispatcher) == ((5, 1, 1), (8, 2, 1), 64, k)
+    assert not hasattr(cfg, "pre_launch_callbacks")  # not supported: no silent no-op list

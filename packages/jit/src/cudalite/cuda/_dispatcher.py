@@ -415,7 +415,15 @@ class CUDADispatcher(InspectMixin):
             warn_low_occupancy(grid)
         if factory is None or shm > _BIG_SHARED:
             factory = slow_factory(self)
-        return factory(grid, block, shm, sh, stream, config)
+        return self._launcher(factory, grid, block, shm, sh, stream, config)
+
+    def _launcher(self, factory, grid, block, shm, sh, stream, config):
+        """``factory``'s launcher of one configuration, with numba's configured-launch
+        attributes ``dispatcher``, ``griddim``, ``blockdim`` (3-tuples), ``stream`` and
+        ``sharedmem`` (read-only by convention)."""
+        fn = factory(grid, block, shm, sh, stream, config)
+        fn.dispatcher, fn.griddim, fn.blockdim, fn.stream, fn.sharedmem = self, grid, block, stream, shm
+        return fn
 
     def __repr__(self):
         return f"<CUDADispatcher {self.py_func.__qualname__}>"
@@ -529,7 +537,7 @@ class CUDADispatcher(InspectMixin):
                 self._factory = factory
                 if config is not None:
                     try:
-                        self._store_config(config, factory(grid, block, shm, sh, stream, config))
+                        self._store_config(config, self._launcher(factory, grid, block, shm, sh, stream, config))
                     except TypeError:  # an unhashable configuration
                         pass
         values = []
