@@ -112,8 +112,9 @@ class _CudaProxy(_pytypes.ModuleType):
             return getattr(real, name)
         except AttributeError as exc:
             if name in _NUMBA_CUDA_INTERNAL_MODULES and name not in _ALIASED_CUDA_SUBMODULES:
-                # `cuda.cudadrv`, `cuda.compiler`... as attributes: numba internals.
-                raise NumbaInternal("internal-import", f"numba.cuda.{name}") from None
+                # `cuda.cudadrv`, `from numba.cuda import launchconfig`...: the internal module
+                # itself imports (a placeholder); touching any of its names is not applicable.
+                return importlib.import_module(f"numba.cuda.{name}")
             raise MissingApi(name, str(exc)) from None
 
     def __dir__(self):
