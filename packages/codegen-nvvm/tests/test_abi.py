@@ -154,6 +154,19 @@ def test_launch_bounds_annotation():
     assert ".minnctapersm 2" in ptx
 
 
+@pytest.mark.parametrize("bounds, message", [
+    ((128, 2, 4, 8), r"Got 4 launch bounds: \(128, 2, 4, 8\)\. A maximum of three"),
+    ((128, -1), "1 to 3 non-negative ints"),
+    ((), "1 to 3 non-negative ints"),
+])
+def test_launch_bounds_errors(bounds, message):
+    def k(a):
+        a[0] = 1
+
+    with pytest.raises(ValueError, match=message):
+        compile_ptx(k, "void(float32[:])", launch_bounds=bounds)
+
+
 def test_forceinline_requires_ltoir():
     with pytest.raises(ValueError, match="ltoir"):
         compile(add, "float32(float32, float32)", forceinline=True, output="ptx")
