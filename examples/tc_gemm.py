@@ -29,10 +29,11 @@ class Config:
     ``bk`` (32 or 64) of K per stage, ``stages`` shared-memory buffers, ``async_copy``
     (cp.async, or plain loads)."""
 
-    def __init__(self, wn=64, bk=32, stages=4, async_copy=True):
-        if wn not in (32, 64) or bk not in (32, 64) or not 2 <= stages <= 6:
-            raise ValueError("wn and bk must be 32 or 64, and stages 2 to 6")
+    def __init__(self, wn=64, bk=32, stages=4, async_copy=True, min_blocks=1):
+        if wn not in (32, 64) or bk not in (32, 64) or not 2 <= stages <= 6 or min_blocks not in (1, 2):
+            raise ValueError("wn and bk must be 32 or 64, stages 2 to 6 and min_blocks 1 or 2")
         self.wn, self.bk, self.stages, self.async_copy = wn, bk, stages, async_copy
+        self.min_blocks = min_blocks
         self.bn = 4 * wn
         self.stage = BM * bk + bk * self.bn  # halves per stage
         self.smem_bytes = stages * self.stage * 2
@@ -44,11 +45,16 @@ def make_gemm(config=None):
     cfg = config or Config()
     async_copy, stages, wn, bk = cfg.async_copy, cfg.stages, cfg.wn, cfg.bk
     bn, stage = cfg.bn, cfg.stage
+    ring = stages * stage  # halves of the whole ring
     a_tile = BM * bk
     nt = wn // 8  # n-tiles (8 columns) per warp
     a_chunks = BM * bk // 8 // THREADS  # 16-byte chunks of the A tile per thread
     b_chunks = bk * bn // 8 // THREADS  # ... of the B tile
     a_row_chunks, row_chunks = bk // 8, bn // 8
+    a_step, b_step = THREADS // a_row_chunks, THREADS // row_chunks  # rows between a thread's chunks
+    ksteps = bk // 16  # mma k-steps per K-tile
+    chunk_step = THREADS * 8  # halves between a thread's chunks in a stage (a_step * bk == b_step * bn)
+    U = types.uint32  # shared offsets and each dimension's index fit 32 bits (see the docstring)
 
     @cuda.jit(device=True)
     def a_swizzle(r, ch):
@@ -59,31 +65,49 @@ def make_gemm(config=None):
         return ch ^ (r & 7)
 
     @cuda.jit(device=True)
-    def load_tile(sm, sm32, a, b, a32, b32, st, kt, tid, m0, n0):
-        base = st * stage
-        k0 = kt * bk
-        for i in range(a_chunks):  # A tile: 128 rows x bk/8 chunks of 8 halves
-            c = tid + i * THREADS
-            r = c // a_row_chunks
-            ch = c % a_row_chunks
-            dst = base + r * bk + (a_swizzle(r, ch) << 3)
+    def load_tile(sm, sm32, a, b, a32, b32, dst0, kn, a_dst, a_row, a_col, b_dst, b_row, b_col):
+        """Start the copies of the K-tile at column/row ``kn`` of A/B into the stage that
+        begins at half ``dst0``: this thread's chunks are ``a_chunks`` of A (rows
+        ``a_row + i * a_step``, stored at ``a_dst + i * chunk_step``) and ``b_chunks`` of B."""
+        for i in range(a_chunks):  # A tile: BM rows x bk/8 chunks of 8 halves
+            dst = U(dst0 + a_dst + i * chunk_step)
+            row, col = U(a_row + i * a_step), U(kn + a_col)
             if async_copy:
-                cuda.pipeline.memcpy_async(sm, dst, a, (m0 + r, k0 + ch * 8), 16)
+                cuda.pipeline.memcpy_async(sm, dst, a, (row, col), 16)
             else:
                 for w in range(4):
-                    sm32[(dst >> 1) + w] = a32[m0 + r, ((k0 + ch * 8) >> 1) + w]
+                    sm32[U((dst >> 1) + w)] = a32[row, U((col >> 1) + w)]
         for i in range(b_chunks):  # B tile: bk rows x bn/8 chunks of 8 halves
-            c = tid + i * THREADS
-            r = c // row_chunks
-            ch = c % row_chunks
-            dst = base + a_tile + r * bn + ((ch ^ (r & 7)) << 3)
+            dst = U(dst0 + b_dst + i * chunk_step)
+            row = U(kn + b_row + i * b_step)
             if async_copy:
-                cuda.pipeline.memcpy_async(sm, dst, b, (k0 + r, n0 + ch * 8), 16)
+                cuda.pipeline.memcpy_async(sm, dst, b, (row, b_col), 16)
             else:
                 for w in range(4):
-                    sm32[(dst >> 1) + w] = b32[k0 + r, ((n0 + ch * 8) >> 1) + w]
+                    sm32[U((dst >> 1) + w)] = b32[row, U((b_col >> 1) + w)]
 
-    @cuda.jit
+    @cuda.jit(device=True)
+    def load_fragments(sm, base, ks, a_ld, b_ld, lane, wq, af, bf, half):
+        """ldmatrix the A and B fragments of k-step ``ks`` of the stage at ``base`` into
+        half ``half`` (0 or 1) of ``af`` and ``bf``."""
+        for mi in range(4):
+            sw = a_swizzle(lane & 15, ks * 2 + (lane >> 4)) << 3
+            r0, r1, r2, r3 = cuda.mma.ldmatrix(sm, U(base + a_ld + mi * 16 * bk + sw), 4)
+            i = half * 16 + mi * 4
+            af[i] = r0
+            af[i + 1] = r1
+            af[i + 2] = r2
+            af[i + 3] = r3
+        for nj in range(nt // 2):
+            sw = (((wq * wn + nj * 16 + (lane >> 4) * 8) >> 3) ^ (lane & 7)) << 3
+            r0, r1, r2, r3 = cuda.mma.ldmatrix(sm, U(base + b_ld + ks * 16 * bn + sw), 4, True)
+            j = half * 2 * nt + nj * 4
+            bf[j] = r0
+            bf[j + 1] = r1
+            bf[j + 2] = r2
+            bf[j + 3] = r3
+
+    @cuda.jit(launch_bounds=(THREADS, cfg.min_blocks))
     def gemm(a, b, c):
         sm = cuda.shared.array(0, np.float16)
         sm32 = sm.view(np.uint32)
@@ -98,58 +122,67 @@ def make_gemm(config=None):
         rows = min(tiles_m - first, GROUP_M)
         m0 = (first + pid % rows) * BM
         n0 = ((pid % (GROUP_M * tiles_n)) // rows) * bn
+        # this thread's chunks of the tile copies: fixed for the whole K loop (each stage
+        # adds its base, each K-tile its first column of A / row of B)
+        r, ch = tid // a_row_chunks, tid % a_row_chunks
+        a_dst, a_row, a_col = U(r * bk + (a_swizzle(r, ch) << 3)), U(m0 + r), U(ch * 8)
+        r, ch = tid // row_chunks, tid % row_chunks
+        b_dst, b_row, b_col = U(a_tile + r * bn + ((ch ^ (r & 7)) << 3)), U(r), U(n0 + ch * 8)
+        # this thread's ldmatrix rows: A fragments at a_ld + ks-chunk, B fragments at b_ld + nj-chunk
+        a_ld = U((wm * 64 + (lane & 15)) * bk)
+        b_ld = U(a_tile + (lane & 15) * bn)
         acc = cuda.local.array(16 * nt, types.float32)
         for i in range(16 * nt):
             acc[i] = types.float32(0)
-        af = cuda.local.array(16, types.uint32)
-        bf = cuda.local.array(2 * nt, types.uint32)
+        af = cuda.local.array(32, types.uint32)  # two k-steps' fragments: this one's, the next's
+        bf = cuda.local.array(4 * nt, types.uint32)
         ktiles = a.shape[1] // bk
         for s in range(stages - 1):
             if s < ktiles:
-                load_tile(sm, sm32, a, b, a32, b32, s, s, tid, m0, n0)
+                load_tile(sm, sm32, a, b, a32, b32, s * stage, s * bk, a_dst, a_row, a_col, b_dst, b_row, b_col)
             if async_copy:
                 cuda.pipeline.commit()
+        rd, wr = U(0), U((stages - 1) * stage)  # the stage read this step, the one refilled
+        if async_copy:
+            cuda.pipeline.wait(stages - 2)
+        cuda.syncthreads()
+        load_fragments(sm, rd, 0, a_ld, b_ld, lane, wq, af, bf, 0)
         for kt in range(ktiles):
-            if async_copy:
-                cuda.pipeline.wait(stages - 2)
-            cuda.syncthreads()
-            nxt = kt + stages - 1
-            if nxt < ktiles:
-                load_tile(sm, sm32, a, b, a32, b32, nxt % stages, nxt, tid, m0, n0)
-            if async_copy:
-                cuda.pipeline.commit()
-            else:
-                cuda.syncthreads()
-            base = (kt % stages) * stage
-            for ks in range(bk // 16):
-                for mi in range(4):
-                    row = wm * 64 + mi * 16 + (lane & 15)
-                    ch = ks * 2 + (lane >> 4)
-                    r0, r1, r2, r3 = cuda.mma.ldmatrix(sm, base + row * bk + (a_swizzle(row, ch) << 3), 4)
-                    af[mi * 4] = r0
-                    af[mi * 4 + 1] = r1
-                    af[mi * 4 + 2] = r2
-                    af[mi * 4 + 3] = r3
-                for nj in range(nt // 2):
-                    krow = ks * 16 + (lane & 15)
-                    ch = (wq * wn + nj * 16 + (lane >> 4) * 8) >> 3
-                    r0, r1, r2, r3 = cuda.mma.ldmatrix(sm, base + a_tile + krow * bn + ((ch ^ (krow & 7)) << 3),
-                                                       4, True)
-                    bf[nj * 4] = r0
-                    bf[nj * 4 + 1] = r1
-                    bf[nj * 4 + 2] = r2
-                    bf[nj * 4 + 3] = r3
+            nrd = U(rd + stage)  # the next K-tile's stage
+            if nrd == ring:
+                nrd = U(0)
+            for ks in range(ksteps):
+                # the fragments of the next k-step go to the other half of af/bf while this
+                # one's products are computed; before the last k-step, the next K-tile must
+                # have landed (and every warp be done with the stage that will be refilled)
+                if ks == ksteps - 1:
+                    if async_copy:
+                        cuda.pipeline.wait(stages - 2)
+                    cuda.syncthreads()
+                    load_fragments(sm, nrd, 0, a_ld, b_ld, lane, wq, af, bf, (ks + 1) % 2)
+                else:
+                    load_fragments(sm, rd, ks + 1, a_ld, b_ld, lane, wq, af, bf, (ks + 1) % 2)
+                if ks == 0:
+                    nxt = kt + stages - 1
+                    if nxt < ktiles:
+                        load_tile(sm, sm32, a, b, a32, b32, wr, nxt * bk, a_dst, a_row, a_col, b_dst, b_row, b_col)
+                    if async_copy:
+                        cuda.pipeline.commit()
+                fa, fb = (ks % 2) * 16, (ks % 2) * 2 * nt
                 for mi in range(4):
                     for ni in range(nt):
-                        j = (ni >> 1) * 4 + (ni & 1) * 2
+                        j = fb + (ni >> 1) * 4 + (ni & 1) * 2
+                        i = fa + mi * 4
                         k = (mi * nt + ni) * 4
                         d = cuda.mma.m16n8k16_f16_f32(
-                            (af[mi * 4], af[mi * 4 + 1], af[mi * 4 + 2], af[mi * 4 + 3]), (bf[j], bf[j + 1]),
+                            (af[i], af[i + 1], af[i + 2], af[i + 3]), (bf[j], bf[j + 1]),
                             (acc[k], acc[k + 1], acc[k + 2], acc[k + 3]))
                         acc[k] = d[0]
                         acc[k + 1] = d[1]
                         acc[k + 2] = d[2]
                         acc[k + 3] = d[3]
+            wr = rd
+            rd = nrd
         g, t = lane >> 2, lane & 3
         for mi in range(4):
             for ni in range(nt):

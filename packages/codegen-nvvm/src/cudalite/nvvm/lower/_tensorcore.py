@@ -3,9 +3,12 @@ warp-level matrix multiply-accumulate (``cuda.mma``: ``ldmatrix``, ``mma.sync``,
 f16x2/bf16x2/tf32 conversions), each one inline PTX instruction (sm_80+; a target
 below is a located error).
 
-Shared-memory operands are converted from the array's generic address with
-``cvta.to.shared``; the copies' and ``ldmatrix``'s source address must be in shared or
-global memory as PTX requires (the arrays' data pointers are generic).  Every call that
+Shared-memory operands are 32-bit shared-window addresses: the array's generic data
+pointer converted once (``addrspacecast``, PTX ``cvta.to.shared``, which the optimizer
+hoists out of loops and folds into the shared symbol) plus the element's byte offset in
+32-bit arithmetic (:func:`_shared_address`), as hand-written CUDA passes them; the
+copies' global source is a 64-bit global address.  The arrays must be in shared and
+global memory as PTX requires (their data pointers are generic).  Every call that
 touches memory is emitted with side effects and a memory clobber, so the optimizer
 never moves ordinary loads and stores across it; the ``mma`` and conversion
 instructions are pure.
@@ -21,7 +24,7 @@ from cudalite.core.typing.rules.mma import MMA_SHAPES
 
 from ._elements import element_pointer
 from ._intrinsics import inline_asm, inline_asm_outputs, require_cc, tuple_value
-from ._irtypes import EMPTY, I32, I64
+from ._irtypes import ADDRSPACE_GLOBAL, ADDRSPACE_SHARED, EMPTY, I32, I64
 from ._registry import lowerings
 
 __all__ = []
@@ -33,12 +36,35 @@ def _need_sm80(lc, node, what):
     require_cc(lc, node, what, (8, 0))
 
 
-def _generic_address(lc, aty, ity, arr, idx):
-    """``&arr[idx]`` (negative indices wrap, as ``arr[idx]``) as an i64 generic address."""
+def _element(lc, aty, ity, arr, idx):
+    """``&arr[idx]`` (negative indices wrap, as ``arr[idx]``) as a generic pointer."""
     b = lc.builder
     items = ([(b.extract_value(idx, i), t) for i, t in enumerate(ity.types)] if isinstance(ity, Tuple)
              else [(idx, ity)])
-    return b.ptrtoint(element_pointer(b, aty, arr, items), I64)
+    return element_pointer(b, aty, arr, items)
+
+
+def _global_address(lc, aty, ity, arr, idx):
+    """``&arr[idx]`` as an i64 global-space address (``cvta.to.global``)."""
+    p = _element(lc, aty, ity, arr, idx)
+    return lc.builder.ptrtoint(lc.builder.addrspacecast(p, p.type.pointee.as_pointer(ADDRSPACE_GLOBAL)), I64)
+
+
+def _shared_address(lc, aty, ity, arr, idx):
+    """``&arr[idx]`` as an i32 shared-window address: the shared address of the array's
+    data pointer plus the element's byte offset from it, both truncated to 32 bits.
+
+    Exact for every element of an array in shared memory: its address is below the
+    shared window's size (kilobytes), so it and the element's byte offset (possibly
+    negative, for a view with a negative stride) agree with their 64-bit values modulo
+    2**32, and so does their sum.  The truncation lets the optimizer compute the offset
+    in 32-bit arithmetic and hoist the data pointer's conversion out of loops."""
+    b = lc.builder
+    data = b.extract_value(arr, 0)
+    p = _element(lc, aty, ity, arr, idx)
+    offset = b.sub(b.ptrtoint(p, I64), b.ptrtoint(data, I64))
+    base = b.ptrtoint(b.addrspacecast(data, data.type.pointee.as_pointer(ADDRSPACE_SHARED)), I64)
+    return b.add(b.trunc(base, I32), b.trunc(offset, I32))
 
 
 def _tuple_items(b, value, n):
@@ -50,13 +76,11 @@ def _tuple_items(b, value, n):
 def _memcpy_async(lc, node, args, info):
     _need_sm80(lc, node, "cuda.pipeline.memcpy_async")
     sig = info.sig
-    dst = _generic_address(lc, sig.args[0], sig.args[1], args[0], args[1])
-    src = _generic_address(lc, sig.args[2], sig.args[3], args[2], args[3])
+    dst = _shared_address(lc, sig.args[0], sig.args[1], args[0], args[1])
+    src = _global_address(lc, sig.args[2], sig.args[3], args[2], args[3])
     n = info.payload.nbytes
     cache = "cg" if n == 16 else "ca"  # .cg (L2 only) exists for 16-byte copies
-    inline_asm(lc, ir.VoidType(),
-               "{\n\t.reg .u64 d, s;\n\tcvta.to.shared.u64 d, $0;\n\tcvta.to.global.u64 s, $1;\n\t"
-               f"cp.async.{cache}.shared.global [d], [s], {n};\n\t}}", "l,l,~{memory}", [dst, src])
+    inline_asm(lc, ir.VoidType(), f"cp.async.{cache}.shared.global [$0], [$1], {n};", "r,l,~{memory}", [dst, src])
     return ir.Constant(EMPTY, None)
 
 
@@ -81,12 +105,11 @@ def _ldmatrix(lc, node, args, info):
     _need_sm80(lc, node, "cuda.mma.ldmatrix")
     count, trans = info.payload
     sig = info.sig
-    addr = _generic_address(lc, sig.args[0], sig.args[1], args[0], args[1])
+    addr = _shared_address(lc, sig.args[0], sig.args[1], args[0], args[1])
     outs = ", ".join(f"${i}" for i in range(count))
     t = ".trans" if trans else ""
-    ptx = ("{\n\t.reg .u64 a;\n\tcvta.to.shared.u64 a, $" + str(count) + ";\n\t"
-           f"ldmatrix.sync.aligned.m8n8.x{count}{t}.shared.b16 {{{outs}}}, [a];\n\t}}")
-    cons = ",".join(["=r"] * count) + ",l,~{memory}"
+    ptx = f"ldmatrix.sync.aligned.m8n8.x{count}{t}.shared.b16 {{{outs}}}, [${count}];"
+    cons = ",".join(["=r"] * count) + ",r,~{memory}"
     return tuple_value(lc, sig.return_type, inline_asm_outputs(lc, [I32] * count, ptx, cons, [addr]))
 
 
