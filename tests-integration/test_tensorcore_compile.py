@@ -5,6 +5,7 @@ results: tests-integration/gpu/test_gpu_tensorcore.py)."""
 from __future__ import annotations
 
 import linecache
+import re
 
 import pytest
 
@@ -35,7 +36,7 @@ def _compile_src(tmp_path, body, sig, cc=(9, 0)):
     (["b[0] = cuda.mma.to_tf32(z)"], "cvt.rna.tf32.f32"),
     (["r = cuda.mma.ldmatrix(s, (0, 0), 1)", "b[0] = r[0]"], "ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%r"),
     (["cuda.pipeline.memcpy_async(s, (0, 0), a, (0, 0), 8)", "cuda.pipeline.commit()", "cuda.pipeline.wait(3)"],
-     "cp.async.ca.shared.global [d], [s], 8;"),
+     "cp.async.ca.shared.global [%r"),
     (["cuda.pipeline.wait(3)"], "cp.async.wait_group 3;"),
     (["cuda.mbarrier.init(bar, 0, 2)"], "mbarrier.init.shared::cta.b64"),
     (["cuda.mbarrier.wait(bar, 0, 1)"], "mbarrier.try_wait.parity.shared::cta.b64"),
@@ -43,6 +44,21 @@ def _compile_src(tmp_path, body, sig, cc=(9, 0)):
 def test_ptx(tmp_path, body, needle):
     ptx, _ = _compile_src(tmp_path, body, (A16, types.uint8[::1]))
     assert needle in ptx
+
+
+def test_shared_operands_are_32_bit_and_hoisted(tmp_path):
+    """ldmatrix and cp.async take 32-bit shared-window addresses: the array's data pointer
+    is converted once (outside the loop), the element offsets are 32-bit arithmetic, and
+    no 64-bit generic address is converted per call."""
+    body = ["for i in range(b.shape[0]):",
+            "    cuda.pipeline.memcpy_async(s, (i % 16, 8), a, (i, 0), 16)",
+            "    r = cuda.mma.ldmatrix(s, (i % 16, 0), 4)",
+            "    b[i] = r[3]"]
+    ptx, _ = _compile_src(tmp_path, body, (A16, types.uint32[::1]))
+    assert "cvta.to.shared.u64" not in ptx
+    assert re.search(r"ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16 \{%r\d+, %r\d+, %r\d+, %r\d+\}, \[%r\d+\];",
+                     ptx), ptx
+    assert re.search(r"cp\.async\.cg\.shared\.global \[%r\d+\], \[%rd\d+\], 16;", ptx), ptx
 
 
 @pytest.mark.parametrize("line, message", [

@@ -161,8 +161,31 @@ def test_memcpy_async_commit_wait():
     np.testing.assert_array_equal(out, expect.ravel())
 
 
-@pytest.mark.parametrize("config", [dict(), dict(async_copy=False), dict(bk=64, stages=3), dict(wn=32, stages=2)],
-                         ids=["cp.async", "plain-loads", "bk64", "128x128"])
+@cuda.jit
+def async_copy_reversed_view(src, out):
+    """cp.async into a reversed view of a shared array: the destination's byte offset from
+    the view's data pointer is negative (the 32-bit shared address must still be exact)."""
+    buf = cuda.shared.array(64, np.float32)
+    t = cuda.threadIdx.x
+    view = buf[::-1]  # view[j] is buf[63 - j]
+    cuda.pipeline.memcpy_async(view, 63 - 4 * t, src, 4 * t, 16)  # src[4t:4t+4] -> buf[4t:4t+4]
+    cuda.pipeline.commit()
+    cuda.pipeline.wait(0)
+    cuda.syncthreads()
+    for k in range(4):
+        out[4 * t + k] = buf[4 * t + k]
+
+
+def test_memcpy_async_into_a_reversed_view():
+    src = np.random.default_rng(8).random(64).astype(np.float32)
+    out = np.zeros_like(src)
+    async_copy_reversed_view[1, 16](src, out)
+    np.testing.assert_array_equal(out, src)
+
+
+@pytest.mark.parametrize("config", [dict(), dict(async_copy=False), dict(bk=32, stages=4), dict(wn=32, stages=2),
+                                    dict(wn=32, bk=32, stages=6)],
+                         ids=["cp.async", "plain-loads", "bk32", "128x128", "128x128x32-6stages"])
 def test_tensor_core_gemm_example(config):
     """examples/tc_gemm.py (mma.sync + ldmatrix + cp.async, swizzled shared memory)
     against NumPy, on a shape with several tiles in every dimension."""
