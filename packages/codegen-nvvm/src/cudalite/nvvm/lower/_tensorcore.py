@@ -4,11 +4,11 @@ f16x2/bf16x2/tf32 conversions), each one inline PTX instruction (sm_80+; a targe
 below is a located error).
 
 Shared-memory operands are 32-bit shared-window addresses: the array's generic data
-pointer converted once (``addrspacecast``, PTX ``cvta.to.shared``, which the optimizer
-hoists out of loops and folds into the shared symbol) plus the element's byte offset in
-32-bit arithmetic (:func:`_shared_address`), as hand-written CUDA passes them; the
-copies' global source is a 64-bit global address.  The arrays must be in shared and
-global memory as PTX requires (their data pointers are generic).  Every call that
+pointer converted (``addrspacecast``, PTX ``cvta.to.shared``, which the optimizer can
+hoist out of loops) plus the element's byte offset in 32-bit arithmetic
+(:func:`_shared_address`), as hand-written CUDA passes them; the copies' global source
+is a 64-bit global address.  The arrays must be in shared and global memory as PTX
+requires (their data pointers are generic).  Every call that
 touches memory is emitted with side effects and a memory clobber, so the optimizer
 never moves ordinary loads and stores across it; the ``mma`` and conversion
 instructions are pure.
