@@ -199,12 +199,15 @@ def difffuzz(session: nox.Session) -> None:
 
 @nox.session
 def bench(session: nox.Session) -> None:
-    """Compile-speed benchmark; ``nox -s bench -- --peers`` also installs numba-cuda to compare."""
+    """Compile-speed benchmark and the GPU benchmarks against CuPy / CUDA C peers;
+    ``nox -s bench -- --peers`` also installs numba-cuda and CuPy to compare."""
     session.install(CORE, NVVM, LINKER, DRIVER, JIT)
     if "--peers" in session.posargs:
-        session.install("numba-cuda[cu13]")
+        session.install("numba-cuda[cu13]", "cupy-cuda13x")
     session.run("python", "benchmarks/compile_speed.py")
     session.run("python", "benchmarks/launch.py")  # needs a GPU: prints why it cannot run otherwise
+    for script in ("vectorize", "clusters", "smem_big", "inline_ptx"):  # GPU and CuPy, else they say why
+        session.run("python", f"benchmarks/{script}.py")
 
 
 @nox.session

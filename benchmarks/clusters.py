@@ -33,7 +33,8 @@ from bench_util import cupy_module, cupy_or_skip, gpu_ms, gpu_or_skip, ratio, ta
 TPB = 256  # threads per block
 ITEMS = 8  # values per thread in the sum's tile
 CLUSTERS = (2, 4, 8)
-NBINS = 16384  # histogram bins: 64 KiB of uint32 (more than a block's 48 KiB of static shared memory), 8-32 KiB per block of a cluster
+NBINS = 16384  # histogram bins: 64 KiB of uint32 (above a block's 48 KiB of static shared
+# memory), 8-32 KiB per block of a cluster
 HIST_BLOCKS_PER_SM = 4
 INNER = 10
 

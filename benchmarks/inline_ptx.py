@@ -166,7 +166,7 @@ def main(argv=None):
         cuda.synchronize()
         cp.cuda.Device().synchronize()
 
-    ins = [cp.random.randint(0, 2**32, n, dtype=cp.int64).astype(cp.uint32) for _ in range(3)]
+    ins = [(cp.random.random(n) * 2.0**32).astype(cp.uint32) for _ in range(3)]  # 32 random bits each
     host_ins = [cp.asnumpy(v[:CHECKED]) for v in ins]
     dins = [cuda.as_cuda_array(v) for v in ins]
     n64 = np.int64(n)

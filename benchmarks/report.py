@@ -18,7 +18,7 @@ import html
 import json
 import os
 
-__all__ = ["kernels_table", "launch_table", "latency_table", "launch_svg", "main"]
+__all__ = ["kernels_table", "launch_table", "latency_table", "launch_svg", "peer_sections", "main"]
 
 
 def kernels_table(data) -> list:
@@ -98,6 +98,42 @@ def launch_svg(data) -> str:
     return "\n".join(out) + "\n"
 
 
+PEER_SECTIONS = [
+    ("CUDA ufuncs against CuPy (`benchmarks/vectorize.py`)",
+     "`@cuda.vectorize` (`a * x + y` with a scalar `a`, `exp(-x * x) * y`; float32 and float64; 1e3, 1e6 "
+     "and 1e8 elements) against CuPy `ElementwiseKernel`s of the same math: GPU time and bandwidth with a "
+     "preallocated `out=`, host time per call for device-array and CuPy inputs with and without `out=`, a "
+     "broadcast (N, 1) x (1, N) case; `@cuda.guvectorize` row sums `'(n)->()'` against a CuPy RawKernel of "
+     "the same algorithm and a CuPy `ReductionKernel`."),
+    ("Thread-block clusters against CUDA C (`benchmarks/clusters.py`)",
+     "A float32 sum whose blocks combine their partial sums through distributed shared memory "
+     "(`cluster.map_shared_rank`, one atomic per cluster; clusters of 2, 4 and 8) and a 16,384-bin "
+     "histogram whose bins are spread over the shared memory of a cluster's blocks, against the same "
+     "CUDA C (`__cluster_dims__`, `cg::this_cluster()`; CuPy RawModule) and against versions without "
+     "clusters (global atomics). Needs compute capability 9.0."),
+    ("Dynamic shared memory above 48 KiB against CUDA C (`benchmarks/smem_big.py`)",
+     "A 1-D box filter (radius 2048) staging a 200 KiB tile per block in dynamic shared memory, against "
+     "the same CUDA C kernel (CuPy RawKernel with `max_dynamic_shared_size_bytes` raised), and both with "
+     "44 KiB tiles (48 KiB in all, no opt-in) to show what the big tile buys."),
+    ("Inline PTX against CUDA C `asm volatile` (`benchmarks/inline_ptx.py`)",
+     "An element-wise uint32 mix using `cuda.inline_ptx` (`lop3.b32`, `prmt.b32`), 1 round "
+     "(bandwidth-bound) and 64 rounds (compute-bound), against the same CUDA C with `asm volatile`, and "
+     "both against versions written with plain operators."),
+]
+
+
+def peer_sections() -> list:
+    """Markdown lines describing the peer benchmarks whose tables are not generated here."""
+    lines = []
+    for title, text in PEER_SECTIONS:
+        script = title.rsplit("`", 2)[1]
+        lines += [f"## {title}", "", text, "",
+                  f"Results: run `python {script}` on a GPU host with CuPy (it prints the device, a markdown "
+                  "table and the ratios; `--quick` for a short run); measured tables are kept in the issue "
+                  "notes.", ""]
+    return lines
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--kernels")
@@ -131,6 +167,7 @@ def main(argv=None) -> int:
     if args.latency:
         lines += ["## Compile latency (`benchmarks/compile_latency.py`)", ""]
         lines += latency_table(load(args.latency)) + [""]
+    lines += peer_sections()
     with open(args.out, "w") as f:
         f.write("\n".join(lines).rstrip() + "\n")
     return 0

@@ -195,7 +195,6 @@ def main(argv=None):
         rows.append([f"{dyn // 1024} KiB tile ({seg} per thread)", f"{(dyn + 4 * THREADS) // 1024}", blocks,
                      f"{T / U:.3f}", f"{t_l * 1e3:.1f}", f"{t_c * 1e3:.1f}", f"{8 * n / (t_l * 1e6):.0f}",
                      ratio(t_c, t_l), f"{check(out_l)}/{check(out_c)}"])
-        del out_l, out_c, dout
     cc = dev.compute_capability
     print(f"# device: {dev.name} (cc {cc[0]}.{cc[1]}, {optin // 1024} KiB shared memory per block opt-in); "
           f"CuPy {cp.__version__}; n = {n}; box filter radius {RADIUS}; {THREADS} threads per block; "

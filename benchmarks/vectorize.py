@@ -169,7 +169,6 @@ def elementwise_rows(cuda, cp, uf, peers, timers, sizes):
                 nbytes = (nin - (name == "axpy") + 1) * np.dtype(dtype).itemsize * n
                 rows.append([f"{name} {dtype}", f"{n:.0e}", f"{t_l * 1e3:.2f}", f"{t_c * 1e3:.2f}",
                              f"{nbytes / (t_l * 1e6):.0f}", f"{nbytes / (t_c * 1e6):.0f}", ratio(t_c, t_l), check])
-                del x, y, out_c, out_l, dx, dy, dout
     return rows
 
 
@@ -241,7 +240,6 @@ def gufunc_rows(cuda, cp, dev, uf, peers, timers, nrows, small, calls):
         h_red = timers.host(lambda: red(xs, axis=1, out=out_red[:small]), calls)
         rows.append([f"rowsum {dtype} ({small}, {GU_COLS})", "host µs", f"{h_l:.1f}", f"{h_r:.1f}", f"{h_red:.1f}",
                      ratio(h_r, h_l), ratio(h_red, h_l), "", ""])
-        del x, out_l, out_r, out_red, dx, dout
     return rows
 
 

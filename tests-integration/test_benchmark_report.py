@@ -39,7 +39,19 @@ def test_report_from_json(tmp_path):
     assert "| cudalite kernel[1, 1](CuPy x3, 1.5) | 3.00 | 1.50x | 5.00 | 2.00x |" in text
     assert "| saxpy first call, empty cache | 35.1 | 500.0 | < 200 |" in text
     assert "![sustained launch time per launcher](launch.svg)" in text
+    assert "\n".join(report.peer_sections()).strip() in text  # the sections of the scripts it has no JSON for
     root = ET.fromstring(svg.read_text())  # well-formed, names escaped
     bars = [e for e in root.iter("{http://www.w3.org/2000/svg}rect")]
     assert [round(float(b.get("width")), 1) for b in bars] == [round(330 * v / 6.0, 1) for v in (2.5, 5.0, 6.0)]
     assert "CuPy RawKernel <&>" in [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
+
+
+def test_docs_page_lists_the_peer_benchmarks():
+    """docs/benchmarks.md has report.py's section for each peer benchmark (measured tables may
+    be pasted under them), each naming a script that exists."""
+    page = (ROOT / "docs" / "benchmarks.md").read_text()
+    for title, _ in report.PEER_SECTIONS:
+        assert f"\n## {title}\n" in page
+        script = title.rsplit("`", 2)[1]
+        assert (ROOT / script).is_file(), script
+        assert f"`python {script}`" in page
