@@ -6,7 +6,8 @@ Element-wise functions: ``axpy(a, x, y) = a * x + y`` (``a`` a scalar) and
 1e6 and 1e8 elements (``--quick``: 1e7).  Tables:
 
 * GPU time per call (CUDA events around back-to-back calls, median of ``--reps``) and
-  bandwidth, device arrays with a preallocated ``out=``;
+  bandwidth, device arrays with a preallocated ``out=`` (at 1e3 elements the GPU waits
+  for the host: this is the sustained call rate);
 * host time per call at the smallest size (enqueue cost: what the launch overhead is),
   for four ways of calling: cudalite device arrays or CuPy arrays (through the CUDA array
   interface) as inputs, with ``out=`` or a new output per call;
