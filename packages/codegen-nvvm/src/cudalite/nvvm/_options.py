@@ -153,7 +153,7 @@ def make_options(*, cc=None, opt=None, fastmath=False, debug=False, lineinfo=Fal
         lb = (launch_bounds,) if isinstance(launch_bounds, int) else tuple(launch_bounds)
         if len(lb) > 3:  # numba's wording first
             raise ValueError(f"Got {len(lb)} launch bounds: {lb}. A maximum of three are supported: "
-                             "(max threads per block, min blocks per SM, max blocks per cluster)")
+                             "launch_bounds=(max threads per block, min blocks per SM, max blocks per cluster)")
         if not 1 <= len(lb) <= 3 or not all(isinstance(v, int) and v >= 0 for v in lb):
             raise ValueError("launch_bounds must be an int or a tuple of 1 to 3 non-negative ints "
                              "(max threads per block, min blocks per SM, max blocks per cluster)")
