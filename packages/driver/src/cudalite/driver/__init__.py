@@ -7,7 +7,8 @@ It is the only cudalite package that calls the CUDA driver.
 """
 
 from .device import (
-    Device, current_device, device_count, get_device, memory_info, set_current_device, synchronize,
+    Device, current_device, current_device_id, device_count, get_device, memory_info, set_current_device,
+    synchronize,
 )
 from .errors import CudaDriverError, CudaSupportError, ShimFallbackWarning
 from .ipc import address_range, ipc_close_handle, ipc_get_handle, ipc_open_handle
@@ -28,25 +29,26 @@ from .memory import (
     memset,
     memset_d32,
 )
+from .peer import can_access_peer, copy_peer, enable_peer_access
 from .module import Function, Module, load_module
 from .params import ParamLayout, pack_params, param_layout
 from .pointer import PointerAttributes, pointer_attributes
 from .registration import HostRegistration, host_device_pointer, register_host
 from ._cu import api as driver_api
-from .stream import Event, Stream, add_callback, elapsed_time
+from .stream import Event, Stream, add_callback, elapsed_time, stream_device
 
 __version__ = "0.1.0"  # the distribution's version (pyproject.toml)
 __all__ = [
     "CudaDriverError", "CudaSupportError", "ShimFallbackWarning", "driver_api",
     "address_range", "ipc_get_handle", "ipc_open_handle", "ipc_close_handle",
     "profile_start", "profile_stop", "driver_version",
-    "Device", "device_count", "get_device", "set_current_device", "current_device", "memory_info",
-    "synchronize",
+    "Device", "device_count", "get_device", "set_current_device", "current_device", "current_device_id",
+    "memory_info", "synchronize", "can_access_peer", "enable_peer_access",
     "DeviceMemory", "HostMemory", "ManagedMemory", "alloc", "alloc_host", "alloc_managed", "memset", "memset_d32",
-    "copy_host_to_device", "copy_device_to_host", "copy_device_to_device", "device_pointer",
+    "copy_host_to_device", "copy_device_to_host", "copy_device_to_device", "copy_peer", "device_pointer",
     "HostRegistration", "register_host", "host_device_pointer",
     "PointerAttributes", "pointer_attributes",
-    "Stream", "Event", "elapsed_time", "add_callback",
+    "Stream", "Event", "elapsed_time", "add_callback", "stream_device",
     "Module", "Function", "load_module",
     "Launcher", "launch", "launch_cooperative", "compiled_shim_path",
     "ParamLayout", "param_layout", "pack_params",

@@ -105,14 +105,36 @@ class Driver:
 
     def current(self):
         """The calling thread's device id; makes its primary context current if
-        another (or no) context is current in this thread.  Default: device 0."""
+        another (or no) context is current in this thread.  A thread that never chose
+        a device adopts the device whose *primary* context another library made current
+        in it (torch.cuda.set_device, CuPy's Device.use), else gets device 0."""
         i = getattr(self._tls, "device", None)
         if i is None:
-            return self.set_current(0)
+            return self.set_current(self._adopted_device())
         cur = call("cuCtxGetCurrent")
         if int(cur) != int(self._contexts[i]):
             call("cuCtxSetCurrent", self._contexts[i])
         return i
+
+    def _adopted_device(self):
+        """The device of the primary context current in this thread (set by another
+        library), or 0 when none (or another kind of context) is current."""
+        try:
+            cur = int(call("cuCtxGetCurrent") or 0)
+            if not cur:
+                return 0
+            dev = int(call("cuCtxGetDevice"))
+        except CudaDriverError:
+            return 0
+        if 0 <= dev < self.device_count and int(self.context(dev)) == cur:
+            return dev
+        return 0
+
+    def current_id(self):
+        """The calling thread's device id from the per-thread record alone (no driver
+        call once the thread has one; the first call is :meth:`current`)."""
+        i = getattr(self._tls, "device", None)
+        return self.current() if i is None else i
 
     def push(self, i):
         """Push device ``i``'s primary context (for finalizers running on any thread)."""

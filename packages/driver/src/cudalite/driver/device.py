@@ -11,8 +11,9 @@ from __future__ import annotations
 from ._cu import call, cu
 from ._state import get_driver
 
-__all__ = ["Device", "device_count", "get_device", "set_current_device", "current_device", "memory_info",
-           "synchronize"]
+__all__ = ["Device", "device_count", "get_device", "set_current_device", "current_device", "current_device_id",
+           "memory_info", "synchronize"]
+
 
 
 class Device:
@@ -224,6 +225,19 @@ def set_current_device(i) -> Device:
 def current_device() -> Device:
     """The calling thread's current device (device 0 if never set)."""
     return Device(get_driver().current())
+
+
+def current_device_id() -> int:
+    """The calling thread's current device ordinal, cheaply: one read of the
+    per-thread record (the first call in a thread chooses its device, as
+    :func:`current_device` does).
+
+    Returns
+    -------
+    int
+        The ordinal.
+    """
+    return get_driver().current_id()
 
 
 def memory_info():

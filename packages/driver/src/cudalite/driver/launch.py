@@ -57,8 +57,15 @@ def _retry_factory(device_id, bindings):
     def retry(rc, name, fn, args):
         rc = int(rc)
         if rc == _INVALID_CONTEXT:  # no (or another device's) context current here
-            get_driver().set_current(device_id)
-            rc = int(fn(*args)[0]) if bindings else fn(*args)
+            d = get_driver()
+            if d.current() == device_id:  # the thread's own device (device 0 in a new thread)
+                rc = int(fn(*args)[0]) if bindings else fn(*args)
+            else:  # the function's device just for this launch: the thread keeps its device
+                d.push(device_id)
+                try:
+                    rc = int(fn(*args)[0]) if bindings else fn(*args)
+                finally:
+                    d.pop()
             if not rc:
                 return
         raise_for(rc, name)

@@ -17,7 +17,7 @@ import weakref
 from ._cu import call, call_status, cu
 from ._state import get_driver, peek_driver
 
-__all__ = ["Stream", "Event", "elapsed_time", "stream_handle", "as_custream", "add_callback"]
+__all__ = ["Stream", "Event", "elapsed_time", "stream_handle", "as_custream", "add_callback", "stream_device"]
 
 CU_STREAM_LEGACY = 1
 CU_STREAM_PER_THREAD = 2
@@ -37,6 +37,33 @@ def as_custream(stream):
     if isinstance(stream, Stream):
         return stream._cu
     return cu().CUstream(stream_handle(stream))
+
+
+def stream_device(stream):
+    """The ordinal of the device ``stream`` belongs to, or None for the default
+    streams (handles 0, 1, 2: they follow whichever context is current).  An owned
+    :class:`Stream` knows its device; any other handle is asked (cuStreamGetDevice).
+
+    Parameters
+    ----------
+    stream : Stream, int or None
+
+    Returns
+    -------
+    int or None
+
+    Raises
+    ------
+    CudaDriverError
+        If the handle is not a valid stream.
+    """
+    if isinstance(stream, Stream) and stream.device_id is not None:
+        return stream.device_id
+    handle = stream_handle(stream)
+    if handle in (0, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD):
+        return None
+    get_driver().current()
+    return int(call("cuStreamGetDevice", cu().CUstream(handle)))
 
 
 def _destroy(kind, handle, device_id):

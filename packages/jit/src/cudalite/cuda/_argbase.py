@@ -15,6 +15,14 @@ def _array_flat(ptr, shape, strides, spec):
     return array_values(ptr, shape, strides, spec.type.layout)
 
 
+def _devices_ok(devices, allowed) -> bool:
+    """True when every device of ``devices`` is in ``allowed``."""
+    for d in devices:
+        if d not in allowed:
+            return False
+    return True
+
+
 class ArgHandler:
     """How one class of Python objects becomes kernel parameters."""
 
@@ -33,6 +41,18 @@ class ArgHandler:
         ``(guard, prelude lines, values)``; ``ns`` collects the names the source uses."""
         ns[f"H{i}"], ns[f"K{i}"], ns[f"P{i}"] = self, key, spec
         return f"H{i}.key({a}) == K{i}", [f"_cl_v{i} = H{i}.flat({a}, P{i}, SH)"], f"*_cl_v{i}"
+
+    def devices(self, arg):
+        """The ordinals of the devices whose memory ``arg`` refers to (``_devices.ANY``
+        for managed memory); empty for scalars and host data.  Multi-GPU routing only."""
+        return ()
+
+    def device_guard(self, i, a, ns):
+        """Source of a check, for the multi-GPU launch code, that argument ``a`` may be
+        used on device ``DEV`` (``DEVS`` is ``(DEV, ANY)``), or None when it has no
+        device of its own (scalars).  Default: :meth:`devices`, through ``H{i}``."""
+        ns[f"H{i}"], ns["DEVS_OK"] = self, _devices_ok
+        return f"DEVS_OK(H{i}.devices({a}), DEVS)"
 
     #: validation fields of the identity cache (0: the handler does not use one)
     cache_fields = 0

@@ -192,7 +192,14 @@ def _has_strides(spec) -> bool:
     return any(s.role is Role.STRIDE for s in spec.slots)
 
 
-class ScalarHandler(ArgHandler):
+class _NoDevice:
+    """Mixin of the handlers of values that have no device (scalars, enums)."""
+
+    def device_guard(self, i, a, ns):
+        return None
+
+
+class ScalarHandler(_NoDevice, ArgHandler):
     def __init__(self, cls):
         self.cls = cls
 
@@ -221,7 +228,7 @@ class ScalarHandler(ArgHandler):
         return f"type({a}) is C{i}", [], val
 
 
-class DateTimeHandler(ArgHandler):
+class DateTimeHandler(_NoDevice, ArgHandler):
     """A ``numpy.datetime64`` / ``timedelta64`` scalar: keyed by its dtype (the unit is
     part of the type), passed as its int64 value (NaT: the smallest int64)."""
 
@@ -242,7 +249,7 @@ class IntEnumHandler(ScalarHandler):
         return int
 
 
-class EnumMemberHandler(ArgHandler):
+class EnumMemberHandler(_NoDevice, ArgHandler):
     """A plain ``Enum`` member: the kernel is specialized on the member, a compile-time
     constant in device code as a global member is (its type key is the member), so it
     takes no parameter slots; numba passes the member's value instead, with the same
@@ -263,6 +270,15 @@ class DeviceArrayHandler(ArgHandler):
 
     def key(self, arg):
         return arg._type_key
+
+    def devices(self, arg):
+        routing = getattr(arg, "_routing_device", None)  # DeviceNDArray; host-mapped arrays: any device
+        return () if routing is None else (routing(),)
+
+    def device_guard(self, i, a, ns):
+        if not hasattr(self.cls, "_routing_device"):
+            return None
+        return f"{a}._device in DEVS"  # None (not known yet) misses: the slow path finds it
 
     def flat(self, arg, spec, sh):
         params = arg._kernel_params  # the values for the array's own layout (array_values)
@@ -285,6 +301,21 @@ class DeviceArrayHandler(ArgHandler):
         return guard, [f"{', '.join(names)}, = {a}._kernel_params"], ", ".join(names)
 
 
+def _pointer_devices(ptr):
+    """``(device,)`` of a device address (``(ANY,)`` for managed or mapped host
+    memory, ``()`` for NULL), asking the driver (cuPointerGetAttributes)."""
+    from cudalite.driver import pointer_attributes
+
+    from ._devices import ANY
+
+    if not ptr:
+        return ()
+    attrs = pointer_attributes(ptr)
+    if attrs.is_managed or attrs.memory_type == "host" or attrs.device_ordinal is None:
+        return (ANY,)
+    return (attrs.device_ordinal,)
+
+
 def _stream_wait(consumer, producer):
     """Make work on stream ``consumer`` wait for what is queued on ``producer``."""
     from cudalite.driver import Event, Stream
@@ -300,6 +331,10 @@ def _needs_wait(producer, sh) -> bool:
 
 class CAIHandler(ArgHandler):
     """Any object with ``__cuda_array_interface__`` (v0-v3)."""
+
+    def devices(self, arg):
+        ptr = arg.__cuda_array_interface__["data"][0]
+        return _pointer_devices(ptr)
 
     def _read(self, arg):
         cai = arg.__cuda_array_interface__
@@ -359,6 +394,12 @@ class CupyHandler(CAIHandler):
 
     def key(self, arg):
         return (arg.dtype, arg.ndim, L.layout_of(arg.shape, arg.strides, arg.dtype.itemsize))
+
+    def devices(self, arg):
+        return (arg.data.device_id,)
+
+    def device_guard(self, i, a, ns):
+        return f"{a}.data.device_id == DEV"
 
     def flat(self, arg, spec, sh):
         cs = self.current_stream()
@@ -438,6 +479,13 @@ class TorchHandler(ArgHandler):
     def key(self, arg):
         dtype, shape, strides = self._info(arg)
         return (dtype, len(shape), L.layout_of(shape, strides, dtype.itemsize))
+
+    def devices(self, arg):
+        dev = arg.get_device()  # -1 for a CPU tensor (refused by key())
+        return (dev,) if dev >= 0 else ()
+
+    def device_guard(self, i, a, ns):
+        return f"{a}.get_device() == DEV"
 
     def flat(self, arg, spec, sh):
         _dtype, shape, strides = self._info(arg)
@@ -559,6 +607,9 @@ class TupleHandler(ArgHandler):
 
     def holds_host(self, arg) -> bool:
         return any(needs_host_copy(self.resolve(type(x), x), x) for x in arg)
+
+    def devices(self, arg):
+        return tuple(d for x in arg for d in self.resolve(type(x), x).devices(x))
 
     def key(self, arg):
         keys = tuple(self.resolve(type(x), x).key(x) for x in arg)

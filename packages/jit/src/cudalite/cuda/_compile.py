@@ -16,8 +16,10 @@ numba's API (the cc of the current device).
 
 from __future__ import annotations
 
+import copy
 import os
 import sys
+import threading
 from dataclasses import dataclass, field, replace
 from time import perf_counter
 
@@ -299,6 +301,32 @@ class CompiledKernel:
         from ._faults import jit_runtime
 
         jit_runtime().kernels[self.function.handle] = self
+
+    def on_device(self, device_id):
+        """This specialization loaded on device ``device_id`` (self when it is this
+        one's device): the same artifact loaded there, or compiled afresh for that
+        device's compute capability, once; the copies share one table of devices."""
+        if device_id == self.device_id:
+            return self
+        siblings, lock = self.__dict__.setdefault("_siblings", ({self.device_id: self}, threading.Lock()))
+        kernel = siblings.get(device_id)
+        if kernel is None:
+            from cudalite.driver import get_device
+
+            from ._devices import on_device
+
+            with lock, on_device(device_id):
+                kernel = siblings.get(device_id)
+                if kernel is None:
+                    cc = tuple(get_device(device_id).compute_capability)
+                    if cc == self.cc:
+                        kernel = copy.copy(self)
+                        kernel._load(self.artifact)
+                    else:
+                        kernel = CompiledKernel(self.py_func, self.argtypes, self.options, cc)
+                    kernel._siblings = (siblings, lock)
+                    siblings[device_id] = kernel
+        return kernel
 
     # -- artifacts ------------------------------------------------------------------------
     @property

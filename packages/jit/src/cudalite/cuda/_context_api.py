@@ -106,6 +106,46 @@ class Context:
         ptr = _drv.ipc_open_handle(handle)
         return MemoryPointer(self, ptr, size, finalizer=_closer(ptr))
 
+    # -- peers ----------------------------------------------------------------------------
+    def can_access_peer(self, peer_device):
+        """Whether kernels on this context's device can address memory of device
+        ``peer_device`` once peer access is enabled (numba's method; cuDeviceCanAccessPeer).
+
+        Parameters
+        ----------
+        peer_device : int
+            The other device's ordinal.
+
+        Returns
+        -------
+        bool
+            False for this context's own device.
+        """
+        return _drv.can_access_peer(self.device.id, int(peer_device))
+
+    def enable_peer_access(self, peer_context, flags=0):
+        """Let kernels on this context's device address the memory of the device of
+        ``peer_context`` (numba's method; cuCtxEnablePeerAccess, idempotent here).
+
+        Parameters
+        ----------
+        peer_context : Context or int
+            The peer's context (``cuda.current_context(j)``) or its device ordinal.
+        flags : int, optional
+            Reserved by CUDA: must be 0.
+
+        Raises
+        ------
+        ValueError
+            ``flags`` is not 0.
+        cudalite.driver.CudaDriverError
+            The devices cannot access each other (``CUDA_ERROR_PEER_ACCESS_UNSUPPORTED``).
+        """
+        if flags != 0:
+            raise ValueError(f"flags is reserved by CUDA and must be 0, not {flags!r}")
+        peer = peer_context.device.id if isinstance(peer_context, Context) else int(peer_context)
+        _drv.enable_peer_access(self.device.id, peer)
+
     # -- execution ------------------------------------------------------------------------
     def synchronize(self):
         """Wait for all work on this device."""

@@ -27,6 +27,7 @@ from ._arghints import ArgHint, prepare_hints
 from ._args import NumbaPerformanceWarning, RecordCopyBack, RecordScalarHandler, TupleHandler  # noqa: I001
 from ._args import compatible, key_to_type, needs_host_copy
 from ._compile import CompiledKernel, JitOptions, compile_code, current_cc
+from ._devices import current_id, multi_gpu, on_device, launch_device
 from ._jit_options import jit_options, mark_inline
 from ._dispatcher_inspect import DeviceInspectMixin, InspectMixin
 from .errors import DeviceFunctionLaunchError
@@ -480,6 +481,19 @@ class CUDADispatcher(InspectMixin):
         handlers = [rt.handler(type(a), a) for a in args]
         return tuple(h.key(a) for h, a in zip(handlers, args)), handlers, args
 
+    def _launch_target(self, args, sh):
+        """The device a launch with ``args`` on stream handle ``sh`` runs on (see
+        :func:`._devices.launch_device`; MixedDevicesError for arrays on two devices)."""
+        from cudalite.driver import stream_device
+
+        rt = self._rt
+        placed = []
+        for name, a in zip(self._names, args):
+            a = a.value if isinstance(a, ArgHint) else a
+            for dev in rt.handler(type(a), a).devices(a):
+                placed.append((name, dev))
+        return launch_device(self.py_func.__name__, placed, stream_device(sh) if sh > 2 else None, current_id())
+
     def _to_device(self, args, handlers, stream):
         """Copy NumPy arguments in; returns (args, handlers, [(device, host), ...])."""
         from ._memory_api import to_device
@@ -519,6 +533,12 @@ class CUDADispatcher(InspectMixin):
         if len(args) != len(self._names):
             raise TypeError(f"{self.py_func.__name__}() takes {len(self._names)} arguments ({len(args)} given)")
         rt = self._rt
+        multi = multi_gpu()
+        if multi:  # run on the device of the array arguments (or the stream's): _devices.launch_device
+            target = self._launch_target(args, sh)
+            if target != current_id():
+                with on_device(target):
+                    return self._launch_slow(grid, block, shm, sh, stream, args, config)
         args, after = prepare_hints(args, stream)  # cuda.In/Out/InOut
         handlers = [rt.handler(type(a), a) for a in args]
         copies = [] if after else None  # hinted launches never become a fast path
@@ -526,12 +546,14 @@ class CUDADispatcher(InspectMixin):
             args, handlers, copies = self._to_device(args, handlers, stream)
         keys = tuple(h.key(a) for h, a in zip(handlers, args))
         kernel = self._kernel_for(keys)
+        if multi:
+            kernel = kernel.on_device(current_id())  # loaded (compiled for its cc) there on first use
         if copies is None and shm <= _BIG_SHARED:
             classes = tuple(map(type, args))
-            factory = self._factories.get((classes, keys), False)
+            factory = self._factories.get((classes, keys, kernel.device_id), False)
             if factory is False:
-                factory = make_factory(self, self._names, handlers, keys, kernel, rt.last)
-                self._factories[(classes, keys)] = factory
+                factory = make_factory(self, self._names, handlers, keys, kernel, rt.last, multi=multi)
+                self._factories[(classes, keys, kernel.device_id)] = factory
                 rt.launch_state.add(self)
             if factory is not None:  # later launches with this configuration: the fast path
                 self._factory = factory

@@ -82,7 +82,31 @@ def _launch_block(ind, kernel, values, ns, after=()):
     return body
 
 
-def make_factory(disp, names, handlers, keys, kernel, record):
+def _device_guards(handlers, names, guards, ns, kernel):
+    """Multi-GPU processes: each argument's guard also checks that it lives on the
+    kernel's device (or on any: managed memory), and the calling thread's current
+    device must be the kernel's; a miss takes the slow path, which routes the launch
+    (``_devices``).  A launcher whose stream belongs to another device is always slow."""
+    from cudalite.driver import stream_device
+
+    from ._devices import ANY, current_id
+
+    def stream_device_or_none(sh):
+        try:
+            return stream_device(sh)
+        except Exception:  # not a valid stream: the slow path reports it
+            return None
+
+    ns["DEVS"], ns["CURDEV"] = (kernel.device_id, ANY), current_id
+    ns["STREAM_DEVICE"], ns["SLOW_FACTORY"] = stream_device_or_none, None
+    for i, (h, a) in enumerate(zip(handlers, names)):
+        extra = h.device_guard(i, a, ns)
+        if extra:
+            guards[i] = f"({guards[i]} and {extra})"
+    return ["CURDEV() == DEV"]
+
+
+def make_factory(disp, names, handlers, keys, kernel, record, multi=False):
     """The launcher factory for one specialization (``kernel``: a CompiledKernel; its
     ``abi`` says which values each argument flattens to, in which order)
     and the argument handlers/keys that select it; None when an argument kind
@@ -96,7 +120,11 @@ def make_factory(disp, names, handlers, keys, kernel, record):
     ``data_ptr()``; CuPy: ``shape``), its values are reused without the full guard.
     The cache holds a strong reference to the last object at each position (until
     another object is passed there or the kernel is collected), so an object's id
-    cannot be reused while it is cached."""
+    cannot be reused while it is cached.
+
+    ``multi`` (a process with several devices): the guards also check the arguments'
+    devices and the current device (:func:`_device_guards`); with one device the code
+    has no device check at all."""
     if any(not h.fast for h in handlers):
         return None
     from cudalite.driver import CudaDriverError
@@ -112,6 +140,9 @@ def make_factory(disp, names, handlers, keys, kernel, record):
         guards.append(f"({guard})")
         pre.append(lines)
         values.append(vals)
+    device_checks = _device_guards(handlers, names, guards, ns, kernel) if multi else []
+    if multi:
+        ns["SLOW_FACTORY"] = slow_factory(disp)
     cached = [i for i, h in enumerate(handlers) if h.cache_fields]
     after = []
     for i, h in enumerate(handlers):
@@ -120,7 +151,11 @@ def make_factory(disp, names, handlers, keys, kernel, record):
             after.append(f"AFTER{i}(SH)")
     params = ", ".join(names)
     fname = _name(disp)
-    body = ["def factory(GRID, BLOCK, SHM, SH, STREAM, CONFIG):", f"    def {fname}({params}):"]
+    body = ["def factory(GRID, BLOCK, SHM, SH, STREAM, CONFIG):"]
+    if multi:  # a stream of another device: the slow path routes (or refuses) each launch
+        body += ["    if SH > 2 and STREAM_DEVICE(SH) != DEV:",
+                 "        return SLOW_FACTORY(GRID, BLOCK, SHM, SH, STREAM, CONFIG)"]
+    body.append(f"    def {fname}({params}):")
     ind = " " * 8
     hit_values = list(values)
     stores = []
@@ -147,14 +182,15 @@ def make_factory(disp, names, handlers, keys, kernel, record):
             stores.append(f"if {' and '.join(f'{n} is not None' for n in new)}:")
             stores.append(f"    _CL_M{i} = ({a}, {', '.join(new)}, *_cl_t{i})")
         body.append(f"{ind}try:")
-        body.append(f"{ind}    _cl_hit = {' and '.join(hit_guards)}")
+        body.append(f"{ind}    _cl_hit = {' and '.join(hit_guards + device_checks)}")
         body.append(f"{ind}except AttributeError:")
         body.append(f"{ind}    _cl_hit = False")
         body.append(f"{ind}if _cl_hit:")
         body += [f"{ind}    {line}" for line in hit_pre]
         body += _launch_block(ind + "    ", kernel, hit_values, ns, after)
     body.append(f"{ind}try:")
-    body.append(f"{ind}    _cl_ok = {' and '.join(guards) if guards else 'True'}")
+    all_guards = guards + device_checks
+    body.append(f"{ind}    _cl_ok = {' and '.join(all_guards) if all_guards else 'True'}")
     body.append(f"{ind}except AttributeError:")
     body.append(f"{ind}    _cl_ok = False")
     body.append(f"{ind}if _cl_ok:")

@@ -29,6 +29,8 @@ from ._argbase import ArgHandler, _array_flat
 
 __all__ = ["StridedViewHandler", "BufferHandler", "DLPackHandler", "foreign_handler", "import_dlpack"]
 
+_KDL_CUDA = 2  # DLPack's kDLCUDA device type (kDLCUDAHost 3 and kDLCUDAManaged 13 have no one device)
+
 
 @functools.lru_cache(maxsize=None)
 def _strided_memory_view():
@@ -89,6 +91,10 @@ class DLPackHandler(ArgHandler):
         made = self._tls.made = (arg, stream, (ptr, shape, strides, dtype), owner)
         return made
 
+    def devices(self, arg):
+        kind, dev = arg.__dlpack_device__()
+        return (int(dev),) if int(kind) == _KDL_CUDA else ()
+
     def key(self, arg, stream=1):
         _ptr, shape, strides, dtype = self._export(arg, stream)[2]
         return (dtype, len(shape), L.layout_of(shape, strides, dtype.itemsize))
@@ -112,8 +118,17 @@ class DLPackHandler(ArgHandler):
                 f"*_cl_v{i}")
 
 
+def _core_devices(obj):
+    """``(device_id,)`` of a cuda.core view or buffer, ``()`` when it has none (host)."""
+    dev = getattr(obj, "device_id", None)
+    return (int(dev),) if isinstance(dev, int) and dev >= 0 else ()
+
+
 class StridedViewHandler(ArgHandler):
     """cuda.core ``StridedMemoryView`` arguments."""
+
+    def devices(self, arg):
+        return _core_devices(arg)
 
     def key(self, arg):
         if not arg.is_device_accessible:
@@ -128,6 +143,9 @@ class StridedViewHandler(ArgHandler):
 
 class BufferHandler(ArgHandler):
     """cuda.core ``Buffer`` arguments: ``size`` bytes as a 1-d ``uint8`` array."""
+
+    def devices(self, arg):
+        return _core_devices(arg)
 
     def key(self, arg):
         import numpy as np

@@ -11,10 +11,18 @@ Fast launch contract: every instance has the plain attributes ``_ptr``,
 slot order: :func:`cudalite.core.abi.array_values`), ``_layout`` ('C', 'F' or 'A',
 from :func:`._array_layout.layout_of`) and ``_type_key`` (``(dtype, ndim, layout)``),
 set once in ``__init__``.
+
+Multi-GPU: an array remembers the device its memory belongs to (``device_id``; the
+private ``_device`` is that ordinal, :data:`._devices.ANY` for managed memory, or None
+until first asked for memory it did not allocate).  In a process with several
+devices, its copies run with that device current whatever device the calling thread
+has selected, and a copy between arrays of two devices is a peer copy
+(``cudalite.driver.copy_peer``).  With one device none of this costs anything.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy as _copy
 import ctypes
 
@@ -24,6 +32,7 @@ from cudalite.core.numpy_support import lazy_numpy as np  # NumPy loads on first
 import cudalite.driver as _drv
 
 from . import _array_layout as L
+from ._devices import ANY, multi_gpu, on_device
 from ._runtime import driver_stream, external_stream
 
 __all__ = ["DeviceNDArray", "IpcArrayHandle", "auto_device", "is_device_array", "from_cuda_array_interface",
@@ -76,7 +85,7 @@ class DeviceNDArray:
 
     __cuda_ndarray__ = True
     __slots__ = ("shape", "strides", "dtype", "ndim", "size", "stream", "gpu_data", "_ptr", "_kernel_params",
-                 "_layout", "_type_key", "__weakref__")
+                 "_layout", "_type_key", "_device", "__weakref__")
 
     def __init__(self, shape, strides, dtype, stream=0, gpu_data=None, *, ptr=None, owner=None):
         shape = L.normalize_shape(shape)
@@ -101,10 +110,56 @@ class DeviceNDArray:
         layout = self._layout = L.layout_of(shape, strides, dtype.itemsize)
         self._kernel_params = array_values(self._ptr, shape, strides, layout)
         self._type_key = (dtype, len(shape), layout)
+        # the device of the memory: known for cudalite's own allocations, else found on first use
+        self._device = gpu_data.device_id if type(gpu_data) is _drv.DeviceMemory else None
 
     def _view(self, offset, shape, strides, dtype=None):
-        return DeviceNDArray(shape, strides, self.dtype if dtype is None else dtype, self.stream,
-                             ptr=self._ptr + offset, owner=self.gpu_data)
+        out = DeviceNDArray(shape, strides, self.dtype if dtype is None else dtype, self.stream,
+                            ptr=self._ptr + offset, owner=self.gpu_data)
+        out._device = self._device
+        return out
+
+    # -- devices ---------------------------------------------------------------------------
+    def _routing_device(self):
+        """The ordinal of the device this array's memory is on, or ``ANY`` (managed
+        memory, or no memory at all); asks the driver once for memory cudalite did
+        not allocate (cuPointerGetAttributes), then remembers."""
+        dev = self._device
+        if dev is None:
+            if not self._ptr:
+                dev = ANY
+            else:
+                attrs = _drv.pointer_attributes(self._ptr)
+                if attrs.is_managed or attrs.memory_type == "host":
+                    dev = ANY
+                elif attrs.device_ordinal is None:
+                    raise BufferError(f"the CUDA driver does not know the address {self._ptr:#x} of this array")
+                else:
+                    dev = attrs.device_ordinal
+            self._device = dev
+        return dev
+
+    @property
+    def device_id(self):
+        """The ordinal of the device whose memory holds this array (int), or None for
+        memory that every device addresses (managed memory) and for empty arrays.
+
+        Copies to and from the array run on that device whatever device is current,
+        and a kernel launched with the array runs there (see docs/guide/devices.md).
+
+        Raises
+        ------
+        BufferError
+            The CUDA driver does not know the array's address.
+        """
+        dev = self._routing_device()
+        return None if dev == ANY else dev
+
+    def _on_own_device(self):
+        """A context manager making this array's device current (multi-GPU only)."""
+        if not multi_gpu():
+            return contextlib.nullcontext()
+        return on_device(self._routing_device())
 
     # -- properties ------------------------------------------------------------------------
     @property
@@ -370,9 +425,10 @@ class DeviceNDArray:
             return out
         host = np.empty(1, dtype=self.dtype)
         s = self._default_stream(stream)
-        _drv.copy_device_to_host(host, self._ptr + offset, self.dtype.itemsize, stream=s)
-        if s is not None:
-            _sync(s)
+        with self._on_own_device():
+            _drv.copy_device_to_host(host, self._ptr + offset, self.dtype.itemsize, stream=s)
+            if s is not None:
+                _sync(s)
         return host[0]
 
     def __setitem__(self, key, value):
@@ -404,7 +460,7 @@ class DeviceNDArray:
             src = _as_device(value)
             if src.shape == target.shape and src.dtype == target.dtype and src._layout == target._layout != "A":
                 if target.size:
-                    _drv.copy_device_to_device(target._ptr, src._ptr, target.nbytes, stream=s)
+                    _copy_device(target, src, s)
                 return
             value = src.copy_to_host(stream=stream)
             if s is not None:
@@ -417,6 +473,10 @@ class DeviceNDArray:
         """Copy NumPy ``host`` (same shape) into this view; ``s``: driver stream or None."""
         if not self.size:
             return
+        with self._on_own_device():
+            self._write_host_here(host, s)
+
+    def _write_host_here(self, host, s):
         if self._layout != "A":
             host = np.require(host, dtype=self.dtype, requirements=self._layout)
             _drv.copy_host_to_device(self._ptr, host, self.nbytes, stream=s)
@@ -456,7 +516,7 @@ class DeviceNDArray:
                 return
             _check_compatible(self, src)
             if src._layout == self._layout != "A":
-                _drv.copy_device_to_device(self._ptr, src._ptr, self.nbytes, stream=s)
+                _copy_device(self, src, s)
                 return
             ary = src.copy_to_host(stream=stream)
             if s is not None:
@@ -495,6 +555,10 @@ class DeviceNDArray:
             _check_compatible(self, ary)
         if self.size == 0:
             return ary if ary is not None else np.ndarray(self.shape, self.dtype, strides=self.strides)
+        with self._on_own_device():
+            return self._copy_to_host_here(ary, s)
+
+    def _copy_to_host_here(self, ary, s):
         direct = ary is not None and self._layout != "A" and ary.flags[self._layout + "_CONTIGUOUS"]
         if direct:
             _drv.copy_device_to_host(ary, self._ptr, self.nbytes, stream=s)
@@ -523,7 +587,8 @@ class DeviceNDArray:
         from ._context_api import current_context
         from ._emm import MemoryPointer
 
-        ctx = current_context()
+        dev = self.device_id if multi_gpu() else None
+        ctx = current_context(dev)
         lo, hi = L.extent(self.shape, self.strides, self.dtype.itemsize)
         mem = self.gpu_data
         if not (isinstance(mem, MemoryPointer) and mem.ptr == self._ptr + lo and mem.size == hi - lo):
@@ -532,6 +597,9 @@ class DeviceNDArray:
         return IpcArrayHandle(ctx.get_ipc_handle(mem), desc)
 
     def _device_id(self):
+        dev = self._device
+        if isinstance(dev, int) and dev >= 0:
+            return dev
         dev = getattr(self.gpu_data, "device_id", None)
         if isinstance(dev, int):
             return dev
@@ -562,7 +630,8 @@ class DeviceNDArray:
         if own and stream != -1:
             handle = int(own) if not isinstance(own, int) else own
             if stream is None or int(stream) != handle:
-                _sync(driver_stream(own))
+                with self._on_own_device():
+                    _sync(driver_stream(own))
         versioned = max_version is not None and tuple(max_version)[0] >= 1
         return to_dlpack(self, KDLCUDA, self._device_id(), versioned=versioned)
 
@@ -599,6 +668,21 @@ def _sync(s):
         s.synchronize()
     else:
         _drv.Stream.external(int(s)).synchronize()
+
+
+def _copy_device(dst, src, s):
+    """Copy ``src``'s bytes to ``dst`` (same shape, dtype and contiguous layout) on
+    driver stream ``s`` (None: synchronously): a peer copy when they are on two
+    devices of a multi-GPU process."""
+    if multi_gpu():
+        src_dev, dst_dev = src._routing_device(), dst._routing_device()
+        if ANY not in (src_dev, dst_dev) and src_dev != dst_dev:
+            _drv.copy_peer(dst._ptr, dst_dev, src._ptr, src_dev, dst.nbytes, stream=s)
+            return
+        with dst._on_own_device():
+            _drv.copy_device_to_device(dst._ptr, src._ptr, dst.nbytes, stream=s)
+        return
+    _drv.copy_device_to_device(dst._ptr, src._ptr, dst.nbytes, stream=s)
 
 
 def _is_cuda_array(obj):
