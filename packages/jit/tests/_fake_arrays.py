@@ -67,16 +67,17 @@ class DLPackOnly:
 
 
 class _CupyMem:
-    def __init__(self, ptr):
-        self.ptr = ptr
+    def __init__(self, ptr, device_id=0):
+        self.ptr, self.device_id = ptr, device_id
 
 
 class CupyArray:
     """A CuPy ``ndarray`` look-alike, its contiguity flags set as CuPy does (NumPy's
     relaxed rule)."""
 
-    def __init__(self, ptr, shape, strides, dtype):
-        self.data, self.dtype, self.shape, self.strides = _CupyMem(ptr), np.dtype(dtype), tuple(shape), tuple(strides)
+    def __init__(self, ptr, shape, strides, dtype, device_id=0):
+        self.data, self.dtype = _CupyMem(ptr, device_id), np.dtype(dtype)
+        self.shape, self.strides = tuple(shape), tuple(strides)
         self.ndim = len(self.shape)
         flags = host_view(shape, strides, dtype).flags
         self._c_contiguous, self._f_contiguous = flags.c_contiguous, flags.f_contiguous
@@ -88,9 +89,9 @@ CupyArray.__module__ = "cupy"
 class TorchTensor:
     """A torch CUDA tensor look-alike: strides in elements, ``is_contiguous()``."""
 
-    def __init__(self, ptr, shape, strides, dtype):
+    def __init__(self, ptr, shape, strides, dtype, device_id=0):
         torch = sys.modules["torch"]
-        self.ptr, self.shape, self.np_dtype = ptr, tuple(shape), np.dtype(dtype)
+        self.ptr, self.shape, self.np_dtype, self.device_id = ptr, tuple(shape), np.dtype(dtype), device_id
         self.dtype = getattr(torch, self.np_dtype.name)
         self.strides = tuple(s // self.np_dtype.itemsize for s in strides)
         self._version, self.is_cuda = 0, True
@@ -98,6 +99,9 @@ class TorchTensor:
 
     def data_ptr(self):
         return self.ptr
+
+    def get_device(self):
+        return self.device_id
 
     def dim(self):
         return len(self.shape)
@@ -161,14 +165,26 @@ class FakeKernel:
     it records each launch's flattened values (``full=True``: with grid, block,
     shared memory and stream first) in ``calls``."""
 
-    def __init__(self, argtypes, calls, *, full=False):
+    def __init__(self, argtypes, calls, *, full=False, device_id=0, devices=None):
         self.argtypes = tuple(argtypes)
         self.abi = kernel_abi(self.argtypes)
         self.calls, self.full = calls, full
-        self.device_id, self.name, self.exc_global, self.cooperative = 0, "fake", None, False
+        self.device_id, self.name, self.exc_global, self.cooperative = device_id, "fake", None, False
+        self.devices = {device_id: self} if devices is None else devices  # its loads, per device
+        self.launched_on = []  # shared by the loads: the device of each launch
+
+    def on_device(self, device_id):
+        """The load of this kernel on ``device_id`` (made on first use, as CompiledKernel's)."""
+        k = self.devices.get(device_id)
+        if k is None:
+            k = self.devices[device_id] = FakeKernel(self.argtypes, self.calls, full=self.full,
+                                                     device_id=device_id, devices=self.devices)
+            k.launched_on = self.launched_on
+        return k
 
     def launch(self, *a):
         self.calls.append(a if self.full else a[4:])
+        self.launched_on.append(self.device_id)
 
     def ensure_dynamic_shared(self, n):
         pass
