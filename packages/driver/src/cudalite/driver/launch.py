@@ -16,8 +16,9 @@ are converted in C and libcuda's ``cuLaunchKernel`` is called through its addres
 without a C compiler it silently becomes ``bindings``), ``bindings``, ``cffi``
 (ABI mode: libffi marshals 11 arguments, ~0.7 µs) and ``ctypes``.  A nonzero CUresult
 raises :class:`CudaDriverError` (invalid configurations are rejected by the driver
-itself, at no cost on the happy path); a thread with no current context gets the function's context made current and the
-launch retried once.
+itself, at no cost on the happy path); a launch refused for want of the right context (a thread with none current,
+or another device's) is retried once: in the thread's own device's context when the function is there (a new thread
+gets its device, see ``Driver.current``), else with the function's context pushed for that launch only.
 
 ``launch(fn, grid, block, args=[(value, code), ...])`` is the generic, slower path.
 """
