@@ -83,7 +83,8 @@ def gpus(monkeypatch):
     monkeypatch.setattr(_dispatcher, "multi_gpu", lambda: True)
     monkeypatch.setattr(_dispatcher, "current_id", fake.current_id)
     monkeypatch.setattr(_dispatcher, "on_device", fake.on_device)
-    monkeypatch.setattr(_devices, "current_id", fake.current_id)  # read by the generated launch code
+    monkeypatch.setattr(_devices, "current_id", fake.current_id)
+    monkeypatch.setattr(_devices, "current_reader", lambda: fake.current_id)  # for the generated launch code
     monkeypatch.setattr(_dispatcher, "current_cc", lambda: (9, 0))
     return fake
 

@@ -7,8 +7,8 @@ It is the only cudalite package that calls the CUDA driver.
 """
 
 from .device import (
-    Device, current_device, current_device_id, device_count, get_device, memory_info, set_current_device,
-    synchronize,
+    Device, current_device, current_device_id, current_device_reader, device_count, get_device, memory_info,
+    set_current_device, synchronize,
 )
 from .errors import CudaDriverError, CudaSupportError, ShimFallbackWarning
 from .ipc import address_range, ipc_close_handle, ipc_get_handle, ipc_open_handle
@@ -43,7 +43,7 @@ __all__ = [
     "address_range", "ipc_get_handle", "ipc_open_handle", "ipc_close_handle",
     "profile_start", "profile_stop", "driver_version",
     "Device", "device_count", "get_device", "set_current_device", "current_device", "current_device_id",
-    "memory_info", "synchronize", "can_access_peer", "enable_peer_access",
+    "current_device_reader", "memory_info", "synchronize", "can_access_peer", "enable_peer_access",
     "DeviceMemory", "HostMemory", "ManagedMemory", "alloc", "alloc_host", "alloc_managed", "memset", "memset_d32",
     "copy_host_to_device", "copy_device_to_host", "copy_device_to_device", "copy_peer", "device_pointer",
     "HostRegistration", "register_host", "host_device_pointer",

@@ -12,7 +12,7 @@ from ._cu import call, cu
 from ._state import get_driver
 
 __all__ = ["Device", "device_count", "get_device", "set_current_device", "current_device", "current_device_id",
-           "memory_info", "synchronize"]
+           "current_device_reader", "memory_info", "synchronize"]
 
 
 
@@ -238,6 +238,19 @@ def current_device_id() -> int:
         The ordinal.
     """
     return get_driver().current_id()
+
+
+def current_device_reader():
+    """A zero-argument callable returning the calling thread's current device ordinal
+    (what :func:`current_device_id` returns), for hot paths: the bound method of the
+    process's driver state, one call and one per-thread read.  Valid in this process
+    only (not after a fork).
+
+    Returns
+    -------
+    callable
+    """
+    return get_driver().current_id
 
 
 def memory_info():

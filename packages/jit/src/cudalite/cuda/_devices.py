@@ -23,7 +23,8 @@ import contextlib
 
 import cudalite.driver as _drv
 
-__all__ = ["ANY", "multi_gpu", "current_id", "on_device", "launch_device", "MixedDevicesError"]
+__all__ = ["ANY", "multi_gpu", "current_id", "current_reader", "on_device", "launch_device", "launch_target",
+           "MixedDevicesError"]
 
 ANY = -1  # memory every device can address (managed): no constraint on the launch device
 
@@ -39,6 +40,12 @@ def multi_gpu() -> bool:
 def current_id() -> int:
     """The calling thread's current device ordinal (cheap: a per-thread record)."""
     return _drv.current_device_id()
+
+
+def current_reader():
+    """A zero-argument callable giving the calling thread's current device ordinal,
+    for the generated launch code (one bound-method call)."""
+    return _drv.current_device_reader()
 
 
 @contextlib.contextmanager
@@ -110,3 +117,19 @@ def launch_device(kernel_name, placed, stream_device, current):
                 f"device {target} (create it inside `with cuda.gpus[{target}]:`)")
         return target
     return stream_device if stream_device is not None else current
+
+
+def launch_target(disp, args, sh):
+    """The device a launch of dispatcher ``disp`` with ``args`` on stream handle ``sh``
+    runs on: :func:`launch_device` of the devices its argument handlers report
+    (``ArgHandler.devices``) and of the stream's device (MixedDevicesError for arrays on
+    two devices)."""
+    from ._arghints import ArgHint
+
+    placed = []
+    for name, a in zip(disp._names, args):
+        a = a.value if isinstance(a, ArgHint) else a
+        for dev in disp._rt.handler(type(a), a).devices(a):
+            placed.append((name, dev))
+    stream_device = _drv.stream_device(sh) if sh > 2 else None
+    return launch_device(disp.py_func.__name__, placed, stream_device, current_id())

@@ -27,7 +27,7 @@ from ._arghints import ArgHint, prepare_hints
 from ._args import NumbaPerformanceWarning, RecordCopyBack, RecordScalarHandler, TupleHandler  # noqa: I001
 from ._args import compatible, key_to_type, needs_host_copy
 from ._compile import CompiledKernel, JitOptions, compile_code, current_cc
-from ._devices import current_id, multi_gpu, on_device, launch_device
+from ._devices import current_id, launch_target, multi_gpu, on_device
 from ._jit_options import jit_options, mark_inline
 from ._dispatcher_inspect import DeviceInspectMixin, InspectMixin
 from .errors import DeviceFunctionLaunchError
@@ -481,19 +481,6 @@ class CUDADispatcher(InspectMixin):
         handlers = [rt.handler(type(a), a) for a in args]
         return tuple(h.key(a) for h, a in zip(handlers, args)), handlers, args
 
-    def _launch_target(self, args, sh):
-        """The device a launch with ``args`` on stream handle ``sh`` runs on (see
-        :func:`._devices.launch_device`; MixedDevicesError for arrays on two devices)."""
-        from cudalite.driver import stream_device
-
-        rt = self._rt
-        placed = []
-        for name, a in zip(self._names, args):
-            a = a.value if isinstance(a, ArgHint) else a
-            for dev in rt.handler(type(a), a).devices(a):
-                placed.append((name, dev))
-        return launch_device(self.py_func.__name__, placed, stream_device(sh) if sh > 2 else None, current_id())
-
     def _to_device(self, args, handlers, stream):
         """Copy NumPy arguments in; returns (args, handlers, [(device, host), ...])."""
         from ._memory_api import to_device
@@ -534,8 +521,8 @@ class CUDADispatcher(InspectMixin):
             raise TypeError(f"{self.py_func.__name__}() takes {len(self._names)} arguments ({len(args)} given)")
         rt = self._rt
         multi = multi_gpu()
-        if multi:  # run on the device of the array arguments (or the stream's): _devices.launch_device
-            target = self._launch_target(args, sh)
+        if multi:  # run on the device of the array arguments (or the stream's): see _devices
+            target = launch_target(self, args, sh)
             if target != current_id():
                 with on_device(target):
                     return self._launch_slow(grid, block, shm, sh, stream, args, config)

@@ -89,7 +89,7 @@ def _device_guards(handlers, names, guards, ns, kernel):
     (``_devices``).  A launcher whose stream belongs to another device is always slow."""
     from cudalite.driver import stream_device
 
-    from ._devices import ANY, current_id
+    from ._devices import ANY, current_reader
 
     def stream_device_or_none(sh):
         try:
@@ -97,7 +97,7 @@ def _device_guards(handlers, names, guards, ns, kernel):
         except Exception:  # not a valid stream: the slow path reports it
             return None
 
-    ns["DEVS"], ns["CURDEV"] = (kernel.device_id, ANY), current_id
+    ns["DEVS"], ns["CURDEV"] = (kernel.device_id, ANY), current_reader()
     ns["STREAM_DEVICE"], ns["SLOW_FACTORY"] = stream_device_or_none, None
     for i, (h, a) in enumerate(zip(handlers, names)):
         extra = h.device_guard(i, a, ns)
