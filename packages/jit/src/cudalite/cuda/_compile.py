@@ -257,9 +257,11 @@ class CompiledKernel:
     """One specialization on one device: its :class:`KernelArtifact`, driver
     function and launcher.  ``launch(grid3, block3, shared, stream_handle, *flat_values)``.
 
-    ``load=False`` builds the artifact only (GPU-less: inspection, tests)."""
+    ``load=False`` builds the artifact only (GPU-less: inspection, tests);
+    ``build`` (a :class:`KernelBuild`) is used instead of building one (compiled code
+    carried in a pickle, ``_carry``)."""
 
-    def __init__(self, pyfunc, argtypes, opts: JitOptions, cc, *, load=True):
+    def __init__(self, pyfunc, argtypes, opts: JitOptions, cc, *, load=True, build=None):
         from .config import load_config
 
         t_start = perf_counter()
@@ -267,7 +269,8 @@ class CompiledKernel:
         self.argtypes = tuple(argtypes)
         self.options = opts
         self.cc = tuple(cc)
-        build = build_kernel(pyfunc, self.argtypes, opts, self.cc)
+        if build is None:
+            build = build_kernel(pyfunc, self.argtypes, opts, self.cc)
         self.artifact = art = build.artifact
         self.status = build.status
         self._keepalive = build.keepalive  # captured device arrays live as long as the code

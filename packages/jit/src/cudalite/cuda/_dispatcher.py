@@ -35,6 +35,7 @@ from ._fastpath import launcher_param_names, make_factory, slow_factory
 from ._warmup import start_warmup
 from ._faults import jit_runtime, kernel_fault
 from ._launchconfig import MIN_GRID_SIZE, check_cluster_grid, parse_config, warn_low_occupancy
+from ._carry import CarriedCode
 from ._pickling import reduce_dispatcher
 from ._stats import CompileStats
 
@@ -99,7 +100,7 @@ class CUDADispatcher(InspectMixin):
     (:meth:`_configure_new`).
     """
 
-    def __init__(self, py_func, sigs=None, options: JitOptions = JitOptions()):
+    def __init__(self, py_func, sigs=None, options: JitOptions = JitOptions(), *, compiler=None):
         functools.update_wrapper(self, py_func)
         self.py_func = py_func
         # called (not launched) from device code, a kernel is compiled into its caller as
@@ -116,7 +117,7 @@ class CUDADispatcher(InspectMixin):
         self._rt = jit_runtime()
         start_warmup(self._rt)  # libraries and driver get ready while the program goes on
         self._names = launcher_param_names(py_func)
-        self._compiler = CompiledKernel
+        self._compiler = CompiledKernel if compiler is None else compiler  # _carry.CarriedCode once unpickled
         self.stats = CompileStats()  # cache hits and misses per signature, as numba's dispatcher
         self._eager = sigs is not None
         self._sigs = tuple(sigs) if sigs is not None else None  # as given: pickling remakes the dispatcher
@@ -175,8 +176,10 @@ class CUDADispatcher(InspectMixin):
         """Compile every signature compiled so far afresh (numba's ``recompile``): globals
         and closure values are read again, and launchers made before keep the old code.
         With caching, the new code's key differs when a global did, so it is stored
-        beside the old entry."""
+        beside the old entry.  Compiled code a pickle carried is dropped."""
         with self._lock:
+            if isinstance(self._compiler, CarriedCode):
+                self._compiler = self._compiler.fallback
             sigs = list(self.overloads) + [a for a in self._pending if a not in self.overloads]
             self.overloads, self._specs, self._configs, self._factories, self._factory = {}, {}, {}, {}, None
             self._pending = []

@@ -6,8 +6,12 @@ by reference: unpickling imports the module and takes the dispatcher there.  Any
 other one (defined in a function, a closure, replaced in its module) pickles *by
 value*: its Python function is rebuilt from its code object (``marshal``), the
 globals its code reads, its closure cells, defaults and name, and a new dispatcher of
-the same class, signatures and options is made around it (compiled again on first
-use: compiled code is not pickled).  Modules among the globals travel by name,
+the same class, signatures and options is made around it.  A kernel pickled by value
+carries the compiled code of its specializations (``_carry``): the receiving process
+loads the cubin without compiling when its device has the same compute capability,
+and compiles otherwise; a ``vectorize`` ufunc carries its loop kernels' code the
+same way.  A device function has no code of its own to carry (it is compiled into
+each kernel that calls it, and those carry it).  Modules among the globals travel by name,
 functions that their module does not name travel by value, everything else through
 pickle itself (so a global device array refuses to pickle, as in numba).
 
@@ -19,8 +23,11 @@ from __future__ import annotations
 
 import importlib
 import marshal
+import pickle
 import sys
 import types as pytypes
+
+from ._carry import CarriedCode, carried_code, read_carried
 
 __all__ = ["reduce_dispatcher", "reduce_ufunc"]
 
@@ -106,14 +113,16 @@ def _rebuild_function(code, globs, name, qualname, module, defaults, kwdefaults,
     return fn
 
 
-def _rebuild_dispatcher(cls, state, sigs, options):
+def _rebuild_dispatcher(cls, state, sigs, options, carried=None):
     """Remake a dispatcher pickled by value; a global or cell naming the dispatcher
-    itself (a recursive function) is set to the new one."""
+    itself (a recursive function) is set to the new one.  ``carried``: the compiled
+    code of its specializations (``_carry``), loaded instead of compiling."""
     placeholder = object()  # stands for the dispatcher until it exists
     fn = _rebuild_function(*state, owner=placeholder)
     names = [k for k, v in fn.__globals__.items() if v is placeholder]
     cells = [c for c in fn.__closure__ or () if c.cell_contents is placeholder]
-    disp = cls(fn, sigs, options)
+    artifacts = read_carried(carried, fn.__qualname__)
+    disp = cls(fn, sigs, options, compiler=CarriedCode(artifacts)) if artifacts else cls(fn, sigs, options)
     for k in names:
         fn.__globals__[k] = disp
     for c in cells:
@@ -126,12 +135,23 @@ def reduce_dispatcher(disp, sigs):
     fn = disp.py_func
     if _named(disp, getattr(disp, "__module__", None), getattr(disp, "__qualname__", None)):
         return disp.__qualname__  # pickle looks up __module__.__qualname__
-    return _rebuild_dispatcher, (type(disp), function_state(fn, disp), sigs, disp.options)
+    args = (type(disp), function_state(fn, disp), sigs, disp.options)
+    carried = carried_code(disp)
+    return _rebuild_dispatcher, args if carried is None else (*args, carried)
 
 
-def _rebuild_ufunc(cls, state, sigs, identity, jit_options):
-    """Remake a ``vectorize`` ufunc pickled by value around its rebuilt function."""
-    return cls(_rebuild_function(*state), sigs, identity, jit_options)
+def _rebuild_ufunc(cls, state, sigs, identity, jit_options, carried=()):
+    """Remake a ``vectorize`` ufunc pickled by value around its rebuilt function;
+    ``carried``: ``((loop key, bundle), ...)``, its loop kernels' compiled code."""
+    uf = cls(_rebuild_function(*state), sigs, identity, jit_options)
+    if type(carried) is not tuple or not all(type(c) is tuple and len(c) == 2 for c in carried):
+        raise pickle.UnpicklingError(f"the compiled code carried in the pickle of ufunc {uf.__qualname__} "
+                                     "is malformed: the pickle was not made by cudalite, or was altered")
+    for key, bundle in carried:
+        artifacts = read_carried(bundle, uf.__qualname__)
+        if artifacts:
+            uf._add_carried(key, CarriedCode(artifacts))
+    return uf
 
 
 def reduce_ufunc(uf, sigs, identity, jit_options):
@@ -139,4 +159,6 @@ def reduce_ufunc(uf, sigs, identity, jit_options):
     (the scalar function rebuilt, the ufunc made again from the same signatures)."""
     if _named(uf, getattr(uf.py_func, "__module__", None), uf.__qualname__):
         return uf.__qualname__
-    return _rebuild_ufunc, (type(uf), function_state(uf.py_func), sigs, identity, jit_options)
+    carried = uf._carried_kernels()
+    args = (type(uf), function_state(uf.py_func), sigs, identity, jit_options)
+    return _rebuild_ufunc, args if not carried else (*args, carried)

@@ -286,6 +286,7 @@ class CUDAUFunc:
         self._lock = threading.Lock()
         self._kernels = {}  # (loop index, ndim, scalar mask) -> CUDADispatcher
         self._reducers = {}  # loop index -> Reduce
+        self._carried = {}  # (loop argtypes, ndim, scalar mask) -> _carry.CarriedCode (from a pickle)
         self._loops = []
         self._dynamic = not sigs
         self._sigs = sigs  # as given: pickling remakes the ufunc from them
@@ -311,6 +312,30 @@ class CUDAUFunc:
         from ._pickling import reduce_ufunc
 
         return reduce_ufunc(self, self._sigs, self.identity, self._jit_options)
+
+    def _carried_kernels(self):
+        """``((loop argtypes, ndim, scalar mask), bundle), ...``: the compiled code of the
+        loop kernels, carried by a pickle of this ufunc by value (``_carry``)."""
+        from ._carry import carried_code, make_bundle
+
+        out = {}
+        for key, carried in self._carried.items():  # received and not used here: passed on
+            if carried.artifacts:
+                out[key] = make_bundle({}, carried)
+        for (index, ndim, scalars), kernel in list(self._kernels.items()):
+            bundle = carried_code(kernel)
+            if bundle is not None:
+                out[(self._loops[index].argtypes, ndim, scalars)] = bundle
+        return tuple(out.items())
+
+    def _add_carried(self, key, carried):
+        """Load the loop kernel of ``key`` (see :meth:`_carried_kernels`) from ``carried``."""
+        if not (type(key) is tuple and len(key) == 3):
+            import pickle
+
+            raise pickle.UnpicklingError(f"the compiled code carried in the pickle of ufunc {self.__qualname__} "
+                                         "is malformed: the pickle was not made by cudalite, or was altered")
+        self._carried[key] = carried
 
     @property
     def nargs(self):
@@ -348,6 +373,9 @@ class CUDAUFunc:
         if kernel is None:
             kernel = loop_kernel(elementwise_source(len(scalars), ndim, scalars), KERNEL_NAME,
                                  self._loops[index].argtypes, self._device_fn, self._jit_options)
+            carried = self._carried.get((self._loops[index].argtypes, ndim, scalars))
+            if carried is not None:  # compiled code from a pickle: loaded, not compiled
+                kernel._compiler = carried
             with self._lock:
                 kernel = self._kernels.setdefault(key, kernel)
         return kernel
