@@ -148,7 +148,8 @@ def test_eager_signature_loads_carried_code(cc90, monkeypatch):
     eager = (args[0], args[1], ["void(float32[::1], float32)"], args[3], args[4])
     compiles = Compiles(monkeypatch)
     monkeypatch.setattr("cudalite.cuda._pickling.CarriedCode", functools.partial(_carry.CarriedCode, fallback=NOLOAD))
-    k2 = pickle.loads(pickle.dumps(_Stream(fn, eager)))  # the eager signature is compiled in the constructor: from the carried code
+    # the eager signature is compiled in the constructor: from the carried code
+    k2 = pickle.loads(pickle.dumps(_Stream(fn, eager)))
     assert compiles.calls == [] and k2.overloads[SIG].status == "pickled"
 
 
