@@ -86,3 +86,20 @@ def test_unpicklable_globals_still_refuse():
 
     with pytest.raises(TypeError):
         pickle.dumps(k)
+
+
+def test_main_module_dispatcher_pickles_by_value(tmp_path):
+    """A kernel of a script (``__main__``) travels by value: a Dask worker or MPI rank
+    has another ``__main__``, where a reference would find nothing."""
+    import subprocess
+
+    script = tmp_path / "script.py"
+    script.write_text(
+        "import pickle, sys\nfrom cudalite import cuda\n\nK = 5\n\n\ndef helper(x):\n    return x + K\n\n\n"
+        "@cuda.jit\ndef kern(r):\n    r[0] = helper(r[0])\n\n\n"
+        "sys.stdout.buffer.write(pickle.dumps(kern))\n")
+    data = subprocess.run([sys.executable, str(script)], capture_output=True, check=True, timeout=120).stdout
+    k = pickle.loads(data)  # here __main__ is pytest's: nothing named kern
+    assert type(k).__name__ == "CUDADispatcher" and k.py_func.__module__ == "__main__"
+    assert k.py_func.__globals__["helper"](1) == 6  # a __main__ function travels by value too
+    assert "ld.param" in k.compile_ptx_for((types.intp[::1],), cc=(8, 0))

@@ -3,17 +3,18 @@
 
 A dispatcher that its module names (``module.qualname`` is this very object) pickles
 by reference: unpickling imports the module and takes the dispatcher there.  Any
-other one (defined in a function, a closure, replaced in its module) pickles *by
-value*: its Python function is rebuilt from its code object (``marshal``), the
-globals its code reads, its closure cells, defaults and name, and a new dispatcher of
-the same class, signatures and options is made around it.  A kernel pickled by value
-carries the compiled code of its specializations (``_carry``): the receiving process
-loads the cubin without compiling when its device has the same compute capability,
-and compiles otherwise; a ``vectorize`` ufunc carries its loop kernels' code the
-same way.  A device function has no code of its own to carry (it is compiled into
-each kernel that calls it, and those carry it).  Modules among the globals travel by name,
-functions that their module does not name travel by value, everything else through
-pickle itself (so a global device array refuses to pickle, as in numba).
+other one (defined in ``__main__`` -- a script or a notebook --, in a function, a
+closure, replaced in its module) pickles *by value*: its Python function is rebuilt
+from its code object (``marshal``), the globals its code reads, its closure cells,
+defaults and name, and a new dispatcher of the same class, signatures and options is
+made around it.  A kernel pickled by value carries the compiled code of its
+specializations (``_carry``): the receiving process loads the cubin without compiling
+when its device has the same compute capability, and compiles otherwise; a
+``vectorize`` ufunc carries its loop kernels' code the same way.  A device function
+has no code of its own to carry (it is compiled into each kernel that calls it, and
+those carry it).  Modules among the globals travel by name, functions that their
+module does not name travel by value, everything else through pickle itself (so a
+global device array refuses to pickle, as in numba).
 
 This is only for ``pickle`` streams the user makes and loads; cudalite's disk cache
 never unpickles anything.
@@ -33,8 +34,10 @@ __all__ = ["reduce_dispatcher", "reduce_ufunc"]
 
 
 def _named(obj, module, qualname) -> bool:
-    """Does ``module.qualname`` (importable) name ``obj`` itself?"""
-    if not module or not qualname or "<locals>" in qualname:
+    """Does ``module.qualname`` (importable) name ``obj`` itself?  Never for ``__main__``
+    (a script, a notebook): the receiving process (a Dask worker, an MPI rank, a
+    ``spawn`` child) has another ``__main__``, so that travels by value."""
+    if not module or not qualname or "<locals>" in qualname or module == "__main__":
         return False
     mod = sys.modules.get(module)
     if mod is None:
