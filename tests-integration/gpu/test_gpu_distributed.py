@@ -1,5 +1,6 @@
 """Distributed use on the GPU (issue 14): two worker processes on one GPU.
 
+* a kernel and a ufunc pickled and unpickled in one process load the code they carry;
 * a kernel defined in a script's ``__main__``, compiled there, pickled by value into
   two ``spawn`` children: both launch it without compiling (``stats.pickle_loads``) and
   compute what NumPy does;
@@ -42,6 +43,41 @@ def _script(tmp_path, text, timeout=300, args=()):
                           timeout=timeout, cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
     return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_pickle_round_trip_loads_the_carried_cubin(gpu):
+    """In one process too: the unpickled kernel and ufunc load the code they carry."""
+    import pickle
+
+    import numpy as np
+
+    from cudalite import cuda
+
+    def make():
+        @cuda.jit
+        def triple(x):
+            i = cuda.grid(1)
+            if i < x.size:
+                x[i] *= 3
+
+        @cuda.vectorize(["float32(float32, float32)"])
+        def hyp2(a, b):
+            return a * a + b * b
+
+        return triple, hyp2
+
+    triple, hyp2 = make()
+    d = cuda.to_device(np.arange(10, dtype=np.int64))
+    triple[1, 32](d)
+    a = np.linspace(0, 1, 50, dtype=np.float32)
+    np.testing.assert_allclose(hyp2(a, a), 2 * a * a, rtol=1e-6)
+    k2, u2 = pickle.loads(pickle.dumps((triple, hyp2)))
+    k2[1, 32](d)
+    assert d.copy_to_host().tolist() == [9 * i for i in range(10)]
+    assert sum(k2.stats.pickle_loads.values()) == 1 and not k2.stats.cache_misses
+    np.testing.assert_allclose(u2(a, a), 2 * a * a, rtol=1e-6)
+    loops = list(u2._kernels.values())
+    assert len(loops) == 1 and sum(loops[0].stats.pickle_loads.values()) == 1 and not loops[0].stats.cache_misses
 
 
 PICKLED_KERNEL = """
