@@ -9,7 +9,6 @@ from __future__ import annotations
 import pickle
 import warnings
 
-import numpy as np
 import pytest
 
 from cudalite import cuda
@@ -193,49 +192,3 @@ def test_kernel_given_with_python_dash_c_compiles(tmp_path):
                         cwd=tmp_path)
     assert cp.returncode == 0, cp.stderr
     assert cp.stdout.strip() == "True"
-
-
-class _FakeIpcContext:
-    """Maps an IPC handle at a made-up address (GPU-less: nothing is dereferenced)."""
-
-    def __init__(self):
-        self.opened = []
-
-    def open_ipc_handle(self, handle, size):
-        self.opened.append((bytes(handle), size))
-        return cuda.MemoryPointer(None, 0x10000, size)
-
-
-def test_ipc_handle_open_array_as_numbas():
-    from cudalite.cuda._emm import IpcHandle
-
-    h = pickle.loads(pickle.dumps(IpcHandle(None, bytes(range(64)), 96, offset=32)))
-    ctx = _FakeIpcContext()
-    arr = h.open_array(ctx, shape=h.size // 8, dtype=np.int64)
-    assert ctx.opened == [(bytes(range(64)), 128)]  # mapped up to offset + size
-    assert arr.shape == (12,) and arr.strides == (8,) and arr.dtype == np.int64
-    assert arr.__cuda_array_interface__["data"][0] == 0x10000 + 32
-    with pytest.raises(ValueError, match="^IpcHandle is already opened$"):
-        h.open_array(ctx, 1, np.int64)
-    f = IpcHandle(None, bytes(64), 96).open_array(_FakeIpcContext(), (3, 4), np.float64, strides=(8, 24))
-    assert f.shape == (3, 4) and f.is_f_contiguous()
-
-
-@pytest.mark.parametrize("shape, strides, match", [
-    (13, None, r"spans 104 bytes; the shared memory has 96"),
-    ((3, 4), (32,), r"strides \(32,\) do not match shape \(3, 4\)"),
-])
-def test_ipc_handle_open_array_checks_before_mapping(shape, strides, match):
-    from cudalite.cuda._emm import IpcHandle
-
-    ctx = _FakeIpcContext()
-    with pytest.raises(ValueError, match=match):
-        IpcHandle(None, bytes(64), 96).open_array(ctx, shape, np.int64, strides=strides)
-    assert ctx.opened == []
-
-
-def test_ipc_handle_open_array_refused_in_the_exporting_process():
-    from cudalite.cuda._emm import IpcHandle
-
-    with pytest.raises(ValueError, match="^opening IpcHandle from original process$"):
-        IpcHandle(object(), bytes(64), 96).open_array(_FakeIpcContext(), 12, np.int64)

@@ -607,48 +607,6 @@ class IpcHandle:
 
     open_direct = open
 
-    def open_array(self, context, shape, dtype, strides=None):
-        """Map the memory (as :meth:`open`) and return a device array over it.
-
-        Parameters
-        ----------
-        context : Context
-            The context to map into (``cuda.current_context()``).
-        shape : int or tuple of int
-            Shape of the array.
-        dtype : numpy dtype-like
-            Element type.
-        strides : tuple of int, optional
-            Byte strides (default C-contiguous).
-
-        Returns
-        -------
-        DeviceNDArray
-            A device array over the shared memory; :meth:`close` unmaps it.
-
-        Raises
-        ------
-        ValueError
-            In the exporting process, if the handle is already open, or if the
-            array does not fit in the shared memory (``size`` bytes) or its strides
-            do not match its shape.
-        """
-        import numpy as np
-
-        from . import _array_layout as L
-        from .devicearray import DeviceNDArray
-
-        dtype = np.dtype(dtype)
-        shape = L.normalize_shape(shape)
-        strides = L.c_strides(shape, dtype.itemsize) if strides is None else tuple(int(s) for s in strides)
-        if len(strides) != len(shape):
-            raise ValueError(f"strides {strides} do not match shape {shape}")
-        lo, hi = L.extent(shape, strides, dtype.itemsize)
-        if hi - lo > self.size:
-            raise ValueError(f"an array of shape {shape}, strides {strides} and {dtype} spans {hi - lo} bytes; "
-                             f"the shared memory has {self.size}")
-        return DeviceNDArray(shape, strides, dtype, gpu_data=self.open(context))
-
     def close(self):
         """Unmap the memory (arrays opened over it become invalid)."""
         if self._opened is None:
