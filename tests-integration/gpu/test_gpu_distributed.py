@@ -5,7 +5,7 @@
   two ``spawn`` children: both launch it without compiling (``stats.pickle_loads``) and
   compute what NumPy does;
 * a device array shared through CUDA IPC with two processes that run a kernel on it
-  in place (``get_ipc_handle`` / ``with handle as arr``, ``IpcHandle.open_array``), and
+  in place (``get_ipc_handle`` / ``with handle as arr``, ``cuda.open_ipc_array``), and
   a CuPy array exported the same way;
 * ``examples/dask_map.py --workers 2`` (skipped without dask, distributed, cupy);
 * ``mpiexec -n 2 examples/mpi_exchange.py`` (skipped without mpi4py, an MPI library
@@ -151,12 +151,11 @@ IPC_SHARED = """
             cuda.synchronize()
         q.put(("array_handle", os.getpid()))
 
-    def child_open_array(raw, n, q):  # IpcHandle.open_array
-        arr = raw.open_array(cuda.current_context(), shape=n, dtype=np.float32)
-        add[(n + 127) // 128, 128](arr[n // 2:], np.float32(1000))
-        cuda.synchronize()
-        raw.close()
-        q.put(("open_array", os.getpid()))
+    def child_open_ipc_array(raw, n, q):  # a raw IpcHandle: cuda.open_ipc_array
+        with cuda.open_ipc_array(raw.handle, n, np.float32, offset=raw.offset) as arr:
+            add[(n + 127) // 128, 128](arr[n // 2:], np.float32(1000))
+            cuda.synchronize()
+        q.put(("open_ipc_array", os.getpid()))
 
     if __name__ == "__main__":
         n = 4096
@@ -173,7 +172,7 @@ IPC_SHARED = """
         ctx = mp.get_context("spawn")
         q = ctx.Queue()
         procs = [ctx.Process(target=child_array_handle, args=(handle, q)),
-                 ctx.Process(target=child_open_array, args=(raw, n, q))]
+                 ctx.Process(target=child_open_ipc_array, args=(raw, n, q))]
         for p in procs:
             p.start()
         done = sorted(q.get(timeout=240)[0] for _ in procs)
@@ -190,7 +189,7 @@ IPC_SHARED = """
 
 def test_ipc_array_shared_with_two_processes(gpu, tmp_path):
     out = _script(tmp_path, IPC_SHARED)
-    assert out["done"] == ["array_handle", "open_array"] and out["codes"] == [0, 0]
+    assert out["done"] == ["array_handle", "open_ipc_array"] and out["codes"] == [0, 0]
     assert out["refused"] == "opening IpcHandle from original process"
     assert out["equal"]  # both children wrote into the parent's memory
 

@@ -42,14 +42,14 @@ _VERSION = 1
 
 
 def compiler_tag() -> str:
-    """The versions of the compiler's distributions and of the artifact format: carried
-    code is used only by a process whose tag is the same."""
+    """The versions of the compiler (typing and ABI in cudalite-core, code generation in
+    cudalite-nvvm) and of the artifact format: carried code is used only by a process
+    whose tag is the same."""
     from cudalite import core, nvvm
 
-    from . import __version__
     from ._artifact import PAYLOAD_VERSION
 
-    return f"core {core.__version__}; nvvm {nvvm.__version__}; cuda {__version__}; artifact {PAYLOAD_VERSION}"
+    return f"core {core.__version__}; nvvm {nvvm.__version__}; artifact {PAYLOAD_VERSION}"
 
 
 def _carryable(kernel) -> bool:

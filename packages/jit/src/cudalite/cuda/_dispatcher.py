@@ -178,8 +178,7 @@ class CUDADispatcher(InspectMixin):
         With caching, the new code's key differs when a global did, so it is stored
         beside the old entry.  Compiled code a pickle carried is dropped."""
         with self._lock:
-            if isinstance(self._compiler, CarriedCode):
-                self._compiler = self._compiler.fallback
+            self._compiler = self._compiler.fallback if isinstance(self._compiler, CarriedCode) else self._compiler
             sigs = list(self.overloads) + [a for a in self._pending if a not in self.overloads]
             self.overloads, self._specs, self._configs, self._factories, self._factory = {}, {}, {}, {}, None
             self._pending = []
