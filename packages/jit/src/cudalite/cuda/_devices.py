@@ -120,15 +120,12 @@ def launch_device(kernel_name, placed, stream_device, current):
 
 
 def launch_target(disp, args, sh):
-    """The device a launch of dispatcher ``disp`` with ``args`` on stream handle ``sh``
-    runs on: :func:`launch_device` of the devices its argument handlers report
-    (``ArgHandler.devices``) and of the stream's device (MixedDevicesError for arrays on
-    two devices)."""
-    from ._arghints import ArgHint
-
+    """The device a launch of dispatcher ``disp`` with ``args`` (``cuda.In``/``Out``
+    hints already unwrapped) on stream handle ``sh`` runs on: :func:`launch_device` of
+    the devices its argument handlers report (``ArgHandler.devices``) and of the
+    stream's device (MixedDevicesError for arrays on two devices)."""
     placed = []
     for name, a in zip(disp._names, args):
-        a = a.value if isinstance(a, ArgHint) else a
         for dev in disp._rt.handler(type(a), a).devices(a):
             placed.append((name, dev))
     stream_device = _drv.stream_device(sh) if sh > 2 else None
