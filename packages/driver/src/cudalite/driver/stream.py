@@ -16,6 +16,9 @@ import weakref
 
 from ._cu import call, call_status, cu
 from ._state import get_driver, peek_driver
+from .errors import CudaDriverError
+
+_CAPTURE_UNSUPPORTED = 900  # CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
 
 __all__ = ["Stream", "Event", "elapsed_time", "stream_handle", "as_custream", "add_callback", "stream_device"]
 
@@ -41,7 +44,8 @@ def as_custream(stream):
 
 def stream_device(stream):
     """The ordinal of the device ``stream`` belongs to, or None for the default
-    streams (handles 0, 1, 2: they follow whichever context is current).  An owned
+    streams (handles 0, 1, 2: they follow whichever context is current) and for a
+    foreign stream that is being captured into a graph (the driver refuses the query).  An owned
     :class:`Stream` knows its device; any other handle is asked (cuStreamGetDevice).
 
     Parameters
@@ -63,7 +67,12 @@ def stream_device(stream):
     if handle in (0, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD):
         return None
     get_driver().current()
-    return int(call("cuStreamGetDevice", cu().CUstream(handle)))
+    try:
+        return int(call("cuStreamGetDevice", cu().CUstream(handle)))
+    except CudaDriverError as exc:
+        if exc.code == _CAPTURE_UNSUPPORTED:  # a stream being captured (a graph): not asked then
+            return None
+        raise
 
 
 def _destroy(kind, handle, device_id):
