@@ -124,7 +124,7 @@ def test_jit_accepts_and_ignores_numba_options(kws):
     ({"target": "cpu"}, ValueError, "target='cuda'"),
     ({"forceobj": True}, NotImplementedError, "object mode"),
     ({"nopython": False}, NotImplementedError, "object mode"),
-    ({"boundscheck": True}, NotImplementedError, "bounds checking"),
+    ({"boundscheck": "yes"}, TypeError, "boundscheck must be True, False or None"),
     ({"shared_memory_carveout": 101}, ValueError, "between -1 and 100"),
     ({"argtypes": (types.int32,)}, TypeError, "pass a signature"),
     ({"frobnicate": 1}, TypeError, "unexpected keyword"),

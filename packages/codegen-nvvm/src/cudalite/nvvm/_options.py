@@ -45,6 +45,9 @@ class CompileOptions:
         ``(x, y, z)`` blocks per thread-block cluster, fixed at compile time (cc >= 9.0).
     arch_suffix : str, optional
         ``"a"``, ``"f"`` or ``""`` (default).
+    boundscheck : bool, optional
+        Check every array index; an out-of-bounds one records an ``IndexError`` in the
+        module's exception record (read by the launching runtime) and returns.
     """
 
     cc: tuple = (7, 5)
@@ -57,6 +60,7 @@ class CompileOptions:
     launch_bounds: tuple | None = None
     cluster_dims: tuple | None = None
     arch_suffix: str = ""
+    boundscheck: bool = False
 
     @property
     def target(self) -> ComputeCapability:
@@ -107,7 +111,7 @@ def option_warnings(*, debug, opt, lineinfo) -> list:
 
 
 def make_options(*, cc=None, opt=None, fastmath=False, debug=False, lineinfo=False, output="ptx",
-                 forceinline=False, launch_bounds=None, cluster_dims=None) -> CompileOptions:
+                 forceinline=False, launch_bounds=None, cluster_dims=None, boundscheck=False) -> CompileOptions:
     """Validated options.  ``cc``: any spelling :func:`cudalite.core.target.parse_cc`
     accepts (``None``: ``CUDALITE_DEFAULT_CC``, else 7.5).
 
@@ -132,6 +136,8 @@ def make_options(*, cc=None, opt=None, fastmath=False, debug=False, lineinfo=Fal
     cluster_dims : int or tuple of int, optional
         Blocks per thread-block cluster, ``x`` or ``(x, y, z)``, at most 8 blocks in all
         (the portable cluster size); needs ``cc`` >= 9.0.
+    boundscheck : bool, optional
+        Check array indices (see :class:`CompileOptions`).
 
     Returns
     -------
@@ -168,7 +174,7 @@ def make_options(*, cc=None, opt=None, fastmath=False, debug=False, lineinfo=Fal
     return CompileOptions(
         cc=target.cc, arch_suffix=target.arch_suffix, opt=opt_level, fastmath=bool(fastmath),
         debug=bool(debug), lineinfo=bool(lineinfo), output=output, forceinline=bool(forceinline),
-        launch_bounds=launch_bounds, cluster_dims=cluster_dims,
+        launch_bounds=launch_bounds, cluster_dims=cluster_dims, boundscheck=bool(boundscheck),
     )
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import builtins
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 
@@ -22,13 +23,20 @@ from cudalite.core.errors import Loc
 
 __all__ = [
     "Artifact", "ExceptionInfo", "ExceptionTable", "LoweredModule", "EXC_RECORD_SREGS",
-    "EXC_RECORD_WORDS", "PayloadError",
+    "EXC_RECORD_WORDS", "EXC_RECORD_VALUES", "EXC_VALUES_RECORD_WORDS", "PayloadError",
 ]
 
 #: The debug status record of a module: ``[index, tid.x, tid.y, tid.z, ctaid.x, ctaid.y, ctaid.z]``
 #: as int32, where ``index`` is the 1-based entry of the exception table (0: nothing raised).
 EXC_RECORD_SREGS = ("tid.x", "tid.y", "tid.z", "ctaid.x", "ctaid.y", "ctaid.z")
 EXC_RECORD_WORDS = 1 + len(EXC_RECORD_SREGS)
+#: A module compiled with ``boundscheck`` has a longer record: after the words above,
+#: ``EXC_RECORD_VALUES`` int64 runtime values (the offending index, the array's shape),
+#: each as two int32 words, low word first.  Its entries' ``template`` says how they
+#: are shown.
+EXC_RECORD_VALUES = 8
+EXC_VALUES_RECORD_WORDS = EXC_RECORD_WORDS + 2 * EXC_RECORD_VALUES
+_FIELD = re.compile(r"\{(\d+)(u?)\}")
 
 _PLAIN = (str, int, float, bool, type(None))
 
@@ -75,12 +83,35 @@ class ExceptionInfo:
     col: int = 0
     exc_class: type | None = field(default=None, compare=False, repr=False)
     function: str = ""  # the name of the Python function holding the raise ('' when unknown)
+    #: a message made of the record's runtime values (bounds checks): ``{n}`` is value n as
+    #: a signed int64, ``{nu}`` as an unsigned one; '' for a message of constant ``args``
+    template: str = ""
 
     @classmethod
-    def of(cls, exc_class: type, args, loc: Loc | None, function: str = "") -> "ExceptionInfo":
+    def of(cls, exc_class: type, args, loc: Loc | None, function: str = "", template: str = "") -> "ExceptionInfo":
         loc = loc or Loc(None, 0)
         return cls(exc_class.__module__, exc_class.__qualname__, tuple(args), loc.filename, loc.line or 0,
-                   loc.col or 0, exc_class, function)
+                   loc.col or 0, exc_class, function, template)
+
+    def render(self, values) -> str:
+        """The template with the record's runtime ``values`` (int64s) filled in; a field
+        naming a value the record lacks shows ``?``."""
+        def field(m):
+            k = int(m.group(1))
+            if k >= len(values):
+                return "?"
+            v = int(values[k])
+            return str(v % (1 << 64) if m.group(2) else v)
+
+        return _FIELD.sub(field, self.template)
+
+    def located_message(self, values, kernel: str, thread: str) -> str:
+        """A runtime-valued message (bounds checks): ``<template> in kernel 'k' at
+        /abs/file.py:12`` (plus the device function holding the access when it is not
+        the kernel) and the thread that raised."""
+        where = f"{os.path.abspath(self.filename)}:{self.line}" if self.filename else "<unknown location>"
+        inner = f" (in device function {self.function!r})" if self.function and self.function != kernel else ""
+        return f"{self.render(values)} in kernel {kernel!r} at {where}{inner}, {thread}"
 
     def location_prefix(self) -> str:
         """numba's prefix of a kernel exception's message: ``In function 'f', file
@@ -128,25 +159,36 @@ class ExceptionTable:
     def __getitem__(self, i):
         return self.entries[i]
 
-    def decode(self, words) -> BaseException | None:
-        """The exception a status record (``EXC_RECORD_WORDS`` ints) stands for, or
-        None when nothing was raised.  The message is prefixed as numba's: ``In function
-        'f', file F, line N, tid=[..] ctaid=[..]`` (the location when known)."""
+    def decode(self, words, kernel: str = "") -> BaseException | None:
+        """The exception a status record (``EXC_RECORD_WORDS`` ints, or
+        ``EXC_VALUES_RECORD_WORDS`` for a bounds-checked module) stands for, or None
+        when nothing was raised.  The message is prefixed as numba's: ``In function
+        'f', file F, line N, tid=[..] ctaid=[..]`` (the location when known); an entry
+        with a ``template`` (a bounds check) reads ``<message> in kernel 'k' at F:N,
+        tid=[..] ctaid=[..]`` (``kernel``: the kernel's name, default the function's)."""
         words = [int(w) for w in words]
-        if len(words) != EXC_RECORD_WORDS:
-            raise ValueError(f"an exception record has {EXC_RECORD_WORDS} words, not {len(words)}")
+        if len(words) not in (EXC_RECORD_WORDS, EXC_VALUES_RECORD_WORDS):
+            raise ValueError(f"an exception record has {EXC_RECORD_WORDS} or {EXC_VALUES_RECORD_WORDS} words, "
+                             f"not {len(words)}")
         index = words[0]
         if index == 0:
             return None
         info = self.entries[index - 1] if 0 < index <= len(self.entries) else None
         cls = info.resolve_class() if info is not None else None
+        thread = f"tid={words[1:4]} ctaid={words[4:7]}"
+        if info is not None and cls is not None and info.template:
+            values = [(words[i] & 0xFFFFFFFF) | (words[i + 1] << 32) for i in range(EXC_RECORD_WORDS, len(words), 2)]
+            try:
+                return cls(info.located_message(values, kernel or info.function, thread))
+            except Exception:
+                return RuntimeError(f"{cls.__name__}: {info.located_message(values, kernel or info.function, thread)}")
         if info is None:
             cls, args = RuntimeError, ("unknown exception",)
         elif cls is None:
             cls, args = RuntimeError, (f"{info.exc_module}.{info.exc_qualname}{info.args!r}",)
         else:
             args = info.args
-        prefix = f"{info.location_prefix() if info is not None else ''}tid={words[1:4]} ctaid={words[4:7]}"
+        prefix = f"{info.location_prefix() if info is not None else ''}{thread}"
         if args and isinstance(args[0], str):
             args = (f"{prefix}: {args[0]}", *args[1:])
         else:
@@ -162,10 +204,10 @@ class ExceptionTable:
         return all(isinstance(a, _PLAIN) for e in self.entries for a in e.args)
 
     def to_payload(self) -> list:
-        """``[[module, qualname, [args...], file, line, col, function], ...]`` (JSON-able)."""
+        """``[[module, qualname, [args...], file, line, col, function, template], ...]`` (JSON-able)."""
         if not self.storable():
             raise PayloadError("exception arguments that are not plain constants cannot be stored")
-        return [[e.exc_module, e.exc_qualname, list(e.args), e.filename, e.line, e.col, e.function]
+        return [[e.exc_module, e.exc_qualname, list(e.args), e.filename, e.line, e.col, e.function, e.template]
                 for e in self.entries]
 
     @classmethod
@@ -174,14 +216,16 @@ class ExceptionTable:
             raise PayloadError("exception table: expected a list")
         out = []
         for item in data:
-            if not (isinstance(item, list) and len(item) in (6, 7)):  # 6: stored before the function name
+            # 6: stored before the function name, 7: before the template
+            if not (isinstance(item, list) and len(item) in (6, 7, 8)):
                 raise PayloadError("exception table: malformed entry")
-            module, qualname, args, filename, line, col, function = (*item, "")[:7]
+            module, qualname, args, filename, line, col, function, template = (*item, "", "")[:8]
             if not (isinstance(module, str) and isinstance(qualname, str) and isinstance(filename, str)
                     and isinstance(args, list) and all(isinstance(a, _PLAIN) for a in args)
-                    and _is_int(line) and _is_int(col) and isinstance(function, str)):
+                    and _is_int(line) and _is_int(col) and isinstance(function, str)
+                    and isinstance(template, str)):
                 raise PayloadError("exception table: malformed entry")
-            out.append(ExceptionInfo(module, qualname, tuple(args), filename, line, col, None, function))
+            out.append(ExceptionInfo(module, qualname, tuple(args), filename, line, col, None, function, template))
         return cls(tuple(out))
 
 

@@ -141,7 +141,8 @@ def _entry_name(job: CompileJob, fir) -> str:
 def _lower(job: CompileJob, state: State):
     options, entry, tf = job.options, job.entry, state.typed
     lopts = LowerOptions(debug=options.debug, lineinfo=options.lineinfo, fastmath=options.fastmath,
-                         forceinline=options.forceinline, nvvm_ir_version=libnvvm.ir_version(), cc=options.cc)
+                         forceinline=options.forceinline, nvvm_ir_version=libnvvm.ir_version(), cc=options.cc,
+                         boundscheck=options.boundscheck)
     name = _entry_name(job, state.fir)
     mb = ModuleBuilder(state.fir.qualname, lopts, lowerings=job.lowerings, exc_symbol=f"{name}__cudalite_exc")
     if not entry.device:

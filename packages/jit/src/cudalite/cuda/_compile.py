@@ -45,6 +45,7 @@ class JitOptions:
     forceinline: bool = False
     link: tuple = ()
     cache: bool = False
+    boundscheck: bool = False  # check array indices (IndexError on the host after the launch)
 
     @property
     def lto(self) -> bool:
@@ -74,7 +75,8 @@ def nvvm_options(opts: JitOptions, cc):
 
     o = make_options(cc=cc, opt=(False if opts.debug and opts.opt is None else opts.opt),
                      fastmath=opts.fastmath, debug=opts.debug, lineinfo=opts.lineinfo,
-                     launch_bounds=opts.launch_bounds, cluster_dims=opts.cluster_dims)
+                     launch_bounds=opts.launch_bounds, cluster_dims=opts.cluster_dims,
+                     boundscheck=opts.boundscheck)
     return replace(o, forceinline=opts.forceinline) if opts.forceinline else o
 
 
@@ -436,22 +438,22 @@ class CompiledKernel:
             self._max_dynamic_shared = nbytes
 
     def check_exceptions(self, stream_handle):
-        """debug=True: synchronize, and raise what a thread recorded (then reset it)."""
+        """debug=True or boundscheck=True: synchronize, and raise what a thread
+        recorded (then reset it, so the next launch starts clean)."""
         import numpy as np
 
         from cudalite.driver import Stream, copy_device_to_host, memset
-        from cudalite.nvvm.artifacts import EXC_RECORD_WORDS
 
         if self.exc_global is None:
             return
         Stream.external(stream_handle).synchronize()
-        ptr, _size = self.exc_global
-        words = np.zeros(EXC_RECORD_WORDS, np.int32)
+        ptr, size = self.exc_global  # a bounds-checked module's record is longer (it holds values)
+        words = np.zeros(int(size) // 4, np.int32)
         copy_device_to_host(words, ptr, words.nbytes)
         if int(words[0]) == 0:
             return
         memset(ptr, 0, words.nbytes)
-        raise self.exceptions.decode(words)
+        raise self.exceptions.decode(words, kernel=self.py_func.__name__)
 
     def __repr__(self):
         return f"<CompiledKernel {self.py_func.__name__}{self.signature} on device {getattr(self, 'device_id', '-')}>"

@@ -12,12 +12,14 @@ from cudalite.core.errors import NumbaInvalidConfigWarning
 
 from ._compile import JitOptions, nvvm_options
 
-__all__ = ["jit_options", "fastmath_enabled", "inline_choice", "mark_inline"]
+__all__ = ["jit_options", "fastmath_enabled", "inline_choice", "mark_inline", "boundscheck_choice",
+           "warn_device_boundscheck"]
 
-_KNOWN = {"fastmath", "max_registers", "launch_bounds", "cluster_dims", "forceinline", "lto", "extensions"}
+_KNOWN = {"fastmath", "max_registers", "launch_bounds", "cluster_dims", "forceinline", "lto", "extensions",
+          "boundscheck"}
 # options numba's jit takes and that change nothing on CUDA (accepted and ignored)
 _IGNORED = {"nopython", "nogil", "no_cpython_wrapper", "no_cfunc_wrapper", "error_model", "looplift",
-            "shared_memory_carveout", "parallel", "target", "boundscheck", "forceobj", "_nrt",
+            "shared_memory_carveout", "parallel", "target", "forceobj", "_nrt",
             # numba's private debug switch (functions marked optnone): a debug build is already
             # compiled whole with libNVVM -opt=0, so it asks for nothing more
             "_dbg_optnone"}
@@ -32,8 +34,6 @@ def _check_ignored(kws):
         raise NotImplementedError("object mode does not exist on CUDA: remove forceobj=True / nopython=False")
     if kws.get("parallel"):
         raise NotImplementedError("parallel=True is a CPU option: a CUDA kernel is already parallel")
-    if kws.get("boundscheck"):
-        raise NotImplementedError("bounds checking is not supported for CUDA (boundscheck=True)")
     carveout = kws.get("shared_memory_carveout")
     if carveout is not None:
         if isinstance(carveout, str):
@@ -87,14 +87,42 @@ def mark_inline(dispatcher, inline, opts):
     return dispatcher
 
 
+def _is_numpy_bool(value) -> bool:
+    import numpy as np  # only here: importing cudalite.cuda loads no numpy
+
+    return isinstance(value, np.bool_)
+
+
+def boundscheck_choice(value, override) -> bool:
+    """Whether a kernel is bounds-checked: ``override`` (``CUDALITE_BOUNDSCHECK`` /
+    ``NUMBA_BOUNDSCHECK``: True, False, or None when unset) wins, as numba's
+    ``NUMBA_BOUNDSCHECK`` does; else the decorator's ``boundscheck`` (None: off)."""
+    if value is not None and not isinstance(value, bool) and not _is_numpy_bool(value):
+        raise TypeError(f"boundscheck must be True, False or None, not {value!r}")
+    if override is not None:
+        return override
+    return bool(value)
+
+
+def warn_device_boundscheck(device, kws):
+    """``boundscheck=True`` on a device function checks nothing by itself: the setting
+    of the kernel it is compiled into applies (warned, pointing at the decorator)."""
+    if device and kws.get("boundscheck"):
+        warnings.warn("boundscheck=True on a device function has no effect of its own: a device function is "
+                      "bounds-checked when the kernel calling it is (@cuda.jit(boundscheck=True) on the kernel, "
+                      "or CUDALITE_BOUNDSCHECK=1)", NumbaInvalidConfigWarning, stacklevel=3)
+
+
 def jit_options(debug, opt, lineinfo, cache, link, inline, kws) -> JitOptions:
     """Validate ``cuda.jit``'s arguments (warnings point at the caller of ``jit``).
     ``debug=None``: the ``CUDALITE_CUDA_DEBUGINFO`` default (off)."""
     _check_ignored(kws)
-    if debug is None:
-        from .config import load_config
+    from .config import load_config
 
-        debug = load_config().debuginfo_default
+    config = load_config()
+    if debug is None:
+        debug = config.debuginfo_default
+    boundscheck = boundscheck_choice(kws.get("boundscheck"), config.boundscheck)
     kws = {k: v for k, v in kws.items() if k not in _IGNORED and k not in ("argtypes", "restype", "bind")}
     unknown = set(kws) - _KNOWN
     if unknown:
@@ -122,7 +150,7 @@ def jit_options(debug, opt, lineinfo, cache, link, inline, kws) -> JitOptions:
     opts = JitOptions(debug=bool(debug), lineinfo=bool(lineinfo), opt=opt, fastmath=fastmath,
                       max_registers=max_registers, launch_bounds=kws.get("launch_bounds"),
                       cluster_dims=cluster_dims, forceinline=bool(kws.get("forceinline", False)),
-                      link=tuple(link), cache=bool(cache))
+                      link=tuple(link), cache=bool(cache), boundscheck=boundscheck)
     # validates opt and launch_bounds now, GPU-less (cluster_dims was checked above; the target's
     # compute capability, known at the first compile, is checked then)
     nvvm_options(replace(opts, cluster_dims=None), None)

@@ -32,6 +32,11 @@ needed, outside hot paths.
 * ``CUDALITE_CUDA_DEBUGINFO`` -- ``1`` makes ``debug=True`` the default of
   ``cuda.jit`` (a ``debug=`` given to ``cuda.jit`` still wins; numba's
   ``NUMBA_CUDA_DEBUGINFO``).
+* ``CUDALITE_BOUNDSCHECK`` (alias ``NUMBA_BOUNDSCHECK``) -- ``1`` turns bounds checking
+  on for every kernel, ``0`` off for every kernel, whatever ``boundscheck=`` the
+  decorator says (numba's meaning of ``NUMBA_BOUNDSCHECK``: a global override); unset
+  or empty, each kernel's ``boundscheck=`` decides (default off).  When both are set,
+  ``CUDALITE_BOUNDSCHECK`` wins.
 
 Every boolean switch is read by :func:`cudalite.core.switches.parse_bool` (re-exported
 here): ``1/true/yes/on`` and ``0/false/no/off``, any case; another value is a
@@ -62,6 +67,7 @@ class Config:
     timings: bool = False
     debuginfo_default: bool = False
     enable_cudasim: bool = False  # CUDALITE_ENABLE_CUDASIM (alias NUMBA_ENABLE_CUDASIM)
+    boundscheck: bool | None = None  # CUDALITE_BOUNDSCHECK (alias NUMBA_BOUNDSCHECK); None: unset
     toolchain_env: tuple = ()  # (name, value) of the set variables that choose the CUDA libraries
 
 
@@ -84,6 +90,7 @@ def load_config(environ=None) -> Config:
         timings=flag("CUDALITE_TIMINGS", False),
         debuginfo_default=flag("CUDALITE_CUDA_DEBUGINFO", False),
         enable_cudasim=flag("CUDALITE_ENABLE_CUDASIM", flag("NUMBA_ENABLE_CUDASIM", False)),
+        boundscheck=flag("CUDALITE_BOUNDSCHECK", flag("NUMBA_BOUNDSCHECK", None)),
         toolchain_env=tuple((k, env[k]) for k in _TOOLCHAIN_VARS if env.get(k)),
     )
 

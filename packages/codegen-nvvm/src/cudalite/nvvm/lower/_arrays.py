@@ -13,6 +13,7 @@ from cudalite.core.types import (
 from cudalite.core.typing import ArrayView, TupleIndex
 
 from ._abi import itemsize
+from ._boundscheck import check_indices
 from ._constants import array_struct
 from ._elements import element_pointer, load_mem, store_mem, wrap_index
 from ._exceptions import raise_if
@@ -39,6 +40,7 @@ def _array_getitem(lc, node, args, info):
     ity = info.sig.args[0]
     items = _index_items(b, idx, ity)
     rt = info.sig.return_type
+    check_indices(lc, aty, arr, items, node.loc)
     if any(isinstance(t, SliceType) for _, t in items):
         return slice_view(b, aty, arr, items, rt)
     if not items and isinstance(rt, Array):  # a[()] of an n-d array: the array itself
@@ -63,7 +65,9 @@ def _array_setitem(lc, node, args, info):
         view = _array_getitem(lc, node, [arr, idx], view_info)
         store_into_view(lc, view, view_ty, val, info.sig.args[1])
         return
-    p = element_pointer(b, aty, arr, _index_items(b, idx, info.sig.args[0]))
+    items = _index_items(b, idx, info.sig.args[0])
+    check_indices(lc, aty, arr, items, node.loc)
+    p = element_pointer(b, aty, arr, items)
     store_mem(b, p, val, aty.dtype)
 
 
@@ -124,7 +128,7 @@ def _tuple_getitem(lc, node, args, info):
             b.store(b.extract_value(tup, i), b.gep(slot, [ir.Constant(I64, 0), ir.Constant(I64, i)]))
     i = wrap_index(b, idx, info.sig.args[0], ir.Constant(I64, n))
     out_of_range = b.icmp_unsigned(">=", i, ir.Constant(i.type, n))
-    raise_if(lc, out_of_range, IndexError, ("tuple index out of range",), node.loc)
+    raise_if(lc, out_of_range, IndexError, ("tuple index out of range",), node.loc, boundscheck=True)
     return b.load(b.gep(slot, [ir.Constant(I64, 0), i]))
 
 

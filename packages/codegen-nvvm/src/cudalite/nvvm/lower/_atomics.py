@@ -14,6 +14,7 @@ from llvmlite import ir
 from cudalite.core import device_api as api
 from cudalite.core.types import Float, Tuple
 
+from ._boundscheck import check_indices
 from ._floats import fneg
 from ._elements import element_pointer
 from ._irtypes import I1, ptr
@@ -25,12 +26,14 @@ _ORDER = "monotonic"
 _INT_RMW = {"add": "add", "sub": "sub", "and_": "and", "or_": "or", "xor": "xor", "exch": "xchg"}
 
 
-def atomic_pointer(lc, aty, arr, idx, ity):
+def atomic_pointer(lc, aty, arr, idx, ity, loc=None):
+    """The element's pointer (its indices checked under ``boundscheck``, at ``loc``)."""
     b = lc.builder
     if isinstance(ity, Tuple):
         items = [(b.extract_value(idx, i), t) for i, t in enumerate(ity.types)]
     else:
         items = [(idx, ity)]
+    check_indices(lc, aty, arr, items, loc)
     return element_pointer(b, aty, arr, items)
 
 
@@ -139,7 +142,7 @@ def _inc_dec(lc, op, p, val):
 def _rmw_lowering(lc, node, args, info):
     arr, idx, val = args
     aty, ity, _ = info.sig.args
-    p = atomic_pointer(lc, aty, arr, idx, ity)
+    p = atomic_pointer(lc, aty, arr, idx, ity, node.loc)
     return _rmw(lc, info.payload.op, p, val, aty.dtype)
 
 
@@ -162,7 +165,7 @@ def _compare_swap(lc, p, old, val):
 def _cas(lc, node, args, info):
     arr, idx, old, val = args
     aty, ity = info.sig.args[:2]
-    return _compare_swap(lc, atomic_pointer(lc, aty, arr, idx, ity), old, val)
+    return _compare_swap(lc, atomic_pointer(lc, aty, arr, idx, ity, node.loc), old, val)
 
 
 @lowerings.call(api.atomic.compare_and_swap)

@@ -12,6 +12,7 @@ from llvmlite import ir
 from cudalite.core import device_api as api
 from cudalite.core.types import CPointer, Float, Tuple
 
+from ._boundscheck import check_indices
 from ._elements import element_pointer
 from ._intrinsics import inline_asm
 from ._irtypes import I64
@@ -24,8 +25,9 @@ _REGS = {8: (ir.IntType(16), "h"), 16: (ir.IntType(16), "h"), 32: (ir.IntType(32
          64: (ir.IntType(64), "l")}
 
 
-def _address(lc, args, info):
-    """The element's address in the global space, as an i64."""
+def _address(lc, args, info, loc):
+    """The element's address in the global space, as an i64 (array indices checked
+    under ``boundscheck``, at ``loc``)."""
     b = lc.builder
     aty, ity = info.sig.args[0], info.sig.args[1]
     arr, idx = args[0], args[1]
@@ -37,6 +39,7 @@ def _address(lc, args, info):
         return b.ptrtoint(b.addrspacecast(p, p.type.pointee.as_pointer(1)), I64)
     items = ([(b.extract_value(idx, i), t) for i, t in enumerate(ity.types)] if isinstance(ity, Tuple)
              else [(idx, ity)])
+    check_indices(lc, aty, arr, items, loc)
     p = element_pointer(b, aty, arr, items)
     return b.ptrtoint(b.addrspacecast(p, p.type.pointee.as_pointer(1)), I64)
 
@@ -48,7 +51,7 @@ def _load(op):
         bits = dt.bitwidth
         reg, con = _REGS[bits]
         raw = inline_asm(lc, reg, f"ld.global.{op}.b{bits} $0, [$1];", f"={con},l",
-                         [_address(lc, args, info)])
+                         [_address(lc, args, info, node.loc)])
         elem = ir.IntType(bits)
         if reg != elem:
             raw = b.trunc(raw, elem)
@@ -69,7 +72,7 @@ def _store(op):
         if v.type != reg:
             v = b.zext(v, reg)
         inline_asm(lc, ir.VoidType(), f"st.global.{op}.b{bits} [$0], $1;", f"l,{con},~{{memory}}",
-                   [_address(lc, args, info), v])
+                   [_address(lc, args, info, node.loc), v])
 
     return lower
 

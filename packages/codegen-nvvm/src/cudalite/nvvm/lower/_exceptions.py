@@ -11,6 +11,11 @@ launch::
 
 (the layout is defined once, in ``cudalite.nvvm.artifacts``, which also decodes it)
 
+A module compiled with ``boundscheck`` records its failed index checks
+(``lower/_boundscheck.py``) the same way, in a longer record whose extra words
+hold runtime values (the index, the array's shape) that the host formats into
+the message.
+
 then returns; device-function callers test the status after each call and
 return too, so the exception propagates to the kernel's exit.
 """
@@ -24,18 +29,24 @@ from llvmlite import ir
 from cudalite.core import ir as cir
 
 from ..artifacts import EXC_RECORD_SREGS as _SREGS
-from ..artifacts import EXC_RECORD_WORDS
+from ..artifacts import EXC_RECORD_VALUES, EXC_RECORD_WORDS, EXC_VALUES_RECORD_WORDS
 from ..artifacts import ExceptionInfo
-from ._irtypes import ADDRSPACE_GLOBAL, I32
+from ._irtypes import ADDRSPACE_GLOBAL, I32, I64
 from ._registry import lowerings
 
-__all__ = ["ExceptionInfo", "check_status_after_call", "raise_if"]
+__all__ = ["ExceptionInfo", "check_status_after_call", "raise_if", "record_exception", "records_exceptions"]
+
+
+def records_exceptions(options) -> bool:
+    """Whether a module of these options records exceptions for the host (debug
+    mode or bounds checking): callers then test the status after device calls."""
+    return options.debug or options.boundscheck
 
 
 def _status_global(mb):
     gv = mb.ir_module.globals.get(mb.exc_symbol)
     if gv is None:
-        ty = ir.ArrayType(I32, EXC_RECORD_WORDS)
+        ty = ir.ArrayType(I32, EXC_VALUES_RECORD_WORDS if mb.options.boundscheck else EXC_RECORD_WORDS)
         gv = ir.GlobalVariable(mb.ir_module, ty, mb.exc_symbol, addrspace=ADDRSPACE_GLOBAL)
         gv.initializer = ir.Constant(ty, None)
         gv.align = 4
@@ -46,10 +57,11 @@ def _slot(b, gv, i):
     return b.gep(gv, [ir.Constant(I32, 0), ir.Constant(I32, i)])
 
 
-def _record(lc, exc_class, args, loc):
+def _record(lc, exc_class, args, loc, template="", values=()):
+    """Record the exception (first thread wins, by CAS), then return from the function."""
     b = lc.builder
     mb = lc.module
-    mb.exceptions.append(ExceptionInfo.of(exc_class, args, loc, lc.tf.fir.name))
+    mb.exceptions.append(ExceptionInfo.of(exc_class, args, loc, lc.tf.fir.name, template))
     index = len(mb.exceptions)
     gv = _status_global(mb)
     res = b.cmpxchg(_slot(b, gv, 0), ir.Constant(I32, 0), ir.Constant(I32, index), "monotonic", "monotonic")
@@ -58,8 +70,28 @@ def _record(lc, exc_class, args, loc):
         for i, reg in enumerate(_SREGS, start=1):
             fn = mb.declare(f"llvm.nvvm.read.ptx.sreg.{reg}", ir.FunctionType(I32, []))
             b.store(b.call(fn, []), _slot(b, gv, i))
+        for j, v in enumerate(values):  # i64 runtime values: low word, high word
+            word = EXC_RECORD_WORDS + 2 * j
+            b.store(b.trunc(v, I32), _slot(b, gv, word))
+            b.store(b.trunc(b.lshr(v, ir.Constant(I64, 32)), I32), _slot(b, gv, word + 1))
     lc.ret_default()
     lc.dead_block()
+
+
+def record_exception(lc, cond, exc_class, template, values, loc):
+    """Bounds checking: where the i1 ``cond`` is true, record ``exc_class`` with the
+    message ``template`` (``{n}``: runtime value n of ``values``, i64s, at most
+    ``EXC_RECORD_VALUES``) and return; execution goes on where it is false."""
+    if len(values) > EXC_RECORD_VALUES:
+        raise ValueError(f"an exception record holds at most {EXC_RECORD_VALUES} values, not {len(values)}")
+    b = lc.builder
+    fail_bb = lc.fn.append_basic_block("bounds.fail")
+    end_bb = lc.fn.append_basic_block("bounds.ok")
+    b.cbranch(cond, fail_bb, end_bb).set_weights([1, 1 << 20])  # the failure is cold
+    b.position_at_end(fail_bb)
+    _record(lc, exc_class, (), loc, template, values)
+    b.branch(end_bb)
+    b.position_at_end(end_bb)
 
 
 def _exception_of(lc, exc):
@@ -104,11 +136,12 @@ def _assert(lc, stmt):
     b.position_at_end(end_bb)
 
 
-def raise_if(lc, cond, exc_class, args, loc):
+def raise_if(lc, cond, exc_class, args, loc, *, boundscheck=False):
     """Debug mode: raise ``exc_class(*args)`` where the i1 ``cond`` is true (numba's
     checks under ``debug=True``: tuple index out of range, division by zero); without
-    debug, nothing."""
-    if not lc.module.options.debug:
+    debug, nothing.  ``boundscheck``: an index check, made under ``boundscheck`` too."""
+    opts = lc.module.options
+    if not (opts.debug or (boundscheck and opts.boundscheck)):
         return
     b = lc.builder
     fail_bb = lc.fn.append_basic_block("check.fail")

@@ -22,7 +22,7 @@ from . import _dbg_vars as dbg_vars
 from ._casts import cast, truth
 from ._constants import lower_constant
 from ._irtypes import I1, value_type
-from ._exceptions import check_status_after_call
+from ._exceptions import check_status_after_call, records_exceptions
 from ._inline import inline_call, should_inline
 from ._iteration import lower_for_iter
 from ._loops import lower_for_range
@@ -451,14 +451,14 @@ class FunctionLowerer:
             self.module.add_links(info.links)
             if should_inline(self, e, info):
                 res = inline_call(self, info.callee, self.call_args(e, info))
-                if self.module.options.debug:
+                if records_exceptions(self.module.options):
                     check_status_after_call(self)
                 return res if res is not None else ir.Constant(value_type(info.sig.return_type), None)
             fn = self.module.function_for(info.callee)
             if info.inline[1]:  # @cuda.jit(forceinline=True): LLVM inlines it
                 fn.attributes.add("alwaysinline")
             res = self.builder.call(fn, self.call_args(e, info))
-            if self.module.options.debug:
+            if records_exceptions(self.module.options):
                 check_status_after_call(self)
             return res if self.return_is_value(info.callee) else ir.Constant(value_type(info.sig.return_type), None)
         if info.kind is CallKind.CAST:

@@ -30,6 +30,7 @@ class LowerOptions:
     forceinline: bool = False
     nvvm_ir_version: tuple = (2, 0, 3, 2)
     cc: tuple = (7, 5)
+    boundscheck: bool = False  # check array indices (lower/_boundscheck.py)
 
 
 class ModuleBuilder:

@@ -8,8 +8,10 @@ each only after the previous block finished.  A kernel that uses
 
 The first exception raised by a simulated thread aborts the launch (threads
 blocked at barriers are released) and is raised again from the launch call, as
-the same exception type when possible, with the kernel name and the thread's
-``threadIdx``/``blockIdx`` in the message.
+the same exception type when possible, with the kernel name, the file and line of
+the kernel's code that raised and the thread's ``threadIdx``/``blockIdx`` in the
+message.  Array indexing is NumPy's, so an out-of-bounds index always raises
+``IndexError`` (``boundscheck`` or not; a negative index wraps around as in Python).
 
 A kernel that names no barrier, warp intrinsic, grid sync or lock-like atomic
 (``sequential=True``, decided by :mod:`~cudalite.cuda.simulator.analysis`) runs
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import os
 
 import numpy as np
 
@@ -94,8 +97,25 @@ def _run_group(group, launch, blocks, func, args):
         _reraise(launch.name, *group.error)
 
 
+_NOT_USER_CODE = (os.path.dirname(os.path.abspath(__file__)) + os.sep,
+                  os.path.dirname(os.path.abspath(np.__file__)) + os.sep)
+
+
+def _user_location(exc) -> str:
+    """``file F, line N, `` of the innermost frame of ``exc``'s traceback that is the
+    user's code (not the simulator's, not NumPy's), or ''."""
+    where = ""
+    tb = exc.__traceback__
+    while tb is not None:
+        filename = os.path.abspath(tb.tb_frame.f_code.co_filename)
+        if not filename.startswith(_NOT_USER_CODE):
+            where = f"file {filename}, line {tb.tb_lineno}, "
+        tb = tb.tb_next
+    return where
+
+
 def _reraise(name, exc, ctx):
-    msg = f"In kernel '{name}', {ctx.describe()}: {exc}"
+    msg = f"In kernel '{name}', {_user_location(exc)}{ctx.describe()}: {exc}"
     try:
         new = type(exc)(msg)
     except Exception:  # noqa: BLE001  (an exception type that takes other arguments)
