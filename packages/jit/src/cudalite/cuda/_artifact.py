@@ -28,7 +28,8 @@ from cudalite.nvvm.artifacts import ExceptionTable, PayloadError
 __all__ = ["KernelArtifact", "PayloadError", "PAYLOAD_VERSION"]
 
 MAGIC = b"CUDALITE-KERNEL-ARTIFACT\n"
-PAYLOAD_VERSION = 1
+#: 2: exception-table entries carry a runtime-value message template (bounds checks)
+PAYLOAD_VERSION = 2
 _HEAD = struct.Struct("<II")
 _TEXT_STAGES = ("typed-ir", "nvvm-ir", "ptx")
 _BLOB_STAGES = ("ltoir",)

@@ -63,7 +63,7 @@ def _array_setitem(lc, node, args, info):
         view_ty = info.payload.view
         view_info = replace(info, sig=Signature(view_ty, (info.sig.args[0],)), payload=None)
         view = _array_getitem(lc, node, [arr, idx], view_info)
-        store_into_view(lc, view, view_ty, val, info.sig.args[1])
+        store_into_view(lc, view, view_ty, val, info.sig.args[1], node.loc)
         return
     items = _index_items(b, idx, info.sig.args[0])
     check_indices(lc, aty, arr, items, node.loc)
@@ -183,6 +183,7 @@ def _record_getitem(lc, node, args, info):
 def _record_setfield(lc, node, args, info):
     p, fty = _field_pointer(lc.builder, args[0], info.recv, info.payload.name)
     if isinstance(fty, NestedArray):  # copied (an array) or filled (a scalar) element by element
-        store_into_view(lc, _nested_view(lc.builder, p, fty), fty.view_type(), args[2], info.sig.args[1])
+        store_into_view(lc, _nested_view(lc.builder, p, fty), fty.view_type(), args[2], info.sig.args[1],
+                        node.loc)
         return
     store_mem(lc.builder, p, args[2], fty)

@@ -3,7 +3,9 @@
 :func:`check_indices` is called by every lowering that turns integer indices into
 an element address: ``a[i]``, ``a[i, j] = v``, the integer items of a partial or
 sliced index (``a[i, :]``), ``cuda.atomic.*`` and the cache-hinted loads and
-stores.  For each integer index it compares the index, after Python's
+stores.  :func:`check_same_shape` checks that an array stored into a slice
+(``a[1:] = b``) has the slice's shape, as NumPy's ``ValueError: could not
+broadcast`` does, so the copy reads nothing past ``b``.  For each integer index it compares the index, after Python's
 negative-index wraparound, with the axis' extent (one unsigned compare: a
 negative index still negative after wraparound is huge unsigned).  A failing
 check records an ``IndexError`` in the module's exception record -- the
@@ -26,7 +28,7 @@ from ._elements import wrap_index
 from ._exceptions import record_exception
 from ._irtypes import I64
 
-__all__ = ["check_indices", "bounds_message"]
+__all__ = ["check_indices", "check_same_shape", "bounds_message"]
 
 
 def bounds_message(axis: int, ndim: int, unsigned: bool, full_shape: bool) -> str:
@@ -67,3 +69,29 @@ def check_indices(lc, aty: Array, arr, items, loc):
         unsigned = isinstance(t, Integer) and not t.signed
         values = [_as_i64(b, v, t), *(shape if full_shape else [shape[k]])]
         record_exception(lc, bad, IndexError, bounds_message(k, ndim, unsigned, full_shape), values, loc)
+
+
+def check_same_shape(lc, vty: Array, view, value_ty: Array, value, loc):
+    """Under ``boundscheck``: ``view[...] = value`` needs ``value``'s shape to be the
+    view's (else a ``ValueError``, NumPy's wording, with both shapes)."""
+    if not lc.module.options.boundscheck:
+        return
+    b = lc.builder
+    ndim = vty.ndim
+    src = [b.extract_value(value, [1, k]) for k in range(ndim)]
+    dst = [b.extract_value(view, [1, k]) for k in range(ndim)]
+    bad = None
+    for s_, d in zip(src, dst):
+        ne = b.icmp_unsigned("!=", s_, d)
+        bad = ne if bad is None else b.or_(bad, ne)
+    if bad is None:
+        return
+    if 2 * ndim <= EXC_RECORD_VALUES:
+        def shape(first):
+            return ", ".join(f"{{{first + k}}}" for k in range(ndim)) + ("," if ndim == 1 else "")
+
+        template = f"could not broadcast input array from shape ({shape(0)}) into shape ({shape(ndim)})"
+        values = src + dst
+    else:
+        template, values = "could not broadcast input array into a slice of another shape", []
+    record_exception(lc, bad, ValueError, template, values, loc)

@@ -12,6 +12,7 @@ from llvmlite import ir
 
 from cudalite.core.types import Array, Boolean, Integer, SliceType, int64
 
+from ._boundscheck import check_same_shape
 from ._constants import array_struct
 from ._elements import element_pointer, load_mem, store_mem, wrap_index
 from ._irtypes import I8, I64, ptr
@@ -92,11 +93,14 @@ def slice_view(b, aty, arr, items, rty):
     return array_struct(b, rty, new_data, shape, strides)
 
 
-def store_into_view(lc, view, vty, value, value_ty):
+def store_into_view(lc, view, vty, value, value_ty, loc=None):
     """``view[...] = value``: a scalar broadcast to every element, or an array of the
-    same shape copied element by element (converted to the view's dtype)."""
+    same shape copied element by element (converted to the view's dtype; the shapes
+    are compared under ``boundscheck``, at ``loc``)."""
     b = lc.builder
     src_is_array = isinstance(value_ty, Array)
+    if src_is_array:
+        check_same_shape(lc, vty, view, value_ty, value, loc)
 
     def level(k, idx):
         if k == vty.ndim:
