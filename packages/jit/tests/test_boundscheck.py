@@ -281,3 +281,30 @@ def test_table_payload_round_trip_keeps_templates():
     assert again == table and [e.template for e in again] == [e.template for e in table]
     old = [["builtins", "ValueError", ["x"], "f.py", 1, 0, "f"]]  # stored before templates
     assert ExceptionTable.from_payload(old)[0].template == ""
+
+
+def test_cached_artifact_keeps_the_checks(tmp_path):
+    from cudalite.cuda import _cache
+    from cudalite.cuda._compile import build_kernel
+
+    k = cuda.jit(boundscheck=True)(load2)
+    sig = (T.float64[:], T.float64[:, :], T.int32, T.int32)
+
+    def build(cache_dir=None):
+        if cache_dir is not None:
+            _cache.enable(cache_dir)
+        try:
+            return build_kernel(k.py_func, sig, k.options, CC)
+        finally:
+            _cache._settings.update(enabled=None, dir=None)
+
+    fresh = build()
+    assert build(tmp_path).status == "miss"
+    hit = build(tmp_path)
+    assert hit.status == "hit" and hit.artifact == fresh.artifact
+    exc = hit.artifact.exceptions.decode(_record(1, 9, 3, 4), kernel="load2")
+    assert type(exc) is IndexError and str(exc).startswith("index 9 is out of bounds for axis 0 with size 3 (array "
+                                                           "shape (3, 4)) in kernel 'load2'")
+    unchecked = cuda.jit(load2)
+    other = build_kernel(unchecked.py_func, sig, unchecked.options, CC)
+    assert other.artifact.exc_symbol is None
