@@ -14,7 +14,7 @@ import pytest
 from cudalite import cuda
 from cudalite.core.types import parse_signature
 from cudalite.cuda import _cache
-from cudalite.cuda._artifact import MAGIC, KernelArtifact, PayloadError
+from cudalite.cuda._artifact import MAGIC, PAYLOAD_VERSION, KernelArtifact, PayloadError
 from cudalite.cuda._compile import build_kernel
 
 SIG = "void(float32[::1], float32[:, :], int32, complex64, Tuple(int64, float32))"
@@ -81,14 +81,14 @@ def _parts(data):
     return version, json.loads(data[start:start + n]), data[start + n:]
 
 
-def _assemble(doc, rest, version=1):
+def _assemble(doc, rest, version=PAYLOAD_VERSION):
     body = json.dumps(doc).encode()
     return MAGIC + struct.pack("<II", version, len(body)) + body + rest
 
 
 @pytest.mark.parametrize("damage", [
     "empty", "magic", "version", "truncated", "trailing", "json", "deep", "extra-key", "missing-key",
-    "blob-length", "abi", "grid-sync-type", "exceptions", "order",
+    "blob-length", "abi", "grid-sync-type", "exceptions", "exception-template", "order",
 ])
 def test_malformed_payloads_are_rejected(damage):
     art = _build().artifact
@@ -105,10 +105,10 @@ def test_malformed_payloads_are_rejected(damage):
     elif damage == "trailing":
         bad = data + b"\0"
     elif damage == "json":
-        bad = MAGIC + struct.pack("<II", 1, 5) + b"{nope" + rest
+        bad = MAGIC + struct.pack("<II", PAYLOAD_VERSION, 5) + b"{nope" + rest
     elif damage == "deep":
         body = b"[" * 200000
-        bad = MAGIC + struct.pack("<II", 1, len(body)) + body
+        bad = MAGIC + struct.pack("<II", PAYLOAD_VERSION, len(body)) + body
     else:
         doc = dict(doc)
         if damage == "extra-key":
@@ -123,6 +123,8 @@ def test_malformed_payloads_are_rejected(damage):
             doc["uses_grid_sync"] = "yes"
         elif damage == "exceptions":
             doc["exceptions"] = [["builtins", "ValueError", [["nested"]], "f.py", 1, 0]]
+        elif damage == "exception-template":
+            doc["exceptions"] = [["builtins", "IndexError", [], "f.py", 1, 0, "f", ["{0}"]]]
         elif damage == "order":
             doc["order"] = ["ptx"]
         bad = _assemble(doc, rest)

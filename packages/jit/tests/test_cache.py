@@ -549,7 +549,7 @@ def test_exception_table_names_are_not_imported(tmp_path, monkeypatch):
     """A crafted entry naming a module in its exception table loads without importing it."""
     import struct
 
-    from cudalite.cuda._artifact import MAGIC
+    from cudalite.cuda._artifact import MAGIC, PAYLOAD_VERSION
 
     marker = tmp_path / "imported"
     src = tmp_path / "mods"
@@ -565,7 +565,7 @@ def test_exception_table_names_are_not_imported(tmp_path, monkeypatch):
     assert doc["exceptions"] and doc["exceptions"][0][:2] == ["builtins", "ValueError"]
     doc["exceptions"][0][:3] = ["evil_module_xyz", "Boom", ["x"]]
     body = json.dumps(doc).encode()
-    crafted = MAGIC + struct.pack("<II", 1, len(body)) + body + data[start + n:]
+    crafted = MAGIC + struct.pack("<II", PAYLOAD_VERSION, len(body)) + body + data[start + n:]
     store = _cache.CacheStore(tmp_path / "k")
     assert store.store("ee" * 32, crafted)
     before = set(sys.modules)

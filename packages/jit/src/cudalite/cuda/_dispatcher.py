@@ -354,8 +354,8 @@ class CUDADispatcher(InspectMixin):
             ``CompilerError`` when the kernel does not compile for the arguments'
             types, ``CudaDriverError`` when the launch fails (a
             :class:`KernelFaultError`, naming the kernel, for a device fault), and
-            with ``debug=True`` (the launch then synchronizes) the exception the
-            kernel raised.
+            with ``debug=True`` or ``boundscheck=True`` (the launch then
+            synchronizes) the exception the kernel raised.
 
         Raises
         ------

@@ -14,8 +14,8 @@ default ``"global"`` mode, nothing that synchronizes or allocates (``copy_to_hos
 without a stream, ``cuda.to_device`` of a new array, ``cuda.synchronize``...) is
 allowed in any thread; allocate device arrays before the ``with`` block.  Such a call
 raises, and the capture is then discarded with a :class:`GraphCaptureError` naming
-the stream.  Kernels compiled with ``debug=True`` synchronize after each launch and
-cannot be captured.
+the stream.  Kernels compiled with ``debug=True`` or ``boundscheck=True`` synchronize
+after each launch and cannot be captured.
 """
 
 from __future__ import annotations
