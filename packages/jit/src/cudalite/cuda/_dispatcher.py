@@ -28,7 +28,7 @@ from ._args import NumbaPerformanceWarning, RecordCopyBack, RecordScalarHandler,
 from ._args import compatible, key_to_type, needs_host_copy
 from ._compile import CompiledKernel, JitOptions, compile_code, current_cc
 from ._devices import current_id, launch_target, multi_gpu, on_device
-from ._jit_options import jit_options, mark_inline, warn_device_boundscheck
+from ._jit_options import jit_options, mark_inline
 from ._dispatcher_inspect import InspectMixin
 from ._device_dispatcher import DeviceDispatcher
 from ._fastpath import launcher_param_names, make_factory, slow_factory
@@ -650,9 +650,7 @@ def jit(func_or_sig=None, device=False, inline="never", link=(), debug=None, opt
         per thread), ``launch_bounds`` (an int or a tuple of 1 to 3 ints: max
         threads per block, min blocks per SM, max blocks per cluster),
         ``forceinline`` (bool, as ``inline="always"``), ``lto`` (accepted for numba compatibility; LTO
-        follows from ``link``), ``boundscheck`` (bool: every array index is checked; an
-        out-of-bounds one raises ``IndexError`` on the host after the launch, see
-        ``docs/guide/debugging.md``; ``CUDALITE_BOUNDSCHECK`` overrides it).
+        follows from ``link``), ``boundscheck`` (bool: check array indices, docs/guide/debugging.md).
 
     Returns
     -------
@@ -676,8 +674,7 @@ def jit(func_or_sig=None, device=False, inline="never", link=(), debug=None, opt
         A signature does not parse, or (eagerly) the function does not compile
         for one of its signatures: the error shows the source location.
     """
-    opts = jit_options(debug, opt, lineinfo, cache, link, inline, kws)
-    warn_device_boundscheck(device, kws)
+    opts = jit_options(debug, opt, lineinfo, cache, link, inline, kws, device=device)
     cls = DeviceDispatcher if device else CUDADispatcher
     if callable(func_or_sig) and not isinstance(func_or_sig, (CUDADispatcher, DeviceDispatcher)) and (
             hasattr(func_or_sig, "__code__") or hasattr(func_or_sig, "__wrapped__")):

@@ -12,8 +12,7 @@ from cudalite.core.errors import NumbaInvalidConfigWarning
 
 from ._compile import JitOptions, nvvm_options
 
-__all__ = ["jit_options", "fastmath_enabled", "inline_choice", "mark_inline", "boundscheck_choice",
-           "warn_device_boundscheck"]
+__all__ = ["jit_options", "fastmath_enabled", "inline_choice", "mark_inline", "boundscheck_choice"]
 
 _KNOWN = {"fastmath", "max_registers", "launch_bounds", "cluster_dims", "forceinline", "lto", "extensions",
           "boundscheck"}
@@ -104,19 +103,20 @@ def boundscheck_choice(value, override) -> bool:
     return bool(value)
 
 
-def warn_device_boundscheck(device, kws):
+def _warn_device_boundscheck(device, kws):
     """``boundscheck=True`` on a device function checks nothing by itself: the setting
     of the kernel it is compiled into applies (warned, pointing at the decorator)."""
     if device and kws.get("boundscheck"):
         warnings.warn("boundscheck=True on a device function has no effect of its own: a device function is "
                       "bounds-checked when the kernel calling it is (@cuda.jit(boundscheck=True) on the kernel, "
-                      "or CUDALITE_BOUNDSCHECK=1)", NumbaInvalidConfigWarning, stacklevel=3)
+                      "or CUDALITE_BOUNDSCHECK=1)", NumbaInvalidConfigWarning, stacklevel=4)
 
 
-def jit_options(debug, opt, lineinfo, cache, link, inline, kws) -> JitOptions:
+def jit_options(debug, opt, lineinfo, cache, link, inline, kws, device=False) -> JitOptions:
     """Validate ``cuda.jit``'s arguments (warnings point at the caller of ``jit``).
     ``debug=None``: the ``CUDALITE_CUDA_DEBUGINFO`` default (off)."""
     _check_ignored(kws)
+    _warn_device_boundscheck(device, kws)
     from .config import load_config
 
     config = load_config()
