@@ -282,3 +282,28 @@ def test_one_gpu_copies_do_not_switch(monkeypatch):
     a.copy_to_host()
     a.copy_to_device(_array(0x200, None))
     assert switched == [] and a._device is None
+
+
+def test_cai_view_takes_the_producers_dlpack_device():
+    """as_cuda_array / from_cuda_array_interface: a producer that states its device
+    through __dlpack_device__ (CuPy, torch, cuda.core) is believed, kDLCUDAManaged is
+    'any device', and one that does not say is left to the driver (None)."""
+    from cudalite.cuda._devices import ANY
+    from cudalite.cuda.devicearray import _dlpack_device_of
+
+    class Owner:
+        def __init__(self, dev):
+            self.dev = dev
+
+        def __dlpack_device__(self):
+            return self.dev
+
+    class Broken:
+        def __dlpack_device__(self):
+            raise BufferError("no")
+
+    assert _dlpack_device_of(Owner((2, 1))) == 1
+    assert _dlpack_device_of(Owner((13, 0))) == ANY
+    assert _dlpack_device_of(Owner((1, 0))) is None
+    assert _dlpack_device_of(Broken()) is None
+    assert _dlpack_device_of(object()) is None

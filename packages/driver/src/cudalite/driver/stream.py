@@ -16,9 +16,6 @@ import weakref
 
 from ._cu import call, call_status, cu
 from ._state import get_driver, peek_driver
-from .errors import CudaDriverError
-
-_CAPTURE_UNSUPPORTED = 900  # CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
 
 __all__ = ["Stream", "Event", "elapsed_time", "stream_handle", "as_custream", "add_callback", "stream_device"]
 
@@ -67,12 +64,12 @@ def stream_device(stream):
     if handle in (0, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD):
         return None
     get_driver().current()
-    try:
-        return int(call("cuStreamGetDevice", cu().CUstream(handle)))
-    except CudaDriverError as exc:
-        if exc.code == _CAPTURE_UNSUPPORTED:  # a stream being captured (a graph): not asked then
-            return None
-        raise
+    custream = cu().CUstream(handle)
+    # A stream being captured into a graph (or whose capture failed) is not asked: the
+    # driver refuses cuStreamGetDevice then, and the refusal invalidates the capture.
+    if int(call("cuStreamIsCapturing", custream)) != 0:  # not CU_STREAM_CAPTURE_STATUS_NONE
+        return None
+    return int(call("cuStreamGetDevice", custream))
 
 
 def _destroy(kind, handle, device_id):
