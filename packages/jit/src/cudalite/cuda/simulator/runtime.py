@@ -36,7 +36,7 @@ class SimulatedDevice:
     """The simulator's one device."""
 
     id = 0
-    name = b"SIMULATOR"
+    name = "SIMULATOR"
     compute_capability = (8, 0)
     uuid = "GPU-00000000-0000-0000-0000-000000000000"
     MAX_THREADS_PER_BLOCK = 1024
@@ -133,18 +133,21 @@ class Event:
 
 
 def stream():
-    return Stream(1)
+    s = Stream()
+    s.handle = id(s)  # a distinct non-zero handle per stream, as a CUstream
+    return s
 
 
 def default_stream():
     return Stream(0)
 
 
-legacy_default_stream = default_stream
+def legacy_default_stream():
+    return Stream(1)  # CU_STREAM_LEGACY
 
 
 def per_thread_default_stream():
-    return Stream(2)
+    return Stream(2)  # CU_STREAM_PER_THREAD
 
 
 def external_stream(ptr):
@@ -209,7 +212,7 @@ def close():
 
 
 def detect():
-    print("Found 1 CUDA devices\nid 0    b'SIMULATOR'      [SUPPORTED]\n"
+    print("Found 1 CUDA devices\nid 0    SIMULATOR         [SUPPORTED]\n"
           "                      Compute Capability: 8.0\nSummary:\n\t1/1 devices are supported")
     return True
 

@@ -1,0 +1,118 @@
+"""Simulator behaviour that the GPU suite under ``CUDALITE_ENABLE_CUDASIM=1`` relies on
+(numba.cuda semantics found missing when the suite first ran simulated): aligned
+local/shared arrays, kernels called from kernels, record scalars by reference,
+``to_device``/``auto_device`` of device arrays, views that would need a copy, mapped
+arrays, stream handles, the device name, and unsupported classes that can be subclassed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cudalite.cuda import simulator as cuda
+
+
+def test_aligned_local_and_shared_arrays():
+    @cuda.jit
+    def f(out):
+        la = cuda.local.array(shape=3, dtype=np.uint8, alignment=64)
+        sa = cuda.shared.array(shape=(2, 3), dtype=np.float32, alignment=256)
+        la[2] = 5
+        sa[1, 2] = 1.5
+        out[0] = la.ctypes.data
+        out[1] = sa.ctypes.data
+        out[2] = la[2] + la[0]
+        out[3] = sa.shape[0] * 10 + sa.shape[1]
+
+    out = np.zeros(4, np.uint64)
+    f[1, 1](out)
+    assert out[0] % 64 == 0 and out[1] % 256 == 0 and out[2] == 5 and out[3] == 23
+
+    @cuda.jit
+    def bad(out):
+        cuda.local.array(4, np.int32, alignment=3)
+
+    with pytest.raises(ValueError, match="alignment must be a positive power of two, not 3"):
+        bad[1, 1](out)
+
+
+def test_kernel_called_from_a_kernel_is_a_device_call():
+    @cuda.jit
+    def twice(v):
+        return v * 2
+
+    @cuda.jit
+    def outer(a):
+        a[0] = twice(a[0])
+
+    a = np.array([21])
+    outer[1, 1](a)
+    assert a[0] == 42
+    with pytest.raises(ValueError, match="needs a launch configuration"):
+        twice(3)
+
+
+def test_record_scalar_is_passed_by_reference():
+    rec_t = np.dtype([("a", np.float64), ("b", np.int32)], align=True)
+
+    @cuda.jit
+    def upd(r, v):
+        r.b = v
+        r.a = r.a * 2.0
+        r["a"] += 1.0
+
+    arr = np.zeros(2, rec_t)
+    arr["a"] = [1.0, 2.5]
+    upd[1, 1](arr[1], 7)
+    assert arr[1]["a"] == 6.0 and arr[1]["b"] == 7 and arr[0]["b"] == 0
+
+    @cuda.jit
+    def wrong(r):
+        r.nope = 1
+
+    with pytest.raises(AttributeError, match="has no field 'nope'"):
+        wrong[1, 1](arr[0])
+
+
+def test_to_device_and_auto_device_of_a_device_array():
+    d = cuda.to_device(np.arange(4))
+    assert cuda.to_device(d) is d
+    assert cuda.devicearray.auto_device(d) == (d, False)
+    d2, copied = cuda.devicearray.auto_device(3)
+    assert copied and d2.copy_to_host() == np.array(3)
+    with pytest.raises(ValueError, match="non-contiguous"):
+        cuda.devicearray.auto_device(np.arange(10.0)[::2])
+
+
+def test_views_never_copy():
+    h = np.arange(24.0).reshape(4, 6)
+    d = cuda.to_device(h)
+    np.testing.assert_array_equal(d.reshape(3, 8).copy_to_host(), h.reshape(3, 8))
+    with pytest.raises(NotImplementedError, match="operation requires copying"):
+        d.T.reshape(24)
+    with pytest.raises(NotImplementedError, match="operation requires copying"):
+        d[:, ::2].ravel()
+    assert d.T.gpu_data is d.gpu_data and d._layout == "C" and d.T._layout == "F" and d[:, ::2]._layout == "A"
+
+
+def test_mapped_gives_device_arrays_over_host_memory():
+    h, h2 = np.arange(5.0), np.zeros(5)
+    with cuda.mapped(h, h2) as (dh, dh2):
+        dh2.copy_to_device(dh)
+    np.testing.assert_array_equal(h2, h)
+
+
+def test_stream_handles_and_device_name():
+    s1, s2 = cuda.stream(), cuda.stream()
+    assert int(s1) not in (0, 1, 2) and int(s1) != int(s2)
+    assert int(cuda.default_stream()) == 0
+    assert int(cuda.legacy_default_stream()) == 1 and int(cuda.per_thread_default_stream()) == 2
+    assert cuda.get_current_device().name == "SIMULATOR"
+
+
+def test_unsupported_class_can_be_subclassed_but_not_instantiated():
+    class EMM(cuda.HostOnlyCUDAMemoryManager):
+        pass
+
+    with pytest.raises(NotImplementedError, match="external memory managers"):
+        EMM()
