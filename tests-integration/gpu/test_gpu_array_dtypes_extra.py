@@ -15,6 +15,7 @@ pytestmark = pytest.mark.gpu
 
 
 @pytest.mark.parametrize("fn", [carray, farray])
+@pytest.mark.nosim("raw device pointers: carray/farray over a device address")
 def test_carray_farray_over_a_pointer(fn):
     @cuda.jit(types.void(types.CPointer(types.float32), types.int64))
     def k(p, n):
@@ -110,6 +111,7 @@ def test_datetime_arrays_scalars_and_nat():
     np.testing.assert_array_equal(out, arr - (arr[6] - arr[5]))  # NaT stays NaT
 
 
+@pytest.mark.nosim("generalized ufuncs (cuda.guvectorize) are not simulated")
 def test_datetime_ufunc_and_gufunc():
     datetime_t = from_dtype(np.dtype("datetime64[D]"))
     timedelta_t = from_dtype(np.dtype("timedelta64[D]"))

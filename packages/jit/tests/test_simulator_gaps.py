@@ -116,3 +116,45 @@ def test_unsupported_class_can_be_subclassed_but_not_instantiated():
 
     with pytest.raises(NotImplementedError, match="external memory managers"):
         EMM()
+
+
+def test_in_hint_is_not_copied_back_and_configure_launches():
+    @cuda.jit
+    def add_one(out, x):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i] = x[i] + 1
+            x[i] = -1
+
+    x = np.arange(8.0)
+    out = np.zeros(8)
+    add_one[1, 8](cuda.Out(out), cuda.In(x))
+    np.testing.assert_array_equal(x, np.arange(8.0))
+    np.testing.assert_array_equal(out, np.arange(8.0) + 1)
+    add_one.configure(1, 8)(cuda.InOut(out), cuda.InOut(x))
+    np.testing.assert_array_equal(x, np.full(8, -1.0))
+
+
+def test_stream_callback_status_and_async_done():
+    import asyncio
+
+    s = cuda.stream()
+    seen = []
+    s.add_callback(lambda stream, status, arg: seen.append((stream is s, status, arg)), "a")
+    assert seen == [(True, 0, "a")]
+
+    async def main():
+        return await s.async_done()
+
+    assert asyncio.run(main()) is s
+
+
+def test_print_of_thread_index_in_a_kernel(capsys):
+    @cuda.jit
+    def k():
+        print(cuda.threadIdx, cuda.blockIdx)
+
+    k[(1, 2), (2, 1, 1)]()
+    lines = sorted(capsys.readouterr().out.splitlines())
+    assert lines == ["(0, 0, 0) (0, 0, 0)", "(0, 0, 0) (0, 1, 0)", "(1, 0, 0) (0, 0, 0)", "(1, 0, 0) (0, 1, 0)"]
+    assert repr(cuda.threadIdx) == "<cudalite simulator tid reader>"  # outside a kernel

@@ -166,9 +166,9 @@ def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0):
 
 
 def device_array_like(ary, stream=0):
-    ary = _host(ary)
-    order = "F" if ary.flags.f_contiguous and not ary.flags.c_contiguous else "C"
-    return device_array(ary.shape, ary.dtype, order=order, stream=stream)
+    """A zero-filled device array with ``ary``'s shape, dtype and layout (NumPy's
+    ``zeros_like``: a strided view gives a contiguous array in its axes' order)."""
+    return DeviceNDArray(np.zeros_like(_host(ary), subok=False), stream)
 
 
 def pinned_array(shape, dtype=np.float64, strides=None, order="C"):
@@ -233,15 +233,16 @@ class _Hint:
 
 
 class In(_Hint):
-    """A kernel argument only read by the kernel (no effect in the simulator)."""
+    """A kernel argument only read by the kernel: a NumPy array is copied to the device
+    and not back, so the kernel's writes do not reach it (a device array is used as it is)."""
 
 
 class Out(_Hint):
-    """A kernel argument only written by the kernel (no effect in the simulator)."""
+    """A kernel argument only written by the kernel (used in place by the simulator)."""
 
 
 class InOut(_Hint):
-    """A kernel argument read and written by the kernel (no effect in the simulator)."""
+    """A kernel argument read and written by the kernel (used in place)."""
 
 
 class RecordRef:
@@ -278,7 +279,9 @@ class RecordRef:
 
 def unwrap_argument(arg):
     """What a kernel's Python function receives for launch argument ``arg``."""
-    if isinstance(arg, _Hint):
+    if isinstance(arg, In) and isinstance(arg.value, np.ndarray):
+        arg = arg.value.copy()  # copied to the device only: the kernel's writes do not reach the host array
+    elif isinstance(arg, _Hint):
         arg = arg.value
     if isinstance(arg, DeviceNDArray):
         arg = arg._ary

@@ -8,7 +8,7 @@ import sys
 
 import numpy as np
 
-from ._state import current
+from ._state import current, in_kernel
 from .context import WARP_SIZE
 from .dtypes import normalize_shape, to_dtype
 from .namespaces import Namespace
@@ -28,6 +28,8 @@ class _IndexReader:
         self._field = field
 
     def __repr__(self):
+        if in_kernel():  # print(cuda.threadIdx) in a kernel: "(x, y, z)", as compiled code prints it
+            return str(tuple(getattr(current(), self._field)))
         return f"<cudalite simulator {self._field} reader>"
 
     @property

@@ -92,6 +92,10 @@ class SimKernel:
             return self.py_func(*args, **kwargs)
         raise ValueError(f"kernel '{self.__name__}' needs a launch configuration: kernel[griddim, blockdim](...)")
 
+    def configure(self, griddim, blockdim, stream=0, sharedmem=0):
+        """numba's older spelling of ``kernel[griddim, blockdim, stream, sharedmem]``."""
+        return self[griddim, blockdim, stream, sharedmem]
+
     def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
         """A launcher of ``ntasks`` threads (``tpb`` per block; 128 when 0)."""
         tpb = int(tpb) or 128

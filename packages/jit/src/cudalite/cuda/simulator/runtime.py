@@ -87,11 +87,17 @@ class Stream:
         yield self
 
     def add_callback(self, callback, arg=None):
-        callback(self, None, arg)
+        """Call ``callback(stream, status, arg)`` now (the stream's work is done): status 0
+        (CUDA_SUCCESS), as numba."""
+        callback(self, 0, arg)
 
     def async_done(self):
-        raise NotImplementedError("Stream.async_done (asyncio integration) is not available in the cudalite CUDA "
-                                  "simulator")
+        """An :mod:`asyncio` future, already resolved to this stream (its work is done)."""
+        import asyncio
+
+        future = asyncio.get_running_loop().create_future()
+        future.set_result(self)
+        return future
 
     def capture(self, *args, **kwargs):
         from .unsupported import not_simulated
