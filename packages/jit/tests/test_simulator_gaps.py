@@ -158,3 +158,34 @@ def test_print_of_thread_index_in_a_kernel(capsys):
     lines = sorted(capsys.readouterr().out.splitlines())
     assert lines == ["(0, 0, 0) (0, 0, 0)", "(0, 0, 0) (0, 1, 0)", "(1, 0, 0) (0, 0, 0)", "(1, 0, 0) (0, 1, 0)"]
     assert repr(cuda.threadIdx) == "<cudalite simulator tid reader>"  # outside a kernel
+
+
+def test_reduce_of_an_empty_array_is_init_in_the_arrays_dtype():
+    got = cuda.reduce(lambda a, b: a + b)(np.zeros(0, np.float32), init=5)
+    assert got == 5 and np.asarray(got).dtype == np.float32
+
+
+def test_vector_constructors_carry_their_type_and_aliases():
+    from cudalite import nvvm
+
+    ctor = cuda.float32x4
+    assert ctor.vector_type is nvvm.float32x4.vector_type and ctor.aliases == nvvm.float32x4.aliases == ("float4",)
+    assert cuda.float4 is ctor
+
+
+def test_vectorize_chooses_the_loop_from_the_input_dtypes():
+    from cudalite.types import float32, float64, int32
+
+    @cuda.vectorize([int32(int32, int32), float32(float32, float32), float64(float64, float64)])
+    def add(a, b):
+        return a + b
+
+    for dtype in (np.int32, np.float32, np.float64):
+        x = np.arange(5, dtype=dtype)
+        got = add(x, x)
+        assert got.dtype == dtype
+        np.testing.assert_array_equal(got, x + x)
+    assert add(np.int16(3), 4).dtype == np.int32  # int16 casts safely to the first loop
+    assert add.reduce(np.arange(10, dtype=np.int32)) == 45
+    with pytest.raises(TypeError, match=r"no loop for the input types \(complex128, complex128\)"):
+        add(np.ones(2, complex), np.ones(2, complex))

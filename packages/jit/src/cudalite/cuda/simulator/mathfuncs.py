@@ -146,6 +146,8 @@ def vector_constructors():
             return _Vector([scalar(v) for v in values])
 
         construct.__name__ = name
+        construct.vector_type = vt  # as the compiler's constructors: the type and its CUDA C aliases
+        construct.aliases = tuple(alias for alias, target in VECTOR_ALIASES.items() if target == name)
         return construct
 
     out = {name: make(name) for name in vector_types}
