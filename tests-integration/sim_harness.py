@@ -39,9 +39,23 @@ def _stand_ins() -> dict:
     out = {id(nvvm): simulator}
     for name in DEVICE_API_NAMES:
         obj = getattr(nvvm, name, None)
-        if name in simulator.__all__ and not isinstance(obj, (int, float, str, bytes, type(None))):
-            out[id(obj)] = getattr(simulator, name)
+        if name in simulator.__all__ and not _primitive(obj):
+            sim = getattr(simulator, name)
+            out[id(obj)] = sim
+            for attr in dir(obj):  # namespaces' members too: fn = fp16.hcos, then fn(x) in the kernel
+                if attr.startswith("_"):
+                    continue
+                try:
+                    member, stand_in = getattr(obj, attr), getattr(sim, attr)
+                except Exception:  # noqa: BLE001  (a member the simulator lacks, a device-only property)
+                    continue
+                if not _primitive(member):
+                    out[id(member)] = stand_in
     return out
+
+
+def _primitive(value) -> bool:
+    return isinstance(value, (int, float, str, bytes, type(None)))
 
 
 @contextlib.contextmanager

@@ -6,6 +6,8 @@ arrays, stream handles, the device name, and unsupported classes that can be sub
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -189,3 +191,27 @@ def test_vectorize_chooses_the_loop_from_the_input_dtypes():
     assert add.reduce(np.arange(10, dtype=np.int32)) == 45
     with pytest.raises(TypeError, match=r"no loop for the input types \(complex128, complex128\)"):
         add(np.ones(2, complex), np.ones(2, complex))
+
+
+def test_libdevice_bit_functions_tuples_and_fast_variants():
+    lib = cuda.libdevice
+    assert lib.popc(np.int32(-1)) == 32 and lib.clz(np.int32(1)) == 31 and lib.abs(np.int32(-4)) == 4
+    assert lib.brev(np.int32(1)) == np.int32(-2**31) and lib.brev(np.int32(1)).dtype == np.int32
+    s, c = lib.sincosf(0.5)
+    assert (s, c) == (math.sin(0.5), math.cos(0.5)) and lib.fast_sinf(0.5) == math.sin(0.5)
+    assert lib.remquo(7.0, 3.0) == (1.0, 2)
+    with pytest.raises(NotImplementedError, match="libdevice.nosuch"):
+        lib.nosuch
+
+
+def test_record_argument_assigned_into_a_record_array():
+    rec_t = np.dtype([("a", np.float64), ("b", np.int16)], align=True)
+
+    @cuda.jit
+    def k(ary, rec):
+        ary[1] = rec
+
+    ary = np.zeros(2, rec_t)
+    k[1, 1](ary, np.array([(2.5, 7)], rec_t)[0])
+    assert ary[1]["a"] == 2.5 and ary[1]["b"] == 7 and ary[0]["b"] == 0
+    assert cuda.event().record() is not None  # record() returns the event

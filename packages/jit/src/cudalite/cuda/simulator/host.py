@@ -277,6 +277,16 @@ class RecordRef:
         return repr(self._rec)
 
 
+class RecordArray(np.recarray):
+    """A structured array passed to a kernel: a :class:`numpy.recarray` view (``r[i].x``)
+    that also takes a :class:`RecordRef` (a record argument) as an element value."""
+
+    def __setitem__(self, key, value):
+        if isinstance(value, RecordRef):
+            value = object.__getattribute__(value, "_rec")
+        super().__setitem__(key, value)
+
+
 def unwrap_argument(arg):
     """What a kernel's Python function receives for launch argument ``arg``."""
     if isinstance(arg, In) and isinstance(arg.value, np.ndarray):
@@ -286,7 +296,7 @@ def unwrap_argument(arg):
     if isinstance(arg, DeviceNDArray):
         arg = arg._ary
     if isinstance(arg, np.ndarray) and arg.dtype.names is not None and not isinstance(arg, np.recarray):
-        return arg.view(np.recarray)  # records: r[i].x as in numba (a view: writes reach the array)
+        return arg.view(RecordArray)  # records: r[i].x as in numba (a view: writes reach the array)
     if isinstance(arg, np.void) and not isinstance(arg, np.record) and arg.dtype.names is not None:
         return RecordRef(arg)
     return arg

@@ -124,6 +124,7 @@ class Event:
         import time
 
         self._time = time.perf_counter()
+        return self  # as the compiled runtime: cuda.event().record() chains
 
     def wait(self, stream=0):
         pass
