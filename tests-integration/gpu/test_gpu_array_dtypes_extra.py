@@ -130,7 +130,8 @@ def test_datetime_ufunc_and_gufunc():
     np.testing.assert_array_equal(gdiff(a1, a2), a2 - a1)
 
 
-@pytest.mark.nosim("compiled runtime modules: another GPU test module imports cudalite.cuda.cudadrv, whose devicearray submodule then shadows the simulator's cuda.devicearray")
+@pytest.mark.nosim("compiled runtime modules: another GPU test module imports cudalite.cuda.cudadrv, whose "
+                   "devicearray submodule then shadows the simulator's cuda.devicearray")
 def test_auto_device():
     d, copied = cuda.devicearray.auto_device(2)
     assert copied and d.copy_to_host() == np.array(2)
