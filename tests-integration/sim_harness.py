@@ -13,7 +13,9 @@ kernel's Python function in :mod:`cudalite.cuda.simulator` instead of compiling 
   (``sig``'s parameter types, else the harness's ``typeof_arg``: Python ``int`` is
   ``int64``, ``float`` is ``float64``), so that integer wrap-around and float rounding
   of the arguments match the GPU path as far as NumPy's own rules allow;
-* NumPy arrays are used in place (the GPU harness copies them in and back).
+* NumPy arrays are used in place (the GPU harness copies them in and back);
+* ``cooperative=`` and compile options are not needed: the simulator finds grid syncs
+  itself and compiles nothing.
 
 ``run`` returns ``None`` (there is no PTX); a test that reads the PTX is marked
 ``nosim``.
@@ -22,6 +24,7 @@ kernel's Python function in :mod:`cudalite.cuda.simulator` instead of compiling 
 from __future__ import annotations
 
 import contextlib
+
 import numpy as np
 
 from cudalite.core.types import Array, Boolean, Complex, Float, Integer, Tuple, parse_signature
