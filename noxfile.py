@@ -1,6 +1,7 @@
 """Test, lint and benchmark sessions for the cudalite monorepo.
 
     nox -s tests          # everything GPU-less, on Python 3.10-3.13: what CI (.ci/run) runs
+    nox -s gpu_sim        # the GPU suite without a GPU, through the CPU simulator (CI runs it too)
     nox -s tests_min      # the same with every dependency at its minimum (constraints/minimum.txt)
     nox -s wheels         # release wheels in dist/ (cudalite-driver: manylinux, abi3, compiled shim)
     nox -s docs           # the documentation site in docs/_build/html (warnings are errors; doctests)
@@ -19,7 +20,7 @@ import os
 import nox
 from nox.command import CommandFailed
 
-nox.options.sessions = ["lint", "tests", "tests_min", "docs"]
+nox.options.sessions = ["lint", "tests", "tests_min", "docs", "gpu_sim"]
 PYTHONS = ["3.10", "3.11", "3.12", "3.13"]  # requires-python >= 3.10: every one is tested
 nox.options.reuse_existing_virtualenvs = True
 
@@ -83,8 +84,8 @@ def _install_all(session: nox.Session, constraints: str = "") -> None:
     session.install(*(f"{w}[test]" for w in wheels.values()), *(("-c", constraints) if constraints else ()))
 
 
-def _pytest(session: nox.Session, *args: str) -> None:
-    session.run("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", *args, *session.posargs)
+def _pytest(session: nox.Session, *args: str, env: dict | None = None) -> None:
+    session.run("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", *args, *session.posargs, env=env)
 
 
 @nox.session
@@ -175,6 +176,17 @@ def gpu(session: nox.Session) -> None:
     _install_all(session)
     for tree in (DRIVER_TESTS, JIT_TESTS, INTEGRATION_TESTS):
         _pytest(session, "-m", "gpu", "-rs", tree)
+
+
+@nox.session(python="3.11")
+def gpu_sim(session: nox.Session) -> None:
+    """The GPU suite (tests-integration/gpu, ``-m gpu``) on a machine without a GPU: with
+    ``CUDALITE_ENABLE_CUDASIM=1`` kernels run in the CPU simulator and the harness's
+    ``gpu`` fixture launches through it, so CI checks kernel semantics on every commit.
+    Tests marked ``nosim`` (PTX inspection, linking, graphs, clusters, ... see
+    docs/simulator.md) skip with their reason."""
+    _install_all(session)
+    _pytest(session, "-m", "gpu", f"{INTEGRATION_TESTS}/gpu", env={"CUDALITE_ENABLE_CUDASIM": "1"})
 
 
 @nox.session

@@ -18,6 +18,9 @@ from gpu_harness import Gpu, typeof_arg
 HERE = os.path.join(os.path.dirname(__file__), "gpu")
 
 
+_PARAM = type(pytest.param(None))  # what pytest.param(...) returns
+
+
 class _Compiled(Exception):
     pass
 
@@ -56,7 +59,8 @@ def _cases():
             for mark in getattr(fn, "pytestmark", []):
                 if mark.name == "parametrize":
                     names = [n.strip() for n in mark.args[0].split(",")]
-                    values = [v if len(names) > 1 else (v,) for v in mark.args[1]]
+                    values = [tuple(v.values) if isinstance(v, _PARAM) else v if len(names) > 1 else (v,)
+                              for v in mark.args[1]]  # pytest.param(..., marks=nosim(...)): its values
                     variants = [dict(zip(names, v)) for v in values]
             for kw in variants:
                 yield pytest.param(fn, kw, id=f"{fname[:-3]}::{name}{list(kw.values()) or ''}")

@@ -15,6 +15,7 @@ pytestmark = pytest.mark.gpu
 
 
 @pytest.mark.parametrize("fn", [carray, farray])
+@pytest.mark.nosim("raw device pointers: carray/farray over a device address")
 def test_carray_farray_over_a_pointer(fn):
     @cuda.jit(types.void(types.CPointer(types.float32), types.int64))
     def k(p, n):
@@ -110,6 +111,7 @@ def test_datetime_arrays_scalars_and_nat():
     np.testing.assert_array_equal(out, arr - (arr[6] - arr[5]))  # NaT stays NaT
 
 
+@pytest.mark.nosim("generalized ufuncs (cuda.guvectorize) are not simulated")
 def test_datetime_ufunc_and_gufunc():
     datetime_t = from_dtype(np.dtype("datetime64[D]"))
     timedelta_t = from_dtype(np.dtype("timedelta64[D]"))
@@ -128,6 +130,8 @@ def test_datetime_ufunc_and_gufunc():
     np.testing.assert_array_equal(gdiff(a1, a2), a2 - a1)
 
 
+@pytest.mark.nosim("compiled runtime modules: another GPU test module imports cudalite.cuda.cudadrv, whose "
+                   "devicearray submodule then shadows the simulator's cuda.devicearray")
 def test_auto_device():
     d, copied = cuda.devicearray.auto_device(2)
     assert copied and d.copy_to_host() == np.array(2)

@@ -25,6 +25,7 @@ def test_like_of_a_strided_view_matches_numpy(like, order):
 
 
 @pytest.mark.parametrize("maker", ["carray", "farray"])
+@pytest.mark.nosim("raw device pointers: carray/farray over a device address")
 def test_carray_over_a_device_pointer_passed_as_an_int(maker):
     from cudalite import types
 

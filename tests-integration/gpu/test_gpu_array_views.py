@@ -40,6 +40,7 @@ def test_view_of_byte_slices(cuda):
         assert out[0] == data[start:start + 4].view(np.int32)[0]
 
 
+@pytest.mark.nosim("compiled-code error semantics: the simulated kernel raises Python's own errors")
 def test_view_that_does_not_fit_raises_under_debug(cuda):
     @cuda.jit(debug=True, opt=False)
     def bad(byte_arr, out):

@@ -150,6 +150,7 @@ def test_to_device_variants(cuda):
         d2.copy_to_device(np.zeros((3, 3), np.int64))
 
 
+@pytest.mark.nosim("foreign device arrays: CUDA array interface and DLPack need real device pointers")
 def test_async_copies_with_pinned(cuda):
     s = cuda.stream()
     h = cuda.pinned_array((1 << 20,), np.float32)
@@ -167,6 +168,7 @@ def test_async_copies_with_pinned(cuda):
     assert d.__cuda_array_interface__["stream"] == int(s)
 
 
+@pytest.mark.nosim("foreign device arrays: CUDA array interface and DLPack need real device pointers")
 def test_mapped_and_managed_arrays(cuda):
     for make in (cuda.mapped_array, cuda.managed_array):
         a = make((4, 5), dtype=np.float64)
@@ -196,6 +198,7 @@ def test_pinned_and_mapped_context_managers(cuda):
     np.testing.assert_array_equal(h2, h)
 
 
+@pytest.mark.nosim("foreign device arrays: CUDA array interface and DLPack need real device pointers")
 def test_cupy_interop(cuda):
     cp = pytest.importorskip("cupy")
     h = sample((5, 7), np.float32)
@@ -219,6 +222,7 @@ def test_cupy_interop(cuda):
     assert float(c4[0, 0]) == 123.0  # zero copy
 
 
+@pytest.mark.nosim("foreign device arrays: CUDA array interface and DLPack need real device pointers")
 def test_torch_interop(cuda):
     torch = pytest.importorskip("torch")
     h = sample((6, 4), np.float32)
@@ -284,6 +288,7 @@ def test_devices(cuda, capsys):
     np.testing.assert_array_equal(cuda.to_device(np.arange(3)).copy_to_host(), [0, 1, 2])
 
 
+@pytest.mark.nosim("foreign device arrays: CUDA array interface and DLPack need real device pointers")
 def test_dlpack_device_and_lifetime(cuda):
     import gc
     import weakref

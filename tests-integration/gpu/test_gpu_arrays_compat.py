@@ -159,6 +159,7 @@ def test_captured_device_array_is_writable_and_zero_d_works(cuda):
     np.testing.assert_array_equal(acc.copy_to_host(), [3.0, 6.0, 9.0, 12.0])
 
 
+@pytest.mark.nosim("the on-disk kernel cache")
 def test_captured_device_array_refuses_the_cache(cuda):
     import pickle
 

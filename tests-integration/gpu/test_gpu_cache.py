@@ -13,7 +13,7 @@ import textwrap
 
 import pytest
 
-pytestmark = pytest.mark.gpu
+pytestmark = [pytest.mark.gpu, pytest.mark.nosim("the on-disk kernel cache")]
 
 PROGRAM = """
 import numpy as np

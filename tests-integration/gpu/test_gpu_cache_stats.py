@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-pytestmark = pytest.mark.gpu
+pytestmark = [pytest.mark.gpu, pytest.mark.nosim("the on-disk kernel cache")]
 
 SOURCE = """
 from cudalite import cuda

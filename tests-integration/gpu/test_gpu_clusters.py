@@ -10,7 +10,7 @@ import pytest
 
 from cudalite import cuda
 
-pytestmark = pytest.mark.gpu
+pytestmark = [pytest.mark.gpu, pytest.mark.nosim("thread-block clusters")]
 
 THREADS = 128
 CLUSTER = 4

@@ -45,6 +45,7 @@ def test_fastmath_division_and_operator_truediv():
     np.testing.assert_allclose(r, x / y, rtol=1e-6)
 
 
+@pytest.mark.nosim("compiled-code error semantics: the simulated kernel raises Python's own errors")
 def test_debug_division_by_zero_raises_and_fastmath_does_not():
     def f(r, x, y):
         r[0] = x / y
@@ -116,6 +117,7 @@ def test_forceinline_callee_runs():
 
 
 @pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64])
+@pytest.mark.nosim("compiled typing semantics: the simulator has no type inference")
 def test_float16_integer_round_trip(dtype):
     @cuda.jit
     def k(out_i, out_h, h, i):
@@ -144,6 +146,7 @@ def test_fp16_habs_hneg():
     np.testing.assert_array_equal(r, [3.5, 3.5])
 
 
+@pytest.mark.nosim("PTX/SASS inspection")
 def test_float64_global_atomic_add():
     @cuda.jit("void(int64[::1], float64[::1])")
     def k(idx, ary):

@@ -27,6 +27,7 @@ def _store_i32(out, v):
     out[0] = v
 
 
+@pytest.mark.nosim("compiled typing semantics: the simulator has no type inference")
 def test_python_int_wraps_to_an_int32_parameter_as_numba():
     out = np.zeros(1, dtype=np.int32)
     for value, expect in ((0xFFFFFFFF, -1), (0x80000000, -2**31), (0x00100000, 0x00100000), (-3, -3)):
@@ -41,6 +42,7 @@ def _add_one(x, n):
         x[i] += 1
 
 
+@pytest.mark.nosim("raw device pointers: an int address passed for a CPointer parameter")
 def test_int_address_for_a_cpointer_parameter():
     x = cuda.to_device(np.arange(10, dtype=np.uint8))
     _add_one[1, 32](x.__cuda_array_interface__["data"][0], len(x))
@@ -79,6 +81,7 @@ def _raises(x):
         raise _MyError("foo")
 
 
+@pytest.mark.nosim("compiled-code error semantics: the simulated kernel raises Python's own errors")
 def test_kernel_exception_has_numbas_location_prefix():
     _raises[1, 1](0)
     with pytest.raises(_MyError) as ei:
@@ -88,6 +91,7 @@ def test_kernel_exception_has_numbas_location_prefix():
                              "tid=[0, 0, 0] ctaid=[0, 0, 0]: foo")
 
 
+@pytest.mark.nosim("linking CUDA C/C++, PTX, cubins or LTO-IR (FFI)")
 def test_compile_all_code_links_and_runs(tmp_path):
     from cudalite.linker import Linker, PTXSource
 
@@ -105,6 +109,7 @@ def test_compile_all_code_links_and_runs(tmp_path):
     assert bytes(cubin.data)[:4] == b"\x7fELF"
 
 
+@pytest.mark.nosim("PTX/SASS inspection")
 def test_inspect_lto_ptx_of_a_launched_kernel():
     sig = (types.float32[::1], types.float32)
 

@@ -8,7 +8,8 @@ import pytest
 
 from cudalite import cuda
 
-pytestmark = pytest.mark.gpu
+pytestmark = [pytest.mark.gpu,
+              pytest.mark.nosim("foreign device arrays: cuda.core buffers and streams need real device pointers")]
 
 
 @pytest.fixture(autouse=True)

@@ -45,6 +45,7 @@ def test_debug_options_do_not_change_results(opts):
     np.testing.assert_allclose(out, _expected(a, 6))
 
 
+@pytest.mark.nosim("PTX/SASS inspection")
 def test_debug_kernel_ptx_has_dwarf_and_lineinfo_has_not():
     a = np.arange(8, dtype=np.float64)
     dbg = cuda.jit(debug=True, opt=False)(_mixed)
@@ -95,6 +96,7 @@ def test_chained_device_functions_with_mixed_debug(kernel_debug, f1_debug, f2_de
     np.testing.assert_array_equal(out, [1 - 3, 2])
 
 
+@pytest.mark.nosim("PTX/SASS inspection")
 def test_debuginfo_default_from_the_environment(monkeypatch):
     monkeypatch.setenv("CUDALITE_CUDA_DEBUGINFO", "1")
 

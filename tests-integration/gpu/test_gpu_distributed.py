@@ -27,7 +27,8 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.gpu
+pytestmark = [pytest.mark.gpu,
+              pytest.mark.nosim("distributed: compiled kernels pickled into processes, CUDA IPC, MPI/dask workers")]
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

@@ -15,7 +15,11 @@ pytestmark = pytest.mark.gpu
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
-@pytest.mark.parametrize("name", ["saxpy.py", "matmul.py", "reduction.py"])
+SLOW = pytest.mark.nosim("too slow under the simulator (full-size example data)")
+
+
+@pytest.mark.parametrize("name", ["saxpy.py", pytest.param("matmul.py", marks=SLOW),
+                                  pytest.param("reduction.py", marks=SLOW)])
 def test_example_runs(gpu, name):
     path = EXAMPLES / name
     assert "from cudalite import cuda" in path.read_text()

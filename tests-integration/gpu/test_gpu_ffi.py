@@ -18,7 +18,7 @@ import pytest
 
 import ffi_helpers as H
 
-pytestmark = pytest.mark.gpu
+pytestmark = [pytest.mark.gpu, pytest.mark.nosim("linking CUDA C/C++, PTX, cubins or LTO-IR (FFI)")]
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 N = 1000

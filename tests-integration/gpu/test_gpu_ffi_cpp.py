@@ -17,7 +17,7 @@ import sys
 import numpy as np
 import pytest
 
-pytestmark = pytest.mark.gpu
+pytestmark = [pytest.mark.gpu, pytest.mark.nosim("linking CUDA C/C++, PTX, cubins or LTO-IR (FFI)")]
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CPP_KERNEL = r'''

@@ -30,7 +30,8 @@ import textwrap
 
 import pytest
 
-pytestmark = pytest.mark.gpu
+pytestmark = [pytest.mark.gpu,
+              pytest.mark.nosim("launch path and driver internals (first launch, cache, launch backend)")]
 
 CHILD = textwrap.dedent("""
     import json, os, time, warnings

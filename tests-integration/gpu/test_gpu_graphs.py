@@ -11,7 +11,7 @@ import pytest
 from cudalite import cuda
 from cudalite.driver import CudaDriverError
 
-pytestmark = pytest.mark.gpu
+pytestmark = [pytest.mark.gpu, pytest.mark.nosim("CUDA graphs")]
 
 
 @cuda.jit

@@ -30,6 +30,7 @@ def test_kernel_using_grid_sync_is_flagged_for_cooperative_launch():
 
 
 @pytest.mark.gpu
+@pytest.mark.nosim("too slow under the simulator (8192 threads, 41 grid barriers)")
 def test_grid_sync_orders_all_blocks(gpu):
     blocks, threads, rounds = 64, 128, 20
     n = blocks * threads

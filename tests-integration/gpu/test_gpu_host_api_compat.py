@@ -22,6 +22,7 @@ def _refuse(*args):
     raise CudaAPIError(999, "Transfer not allowed")
 
 
+@pytest.mark.nosim("launch path and driver internals (driver call overrides)")
 def test_driver_override_blocks_transfers_but_not_device_ufuncs():
     dev = cuda.to_device(np.arange(16, dtype=np.float32))
     old_h, old_d = driver.cuMemcpyHtoD, driver.cuMemcpyDtoH
@@ -43,6 +44,7 @@ def test_driver_override_blocks_transfers_but_not_device_ufuncs():
     np.testing.assert_array_equal(out.copy_to_host(), np.arange(16, dtype=np.float32) + 1)
 
 
+@pytest.mark.nosim("foreign device arrays: CUDA array interface and DLPack need real device pointers")
 def test_cai_reports_the_arrays_stream():
     s = cuda.stream()
     for arr in (cuda.device_array(10, stream=s), cuda.mapped_array(10, stream=s),
@@ -58,6 +60,7 @@ class _Foreign:
         self.__cuda_array_interface__ = arr.__cuda_array_interface__
 
 
+@pytest.mark.nosim("foreign device arrays: CUDA array interface and DLPack need real device pointers")
 def test_cai_import_synchronizes_through_the_driver_stream_class(monkeypatch):
     s = cuda.stream()
     with_stream = _Foreign(cuda.device_array(10, stream=s))
@@ -105,6 +108,7 @@ def test_device_is_a_context_manager_in_each_thread():
         assert cuda.get_current_device().id == g.id == 0
 
 
+@pytest.mark.nosim("PTX/SASS inspection")
 def test_max_cooperative_grid_blocks_and_inspect_asm():
     @cuda.jit("void(int32[::1])")
     def k(a):

@@ -8,7 +8,7 @@ import pytest
 
 from cudalite import cuda, types
 
-pytestmark = pytest.mark.gpu
+pytestmark = [pytest.mark.gpu, pytest.mark.nosim("inline PTX")]
 
 
 @cuda.jit

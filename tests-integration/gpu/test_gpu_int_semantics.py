@@ -113,6 +113,7 @@ def int32_store(a, b, c, out, out_cast):
         out_cast[i] = types.int32(a[i] * b[i]) * 3  # int32(...) truncates, then int64 again
 
 
+@pytest.mark.nosim("compiled typing semantics: the simulator has no type inference")
 def test_int32_results_truncate_as_numba(gpu):
     i32 = np.iinfo(np.int32)
     a = RNG.integers(i32.min, i32.max, 256, dtype=np.int32, endpoint=True)

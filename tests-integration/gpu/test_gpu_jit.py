@@ -114,6 +114,7 @@ def printer(x):
         print("value", x, 42)
 
 
+@pytest.mark.nosim("compiled dispatch: overloads and signature matching")
 def test_lazy_saxpy_device_arrays_and_overloads():
     k = cuda.jit(saxpy)
     n = 10000
@@ -132,6 +133,7 @@ def test_lazy_saxpy_device_arrays_and_overloads():
     assert len(k.overloads) == 3
 
 
+@pytest.mark.nosim("compiled dispatch: overloads and signature matching")
 def test_eager_signature_and_conversion():
     k = cuda.jit("void(float32[:], float32, float32[:], float32[:])")(saxpy)
     assert len(k.overloads) == 1  # compiled at decoration
@@ -143,6 +145,8 @@ def test_eager_signature_and_conversion():
         k[1, 128](cuda.device_array(100), 2.0, cuda.device_array(100), cuda.device_array(100))
 
 
+@pytest.mark.nosim("compiled dispatch: overloads and signature matching (the simulator lets host code call device "
+                   "functions)")
 def test_device_functions_calling_device_functions():
     x = np.arange(50, dtype=np.float64)
     out = cuda.device_array(50)
@@ -163,6 +167,7 @@ def test_2d_3d_launches():
     np.testing.assert_array_equal(b.copy_to_host(), i * 10000 + j * 100 + kk)
 
 
+@pytest.mark.nosim("launch path and driver internals (cached launch configurations)")
 def test_list_launch_configurations():
     """numba accepts lists for griddim/blockdim: they launch like the tuples."""
     xi, yi = np.indices((30, 1))
@@ -211,6 +216,7 @@ def big_shared_rotate(out, x, n):
         out[i] = buf[(i + nt) % n]
 
 
+@pytest.mark.nosim("launch path and driver internals (opt-in shared memory limit)")
 def test_200_kib_of_dynamic_shared_memory_and_the_limit():
     dev = cuda.get_current_device()
     if dev.compute_capability < (8, 0):
@@ -239,6 +245,7 @@ def test_forall():
     np.testing.assert_allclose(dout.copy_to_host(), 3 * x)
 
 
+@pytest.mark.nosim("launch path and driver internals (implicit copies and their performance warning)")
 def test_numpy_arrays_copied_back_with_warning():
     k = cuda.jit(saxpy)
     x = np.random.rand(1000)
@@ -248,6 +255,7 @@ def test_numpy_arrays_copied_back_with_warning():
     np.testing.assert_allclose(out, 3 * x)
 
 
+@pytest.mark.nosim("foreign device arrays: CUDA array interface and DLPack need real device pointers")
 def test_cupy_and_torch_arguments():
     cp = pytest.importorskip("cupy")
     k = cuda.jit(saxpy)
@@ -295,6 +303,7 @@ def test_record_arrays():
     np.testing.assert_allclose(dr.copy_to_host()["x"], np.arange(10))
 
 
+@pytest.mark.nosim("compiled-code error semantics: the simulated kernel raises Python's own errors")
 def test_debug_exceptions_surface():
     a = cuda.device_array(64, np.int64)
     with pytest.raises(ValueError, match=r"tid=\[37, 0, 0\] ctaid=\[0, 0, 0\]: bad value"):
@@ -307,6 +316,7 @@ def test_debug_exceptions_surface():
     cuda.synchronize()
 
 
+@pytest.mark.nosim("compiled-code error semantics: the simulated kernel raises Python's own errors")
 def test_fault_in_subprocess_names_kernel(tmp_path):
     code = textwrap.dedent("""
         import numpy as np
@@ -330,6 +340,7 @@ def test_fault_in_subprocess_names_kernel(tmp_path):
     assert "CAUGHT KernelFaultError" in res.stdout and "wild_store" in res.stdout, res.stdout + res.stderr
 
 
+@pytest.mark.nosim("compiled dispatch: overloads and signature matching")
 def test_cooperative_grid_sync():
     blocks, threads, rounds = 32, 128, 10
     n = blocks * threads
@@ -342,6 +353,7 @@ def test_cooperative_grid_sync():
     assert next(iter(grid_shift.overloads.values())).cooperative
 
 
+@pytest.mark.nosim("PTX/SASS inspection")
 def test_inspect_and_resources(capsys):
     k = cuda.jit(saxpy)
     k[1, 32](cuda.device_array(32), 1.0, cuda.device_array(32), cuda.device_array(32))
@@ -367,6 +379,7 @@ def test_print_output(capfd):
     assert "value 7 42" in capfd.readouterr().out
 
 
+@pytest.mark.nosim("PTX/SASS inspection")
 def test_compile_for_current_device():
     ptx, resty = cuda.compile_ptx_for_current_device(saxpy, "void(float32[:], float32, float32[:], float32[:])")
     cc = cuda.get_current_device().compute_capability

@@ -46,6 +46,7 @@ def test_literal_unroll_over_arrays_of_mixed_types(gpu):
     np.testing.assert_allclose(out, [a.sum() for a in MIXED])
 
 
+@pytest.mark.nosim("compiled typing semantics: the simulator has no type inference")
 def test_eager_device_signature_converts_arguments(gpu):
     @cuda.jit("int32(int32, int32, int32, int32)", device=True)
     def rgba(r, g, b, a):
@@ -60,6 +61,7 @@ def test_eager_device_signature_converts_arguments(gpu):
     assert x.copy_to_host()[0] == (1 << 16) | (2 << 8) | 3 | (4 << 24)
 
 
+@pytest.mark.nosim("compiled dispatch: overloads and signature matching")
 def test_one_eager_signature_reinterprets_a_same_size_array(gpu):
     @cuda.jit("void(int32[:, :])")
     def dec(a):
@@ -75,6 +77,7 @@ def test_one_eager_signature_reinterprets_a_same_size_array(gpu):
         dec[1, (4, 8)](np.zeros((4, 8), np.int64))  # another item size: refused
 
 
+@pytest.mark.nosim("compiled-code error semantics: the simulated kernel raises Python's own errors")
 def test_debug_division_by_zero_raises_and_stops(gpu):
     @cuda.jit(debug=True, opt=False)
     def f(r, x, y):
@@ -87,6 +90,7 @@ def test_debug_division_by_zero_raises_and_stops(gpu):
     assert r.tolist() == [0.0, 0.0]
 
 
+@pytest.mark.nosim("compiled-code error semantics: the simulated kernel raises Python's own errors")
 def test_debug_tuple_index_out_of_range_raises(gpu):
     def foo(ary):
         x = cuda.threadIdx.x

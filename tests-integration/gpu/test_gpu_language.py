@@ -85,6 +85,7 @@ def test_power(gpu):
     np.testing.assert_allclose(ff, np.abs(a) ** 0.5, rtol=1e-14)
 
 
+@pytest.mark.nosim("compiled typing semantics: the simulator has no type inference")
 def test_negative_int_exponent(gpu):
     def k(base, out):
         for i in range(base.shape[0]):
@@ -341,6 +342,7 @@ def test_lambda_device_function(gpu):
     np.testing.assert_array_equal(out, a * a + 1)
 
 
+@pytest.mark.nosim("compiled print formatting (vprintf renders floats as %f)")
 def test_print_through_vprintf(gpu, capfd):
     def k(a, n):
         print("value", n, a[0], n > 2, "100%")

@@ -14,7 +14,8 @@ import pytest
 
 from cudalite import cuda
 
-pytestmark = pytest.mark.gpu
+pytestmark = [pytest.mark.gpu,
+              pytest.mark.nosim("foreign device arrays: CUDA array interface and DLPack need real device pointers")]
 
 
 @cuda.jit

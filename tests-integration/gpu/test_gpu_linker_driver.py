@@ -15,7 +15,8 @@ import textwrap
 
 import pytest
 
-pytestmark = pytest.mark.gpu
+pytestmark = [pytest.mark.gpu,
+              pytest.mark.nosim("linking CUDA C/C++, PTX, cubins or LTO-IR (FFI)")]
 
 _STANDALONE = textwrap.dedent(r'''
     import sys

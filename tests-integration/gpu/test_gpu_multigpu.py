@@ -14,7 +14,8 @@ import pytest
 import cudalite.driver as drv
 from cudalite import cuda
 
-pytestmark = pytest.mark.gpu
+pytestmark = [pytest.mark.gpu,
+              pytest.mark.nosim("multi-GPU: device routing and peer access (the simulator has one device)")]
 
 
 @pytest.fixture

@@ -63,6 +63,7 @@ def float_minmax(xf, of, of32):
         of32[1] = min(h_m225, h_nan)
 
 
+@pytest.mark.nosim("compiled typing semantics: the simulator has no type inference")
 def test_min_max_of_two_floats_ignore_nan(gpu):
     xf = np.array([math.nan, -2.25, -math.inf], np.float64)
     of = np.zeros(11, np.float64)
@@ -84,6 +85,7 @@ def rounding(xf, of, of32):
         of32[0] = math.ceil(types.float32(xf[0]))    # float32 in, float32 out
 
 
+@pytest.mark.nosim("compiled typing semantics: the simulator has no type inference")
 def test_floor_ceil_trunc_return_floats_with_their_sign(gpu):
     xf = np.array([-0.5, -0.7, 2.5], np.float64)
     of = np.zeros(4, np.float64)
@@ -102,6 +104,7 @@ def np_signed_zero(xf, of):
         of[3] = np.maximum(xf[2], xf[0])        # nan wins
 
 
+@pytest.mark.nosim("compiled typing semantics: the simulator has no type inference")
 def test_np_maximum_minimum_ties_keep_the_first_operand(gpu):
     xf = np.array([0.0, -0.0, math.nan], np.float64)
     of = np.zeros(4, np.float64)
@@ -143,6 +146,7 @@ def huge_constants(xi, oi, of):
         of[1] = -9223372036854775808           # an int64 literal
 
 
+@pytest.mark.nosim("compiled typing semantics: the simulator has no type inference")
 def test_huge_constant_expressions_wrap_like_numba(gpu):
     xi = np.array([7], np.int64)
     oi = np.zeros(4, np.int64)

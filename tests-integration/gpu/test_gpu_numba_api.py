@@ -49,6 +49,7 @@ def spin_then_write(out, n):
 
 
 # -- current_context ----------------------------------------------------------------------------------
+@pytest.mark.nosim("launch path and driver internals (driver memory info)")
 def test_current_context_memory_info_matches_cumemgetinfo():
     ctx = cuda.current_context()
     assert ctx is cuda.current_context()
@@ -69,6 +70,7 @@ def test_current_context_memory_info_matches_cumemgetinfo():
         del d
 
 
+@pytest.mark.nosim("launch path and driver internals (driver version and support queries)")
 def test_profiling_and_support_queries():
     with cuda.profiling():
         pass
@@ -126,6 +128,7 @@ def counting_emm():
         ctx.memory_manager = before
 
 
+@pytest.mark.nosim("external memory managers (EMM plugins)")
 def test_emm_plugin_allocates_device_arrays(counting_emm):
     x = np.arange(1000, dtype=np.float32)
     dx = cuda.to_device(x)
@@ -146,6 +149,7 @@ def test_emm_plugin_allocates_device_arrays(counting_emm):
     assert d.get_ipc_handle()._ipc_handle == "dummy handle %d" % d.gpu_data.device_pointer_value
 
 
+@pytest.mark.nosim("external memory managers (EMM plugins)")
 def test_emm_plugin_host_arrays_copied_for_a_launch(counting_emm):
     x = np.arange(64, dtype=np.float32)
     out = np.zeros_like(x)
@@ -154,6 +158,7 @@ def test_emm_plugin_host_arrays_copied_for_a_launch(counting_emm):
     assert counting_emm.total == 2
 
 
+@pytest.mark.nosim("external memory managers (EMM plugins)")
 def test_set_memory_manager_reaches_existing_contexts():
     from cudalite.cuda._faults import jit_runtime
 
@@ -185,6 +190,7 @@ CHILD = textwrap.dedent("""
 """)
 
 
+@pytest.mark.nosim("CUDA IPC")
 def test_ipc_handle_opens_in_another_process():
     d = cuda.to_device(np.arange(8, dtype=np.float32))
     view = d[2:6]
@@ -273,6 +279,7 @@ def test_list_launch_configuration():
     np.testing.assert_array_equal(out2.copy_to_host(), out.copy_to_host())
 
 
+@pytest.mark.nosim("compiled dispatch: overloads and signature matching")
 def test_signatures_and_get_compile_result():
     @cuda.jit("void(float32[::1], float32[::1])", nopython=True, target="cuda")
     def k(out, x):

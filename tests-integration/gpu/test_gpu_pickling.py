@@ -10,7 +10,8 @@ import pytest
 
 from cudalite import cuda
 
-pytestmark = pytest.mark.gpu
+pytestmark = [pytest.mark.gpu,
+              pytest.mark.nosim("pickling local kernels by value (the compiled dispatcher's own pickling)")]
 
 
 @pytest.mark.parametrize("eager", [False, True])

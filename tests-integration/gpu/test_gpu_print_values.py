@@ -9,7 +9,8 @@ from cudalite import cuda
 pytestmark = pytest.mark.gpu
 
 
-@pytest.mark.parametrize("value", [(1, 2, 3, 4, 5), (1,), (1, ((2, 4), 3.5), (4,), 5)])
+@pytest.mark.parametrize("value", [(1, 2, 3, 4, 5), (1,), pytest.param(
+    (1, ((2, 4), 3.5), (4,), 5), marks=pytest.mark.nosim("compiled print formatting (vprintf renders floats as %f)"))])
 def test_print_tuple(value, capfd):
     @cuda.jit
     def k(tup):

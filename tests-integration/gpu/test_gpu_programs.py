@@ -200,6 +200,7 @@ def square_into(x, out):
         out[i] = x[i] * x[i]
 
 
+@pytest.mark.nosim("compiled dispatch: overloads and signature matching")
 def test_eager_signature_list(gpu):
     for dt in (np.float32, np.float64):
         x = np.arange(100, dtype=dt)

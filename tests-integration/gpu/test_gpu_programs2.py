@@ -152,6 +152,7 @@ def test_integer_semantics_in_a_launch(gpu):
     np.testing.assert_array_equal(out, np.stack([b ** 3, (-2) ** np.arange(11), b // 3, b % 3], axis=1))
 
 
+@pytest.mark.nosim("foreign device arrays: CUDA array interface and DLPack need real device pointers")
 def test_forall_and_cupy_arguments(gpu):
     cupy = pytest.importorskip("cupy")
     a = cupy.arange(1000, dtype=cupy.float64)
@@ -159,6 +160,7 @@ def test_forall_and_cupy_arguments(gpu):
     np.testing.assert_array_equal(cupy.asnumpy(a), np.arange(1000) * 3.0)
 
 
+@pytest.mark.nosim("foreign device arrays: CUDA array interface and DLPack need real device pointers")
 def test_torch_arguments(gpu):
     torch = pytest.importorskip("torch")
     t = torch.arange(64, dtype=torch.float32, device="cuda")
@@ -180,6 +182,7 @@ class _DLPackOnly:
         return self.tensor.__dlpack__(stream=stream)
 
 
+@pytest.mark.nosim("foreign device arrays: CUDA array interface and DLPack need real device pointers")
 def test_dlpack_only_producers_are_kernel_arguments(gpu):
     torch = pytest.importorskip("torch")
     t = torch.arange(64, dtype=torch.float32, device="cuda")

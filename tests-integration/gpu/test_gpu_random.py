@@ -69,6 +69,7 @@ def _raw_draws(states, per_thread):
     return d_out.copy_to_host()
 
 
+@pytest.mark.nosim("too slow under the simulator (millions of draws)")
 def test_monte_carlo_pi():
     threads_per_block, blocks, iterations = 64, 64, SAMPLES // 4096
     rng_states = create_xoroshiro128p_states(threads_per_block * blocks, seed=1)
@@ -77,6 +78,7 @@ def test_monte_carlo_pi():
     assert abs(out.mean() - math.pi) < 1e-2
 
 
+@pytest.mark.nosim("too slow under the simulator (millions of draws)")
 def test_uniform_and_normal_statistics():
     nthreads, per = 4096, SAMPLES // 4096
     states = create_xoroshiro128p_states(nthreads, seed=2024)

@@ -10,7 +10,7 @@ import pytest
 
 from cudalite import cuda, types
 
-pytestmark = pytest.mark.gpu
+pytestmark = [pytest.mark.gpu, pytest.mark.nosim("tensor cores and asynchronous copies (mma, cp.async)")]
 
 
 @pytest.fixture(autouse=True)

@@ -105,7 +105,7 @@ def test_device_functions_take_and_return_vectors():
     @cuda.jit
     def k(x, out):
         i = cuda.grid(1)
-        if i < out.size:
+        if i < out.shape[0]:  # rows (out.size, 400, let threads 100-127 read and write past the arrays)
             v = cuda.float3(x[i, 0], x[i, 1], x[i, 2])
             r = rotate(v)
             out[i, 0] = r.x
@@ -123,6 +123,7 @@ def test_device_functions_take_and_return_vectors():
     assert np.all(np.abs(out[:, 3] - terms.sum(axis=1)) <= 4e-7 * np.abs(terms).sum(axis=1) * 3)
 
 
+@pytest.mark.nosim("linking CUDA C/C++, PTX, cubins or LTO-IR (FFI)")
 def test_foreign_functions_take_and_return_cuda_c_vectors():
     from cudalite import cuda
     from cudalite.linker import CUSource

@@ -147,6 +147,7 @@ def matmul():
 
 
 @pytest.mark.parametrize("lead", [(2,), (1001,), (4, 25)])
+@pytest.mark.nosim("generalized ufuncs (cuda.guvectorize) are not simulated")
 def test_gufunc_matmul(matmul, lead):
     A = np.arange(np.prod(lead) * 8, dtype=np.float32).reshape(lead + (2, 4))
     B = np.arange(np.prod(lead) * 20, dtype=np.float32).reshape(lead + (4, 5))
@@ -155,6 +156,7 @@ def test_gufunc_matmul(matmul, lead):
     np.testing.assert_allclose(got.copy_to_host(), np.matmul(A, B))
 
 
+@pytest.mark.nosim("generalized ufuncs (cuda.guvectorize) are not simulated")
 def test_gufunc_broadcast_and_stream(matmul):
     X = np.random.default_rng(4).standard_normal((10, 3, 3)).astype(np.float32)
     Y = np.random.default_rng(5).standard_normal((3, 3)).astype(np.float32)
@@ -167,6 +169,7 @@ def test_gufunc_broadcast_and_stream(matmul):
     np.testing.assert_allclose(C, np.matmul(X, Y), rtol=1e-5)
 
 
+@pytest.mark.nosim("generalized ufuncs (cuda.guvectorize) are not simulated")
 def test_gufunc_scalar_output_and_inputs():
     @cuda.guvectorize(["void(int32[:], int32[:])"], "(n)->()", target="cuda")
     def rowsum(x, r):
@@ -198,6 +201,7 @@ def test_gufunc_scalar_output_and_inputs():
         mul(cuda.to_device(np.array(2, np.int64)), b)
 
 
+@pytest.mark.nosim("generalized ufuncs (cuda.guvectorize) are not simulated")
 def test_gufunc_several_outputs_and_old_style_scalar():
     @cuda.guvectorize([void(int32[:], int32[:], float64[:])], "(x)->(x),(x)", target="cuda")
     def two(A, B, C):

@@ -377,6 +377,16 @@ def test_divergent_barrier_is_reported_not_hung():
         not_in_mask[1, 2](np.zeros(1))
 
 
+def test_kernels_needing_codegen_can_be_defined():
+    # a module that declares a linked or cluster kernel imports under the simulator
+    @cuda.jit(cluster_dims=(2,))
+    def k(a):
+        pass
+
+    with pytest.raises(NotImplementedError, match="thread-block clusters"):
+        k[2, 1](np.zeros(1))
+
+
 @pytest.mark.parametrize("name", ["inline_ptx", "declare_device", "compile_ptx", "make_tensor_map", "open_ipc_array",
                                   "carray", "guvectorize"])
 def test_unsupported_names_raise_not_implemented(name):
@@ -385,9 +395,12 @@ def test_unsupported_names_raise_not_implemented(name):
 
 
 @pytest.mark.parametrize("expr", ["cuda.mma.ldmatrix()", "cuda.pipeline.commit()", "cuda.tma.load()",
-                                  "cuda.mbarrier.init()", "cuda.cg.this_cluster()", "cuda.jit(link=['x.cu'])",
-                                  "cuda.stream().capture()",
-                                  "cuda.jit(cluster_dims=(2,))"])
+                                  "cuda.mbarrier.init()", "cuda.cg.this_cluster()",
+                                  "cuda.jit(link=['x.cu'])(lambda a: None)[1, 1](0)",
+                                  "cuda.jit(link=['x.cu'], device=True)(lambda a: a)(0)",
+                                  "cuda.stream().capture()", "cuda.HostOnlyCUDAMemoryManager()",
+                                  "type('EMM', (cuda.HostOnlyCUDAMemoryManager,), {})()",
+                                  "cuda.jit(cluster_dims=(2,))(lambda a: None)[1, 1](0)"])
 def test_unsupported_features_raise_not_implemented(expr):
     with pytest.raises(NotImplementedError, match="cannot be simulated"):
         eval(expr, {"cuda": cuda})

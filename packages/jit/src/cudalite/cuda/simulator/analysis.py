@@ -87,11 +87,18 @@ def analyze(func) -> KernelTraits:
 
 def _simulator_name(value) -> str:
     """The name of a simulator device function (``syncthreads`` bound to another name), else ``""``."""
-    if isinstance(value, _pytypes.ModuleType) or hasattr(value, "py_func"):  # modules, kernels, device functions
+    if isinstance(value, _pytypes.ModuleType) or _has_py_func(value):  # modules, kernels, device functions
         return ""
     if (getattr(value, "__module__", "") or "").startswith(__name__.rsplit(".", 1)[0]):
         return (getattr(value, "__name__", "") or "").lstrip("_")
     return ""
+
+
+def _has_py_func(value) -> bool:
+    try:
+        return hasattr(value, "py_func")
+    except Exception:  # noqa: BLE001  (a namespace whose __getattr__ raises another error, as cuda.libdevice)
+        return False
 
 
 def _has_contents(cell) -> bool:

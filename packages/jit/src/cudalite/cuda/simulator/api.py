@@ -32,7 +32,7 @@ def namespace() -> dict:
     out.update(
         jit=kernel.jit, laneid=None, implementation="cudalite-simulator",
         devicearray=Namespace("devicearray", DeviceNDArray=host.DeviceNDArray,
-                                          DeviceRecord=host.DeviceRecord),
+                              DeviceRecord=host.DeviceRecord, auto_device=host.auto_device),
         Stream=runtime.Stream, Event=runtime.Event, DeviceNDArray=host.DeviceNDArray,
         NumbaPerformanceWarning=RuntimeWarning, CudalitePerformanceWarning=RuntimeWarning,
         KernelFaultError=runtime.KernelRuntimeError,

@@ -55,11 +55,29 @@ class DeviceNDArray:
     def is_f_contiguous(self):
         return bool(self._ary.flags.f_contiguous)
 
+    @property
+    def _layout(self):
+        """``'C'``, ``'F'`` or ``'A'`` (any), as the compiled runtime's device arrays."""
+        return "C" if self._ary.flags.c_contiguous else ("F" if self._ary.flags.f_contiguous else "A")
+
+    @property
+    def gpu_data(self):
+        """The array that owns the memory (the same object for every view of it)."""
+        owner = self._ary
+        while isinstance(owner.base, np.ndarray):
+            owner = owner.base
+        return owner
+
+    def _no_copy(self, out):
+        if out.size > 1 and not np.shares_memory(out, self._ary):
+            raise NotImplementedError("operation requires copying")  # numba's message: a device view never copies
+        return DeviceNDArray(out, self.stream)
+
     def reshape(self, *newshape, order="C"):
-        return DeviceNDArray(self._ary.reshape(*newshape, order=order))
+        return self._no_copy(self._ary.reshape(*newshape, order=order))
 
     def ravel(self, order="C"):
-        return DeviceNDArray(self._ary.ravel(order=order))
+        return self._no_copy(self._ary.ravel(order=order))
 
     def view(self, dtype):
         return DeviceNDArray(self._ary.view(to_dtype(dtype)))
@@ -137,6 +155,8 @@ def to_device(obj, stream=0, copy=True, to=None):
     if to is not None:
         to.copy_to_device(obj, stream=stream)
         return to
+    if isinstance(obj, DeviceNDArray):
+        return obj  # already on the (simulated) device, as numba
     ary = np.array(_host(obj), copy=True, subok=False)
     return DeviceNDArray(ary, stream)
 
@@ -146,9 +166,9 @@ def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0):
 
 
 def device_array_like(ary, stream=0):
-    ary = _host(ary)
-    order = "F" if ary.flags.f_contiguous and not ary.flags.c_contiguous else "C"
-    return device_array(ary.shape, ary.dtype, order=order, stream=stream)
+    """A zero-filled device array with ``ary``'s shape, dtype and layout (NumPy's
+    ``zeros_like``: a strided view gives a contiguous array in its axes' order)."""
+    return DeviceNDArray(np.zeros_like(_host(ary), subok=False), stream)
 
 
 def pinned_array(shape, dtype=np.float64, strides=None, order="C"):
@@ -178,7 +198,22 @@ def pinned(*arylist):
 
 @contextlib.contextmanager
 def mapped(*arylist, **kws):
-    yield arylist[0] if len(arylist) == 1 else arylist
+    """Device arrays over the host arrays' own memory (writes on either side are seen
+    by the other, as mapped memory)."""
+    devs = [DeviceNDArray(np.asarray(a)) for a in arylist]
+    yield devs[0] if len(devs) == 1 else devs
+
+
+def auto_device(obj, stream=0, copy=True):
+    """numba's ``devicearray.auto_device``: ``(device array, whether a copy was made)``;
+    a simulated device array is returned as it is."""
+    if isinstance(obj, DeviceNDArray):
+        return obj, False
+    ary = np.asarray(obj)
+    if not (ary.flags.c_contiguous or ary.flags.f_contiguous):
+        raise ValueError("Array contains non-contiguous buffer and cannot be transferred as a single memory "
+                         "region. Please ensure contiguous buffer with numpy .ascontiguousarray()")
+    return to_device(ary, stream), True
 
 
 def is_cuda_array(obj) -> bool:
@@ -198,23 +233,70 @@ class _Hint:
 
 
 class In(_Hint):
-    """A kernel argument only read by the kernel (no effect in the simulator)."""
+    """A kernel argument only read by the kernel: a NumPy array is copied to the device
+    and not back, so the kernel's writes do not reach it (a device array is used as it is)."""
 
 
 class Out(_Hint):
-    """A kernel argument only written by the kernel (no effect in the simulator)."""
+    """A kernel argument only written by the kernel (used in place by the simulator)."""
 
 
 class InOut(_Hint):
-    """A kernel argument read and written by the kernel (no effect in the simulator)."""
+    """A kernel argument read and written by the kernel (used in place)."""
+
+
+class RecordRef:
+    """A record scalar (``numpy.void`` of a structured dtype) passed to a kernel: fields
+    read and written as attributes (``r.x``) or items (``r["x"]``), writes reaching the
+    array the record belongs to (numba passes records by reference)."""
+
+    __slots__ = ("_rec",)
+
+    def __init__(self, rec):
+        object.__setattr__(self, "_rec", rec)
+
+    def __getattr__(self, name):
+        rec = object.__getattribute__(self, "_rec")
+        if name in rec.dtype.names:
+            return rec[name]
+        return getattr(rec, name)
+
+    def __setattr__(self, name, value):
+        rec = object.__getattribute__(self, "_rec")
+        if name not in rec.dtype.names:
+            raise AttributeError(f"record of dtype {rec.dtype} has no field {name!r}")
+        rec[name] = value
+
+    def __getitem__(self, key):
+        return self._rec[key]
+
+    def __setitem__(self, key, value):
+        self._rec[key] = value
+
+    def __repr__(self):
+        return repr(self._rec)
+
+
+class RecordArray(np.recarray):
+    """A structured array passed to a kernel: a :class:`numpy.recarray` view (``r[i].x``)
+    that also takes a :class:`RecordRef` (a record argument) as an element value."""
+
+    def __setitem__(self, key, value):
+        if isinstance(value, RecordRef):
+            value = object.__getattribute__(value, "_rec")
+        super().__setitem__(key, value)
 
 
 def unwrap_argument(arg):
     """What a kernel's Python function receives for launch argument ``arg``."""
-    if isinstance(arg, _Hint):
+    if isinstance(arg, In) and isinstance(arg.value, np.ndarray):
+        arg = arg.value.copy()  # copied to the device only: the kernel's writes do not reach the host array
+    elif isinstance(arg, _Hint):
         arg = arg.value
     if isinstance(arg, DeviceNDArray):
         arg = arg._ary
     if isinstance(arg, np.ndarray) and arg.dtype.names is not None and not isinstance(arg, np.recarray):
-        return arg.view(np.recarray)  # records: r[i].x as in numba (a view: writes reach the array)
+        return arg.view(RecordArray)  # records: r[i].x as in numba (a view: writes reach the array)
+    if isinstance(arg, np.void) and not isinstance(arg, np.record) and arg.dtype.names is not None:
+        return RecordRef(arg)
     return arg

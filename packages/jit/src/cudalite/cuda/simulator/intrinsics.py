@@ -8,7 +8,7 @@ import sys
 
 import numpy as np
 
-from ._state import current
+from ._state import current, in_kernel
 from .context import WARP_SIZE
 from .dtypes import normalize_shape, to_dtype
 from .namespaces import Namespace
@@ -28,6 +28,8 @@ class _IndexReader:
         self._field = field
 
     def __repr__(self):
+        if in_kernel():  # print(cuda.threadIdx) in a kernel: "(x, y, z)", as compiled code prints it
+            return str(tuple(getattr(current(), self._field)))
         return f"<cudalite simulator {self._field} reader>"
 
     @property
@@ -107,9 +109,23 @@ def literal_unroll(container):
     return container
 
 
-def _shared_array(shape, dtype):
+def _aligned_zeros(shape, dtype, alignment):
+    """A zero-filled array whose data address is a multiple of ``alignment`` bytes."""
+    if alignment is None:
+        return np.zeros(shape, dtype=dtype)
+    alignment = int(alignment)
+    if alignment <= 0 or alignment & (alignment - 1):
+        raise ValueError(f"alignment must be a positive power of two, not {alignment}")
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    raw = np.zeros(nbytes + alignment, dtype=np.uint8)
+    start = -raw.ctypes.data % alignment
+    return raw[start:start + nbytes].view(dtype).reshape(shape)
+
+
+def _shared_array(shape, dtype, alignment=None):
     """One array per block and call site, shared by the block's threads; ``shape=0``:
-    a view of the launch's dynamic shared memory (every such array aliases it)."""
+    a view of the launch's dynamic shared memory (every such array aliases it).
+    ``alignment``: the data address is a multiple of that many bytes."""
     ctx = current()
     dt = to_dtype(dtype)
     shp = normalize_shape(shape)
@@ -121,13 +137,14 @@ def _shared_array(shape, dtype):
     with block.lock:
         arr = block.shared.get(key)
         if arr is None:
-            arr = block.shared[key] = np.zeros(shp, dtype=dt)
+            arr = block.shared[key] = _aligned_zeros(shp, dt, alignment)
     return arr
 
 
-def _local_array(shape, dtype):
-    """A new array private to the calling thread (uninitialised on the GPU; zeros here)."""
-    return np.zeros(normalize_shape(shape), dtype=to_dtype(dtype))
+def _local_array(shape, dtype, alignment=None):
+    """A new array private to the calling thread (uninitialised on the GPU; zeros here);
+    ``alignment``: the data address is a multiple of that many bytes."""
+    return _aligned_zeros(normalize_shape(shape), to_dtype(dtype), alignment)
 
 
 def _const_array_like(ary):

@@ -1,13 +1,15 @@
 """``cuda.jit`` in the simulator: kernels (:class:`SimKernel`, launched with
 ``kernel[grid, block, stream, sharedmem](*args)``) and device functions
 (:class:`SimDeviceFunction`, plain Python calls).  Signatures and compile options
-are accepted and ignored; options that need code generation (``link=``,
-``cluster_dims=``) raise NotImplementedError."""
+are accepted and ignored.  A kernel or device function declared with an option that
+needs code generation (``link=``, ``cluster_dims=``) can be defined, so that a module
+that declares one imports, but launching or calling it raises NotImplementedError."""
 
 from __future__ import annotations
 
 import types as _pytypes
 
+from ._state import in_kernel
 from .analysis import analyze
 from .context import Dim3
 from .host import unwrap_argument
@@ -34,14 +36,17 @@ def normalize_dim3(value, what: str) -> Dim3:
 class SimDeviceFunction:
     """A ``@cuda.jit(device=True)`` function: calling it calls the Python function."""
 
-    def __init__(self, py_func):
+    def __init__(self, py_func, unsupported=None):
         self.py_func = py_func
+        self._unsupported = unsupported
         self.__name__ = py_func.__name__
         self.__qualname__ = getattr(py_func, "__qualname__", py_func.__name__)
         self.__doc__ = py_func.__doc__
         self.__wrapped__ = py_func
 
     def __call__(self, *args, **kwargs):
+        if self._unsupported is not None:
+            not_simulated(*self._unsupported)
         return self.py_func(*args, **kwargs)
 
     def __repr__(self):
@@ -63,8 +68,9 @@ class _Configured:
 class SimKernel:
     """A simulated kernel."""
 
-    def __init__(self, py_func, signatures=(), options=None):
+    def __init__(self, py_func, signatures=(), options=None, unsupported=None):
         self.py_func = py_func
+        self._unsupported = unsupported  # (option, feature): launching raises NotImplementedError
         self.__name__ = py_func.__name__
         self.__qualname__ = getattr(py_func, "__qualname__", py_func.__name__)
         self.__doc__ = py_func.__doc__
@@ -82,7 +88,13 @@ class SimKernel:
         return _Configured(self, griddim, blockdim, stream, sharedmem)
 
     def __call__(self, *args, **kwargs):
+        if in_kernel():  # a kernel called from a kernel runs as a device function (as compiled)
+            return self.py_func(*args, **kwargs)
         raise ValueError(f"kernel '{self.__name__}' needs a launch configuration: kernel[griddim, blockdim](...)")
+
+    def configure(self, griddim, blockdim, stream=0, sharedmem=0):
+        """numba's older spelling of ``kernel[griddim, blockdim, stream, sharedmem]``."""
+        return self[griddim, blockdim, stream, sharedmem]
 
     def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
         """A launcher of ``ntasks`` threads (``tpb`` per block; 128 when 0)."""
@@ -102,6 +114,8 @@ class SimKernel:
         return {}
 
     def _launch(self, griddim, blockdim, sharedmem, args):
+        if self._unsupported is not None:
+            not_simulated(*self._unsupported)
         if self._traits is None:
             self._traits = analyze(self.py_func)
         run_grid(self.__name__, self.py_func, tuple(unwrap_argument(a) for a in args), griddim, blockdim,
@@ -117,10 +131,11 @@ _IGNORED = ("debug", "opt", "fastmath", "lineinfo", "cache", "max_registers", "i
 
 def jit(func_or_sig=None, device=False, link=(), cluster_dims=None, **options):
     """numba's ``cuda.jit`` for the simulator (see the module docstring)."""
+    unsupported = None
     if link:
-        not_simulated("cuda.jit(link=...)", "linking CUDA C/C++, PTX, cubin or LTO-IR code")
-    if cluster_dims is not None:
-        not_simulated("cuda.jit(cluster_dims=...)", "thread-block clusters")
+        unsupported = ("cuda.jit(link=...)", "linking CUDA C/C++, PTX, cubin or LTO-IR code")
+    elif cluster_dims is not None:
+        unsupported = ("cuda.jit(cluster_dims=...)", "thread-block clusters")
     if options.get("device") is not None:
         device = options.pop("device")
 
@@ -128,8 +143,8 @@ def jit(func_or_sig=None, device=False, link=(), cluster_dims=None, **options):
         if isinstance(func, (SimKernel, SimDeviceFunction)):
             func = func.py_func
         if device:
-            return SimDeviceFunction(func)
-        return SimKernel(func, signatures, options)
+            return SimDeviceFunction(func, unsupported)
+        return SimKernel(func, signatures, options, unsupported)
 
     if isinstance(func_or_sig, _pytypes.FunctionType) or (
             callable(func_or_sig) and hasattr(func_or_sig, "__code__")):

@@ -81,14 +81,39 @@ _FP16 = {
 fp16 = Namespace("fp16", _FP16)
 
 
+def _signed_brev(x):
+    """libdevice's ``brev``/``brevll``: the reversed bits as a signed integer of the same width."""
+    r = brev(x)
+    return r.view(np.int32) if r.dtype == np.uint32 else r.view(np.int64)
+
+
+def _remquo(x, y):
+    """libdevice's ``remquo``: ``(IEEE remainder, the quotient it rounded to)``."""
+    r = math.remainder(x, y)
+    return r, int(round((x - r) / y))
+
+
+_LIBDEVICE = {
+    "sincos": lambda x: (math.sin(x), math.cos(x)), "remquo": _remquo,
+    "popc": popc, "popcll": popc, "brev": _signed_brev, "brevll": _signed_brev, "clz": clz, "clzll": clz,
+    "ffs": ffs, "ffsll": ffs, "abs": abs, "llabs": abs,
+}
+
+
 class _Libdevice:
-    """``cuda.libdevice.<name>``: the :mod:`math` function of the same name, with a
-    trailing ``f`` (the float32 variant) dropped; others raise NotImplementedError."""
+    """``cuda.libdevice.<name>``: the bit functions (``popc``, ``brev``, ``clz``, ``ffs``,
+    ``abs`` and their ``ll`` forms), ``sincos`` and ``remquo`` (tuples, as in numba), else
+    the :mod:`math` function of the same name, with a trailing ``f`` (the float32 variant)
+    and a leading ``fast_`` (the approximate variant) dropped; others raise
+    NotImplementedError."""
 
     def __getattr__(self, name):
-        for base in (name, name[:-1] if name.endswith("f") else None):
-            if base and hasattr(math, base):
-                return getattr(math, base)
+        base = name[len("fast_"):] if name.startswith("fast_") else name
+        for candidate in (base, base[:-1] if base.endswith("f") else None):
+            if candidate in _LIBDEVICE:
+                return _LIBDEVICE[candidate]
+            if candidate and hasattr(math, candidate):
+                return getattr(math, candidate)
         raise NotImplementedError(f"cuda.libdevice.{name} is not available in the cudalite CUDA simulator")
 
 
@@ -146,6 +171,8 @@ def vector_constructors():
             return _Vector([scalar(v) for v in values])
 
         construct.__name__ = name
+        construct.vector_type = vt  # as the compiler's constructors: the type and its CUDA C aliases
+        construct.aliases = tuple(alias for alias, target in VECTOR_ALIASES.items() if target == name)
         return construct
 
     out = {name: make(name) for name in vector_types}

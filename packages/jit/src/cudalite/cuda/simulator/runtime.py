@@ -36,7 +36,7 @@ class SimulatedDevice:
     """The simulator's one device."""
 
     id = 0
-    name = b"SIMULATOR"
+    name = "SIMULATOR"
     compute_capability = (8, 0)
     uuid = "GPU-00000000-0000-0000-0000-000000000000"
     MAX_THREADS_PER_BLOCK = 1024
@@ -87,11 +87,17 @@ class Stream:
         yield self
 
     def add_callback(self, callback, arg=None):
-        callback(self, None, arg)
+        """Call ``callback(stream, status, arg)`` now (the stream's work is done): status 0
+        (CUDA_SUCCESS), as numba."""
+        callback(self, 0, arg)
 
     def async_done(self):
-        raise NotImplementedError("Stream.async_done (asyncio integration) is not available in the cudalite CUDA "
-                                  "simulator")
+        """An :mod:`asyncio` future, already resolved to this stream (its work is done)."""
+        import asyncio
+
+        future = asyncio.get_running_loop().create_future()
+        future.set_result(self)
+        return future
 
     def capture(self, *args, **kwargs):
         from .unsupported import not_simulated
@@ -118,6 +124,7 @@ class Event:
         import time
 
         self._time = time.perf_counter()
+        return self  # as the compiled runtime: cuda.event().record() chains
 
     def wait(self, stream=0):
         pass
@@ -133,18 +140,21 @@ class Event:
 
 
 def stream():
-    return Stream(1)
+    s = Stream()
+    s.handle = id(s)  # a distinct non-zero handle per stream, as a CUstream
+    return s
 
 
 def default_stream():
     return Stream(0)
 
 
-legacy_default_stream = default_stream
+def legacy_default_stream():
+    return Stream(1)  # CU_STREAM_LEGACY
 
 
 def per_thread_default_stream():
-    return Stream(2)
+    return Stream(2)  # CU_STREAM_PER_THREAD
 
 
 def external_stream(ptr):
@@ -209,7 +219,7 @@ def close():
 
 
 def detect():
-    print("Found 1 CUDA devices\nid 0    b'SIMULATOR'      [SUPPORTED]\n"
+    print("Found 1 CUDA devices\nid 0    SIMULATOR         [SUPPORTED]\n"
           "                      Compute Capability: 8.0\nSummary:\n\t1/1 devices are supported")
     return True
 

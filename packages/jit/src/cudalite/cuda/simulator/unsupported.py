@@ -1,10 +1,12 @@
 """What the simulator cannot do: each such name raises a NotImplementedError that
 names the feature.  :data:`UNSUPPORTED` maps the ``cudalite.cuda`` name to the
-feature; :data:`UNSUPPORTED_NAMESPACES` the device-side namespaces (any member)."""
+feature; :data:`UNSUPPORTED_NAMESPACES` the device-side namespaces (any member);
+:data:`UNSUPPORTED_CLASSES` the classes: they can be named and subclassed (a module that
+defines an EMM plugin imports), but creating an instance raises."""
 
 from __future__ import annotations
 
-__all__ = ["not_simulated", "UNSUPPORTED", "UNSUPPORTED_NAMESPACES", "unsupported_objects"]
+__all__ = ["not_simulated", "UNSUPPORTED", "UNSUPPORTED_CLASSES", "UNSUPPORTED_NAMESPACES", "unsupported_objects"]
 
 UNSUPPORTED = {
     "inline_ptx": "inline PTX",
@@ -13,16 +15,19 @@ UNSUPPORTED = {
     "compile_for_current_device": "compiling to PTX/LTO-IR",
     "compile_ptx_for_current_device": "compiling to PTX/LTO-IR", "compile_all": "compiling to PTX/LTO-IR",
     "make_tensor_map": "TMA tensor maps",
-    "open_ipc_array": "CUDA IPC", "IpcHandle": "CUDA IPC", "GetIpcHandleMixin": "CUDA IPC",
+    "open_ipc_array": "CUDA IPC",
     "set_memory_manager": "external memory managers (EMM plugins)",
-    "BaseCUDAMemoryManager": "external memory managers (EMM plugins)",
-    "HostOnlyCUDAMemoryManager": "external memory managers (EMM plugins)",
-    "MemoryPointer": "raw device memory pointers", "MappedMemory": "raw device memory pointers",
-    "PinnedMemory": "raw device memory pointers", "MemoryInfo": "raw device memory pointers",
     "carray": "arrays over raw pointers (carray/farray)", "farray": "arrays over raw pointers (carray/farray)",
     "from_cuda_array_interface": "foreign device arrays (__cuda_array_interface__)",
     "guvectorize": "generalized CUDA ufuncs (guvectorize)",
     "cuda_error": "CUDA driver error codes",
+}
+UNSUPPORTED_CLASSES = {
+    "IpcHandle": "CUDA IPC", "GetIpcHandleMixin": "CUDA IPC",
+    "BaseCUDAMemoryManager": "external memory managers (EMM plugins)",
+    "HostOnlyCUDAMemoryManager": "external memory managers (EMM plugins)",
+    "MemoryPointer": "raw device memory pointers", "MappedMemory": "raw device memory pointers",
+    "PinnedMemory": "raw device memory pointers", "MemoryInfo": "raw device memory pointers",
 }
 UNSUPPORTED_NAMESPACES = {
     "mma": "tensor-core matrix multiply-accumulate (cuda.mma)",
@@ -51,6 +56,14 @@ def _raiser(name, feature):
     return unsupported
 
 
+def _unsupported_class(name, feature):
+    def __init__(self, *args, **kwargs):
+        not_simulated(f"cuda.{name}", feature)
+
+    return type(name, (), {"__init__": __init__, "__module__": "cudalite.cuda",
+                           "__doc__": f"Not available in the simulator: {feature}."})
+
+
 class _UnsupportedNamespace:
     def __init__(self, name, feature):
         self._name = name
@@ -68,5 +81,6 @@ class _UnsupportedNamespace:
 def unsupported_objects() -> dict:
     """``{name: object}`` of every unsupported name of the simulator namespace."""
     out = {name: _raiser(name, feature) for name, feature in UNSUPPORTED.items()}
+    out.update({name: _unsupported_class(name, feature) for name, feature in UNSUPPORTED_CLASSES.items()})
     out.update({name: _UnsupportedNamespace(name, feature) for name, feature in UNSUPPORTED_NAMESPACES.items()})
     return out
