@@ -238,3 +238,33 @@ def test_a_local_vectorize_ufunc_pickles_by_value():
     assert type(again) is type(scale) and again is not scale
     assert [(lp.restype, lp.argtypes) for lp in again._loops] == [(lp.restype, lp.argtypes) for lp in scale._loops]
     assert again.py_func(5) == 15 and again.py_func(0.5) == 1.5  # the closure value travelled
+
+
+def test_launch_waits_on_producer_streams_on_the_device(monkeypatch):
+    """A CUDA-array-interface input whose producer named a stream is ordered by a
+    device-side wait of the launch stream (no host synchronization), once per
+    distinct producer, skipped for the launch stream itself and with
+    CUDALITE_CUDA_ARRAY_INTERFACE_SYNC=0."""
+    import cudalite.cuda._vectorize as V
+
+    waits = []
+    monkeypatch.setattr(V, "_stream_wait", lambda consumer, producer: waits.append((consumer, producer)))
+    args = [V.Arg("device", None, None, (4,), producer=0x1000), V.Arg("device", None, None, (4,), producer=0x1000),
+            V.Arg("device", None, None, (4,), producer=0x2000), V.Arg("scalar", 1.0, None, ()), None]
+    V.order_after_producers(args, 0x2000)
+    assert waits == [(0x2000, 0x1000)]
+    waits.clear()
+    V.order_after_producers([V.Arg("device", None, None, (4,), producer=1)], 0)  # both legacy default
+    assert waits == []
+    monkeypatch.setenv("CUDALITE_CUDA_ARRAY_INTERFACE_SYNC", "0")
+    V.order_after_producers(args, 0x3000)
+    assert waits == []
+
+
+def test_broadcast_shape_equal_shapes_and_errors():
+    from cudalite.cuda._vectorize import broadcast_shape
+
+    assert broadcast_shape([(3, 4), (3, 4)]) == (3, 4)
+    assert broadcast_shape([(3, 1), (1, 4), ()]) == (3, 4)
+    with pytest.raises(ValueError, match=r"could not be broadcast together with shapes \(3,\) \(4,\)"):
+        broadcast_shape([(3,), (4,)])

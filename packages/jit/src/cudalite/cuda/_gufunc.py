@@ -21,8 +21,8 @@ import threading
 
 from ._vectorize import (
     broadcast_shape, broadcast_view, check_target, classify, device_function, dtype_of_type, launch_config,
-    loop_kernel, no_loop_error, parse_signatures, select_loop, split_options, stream_sync, to_device_array,
-    unflatten_lines,
+    loop_kernel, multiprocessors, no_loop_error, order_after_producers, parse_signatures, select_loop,
+    split_options, stream_sync, to_device_array, unflatten_lines,
 )
 
 __all__ = ["CUDAGUFunc", "guvectorize", "parse_layout", "gufunc_source"]
@@ -225,6 +225,7 @@ class CUDAGUFunc:
         for n in loop_shape:
             nloops *= n
         if nloops:
+            order_after_producers(list(ins) + list(out_args or ()), stream)
             self._launch(index, ins, dev_outs, loop_shape, nloops, stream)
         results = []
         for k, d in enumerate(dev_outs):
@@ -264,7 +265,7 @@ class CUDAGUFunc:
             values.append(dev)
             scalars.append(not arrays[j])
         kernel = self._kernel(index, len(work), tuple(scalars))
-        blocks, threads = launch_config(nloops)
+        blocks, threads = launch_config(nloops, multiprocessors())
         kernel[blocks, threads, stream](nloops, *values)
 
 

@@ -31,6 +31,10 @@ import warnings
 
 from cudalite.core.numpy_support import lazy_numpy as np  # NumPy loads on first use
 
+from ._args import _needs_wait, _stream_wait
+from ._devices import current_id
+from ._launchconfig import stream_handle_of
+
 __all__ = ["CUDAUFunc", "vectorize", "elementwise_source", "select_loop", "broadcast_shape",
            "parse_signatures", "check_target"]
 
@@ -78,12 +82,15 @@ _WEAK_KINDS = {bool: "?biufc", int: "iufc", float: "fc", complex: "c"}
 
 class Arg:
     """One call argument: ``kind`` is ``"device"`` (a DeviceNDArray), ``"host"`` (a
-    NumPy array) or ``"scalar"``; ``weak`` is the Python type of a Python scalar."""
+    NumPy array) or ``"scalar"``; ``weak`` is the Python type of a Python scalar;
+    ``producer`` the stream handle a ``__cuda_array_interface__`` v3 producer named
+    (the launch waits for it on the device, as kernel launches do)."""
 
-    __slots__ = ("kind", "value", "dtype", "shape", "weak")
+    __slots__ = ("kind", "value", "dtype", "shape", "weak", "producer")
 
-    def __init__(self, kind, value, dtype, shape, weak=None):
+    def __init__(self, kind, value, dtype, shape, weak=None, producer=None):
         self.kind, self.value, self.dtype, self.shape, self.weak = kind, value, dtype, shape, weak
+        self.producer = producer
 
 
 def classify(obj):
@@ -94,8 +101,10 @@ def classify(obj):
     if is_device_array(obj):
         return Arg("device", obj, obj.dtype, tuple(obj.shape))
     if not isinstance(obj, np.ndarray) and (is_cuda_array(obj) or hasattr(obj, "__dlpack_device__")):
-        dev = as_cuda_array(obj)
-        return Arg("device", dev, dev.dtype, tuple(dev.shape))
+        # not synchronized on the host: the launch stream waits for the producer's stream
+        dev = as_cuda_array(obj, sync=False)
+        producer = stream_handle_of(dev.stream) if dev.stream else None
+        return Arg("device", dev, dev.dtype, tuple(dev.shape), producer=producer)
     for pytype in (bool, int, float, complex):
         if type(obj) is pytype:
             return Arg("scalar", obj, np.asarray(obj).dtype, (), weak=pytype)
@@ -135,6 +144,9 @@ def no_loop_error(name, loops, args):
 
 def broadcast_shape(shapes):
     """NumPy's broadcast of ``shapes`` (ValueError naming them when they do not broadcast)."""
+    first = shapes[0]
+    if all(sh == first for sh in shapes):  # the common case, without NumPy's dummy arrays
+        return tuple(first)
     try:
         return tuple(np.broadcast_shapes(*shapes))
     except ValueError:
@@ -165,16 +177,37 @@ def to_device_array(arg, stream, dtype=None):
     return to_device(host, stream=stream)
 
 
-def launch_config(n):
-    """``(blocks, threads)`` for a grid-stride loop over ``n`` items on the current device."""
-    blocks = max(1, -(-n // _TPB))
+def multiprocessors() -> int:
+    """The current device's multiprocessor count (80 when it cannot be read)."""
     try:
         from ._runtime import get_current_device
 
-        sms = int(get_current_device().MULTIPROCESSOR_COUNT)
+        return int(get_current_device().MULTIPROCESSOR_COUNT)
     except Exception:
-        sms = 80
+        return 80
+
+
+def launch_config(n, sms):
+    """``(blocks, threads)`` for a grid-stride loop over ``n`` items on a device of ``sms``
+    multiprocessors."""
+    blocks = max(1, -(-n // _TPB))
     return min(blocks, sms * _BLOCKS_PER_SM), _TPB
+
+
+def order_after_producers(args, stream):
+    """CUDA array interface v3: the launch stream waits (on the device) for the streams
+    the arguments' producers named, unless ``CUDALITE_CUDA_ARRAY_INTERFACE_SYNC=0``."""
+    producers = {a.producer for a in args if a is not None and a.producer is not None}
+    if not producers:
+        return
+    from .config import load_config
+
+    if not load_config().cuda_array_interface_sync:
+        return
+    sh = stream_handle_of(stream)
+    for p in producers:
+        if _needs_wait(p, sh):
+            _stream_wait(sh, p)
 
 
 def compile_source(source, entry, namespace, jit_options):
@@ -285,6 +318,7 @@ class CUDAUFunc:
         self._device_fn = device_function(func, self._jit_options)
         self._lock = threading.Lock()
         self._kernels = {}  # (loop index, ndim, scalar mask) -> CUDADispatcher
+        self._sms = {}  # device id -> multiprocessor count (the grid-stride loop's grid)
         self._reducers = {}  # loop index -> Reduce
         self._carried = {}  # (loop argtypes, ndim, scalar mask) -> _carry.CarriedCode (from a pickle)
         self._loops = []
@@ -366,6 +400,14 @@ class CUDAUFunc:
         with self._lock:
             self._loops.append(loop)
             return len(self._loops) - 1
+
+    def _multiprocessors(self):
+        """The current device's multiprocessor count, read once per device."""
+        dev = current_id()
+        sms = self._sms.get(dev)
+        if sms is None:
+            sms = self._sms[dev] = multiprocessors()
+        return sms
 
     def _kernel(self, index, ndim, scalars):
         key = (index, ndim, scalars)
@@ -449,7 +491,8 @@ class CUDAUFunc:
             values = [v if a.kind == "scalar" else v.reshape(1) for a, v in zip(ins, values)]
         scalars = tuple(a.kind == "scalar" for a in ins)
         kernel = self._kernel(index, target.ndim, scalars)
-        blocks, threads = launch_config(size)
+        blocks, threads = launch_config(size, self._multiprocessors())
+        order_after_producers(ins + [out_arg], stream)
         kernel[blocks, threads, stream](target, *values)
         if out_arg is not None and out_arg.kind == "device" and dout is not out_arg.value:
             from ._memory_api import to_device
