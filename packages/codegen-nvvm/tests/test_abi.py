@@ -154,6 +154,14 @@ def test_launch_bounds_annotation():
     assert ".minnctapersm 2" in ptx
 
 
+def test_launch_bounds_max_cluster_rank():
+    def k(a):
+        a[0] = 1
+
+    ptx, _ = compile_ptx(k, "void(float32[:])", launch_bounds=(128, 2, 4), cc=(9, 0))
+    assert ".maxntid 128, 1, 1" in ptx and ".minnctapersm 2" in ptx and ".maxclusterrank 4" in ptx
+
+
 @pytest.mark.parametrize("bounds, message", [
     ((128, 2, 4, 8), r"Got 4 launch bounds: \(128, 2, 4, 8\)\. A maximum of three"),
     ((128, -1), "1 to 3 non-negative ints"),

@@ -33,6 +33,7 @@ from cudalite.core.numpy_support import lazy_numpy as np  # NumPy loads on first
 
 from ._args import _needs_wait, _stream_wait
 from ._devices import current_id
+from .devicearray import DeviceNDArray
 from ._launchconfig import stream_handle_of
 
 __all__ = ["CUDAUFunc", "vectorize", "elementwise_source", "select_loop", "broadcast_shape",
@@ -95,6 +96,8 @@ class Arg:
 
 def classify(obj):
     """The :class:`Arg` of a call argument (device arrays are never copied)."""
+    if type(obj) is DeviceNDArray:  # the common case first
+        return Arg("device", obj, obj.dtype, obj.shape)
     from ._memory_api import as_cuda_array, is_cuda_array
     from .devicearray import is_device_array
 
@@ -200,13 +203,14 @@ def order_after_producers(args, stream):
     producers = {a.producer for a in args if a is not None and a.producer is not None}
     if not producers:
         return
+    sh = stream_handle_of(stream)
+    waits = [p for p in producers if _needs_wait(p, sh)]
+    if not waits:  # the launch stream itself, or both the legacy default stream
+        return
     from .config import load_config
 
-    if not load_config().cuda_array_interface_sync:
-        return
-    sh = stream_handle_of(stream)
-    for p in producers:
-        if _needs_wait(p, sh):
+    if load_config().cuda_array_interface_sync:
+        for p in waits:
             _stream_wait(sh, p)
 
 

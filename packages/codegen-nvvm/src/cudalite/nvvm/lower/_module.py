@@ -109,7 +109,7 @@ class ModuleBuilder:
         m = self.ir_module
         items = [("kernel", 1)]
         if launch_bounds:
-            names = ("maxntidx", "minctasm", "maxclusterrank")
+            names = ("maxntidx", "minctasm", "cluster_max_blocks")  # libNVVM's names (PTX .maxclusterrank)
             items += [(n, int(v)) for n, v in zip(names, launch_bounds) if v]
         if cluster_dims:  # PTX .explicitcluster + .reqnctapercluster x, y, z (libNVVM's annotations)
             items += [(f"cluster_dim_{axis}", int(v)) for axis, v in zip("xyz", cluster_dims)]
