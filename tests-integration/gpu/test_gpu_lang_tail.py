@@ -127,3 +127,25 @@ def test_plain_enum_members_as_kernel_arguments(gpu, a, b):
     f(a, b, expected)
     assert got.tolist() == expected.tolist()
 
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int16, np.complex128])
+def test_local_and_shared_arrays_of_an_arrays_dtype(gpu, dtype):
+    """``cuda.local.array(n, x.dtype)`` / ``cuda.shared.array(n, x.dtype)`` (numba's
+    idiom for dtype-generic kernels) hold the argument's element type exactly."""
+    @cuda.jit
+    def k(x, out):
+        loc = cuda.local.array(4, dtype=x.dtype)
+        sh = cuda.shared.array(32, x.dtype)
+        i = cuda.threadIdx.x
+        loc[i % 4] = x[i]
+        sh[i] = loc[i % 4]
+        cuda.syncthreads()
+        out[i] = sh[31 - i]
+
+    x = (np.arange(32) * 3 + 1).astype(dtype)
+    if np.dtype(dtype).kind == "c":
+        x = x + 0.5j
+    out = np.zeros_like(x)
+    k[1, 32](x, out)
+    np.testing.assert_array_equal(out, x[::-1])

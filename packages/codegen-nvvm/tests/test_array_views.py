@@ -96,3 +96,26 @@ def test_copy_is_refused_with_a_located_reason():
     with pytest.raises(TypingError, match=r"array.copy\(\) allocates") as info:
         compile_ptx(_copy, "void(float32[:], float32[:])", cc=CC)
     assert "test_array_views.py" in str(info.value)
+
+
+def test_array_dtype_attribute_is_a_compile_time_dtype():
+    """``a.dtype`` in device code (numba): usable as the dtype of local/shared arrays
+    and as a cast, typed from the array's element type."""
+    def cast_one(x):
+        return x.dtype(1.75)
+
+    def local_of(x, out):
+        loc = cuda.local.array(4, dtype=x.dtype)
+        sh = cuda.shared.array(8, x.dtype)
+        loc[0] = x[0]
+        sh[0] = x[1]
+        out[0] = loc[0] + sh[0]
+
+    from cudalite import types
+
+    _, rt = compile_ptx(cast_one, (types.float32[:],), device=True)
+    assert rt == types.float32
+    _, rt = compile_ptx(cast_one, (types.int16[::1],), device=True)
+    assert rt == types.int16
+    ptx, _ = compile_ptx(local_of, "void(float64[:], float64[:])", opt=0)
+    assert ".local" in ptx and ".shared" in ptx and ".f64" in ptx

@@ -17,7 +17,7 @@ from ._boundscheck import check_indices
 from ._constants import array_struct
 from ._elements import element_pointer, load_mem, store_mem, wrap_index
 from ._exceptions import raise_if
-from ._irtypes import I64, memory_type, ptr, value_type
+from ._irtypes import EMPTY, I64, memory_type, ptr, value_type
 from ._registry import lowerings
 from ._slices import slice_view, store_into_view
 
@@ -95,6 +95,11 @@ def _array_size(lc, arr, info):
 @lowerings.attr(Array, "ndim")
 def _array_ndim(lc, arr, info):
     return ir.Constant(I64, info.sig.args[0].ndim)
+
+
+@lowerings.attr(Array, "dtype")
+def _array_dtype(lc, arr, info):  # a compile-time dtype: no runtime value
+    return ir.Constant(EMPTY, None)
 
 
 @lowerings.attr(Array, "itemsize")

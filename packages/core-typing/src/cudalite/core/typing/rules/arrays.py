@@ -1,13 +1,13 @@
 """Typing of arrays, tuples, pointers and records: attributes (``shape``,
-``size``, ``ndim``, ``strides``, ``itemsize``), indexing (ints, tuples of ints,
+``size``, ``ndim``, ``strides``, ``itemsize``, ``dtype``), indexing (ints, tuples of ints,
 negative indices, partial indexing giving views) and stores."""
 
 from __future__ import annotations
 
 from ...registry import registry
 from ...types import (
-    Array, Boolean, CPointer, Integer, NestedArray, Record, Signature, SliceType, StringLiteral, Tuple, UniTuple,
-    int64, none,
+    Array, Boolean, CPointer, DType, Integer, NestedArray, Record, Signature, SliceType, StringLiteral, Tuple,
+    UniTuple, int64, none,
 )
 from .._records import ArrayView, RecordField, Resolved, TupleIndex
 from .casts import can_convert
@@ -19,6 +19,13 @@ __all__ = ["array_index_result"]
 @registry.attr(Array, "strides")
 def _shape(t):
     return UniTuple(int64, t.ndim)
+
+
+@registry.attr(Array, "dtype")
+def _dtype(t):
+    """``a.dtype``: the element type as a compile-time dtype (``cuda.local.array(n,
+    a.dtype)``, ``a.dtype.type(x)``... as numba)."""
+    return DType(t.dtype)
 
 
 @registry.attr(Array, "size")
