@@ -289,7 +289,7 @@ def test_cai_view_takes_the_producers_dlpack_device():
     through __dlpack_device__ (CuPy, torch, cuda.core) is believed, kDLCUDAManaged is
     'any device', and one that does not say is left to the driver (None)."""
     from cudalite.cuda._devices import ANY
-    from cudalite.cuda.devicearray import _dlpack_device_of
+    from cudalite.cuda._devices import dlpack_device_of as _dlpack_device_of
 
     class Owner:
         def __init__(self, dev):

@@ -24,7 +24,7 @@ import contextlib
 import cudalite.driver as _drv
 
 __all__ = ["ANY", "multi_gpu", "current_id", "current_reader", "on_device", "launch_device", "launch_target",
-           "MixedDevicesError"]
+           "MixedDevicesError", "dlpack_device_of"]
 
 ANY = -1  # memory every device can address (managed): no constraint on the launch device
 
@@ -130,3 +130,19 @@ def launch_target(disp, args, sh):
             placed.append((name, dev))
     stream_device = _drv.stream_device(sh) if sh > 2 else None
     return launch_device(disp.py_func.__name__, placed, stream_device, current_id())
+
+
+def dlpack_device_of(owner):
+    """The device ``owner`` says its memory is on through ``__dlpack_device__`` (CuPy,
+    torch, cuda.core): the ordinal for CUDA memory, ANY for managed memory; None when
+    it does not say (then the driver is asked on first use)."""
+    ask = getattr(owner, "__dlpack_device__", None)
+    if ask is None:
+        return None
+    try:
+        kind, dev = ask()
+    except Exception:  # a producer whose DLPack side fails: the driver is asked instead
+        return None
+    if int(kind) == 2:  # kDLCUDA
+        return int(dev)
+    return ANY if int(kind) == 13 else None  # kDLCUDAManaged

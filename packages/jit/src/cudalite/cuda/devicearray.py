@@ -32,7 +32,7 @@ from cudalite.core.numpy_support import lazy_numpy as np  # NumPy loads on first
 import cudalite.driver as _drv
 
 from . import _array_layout as L
-from ._devices import ANY, multi_gpu, on_device
+from ._devices import ANY, dlpack_device_of, multi_gpu, on_device
 from ._runtime import driver_stream, external_stream
 
 __all__ = ["DeviceNDArray", "IpcArrayHandle", "auto_device", "is_device_array", "from_cuda_array_interface",
@@ -758,24 +758,8 @@ def from_cuda_array_interface(desc, owner=None, sync=True):
             if load_config().cuda_array_interface_sync:
                 stream.synchronize()
     arr = DeviceNDArray(shape, strides, dtype, stream, ptr=ptr, owner=owner)
-    arr._device = _dlpack_device_of(owner)
+    arr._device = dlpack_device_of(owner)
     return arr
-
-
-def _dlpack_device_of(owner):
-    """The device ``owner`` says its memory is on through ``__dlpack_device__`` (CuPy,
-    torch, cuda.core): the ordinal for CUDA memory, ANY for managed memory; None when
-    it does not say (then the driver is asked on first use)."""
-    ask = getattr(owner, "__dlpack_device__", None)
-    if ask is None:
-        return None
-    try:
-        kind, dev = ask()
-    except Exception:  # a producer whose DLPack side fails: the driver is asked instead
-        return None
-    if int(kind) == 2:  # kDLCUDA
-        return int(dev)
-    return ANY if int(kind) == 13 else None  # kDLCUDAManaged
 
 
 _NONCONTIGUOUS = ("Array contains non-contiguous buffer and cannot be transferred as a single memory region. "
