@@ -496,3 +496,37 @@ def test_specialize_gets_its_own_config_table(monkeypatch):
     assert calls[-1][-1] == 2.0
     with pytest.raises(TypeError, match="No matching definition"):  # the specialization compiles nothing new
         spec[1, 32](FakeDeviceArray(0x10, (8,), np.float64), 1.0)
+
+
+def test_specialize_is_cached_takes_types_and_refuses_twice(monkeypatch):
+    """numba's specialize(): the same dispatcher for the same types, the types
+    themselves accepted, and RuntimeError("Dispatcher already specialized") on a
+    specialization or on a dispatcher with eager signatures."""
+    import cudalite.cuda._dispatcher as D
+    from cudalite import types
+
+    eager = cuda.jit("void(float32[::1], float64)")(add_one)  # no GPU here: the signature stays pending
+    with pytest.raises(RuntimeError, match="Dispatcher already specialized"):
+        eager.specialize(types.float32[::1], types.float64)
+    calls = []
+    monkeypatch.setattr(D, "current_cc", lambda: (9, 0))
+    k = cuda.jit(add_one)
+    k._compiler = lambda pf, argtypes, opts, cc: FakeKernel(argtypes, calls, full=True)
+    a = FakeDeviceArray(0x10, (8,))
+    spec = k.specialize(a, 1.0)
+    assert k.specialize(a, 2.5) is spec
+    by_types = k.specialize(types.float32[::1], types.float64)
+    assert by_types is spec  # the same argument types
+    other = k.specialize(types.float64[::1], types.float64)
+    assert other is not spec and list(other.overloads) == [(types.float64[::1], types.float64)]
+    with pytest.raises(RuntimeError, match="Dispatcher already specialized"):
+        spec.specialize(a, 1.0)
+
+
+def test_specialized_kernel_inspects_to_one_value():
+    """numba: with one signature given to @cuda.jit, inspect_* and get_* without a
+    signature return that overload's value, not a dict; several signatures give a dict."""
+    one = cuda.jit("void(float32[::1], float64)")(add_one)
+    assert isinstance(one.inspect_llvm(), str) and "define" in one.inspect_llvm()
+    two = cuda.jit(["void(float32[::1], float64)", "void(float64[::1], float64)"])(add_one)
+    assert isinstance(two.inspect_llvm(), dict) and len(two.inspect_llvm()) == 2

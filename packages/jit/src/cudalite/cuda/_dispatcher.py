@@ -21,6 +21,7 @@ import functools
 import threading
 import warnings
 
+from cudalite.core.types import Type
 from cudalite.driver import CudaDriverError
 
 from ._arghints import ArgHint, prepare_hints
@@ -120,6 +121,7 @@ class CUDADispatcher(InspectMixin):
         self._compiler = CompiledKernel if compiler is None else compiler  # _carry.CarriedCode once unpickled
         self.stats = CompileStats()  # cache hits and misses per signature, as numba's dispatcher
         self._eager = sigs is not None
+        self._spec_cache = {}  # argument types -> the dispatcher specialize() made for them
         self._sigs = tuple(sigs) if sigs is not None else None  # as given: pickling remakes the dispatcher
         self._pending = []  # eager signatures type-checked without a device, compiled on first launch
         for sig in sigs or ():
@@ -227,6 +229,18 @@ class CUDADispatcher(InspectMixin):
                             + "; ".join(f"({', '.join(map(str, a))})" for a in sigs))
         return best
 
+    def _kernel_for_types(self, argtypes):
+        """The compiled kernel of ``argtypes`` for the current device (compiled once)."""
+        with self._lock:
+            kernel = self.overloads.get(argtypes)
+            if kernel is None:
+                kernel = self._compiler(self.py_func, argtypes, self.options, current_cc())
+                self.stats.record(argtypes, kernel)
+                self.overloads[argtypes] = kernel
+                if argtypes in self._pending:
+                    self._pending.remove(argtypes)
+            return kernel
+
     def _kernel_for(self, keys):
         kernel = self._specs.get(keys)
         if kernel is not None:
@@ -236,14 +250,7 @@ class CUDADispatcher(InspectMixin):
             if kernel is not None:
                 return kernel
             argtypes = self._match_eager(keys) if self._eager else tuple(key_to_type(k) for k in keys)
-            kernel = self.overloads.get(argtypes)
-            if kernel is None:
-                kernel = self._compiler(self.py_func, argtypes, self.options, current_cc())
-                self.stats.record(argtypes, kernel)
-                self.overloads[argtypes] = kernel
-                if argtypes in self._pending:
-                    self._pending.remove(argtypes)
-            self._specs[keys] = kernel
+            kernel = self._specs[keys] = self._kernel_for_types(argtypes)
             return kernel
 
     def specialize(self, *args):
@@ -253,33 +260,46 @@ class CUDADispatcher(InspectMixin):
         ----------
         *args
             Example arguments (device arrays, CUDA array interface objects,
-            scalars, ...): only their types matter; nothing is launched.
+            scalars, ...): only their types matter; nothing is launched.  Or the
+            argument types themselves (``float32[::1]``, ...), as numba accepts.
 
         Returns
         -------
         CUDADispatcher
-            A new dispatcher with one overload (compiled now if needed) and its own
+            The dispatcher specialized for those types (made once, then the same
+            object for the same types), with one overload (compiled now if needed) and its own
             launch-configuration table.  It compiles nothing further: arguments of
             other types raise ``TypeError`` at launch (or convert, as with eager
             signatures).
 
         Raises
         ------
+        RuntimeError
+            This dispatcher is already specialized (eager signatures, or made by
+            ``specialize``), as numba.
         TypeError
-            An argument cannot be passed to a kernel, or (for a dispatcher with
-            eager signatures) no signature matches the argument types.
+            An argument cannot be passed to a kernel.
         cudalite.core.errors.CompilerError
             The kernel does not compile for the argument types.
         """
-        keys, _handlers, _args = self._keys(args)
-        kernel = self._kernel_for(keys)
+        if self._eager:
+            raise RuntimeError(f"Dispatcher already specialized: {self.py_func.__qualname__} was compiled for "
+                               "fixed signatures (given to @cuda.jit, or by specialize())")
+        if args and all(isinstance(a, Type) for a in args):  # numba also takes the types themselves
+            keys, kernel = None, self._kernel_for_types(tuple(args))
+        else:
+            keys, _handlers, _args = self._keys(args)
+            kernel = self._kernel_for(keys)
+        spec = self._spec_cache.get(kernel.argtypes)
+        if spec is not None:
+            return spec
         spec = CUDADispatcher.__new__(CUDADispatcher)
         spec.__dict__.update(self.__dict__)
         spec.overloads = {kernel.argtypes: kernel}
-        spec._specs, spec._factories, spec._factory = {keys: kernel}, {}, None
-        spec._configs = {}  # its own launchers (the parent's fall back to the parent's slow path)
+        spec._specs, spec._factories, spec._factory = ({keys: kernel} if keys else {}), {}, None
+        spec._configs, spec._spec_cache = {}, {}  # its own launchers (the parent's fall back to its slow path)
         spec._lock, spec._eager, spec._pending = threading.RLock(), True, []
-        return spec
+        return self._spec_cache.setdefault(kernel.argtypes, spec)
 
     @property
     def signatures(self):

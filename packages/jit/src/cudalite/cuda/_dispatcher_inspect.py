@@ -4,7 +4,9 @@
 
 Each takes an optional ``signature`` (argument types as a tuple, a ``Signature``
 or a signature string); without it the answer is a dict keyed by argument types,
-over every compiled overload.  ``inspect_sass`` disassembles the cubin with
+over every compiled overload -- except for a *specialized* kernel (one signature
+given to ``@cuda.jit``, or a dispatcher made by ``specialize``), whose one value is
+returned, as numba does.  ``inspect_sass`` disassembles the cubin with
 ``nvdisasm`` (or ``cuobjdump -sass``), found through cuda-pathfinder or ``PATH``.
 """
 
@@ -83,11 +85,17 @@ class InspectMixin:
     """Inspection over ``self.overloads`` (argtypes -> compiled kernel)."""
 
     def _select(self, signature, fn, loaded=False):
-        """``fn(overload)`` for one signature, or a dict over every overload.  Eager
+        """``fn(overload)`` for one signature (also without one for a specialized
+        dispatcher: one eager signature, or made by ``specialize``, as numba), or a
+        dict over every overload.  Eager
         signatures still pending (no usable device at decoration) are compiled for
         the default target, unloaded, unless ``loaded`` (``fn`` needs the loaded
         function: resource usage), which then names the missing device."""
         pending = getattr(self, "_pending", ())
+        if signature is None and getattr(self, "_eager", False):  # numba: a specialized kernel's one value
+            sigs = list(self.overloads) + [a for a in pending if a not in self.overloads]
+            if len(sigs) == 1:
+                signature = sigs[0]
         if signature is not None:
             argtypes = _argtypes_of(signature)
             entry = self.overloads.get(argtypes)
@@ -164,7 +172,8 @@ class InspectMixin:
         Returns
         -------
         str or dict
-            The NVVM IR of the overload for ``signature``; without it, a dict of
+            The NVVM IR of the overload for ``signature``; without it (and not
+            specialized), a dict of
             argument types (a tuple) -> NVVM IR over every compiled overload.
 
         Raises
@@ -191,7 +200,8 @@ class InspectMixin:
         Returns
         -------
         str or dict
-            The PTX of the overload for ``signature``; without it, a dict of
+            The PTX of the overload for ``signature``; without it (and not
+            specialized), a dict of
             argument types (a tuple) -> PTX over every compiled overload.
 
         Raises
@@ -215,7 +225,8 @@ class InspectMixin:
         Returns
         -------
         str or dict
-            The PTX of the overload for ``signature``; without it, a dict of
+            The PTX of the overload for ``signature``; without it (and not
+            specialized), a dict of
             argument types (a tuple) -> PTX over every compiled overload.
 
         Raises
@@ -240,7 +251,8 @@ class InspectMixin:
         Returns
         -------
         str or dict
-            The disassembly of the overload for ``signature``; without it, a dict
+            The disassembly of the overload for ``signature``; without it (and not
+            specialized), a dict
             of argument types (a tuple) -> SASS over every compiled overload.
 
         Raises
@@ -266,7 +278,8 @@ class InspectMixin:
         Returns
         -------
         int or dict
-            The value for the overload of ``signature``; without it, a dict of
+            The value for the overload of ``signature``; without it (and not
+            specialized), a dict of
             argument types (a tuple) -> value over every compiled overload
             (loaded kernels only).
 
@@ -290,7 +303,8 @@ class InspectMixin:
         Returns
         -------
         int or dict
-            The value for the overload of ``signature``; without it, a dict of
+            The value for the overload of ``signature``; without it (and not
+            specialized), a dict of
             argument types (a tuple) -> value over every compiled overload
             (loaded kernels only).
 
@@ -314,7 +328,8 @@ class InspectMixin:
         Returns
         -------
         int or dict
-            The value for the overload of ``signature``; without it, a dict of
+            The value for the overload of ``signature``; without it (and not
+            specialized), a dict of
             argument types (a tuple) -> value over every compiled overload
             (loaded kernels only).
 
@@ -338,7 +353,8 @@ class InspectMixin:
         Returns
         -------
         int or dict
-            The value for the overload of ``signature``; without it, a dict of
+            The value for the overload of ``signature``; without it (and not
+            specialized), a dict of
             argument types (a tuple) -> value over every compiled overload
             (loaded kernels only).
 
@@ -362,7 +378,8 @@ class InspectMixin:
         Returns
         -------
         int or dict
-            The value for the overload of ``signature``; without it, a dict of
+            The value for the overload of ``signature``; without it (and not
+            specialized), a dict of
             argument types (a tuple) -> value over every compiled overload
             (loaded kernels only).
 
