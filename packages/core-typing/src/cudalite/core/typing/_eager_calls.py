@@ -2,15 +2,16 @@
 (``@cuda.jit("int32(int32, int32)", device=True)``).
 
 As numba: such a function is not specialized on the caller's argument types; the
-call picks the first of its signatures that the arguments convert to (an exact match
-first), the arguments are converted to its parameter types, and the result has its
-declared return type.
+call picks the signature the arguments convert to best -- fewest unsafe conversions,
+then fewest safe ones, then fewest promotions (``rules.conversion_rank``), the first
+declared on a tie -- the arguments are converted to its parameter types, and the
+result has its declared return type.
 """
 
 from __future__ import annotations
 
 from ..errors import TypingError
-from .rules.casts import can_convert
+from .rules.conversion_rank import signature_rank
 
 __all__ = ["eager_signature"]
 
@@ -21,12 +22,13 @@ def eager_signature(ft, args, loc):
     if not ft.sigs:
         return tuple(args), None
     args = tuple(args)
+    best, best_rank = None, None
     for params, rt in ft.sigs:
-        if params == args:
-            return params, rt
-    for params, rt in ft.sigs:
-        if len(params) == len(args) and all(can_convert(a, p) for a, p in zip(args, params)):
-            return params, rt
+        rank = signature_rank(args, params)
+        if rank is not None and (best_rank is None or rank < best_rank):
+            best, best_rank = (params, rt), rank
+    if best is not None:
+        return best
     name = getattr(ft.obj, "__qualname__", str(ft.obj))
     shown = "; ".join(f"({', '.join(map(str, p))})" for p, _ in ft.sigs)
     raise TypingError(f"No matching definition for argument type(s) {', '.join(map(str, args))} of device "
