@@ -129,8 +129,8 @@ def peer_sections() -> list:
         script = title.rsplit("`", 2)[1]
         lines += [f"## {title}", "", text, "",
                   f"Results: run `python {script}` on a GPU host with CuPy (it prints the device, a markdown "
-                  "table and the ratios; `--quick` for a short run); measured tables are kept in the issue "
-                  "notes.", ""]
+                  "table and the ratios; `--quick` for a short run); the tables measured on an H200 are in "
+                  "[benchmarks-peers.md](benchmarks-peers.md).", ""]
     return lines
 
 
