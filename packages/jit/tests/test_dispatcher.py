@@ -530,3 +530,28 @@ def test_specialized_kernel_inspects_to_one_value():
     assert isinstance(one.inspect_llvm(), str) and "define" in one.inspect_llvm()
     two = cuda.jit(["void(float32[::1], float64)", "void(float64[::1], float64)"])(add_one)
     assert isinstance(two.inspect_llvm(), dict) and len(two.inspect_llvm()) == 2
+
+
+def _three(r, x, y):
+    r[0] = x + y
+
+
+def test_eager_kernel_signature_is_the_best_conversion_and_ties_are_ambiguous():
+    """numba: a launch takes the eager signature its arguments convert to best (int64
+    to float64 is safe, to float32 unsafe); two equally good ones are a TypeError
+    naming both, never a silent pick."""
+    from cudalite import types
+
+    a = FakeDeviceArray(0x10, (1,), np.float64)
+    k = cuda.jit(["void(float64[::1], float32, float32)", "void(float64[::1], float64, float64)"])(_three)
+    keys = k._keys((a, np.int64(1), np.int64(2)))[0]
+    assert k._match_eager(keys) == (types.float64[::1], types.float64, types.float64)
+    keys = k._keys((a, np.float32(1), np.float32(2)))[0]
+    assert k._match_eager(keys) == (types.float64[::1], types.float32, types.float32)
+    amb = cuda.jit(["(float64[::1], float32, float64)", "(float64[::1], float64, float32)",
+                    "(float64[::1], int64, int64)"])(_three)
+    arr = r"array\(float64, 1d, C\)"
+    with pytest.raises(TypeError, match=rf"Ambiguous overloading for <function _three [^>]*> \({arr}, float64, "
+                                        rf"float64\):\n\({arr}, float32, float64\) -> none\n"
+                                        rf"\({arr}, float64, float32\) -> none$"):
+        amb._match_eager(amb._keys((a, 1.0, 2.0))[0])

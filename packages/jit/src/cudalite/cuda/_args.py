@@ -45,7 +45,7 @@ from . import _array_layout as L
 from ._argbase import ArgHandler, _array_flat  # noqa: F401  (re-exported: the handlers' base)
 
 __all__ = [
-    "ArgHandler", "handler_for", "key_to_type", "compatible", "NumbaPerformanceWarning",
+    "ArgHandler", "handler_for", "key_to_type", "compatible", "eager_rank", "NumbaPerformanceWarning",
     "CudalitePerformanceWarning", "is_device_array_like",
 ]
 
@@ -125,6 +125,23 @@ def compatible(key, param, reinterpret=False) -> int:
     if isinstance(param, scalar) and isinstance(actual, scalar):
         return 0 if _scalar_rank(actual) <= _scalar_rank(param) else -1
     return -1
+
+
+def eager_rank(keys, params, reinterpret=False):
+    """``(unsafe, safe, promote)`` conversion counts of argument type ``keys`` to an
+    eager signature's ``params`` (lower is better: numba's kinds, see
+    ``cudalite.core.typing.rules.conversion_rank``), or None when one does not fit."""
+    from cudalite.core.typing.rules.conversion_rank import PROMOTE, SAFE, UNSAFE, conversion_rank
+
+    counts = {UNSAFE: 0, SAFE: 0, PROMOTE: 0}
+    for key, param in zip(keys, params):
+        fit = compatible(key, param, reinterpret)
+        if fit < 0:
+            return None
+        if fit == 0:  # by conversion: numbers by numba's kinds; arrays (layout, reinterpreted) promote
+            rank = conversion_rank(key_to_type(key), param)
+            counts[PROMOTE if rank is None or rank not in counts else rank] += 1
+    return counts[UNSAFE], counts[SAFE], counts[PROMOTE]
 
 
 _INT_CODES = frozenset("bBhHiIlLqQnN")  # struct codes of integer parameters

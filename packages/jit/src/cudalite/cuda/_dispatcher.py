@@ -26,7 +26,7 @@ from cudalite.driver import CudaDriverError
 
 from ._arghints import ArgHint, prepare_hints
 from ._args import NumbaPerformanceWarning, RecordCopyBack, RecordScalarHandler, TupleHandler  # noqa: I001
-from ._args import compatible, key_to_type, needs_host_copy
+from ._args import eager_rank, key_to_type, needs_host_copy
 from ._compile import CompiledKernel, JitOptions, compile_code, current_cc
 from ._devices import current_id, launch_target, multi_gpu, on_device
 from ._jit_options import jit_options, mark_inline
@@ -211,17 +211,21 @@ class CUDADispatcher(InspectMixin):
         return compile_code(self.py_func, _signature_args(sig), self.options, cc, until="ptx").artifacts["ptx"].data
 
     def _match_eager(self, keys):
-        best, best_score = None, -1
+        """The eager signature the argument type keys convert to best: fewest unsafe,
+        then safe conversions, then promotions (numba's kinds); two best ones are
+        ambiguous (TypeError), as in numba."""
         sigs = list(self.overloads) + self._pending
+        ranked = []
         for argtypes in sigs:
-            if len(argtypes) != len(keys):
-                continue
-            scores = [compatible(k, t, len(sigs) == 1) for k, t in zip(keys, argtypes)]
-            if min(scores, default=1) < 0:
-                continue
-            score = sum(scores)
-            if score > best_score:
-                best, best_score = argtypes, score
+            rank = eager_rank(keys, argtypes, len(sigs) == 1) if len(argtypes) == len(keys) else None
+            if rank is not None:
+                ranked.append((rank, argtypes))
+        best = min(ranked, key=lambda r: r[0])[1] if ranked else None
+        ties = [a for r, a in ranked if r == min(r for r, _ in ranked)] if ranked else []
+        if len(ties) > 1:
+            shown = ", ".join(str(key_to_type(k)) for k in keys)
+            raise TypeError(f"Ambiguous overloading for {self.py_func!r} ({shown}):\n"
+                            + "\n".join(f"({', '.join(map(str, a))}) -> none" for a in ties))
         if best is None:
             shown = ", ".join(str(key_to_type(k)) for k in keys)
             raise TypeError(f"No matching definition for argument type(s) {shown} of kernel "
