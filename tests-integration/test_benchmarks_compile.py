@@ -73,7 +73,14 @@ def test_inline_ptx_kernels_compile():
 
 @pytest.mark.parametrize("name", sorted(MODULES))
 def test_cuda_c_peers_compile_with_nvrtc(name):
-    cubin = bench_util.check_cuda_c(MODULES[name].CUDA_C, arch="sm_90")
+    from cudalite.linker import NvrtcError
+
+    try:
+        cubin = bench_util.check_cuda_c(MODULES[name].CUDA_C, arch="sm_90")
+    except NvrtcError as exc:
+        if 'cannot open source file "nv/target"' in str(exc):  # an install without CCCL's headers
+            pytest.skip("the installed CUDA headers lack CCCL (nv/target), which cooperative_groups.h includes")
+        raise
     assert bytes(cubin.data)[:4] == b"\x7fELF"
 
 

@@ -232,8 +232,9 @@ def test_cache_hinted_loads_are_checked():
 # -- the host side: decoding a record -------------------------------------------------------------
 def _record(index, *values):
     words = [index, 5, 0, 0, 2, 0, 0]
-    for v in values:
-        words += [np.int64(v).astype(np.uint64) & 0xFFFFFFFF, np.int64(v).astype(np.uint64) >> 32]
+    for v in values:  # Python ints: NumPy < 2 refuses uint64 & int
+        u = int(v) & 0xFFFFFFFFFFFFFFFF
+        words += [u & 0xFFFFFFFF, u >> 32]
     words += [0] * (EXC_VALUES_RECORD_WORDS - len(words))
     return np.array(words, dtype=np.uint64).astype(np.uint32).view(np.int32)
 
