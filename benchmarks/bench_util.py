@@ -18,8 +18,8 @@ import subprocess
 import tempfile
 import time
 
-__all__ = ["gpu_or_skip", "cupy_or_skip", "gpu_ms", "host_us", "table", "ratio", "cupy_module",
-           "check_cuda_c", "CUDA_C_OPTIONS"]
+__all__ = ["gpu_or_skip", "cupy_or_skip", "size_options", "sync_both", "gpu_ms", "host_us", "table", "ratio",
+           "cupy_module", "check_cuda_c", "CUDA_C_OPTIONS"]
 
 CUDA_C_OPTIONS = ("--std=c++17",)  # CuPy adds -arch=sm_XX of the current device itself
 
@@ -52,6 +52,28 @@ def cupy_or_skip(name):
     except Exception as e:
         print(f"{name} benchmark skipped: the CUDA C / CuPy peers need CuPy ({type(e).__name__}: {e})")
         return None
+
+
+def size_options(argv, doc, what, n_full, n_quick):
+    """Parse the scripts' common options (``--quick``, ``--reps``, ``--n``); returns
+    ``(repetitions, n)``: 20 and ``n_full`` by default, 5 and ``n_quick`` with ``--quick``."""
+    import argparse
+
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help=f"{what} = {n_quick}, 5 repetitions")
+    ap.add_argument("--reps", type=int, default=None, help="timed repetitions (median); default 20, quick 5")
+    ap.add_argument("--n", type=int, default=None, help=f"{what} (default {n_full})")
+    args = ap.parse_args(argv)
+    return args.reps or (5 if args.quick else 20), args.n or (n_quick if args.quick else n_full)
+
+
+def sync_both(cuda, cp):
+    """A function waiting for cudalite's and CuPy's work on the current device."""
+    def sync():
+        cuda.synchronize()
+        cp.cuda.Device().synchronize()
+
+    return sync
 
 
 def gpu_ms(run, reps, inner, event, elapsed, sync):

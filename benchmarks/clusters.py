@@ -22,13 +22,14 @@ GPU time per call: CUDA events around ``INNER`` back-to-back calls, median of
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from bench_util import cupy_module, cupy_or_skip, gpu_ms, gpu_or_skip, ratio, table  # noqa: E402
+from bench_util import (  # noqa: E402
+    cupy_module, cupy_or_skip, gpu_ms, gpu_or_skip, ratio, size_options, sync_both, table,
+)
 
 TPB = 256  # threads per block
 ITEMS = 8  # values per thread in the sum's tile
@@ -197,13 +198,7 @@ def compile_check(cc=(9, 0)):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--quick", action="store_true", help="2**24 values, 5 repetitions")
-    ap.add_argument("--reps", type=int, default=None, help="timed repetitions (median); default 20, quick 5")
-    ap.add_argument("--n", type=int, default=None, help="values to reduce / histogram (default 2**26)")
-    args = ap.parse_args(argv)
-    reps = args.reps or (5 if args.quick else 20)
-    n = args.n or (2**24 if args.quick else 2**26)
+    reps, n = size_options(argv, __doc__, "values to reduce / histogram", 2**26, 2**24)
     got = gpu_or_skip("clusters", min_cc=(9, 0))
     if got is None:
         return 0
@@ -218,9 +213,7 @@ def main(argv=None):
     lite = kernels(cuda, types)
     peer = cupy_module(cp, CUDA_C, C_NAMES)
 
-    def sync():
-        cuda.synchronize()
-        cp.cuda.Device().synchronize()
+    sync = sync_both(cuda, cp)
 
     def lite_ms(run):
         return gpu_ms(run, reps, INNER, cuda.event, cuda.event_elapsed_time, sync)

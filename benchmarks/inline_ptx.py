@@ -23,13 +23,14 @@ Ratios: CUDA C time / cudalite time (above 1.00x: cudalite faster).  Nothing is 
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from bench_util import cupy_module, cupy_or_skip, gpu_ms, gpu_or_skip, ratio, table  # noqa: E402
+from bench_util import (  # noqa: E402
+    cupy_module, cupy_or_skip, gpu_ms, gpu_or_skip, ratio, size_options, sync_both, table,
+)
 
 ROUNDS = (1, 64)
 TPB = 256
@@ -141,13 +142,7 @@ def compile_check(cc=(9, 0)):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--quick", action="store_true", help="2**23 elements, 5 repetitions")
-    ap.add_argument("--reps", type=int, default=None, help="timed repetitions (median); default 20, quick 5")
-    ap.add_argument("--n", type=int, default=None, help="elements (default 2**25)")
-    args = ap.parse_args(argv)
-    reps = args.reps or (5 if args.quick else 20)
-    n = args.n or (2**23 if args.quick else 2**25)
+    reps, n = size_options(argv, __doc__, "elements", 2**25, 2**23)
     got = gpu_or_skip("inline_ptx")
     if got is None:
         return 0
@@ -162,9 +157,7 @@ def main(argv=None):
     lite = kernels(cuda, types)
     peer = cupy_module(cp, CUDA_C, C_NAMES)
 
-    def sync():
-        cuda.synchronize()
-        cp.cuda.Device().synchronize()
+    sync = sync_both(cuda, cp)
 
     ins = [(cp.random.random(n) * 2.0**32).astype(cp.uint32) for _ in range(3)]  # 32 random bits each
     host_ins = [cp.asnumpy(v[:CHECKED]) for v in ins]
