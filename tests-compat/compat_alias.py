@@ -45,7 +45,7 @@ CPU_NAMES = frozenset({
     "jit_module", "stencil", "typed", "np", "extending", "experimental", "gdb", "parfors",
 })
 # numba.cuda submodules that are public API: aliased to cudalite.cuda.<name> or missing-API.
-PUBLIC_CUDA_SUBMODULES = frozenset({"random", "libdevice", "fp16", "bf16", "cg"})
+PUBLIC_CUDA_SUBMODULES = frozenset({"random", "libdevice", "fp16", "bf16", "fp8", "cg"})
 # Internal module paths whose listed names are re-exports of public numba.cuda names.
 REEXPORTS = {
     "numba.cuda.compiler": {"compile_ptx": "compile_ptx",
@@ -57,6 +57,12 @@ REEXPORTS = {
     "numba.cuda.np.numpy_support": {"from_dtype": "from_dtype", "carray": "carray", "farray": "farray",
                                     "as_dtype": "cudalite.types:as_dtype"},
     "numba.cuda.typing": {"signature": "cudalite.types:signature"},
+    # numba-cuda's generated cuda_fp8.h bindings: the names user code imports (cudalite.cuda.fp8's)
+    "numba.cuda._internal.cuda_fp8": {n: f"fp8:{n}" for n in (
+        "fp8_e4m3", "fp8_e5m2", "fp8_e8m0", "saturation_t", "fp8_interpretation_t", "cvt_float_to_fp8",
+        "cvt_double_to_fp8", "cvt_bfloat16raw_to_fp8", "cvt_float2_to_fp8x2", "cvt_double2_to_fp8x2",
+        "cvt_float_to_e8m0", "cvt_double_to_e8m0", "cvt_bfloat16raw_to_e8m0", "cvt_float2_to_e8m0x2",
+        "cvt_double2_to_e8m0x2", "cvt_e8m0_to_bf16raw")},
     "numba.cuda.typing.typeof": {"typeof": "typeof"},
     # numba's driver-module names user code imports: cudalite.cuda.cudadrv.<module>'s ("module:name";
     # a module named from "cudalite." is that module, not one under cudalite.cuda)

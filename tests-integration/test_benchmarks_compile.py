@@ -1,4 +1,4 @@
-"""The peer benchmarks (benchmarks/vectorize.py, clusters.py, smem_big.py, inline_ptx.py),
+"""The peer benchmarks (benchmarks/vectorize.py, clusters.py, smem_big.py, inline_ptx.py, fp8.py),
 GPU-less: their cudalite kernels compile to PTX for sm_90 with the features each one
 measures, their CUDA C peers compile with NVRTC (the wheels' headers) to sm_90 cubins,
 and without a GPU each script prints why it is skipped and exits 0."""
@@ -17,11 +17,12 @@ sys.path.insert(0, str(BENCH))
 
 import bench_util  # noqa: E402
 import clusters  # noqa: E402
+import fp8  # noqa: E402
 import inline_ptx  # noqa: E402
 import smem_big  # noqa: E402
 import vectorize  # noqa: E402
 
-MODULES = {"vectorize": vectorize, "clusters": clusters, "smem_big": smem_big, "inline_ptx": inline_ptx}
+MODULES = {"vectorize": vectorize, "clusters": clusters, "smem_big": smem_big, "inline_ptx": inline_ptx, "fp8": fp8}
 
 
 def _ptx(module):
@@ -69,6 +70,13 @@ def test_inline_ptx_kernels_compile():
         text = ptx[f"mix_ptx_{r}"]
         assert text.count("lop3.b32") == r and text.count("prmt.b32") == r  # kept, as asm volatile is
         assert "lop3.b32" not in ptx[f"mix_plain_{r}"] and "prmt.b32" not in ptx[f"mix_plain_{r}"]
+
+
+def test_fp8_kernels_compile():
+    ptx = _ptx(fp8)
+    assert "cvt.rn.satfinite.e4m3x2.f32" in ptx["quantize_e4m3"]  # as CUDA C's constructor on sm_89+
+    assert "cvt.rn.satfinite.e5m2x2.f32" in ptx["quantize_e5m2"]
+    assert "cvt.rn.f16x2.e4m3x2" in ptx["dequantize_e4m3"]
 
 
 @pytest.mark.parametrize("name", sorted(MODULES))

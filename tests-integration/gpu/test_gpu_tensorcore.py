@@ -111,17 +111,23 @@ def test_mma_tf32():
     np.testing.assert_allclose(d, a.astype(np.float64) @ b, rtol=2e-3)  # tf32: 10-bit mantissa
 
 
-@cuda.jit
-def mma_s8(a, b, d):
-    """int8: A (16x32) and B (32x8) as bytes packed four to a register (little-endian)."""
-    lane = cuda.laneid
-    g, t = lane >> 2, lane & 3
-    a32 = a.view(np.uint32)  # rows of 32 int8 -> 8 uint32
-    bt32 = b.view(np.uint32)  # b given transposed (8 x 32 int8) -> 8 x 8 uint32
-    fa = (a32[g, t], a32[g + 8, t], a32[g, t + 4], a32[g + 8, t + 4])
-    fb = (bt32[g, t], bt32[g, t + 4])
-    zero = types.int32(0)
-    store_d(d, cuda.mma.m16n8k32_s8_s32(fa, fb, (zero, zero, zero, zero)))
+def make_mma_k32(mma, acc):
+    @cuda.jit
+    def mma_k32(a, b, d):
+        """8-bit inputs: A (16x32) and B (32x8) as bytes packed four to a register (little-endian)."""
+        lane = cuda.laneid
+        g, t = lane >> 2, lane & 3
+        a32 = a.view(np.uint32)  # rows of 32 bytes -> 8 uint32
+        bt32 = b.view(np.uint32)  # b given transposed (8 x 32 bytes) -> 8 x 8 uint32
+        fa = (a32[g, t], a32[g + 8, t], a32[g, t + 4], a32[g + 8, t + 4])
+        fb = (bt32[g, t], bt32[g, t + 4])
+        zero = acc(0)
+        store_d(d, mma(fa, fb, (zero, zero, zero, zero)))
+
+    return mma_k32
+
+
+mma_s8 = make_mma_k32(cuda.mma.m16n8k32_s8_s32, types.int32)
 
 
 def test_mma_s8():
@@ -131,6 +137,23 @@ def test_mma_s8():
     d = np.zeros((16, 8), np.int32)
     mma_s8[1, 32](a, np.ascontiguousarray(b.T), d)
     np.testing.assert_array_equal(d, a.astype(np.int32) @ b.astype(np.int32))
+
+
+@pytest.mark.parametrize("fmt", ["e4m3", "e5m2"])
+def test_mma_fp8(fmt):
+    """fp8 inputs (sm_89+), float32 accumulators: integer-valued fp8 operands keep every
+    product and partial sum exact, so the result equals NumPy's exactly."""
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    if cuda.get_current_device().compute_capability < (8, 9):
+        pytest.skip("fp8 mma.sync needs cc >= 8.9")
+    dt = ml_dtypes.float8_e4m3fn if fmt == "e4m3" else ml_dtypes.float8_e5m2
+    mma = make_mma_k32(getattr(cuda.mma, f"m16n8k32_{fmt}_f32"), types.float32)
+    rng = np.random.default_rng(5)
+    a = rng.integers(-8, 9, (16, 32)).astype(np.float32).astype(dt)
+    b = rng.integers(-8, 9, (32, 8)).astype(np.float32).astype(dt)
+    d = np.zeros((16, 8), np.float32)
+    mma[1, 32](a.view(np.uint8), np.ascontiguousarray(b.T).view(np.uint8), d)
+    np.testing.assert_array_equal(d, a.astype(np.float32) @ b.astype(np.float32))
 
 
 @cuda.jit

@@ -8,9 +8,10 @@ such as ``b1``, ``i4``, ``f8``, ``intp``; ``from_dtype`` (a NumPy dtype -> its t
 
 from cudalite.core.types import (  # noqa: F401
     TYPE_NAMES as _NAMES, Array, CPointer, NestedArray, Record, Signature, Tuple, Type, UniTuple, from_dtype,
-    bfloat16, boolean, complex64, complex128, float16, float32, float64, int8, int16, int32,
-    int64, intp, none, uint8, uint16, uint32, uint64, uintp, void,
+    bfloat16, boolean, complex64, complex128, float16, float32, float64, fp8_e4m3, fp8_e5m2, fp8_e8m0, int8, int16,
+    int32, int64, intp, none, uint8, uint16, uint32, uint64, uintp, void,
 )
+from cudalite.core.types import BFloat16 as _BFloat16, Fp8 as _Fp8
 from cudalite.core.types import Boolean as _Boolean, Complex as _Complex, Float as _Float, Integer as _Integer
 from cudalite.core.types import dtype_of as _dtype_of
 
@@ -53,7 +54,7 @@ def as_dtype(t):
     """numba's ``as_dtype``: the NumPy dtype of a scalar or record type (``float32`` ->
     ``dtype('float32')``).  ``NotImplementedError`` naming the type for a type with no
     NumPy dtype (arrays, tuples, ``void``...)."""
-    if isinstance(t, Record) or isinstance(t, (_Boolean, _Integer, _Float, _Complex)):
+    if isinstance(t, Record) or isinstance(t, (_Boolean, _Integer, _Float, _Complex, _BFloat16, _Fp8)):
         return _dtype_of(t)
     if not isinstance(t, Type):
         raise TypeError(f"as_dtype() takes a cudalite type, not {t!r}")

@@ -33,7 +33,8 @@ from dataclasses import dataclass, field
 
 from .errors import CompilerError
 from .types import (
-    Array, BFloat16, Boolean, CharSeq, Complex, CPointer, EnumMember, Float, Integer, Record, SliceType, Tuple,
+    Array, BFloat16, BFloat16Raw, Boolean, CharSeq, Complex, CPointer, EnumMember, Float, Fp8, Integer, Record,
+    SliceType, Tuple,
     UnicodeCharSeq, VectorType,
 )
 
@@ -96,6 +97,7 @@ _STRUCT_CODES = {
     "bool": "B", "int8": "b", "uint8": "B", "int16": "h", "uint16": "H", "int32": "i", "uint32": "I",
     "int64": "q", "uint64": "Q", "float16": "e", "float32": "f", "float64": "d",
     "bfloat16": "H",  # passed as its bits
+    "fp8_e4m3": "B", "fp8_e5m2": "B", "fp8_e8m0": "B",  # passed as their byte
 }
 _POINTER_CODE, _EXTENT_CODE = "Q", "q"
 _FLOAT_TEXT = {16: "half", 32: "float", 64: "double"}
@@ -125,6 +127,10 @@ def llvm_value_text(t) -> str:
         return _FLOAT_TEXT[t.bitwidth]
     if isinstance(t, BFloat16):
         return "i16"  # libNVVM's IR has no ``bfloat``: its bits
+    if isinstance(t, Fp8):
+        return "i8"  # nor 8-bit floats
+    if isinstance(t, BFloat16Raw):
+        return "i16"
     if isinstance(t, Complex):
         f = _FLOAT_TEXT[t.underlying.bitwidth]
         return f"{{{f}, {f}}}"
@@ -165,7 +171,7 @@ def _flatten(t, arg, path, out) -> ArgABI:
         f = t.underlying
         out.append(ParamSlot(Role.REAL, arg, path, None, llvm_value_text(f), _STRUCT_CODES[f.name]))
         out.append(ParamSlot(Role.IMAG, arg, path, None, llvm_value_text(f), _STRUCT_CODES[f.name]))
-    elif isinstance(t, (Integer, Float, BFloat16)):
+    elif isinstance(t, (Integer, Float, BFloat16, Fp8)):
         code = _STRUCT_CODES[f"{'int' if t.signed else 'uint'}{t.bitwidth}" if isinstance(t, Integer) else t.name]
         out.append(ParamSlot(Role.SCALAR, arg, path, None, llvm_value_text(t), code))
     elif isinstance(t, (CPointer, Record)):

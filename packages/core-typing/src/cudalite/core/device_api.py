@@ -189,6 +189,14 @@ BF16_OPS = (
 )
 bf16 = _namespace("bf16", BF16_OPS)
 
+# -- 8-bit floats (cuda_fp8.h's ``__nv_cvt_*`` on storage bytes; numba-cuda's cuda_fp8 bindings) ----
+FP8_OPS = (
+    "cvt_float_to_fp8", "cvt_double_to_fp8", "cvt_bfloat16raw_to_fp8", "cvt_float2_to_fp8x2",
+    "cvt_double2_to_fp8x2", "cvt_float_to_e8m0", "cvt_double_to_e8m0", "cvt_bfloat16raw_to_e8m0",
+    "cvt_float2_to_e8m0x2", "cvt_double2_to_e8m0x2", "cvt_e8m0_to_bf16raw",
+)
+fp8 = _namespace("fp8", FP8_OPS)
+
 # -- libdevice (``cuda.libdevice.sinf`` ... calls ``__nv_sinf``) ------------------------------------
 libdevice = _namespace("libdevice", tuple(_LIBDEVICE_FUNCTIONS))
 
@@ -199,7 +207,7 @@ literal_unroll = _fn("literal_unroll")
 # -- asynchronous copies global -> shared (cp.async) and warp-level matrix multiply-accumulate ---
 pipeline = _namespace("pipeline", ("memcpy_async", "commit", "wait"))
 mma = _namespace("mma", ("ldmatrix", "m16n8k16_f16_f32", "m16n8k16_bf16_f32", "m16n8k8_tf32_f32",
-                         "m16n8k32_s8_s32", "pack_f16x2", "pack_bf16x2", "to_tf32"))
+                         "m16n8k32_s8_s32", "m16n8k32_e4m3_f32", "m16n8k32_e5m2_f32", "pack_f16x2", "pack_bf16x2", "to_tf32"))
 # -- bulk tensor copies (TMA) and the shared-memory barriers they complete (sm_90) ---------------
 tma = _namespace("tma", ("load",))
 mbarrier = _namespace("mbarrier", ("init", "fence_init", "arrive", "arrive_expect_tx", "wait"))

@@ -29,6 +29,7 @@ else:
     # names device_api lists in DEVICE_API_NAMES, the one list both facades re-export.
     globals().update({_name: getattr(_device_api, _name) for _name in _device_api.DEVICE_API_NAMES})
     from . import bf16  # noqa: E402,F401  (cuda.bf16, as numba.cuda.bf16)
+    from . import fp8  # noqa: E402,F401  (cuda.fp8: 8-bit floats, cuda_fp8.h's conversions)
     from ._compile_all import compile_all  # noqa: F401
     from ._compile import (  # noqa: F401  (the compile API; accepts dispatchers too)
         compile_for_current_device, compile_ptx_for_current_device, jit_compile as compile,

@@ -37,7 +37,7 @@ from cudalite.core.numpy_support import lazy_numpy as np  # NumPy loads on first
 from cudalite.core.abi import Role, kernel_abi
 from cudalite.core.errors import NumbaPerformanceWarning
 from cudalite.core.types import (
-    BFloat16, bfloat16_bits, bfloat16_dtype,
+    BFloat16, Fp8, bfloat16_bits, bfloat16_dtype, fp8_bits,
     Array, Boolean, Complex, CPointer, Float, Integer, NamedTuple, Tuple, type_from_dtype, typeof_constant,
 )
 
@@ -170,6 +170,8 @@ def _scalar_flat(value, spec):
     """The values of a number for the parameter ``spec``, by the roles of its slots."""
     if isinstance(spec.type, BFloat16):
         return (bf16_bits(value),)
+    if isinstance(spec.type, Fp8):
+        return (fp8_bits(value, spec.type),)
     first = spec.slots[0]
     if first.role is Role.REAL:
         c = complex(value)
@@ -234,6 +236,9 @@ class ScalarHandler(_NoDevice, ArgHandler):
         elif isinstance(spec.type, BFloat16):
             ns[f"B{i}"] = bf16_bits
             val = f"B{i}({a})"
+        elif isinstance(spec.type, Fp8):
+            ns[f"B{i}"], ns[f"T{i}"] = fp8_bits, spec.type
+            val = f"B{i}({a}, T{i})"
         elif first.role is Role.BOOL or self.cls is bool or issubclass(self.cls, np.bool_):
             val = f"(1 if {a} else 0)"
         elif first.code in _INT_CODES:  # wrapped to the parameter's width, as numba converts

@@ -286,7 +286,8 @@ def is_bfloat16_supported():
 
 
 def is_fp8_supported():
-    """Whether the current device supports FP8 (compute capability >= 8.9)."""
+    """Whether the current device has FP8 hardware (compute capability >= 8.9), numba's
+    test; cudalite's fp8 conversions run on every GPU (integer arithmetic below sm_89)."""
     return current_context().device.supports_fp8
 
 

@@ -8,6 +8,7 @@ from . import _builtins, _complexmath, _math, _numpy_math, _operators  # noqa: F
 from . import _cache_hints, _fp16math, _hints, _inline_ptx, _libdevice, _tensorcore, _tma  # noqa: F401  (device API: numba.cuda names)
 from . import _array_ctypes, _array_reshape, _pointer_arrays  # noqa: F401  (arr.ctypes.data; carray / farray)
 from . import _bf16  # noqa: F401  (device API: numba.cuda.bf16)
+from . import _fp8  # noqa: F401  (device API: cuda.fp8's conversions)
 from ._abi import check_c_name, emit_c_abi, emit_kernel, is_symbol_name, emit_numba_abi, mangle, param_format
 from ._module import LowerOptions, ModuleBuilder
 from ._registry import Lowerings, lowerings

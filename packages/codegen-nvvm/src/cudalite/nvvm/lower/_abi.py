@@ -40,6 +40,7 @@ _SCALAR_CODES = {
     "bool": "b", "int8": "a", "uint8": "h", "int16": "s", "uint16": "t", "int32": "i",
     "uint32": "j", "int64": "x", "uint64": "y", "float16": "DF16_", "float32": "f",
     "float64": "d", "complex64": "Cf", "complex128": "Cd", "bfloat16": "DF16b",
+    "fp8_e4m3": "13__nv_fp8_e4m3", "fp8_e5m2": "13__nv_fp8_e5m2", "fp8_e8m0": "13__nv_fp8_e8m0",
 }
 
 

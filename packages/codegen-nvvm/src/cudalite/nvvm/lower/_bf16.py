@@ -13,14 +13,13 @@ from llvmlite import ir
 
 from cudalite.core import device_api as api
 
-from ._bf16conv import F32, I32, bf16_to_f32, f32_to_bf16, f64_to_bf16, int_to_bf16, intrinsic
+from ._bf16conv import F32, I32, bf16_to_f32, f32_to_bf16, f32_to_int, f64_to_bf16, int_to_bf16
 from ._registry import lowerings
 
 __all__ = []
 
 _INTS = {"int": (32, True), "short": (16, True), "ushort": (16, False), "uint": (32, False),
          "ll": (64, True), "ull": (64, False), "char": (8, True), "uchar": (8, False)}
-_MODES = {"rn": "rn", "rz": "rz", "rd": "rm", "ru": "rp"}  # cuda_bf16.h suffix -> NVVM's
 _MATH = {
     "htrunc": "trunc", "hceil": "ceil", "hfloor": "floor", "hrint": "rint", "hsqrt": "sqrt",
     "hrsqrt": "rsqrt", "hlog": "log", "hlog2": "log2", "hlog10": "log10", "hcos": "cos", "hsin": "sin",
@@ -63,23 +62,6 @@ def _arith(lc, op, xs):
     return r
 
 
-def _to_int(b, x, name, mode):
-    bits, signed = _INTS[name]
-    kind = ("f2i" if signed else "f2ui") if bits <= 32 else ("f2ll" if signed else "f2ull")
-    width = 64 if bits == 64 else 32
-    ity = ir.IntType(width)
-    r = b.call(intrinsic(b, f"llvm.nvvm.{kind}.{_MODES[mode]}", ity, [F32]), [x])
-    if bits < 32:
-        lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
-        if signed:
-            r = b.select(b.icmp_signed("<", r, ir.Constant(ity, lo)), ir.Constant(ity, lo), r)
-            r = b.select(b.icmp_signed(">", r, ir.Constant(ity, hi)), ir.Constant(ity, hi), r)
-        else:
-            r = b.select(b.icmp_unsigned(">", r, ir.Constant(ity, hi)), ir.Constant(ity, hi), r)
-        r = b.trunc(r, ir.IntType(bits))
-    return r
-
-
 @lowerings.call(*(getattr(api.bf16, n) for n in api.BF16_OPS))
 def _bf16_op(lc, node, args, info):
     b = lc.builder
@@ -103,7 +85,7 @@ def _bf16_op(lc, node, args, info):
     if op == "bfloat162float":
         return xs[0]
     if src == "bfloat16" and dst in _INTS:
-        return _to_int(b, xs[0], dst, mode)
+        return f32_to_int(b, xs[0], *_INTS[dst], mode)
     if op == "hisnan":
         return b.fcmp_unordered("uno", xs[0], xs[0])
     if op == "hisinf":

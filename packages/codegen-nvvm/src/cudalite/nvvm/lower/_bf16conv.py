@@ -11,7 +11,7 @@ from llvmlite import ir
 
 from cudalite.core.types import BFloat16, Boolean, Float, Integer, float32
 
-__all__ = ["bf16_to_f32", "f32_to_bf16", "f64_to_bf16", "int_to_bf16", "cast_bf16", "intrinsic"]
+__all__ = ["bf16_to_f32", "f32_to_bf16", "f64_to_bf16", "int_to_bf16", "cast_bf16", "f32_to_int", "intrinsic"]
 
 I16, I32, F32, F64 = ir.IntType(16), ir.IntType(32), ir.FloatType(), ir.DoubleType()
 
@@ -58,6 +58,27 @@ def int_to_bf16(b, v, src: Integer, mode="rn"):
     if src.bitwidth <= 16:
         return f32_to_bf16(b, conv(v, F32), mode)
     return f64_to_bf16(b, conv(v, F64), mode)
+
+
+_MODES = {"rn": "rn", "rz": "rz", "rd": "rm", "ru": "rp"}  # cuda_bf16.h's suffix -> NVVM's
+
+
+def f32_to_int(b, x, bits, signed, mode):
+    """A float32 -> an integer of ``bits`` bits, rounded by ``mode`` (``rn``/``rz``/``rd``/
+    ``ru``) and saturated to its range, NaN -> 0 (as PTX ``cvt``; a 64-bit result of NaN is
+    ``1 << 63``, PTX's rule): NVVM's ``f2i`` family, then a clamp for 8/16-bit results."""
+    kind = ("f2i" if signed else "f2ui") if bits <= 32 else ("f2ll" if signed else "f2ull")
+    ity = ir.IntType(64 if bits == 64 else 32)
+    r = b.call(intrinsic(b, f"llvm.nvvm.{kind}.{_MODES[mode]}", ity, [F32]), [x])
+    if bits < 32:
+        lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+        if signed:
+            r = b.select(b.icmp_signed("<", r, ir.Constant(ity, lo)), ir.Constant(ity, lo), r)
+            r = b.select(b.icmp_signed(">", r, ir.Constant(ity, hi)), ir.Constant(ity, hi), r)
+        else:
+            r = b.select(b.icmp_unsigned(">", r, ir.Constant(ity, hi)), ir.Constant(ity, hi), r)
+        r = b.trunc(r, ir.IntType(bits))
+    return r
 
 
 def cast_bf16(b, v, src, dst, cast):

@@ -5,11 +5,12 @@ from __future__ import annotations
 from llvmlite import ir
 
 from cudalite.core.types import (
-    Array, BFloat16, Boolean, BytesLiteral, CharSeq, Complex, CPointer, Float, Integer, NoneType, StringLiteral, Tuple,
-    UnicodeCharSeq,
+    Array, BFloat16, Boolean, BytesLiteral, CharSeq, Complex, CPointer, Float, Fp8, Integer, NoneType,
+    StringLiteral, Tuple, UnicodeCharSeq,
 )
 
 from ._bf16conv import bf16_to_f32, cast_bf16
+from ._fp8conv import cast_fp8, fp8_truth
 from ._irtypes import I1, value_type
 
 __all__ = ["cast", "char_seq_constant", "truth", "make_complex", "complex_parts", "float_const", "zero_of"]
@@ -37,8 +38,10 @@ def cast(b: ir.IRBuilder, v, src, dst):
     """Convert value ``v`` of type ``src`` to ``dst`` (types already checked)."""
     if src == dst:
         return v
-    if isinstance(src, StringLiteral) and isinstance(dst, (Float, BFloat16)):  # float("nan"): typing checked it
+    if isinstance(src, StringLiteral) and isinstance(dst, (Float, BFloat16, Fp8)):  # float("nan"): typing checked it
         return cast(b, ir.Constant(ir.DoubleType(), float(src.value)), Float(64), dst)
+    if isinstance(src, Fp8) or isinstance(dst, Fp8):
+        return cast_fp8(b, v, src, dst, cast)
     if isinstance(src, BFloat16) or isinstance(dst, BFloat16):
         return cast_bf16(b, v, src, dst, cast)
     if isinstance(dst, Boolean):
@@ -138,6 +141,8 @@ def truth(b, v, ty):
         return b.fcmp_unordered("!=", v, ir.Constant(v.type, 0.0))
     if isinstance(ty, BFloat16):
         return b.fcmp_unordered("!=", bf16_to_f32(b, v), ir.Constant(ir.FloatType(), 0.0))
+    if isinstance(ty, Fp8):
+        return fp8_truth(b, v, ty.fmt)
     if isinstance(ty, Complex):
         re, im = complex_parts(b, v)
         z = ir.Constant(re.type, 0.0)

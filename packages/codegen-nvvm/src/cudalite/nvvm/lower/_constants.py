@@ -8,7 +8,7 @@ from llvmlite import ir
 
 from cudalite.core.numpy_support import is_ndarray, numpy
 from cudalite.core.types import (
-    Array, BFloat16, Boolean, Complex, DeviceArrayRef, Float, Integer, NoneType, Tuple, bfloat16_bits,
+    Array, BFloat16, Boolean, Complex, DeviceArrayRef, Float, Fp8, Integer, NoneType, Tuple, bfloat16_bits, fp8_bits,
 )
 
 from ._irtypes import ADDRSPACE_CONST, ADDRSPACE_GLOBAL, I8, I64, memory_type, ptr, value_type
@@ -27,6 +27,8 @@ def _scalar_const(value, ty):
         return ir.Constant(lty, float(value))
     if isinstance(ty, BFloat16):
         return ir.Constant(lty, bfloat16_bits(value))
+    if isinstance(ty, Fp8):
+        return ir.Constant(lty, fp8_bits(value, ty))
     if isinstance(ty, Complex):
         c = complex(value)
         f = value_type(ty.underlying)

@@ -35,8 +35,8 @@ import re
 from llvmlite import ir
 
 from cudalite.core.types import (
-    Array, ArrayCTypes, BFloat16, Boolean, CharSeq, Complex, CPointer, Float, Integer, NoneType, Record, SliceType,
-    Tuple, UnicodeCharSeq, VectorType,
+    Array, ArrayCTypes, BFloat16, BFloat16Raw, Boolean, CharSeq, Complex, CPointer, Float, Fp8, Integer, NoneType,
+    Record, SliceType, Tuple, UnicodeCharSeq, VectorType,
 )
 
 __all__ = [
@@ -76,6 +76,10 @@ def value_type(t):
         return _FLOATS[t.bitwidth]
     if isinstance(t, BFloat16):
         return ir.IntType(16)  # libNVVM's IR has no ``bfloat``: its bits
+    if isinstance(t, Fp8):
+        return ir.IntType(8)  # nor 8-bit floats: their byte
+    if isinstance(t, BFloat16Raw):
+        return ir.IntType(16)
     if isinstance(t, Complex):
         f = _FLOATS[t.underlying.bitwidth]
         return ir.LiteralStructType([f, f])

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from llvmlite import ir
 
 from ..artifacts import ExceptionTable, LoweredModule
+from ._fp8conv import set_target_cc
 from ._irtypes import DATA_LAYOUT, I8, I32, TRIPLE, declare_identified, ptr
 
 __all__ = ["ModuleBuilder", "LowerOptions"]
@@ -44,6 +45,7 @@ class ModuleBuilder:
         self.ir_module = m = ir.Module(name, context=ir.Context())  # its own identified types (tuples, vector ABI)
         m.triple = TRIPLE
         m.data_layout = DATA_LAYOUT
+        set_target_cc(m, options.cc)  # fp8 conversions pick PTX's cvt on sm_89+
         self.uses_libdevice = False
         self._functions: dict = {}  # TypedFunction -> ir.Function
         self._counter = 0

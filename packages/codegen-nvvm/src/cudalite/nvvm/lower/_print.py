@@ -13,11 +13,12 @@ import builtins
 
 from llvmlite import ir
 
-from cudalite.core.types import BFloat16, Boolean, Complex, Float, Integer, Opaque, StringLiteral, Tuple
+from cudalite.core.types import BFloat16, Boolean, Complex, Float, Fp8, Integer, Opaque, StringLiteral, Tuple
 from cudalite.core.typing.rules.intrinsics import SREG_VALUES
 from cudalite.core.typing.rules.printing import MAX_PRINT_VALUES
 
 from ._bf16conv import bf16_to_f32
+from ._fp8conv import decode_f64
 from ._intrinsics import read_sreg
 from ._irtypes import ADDRSPACE_CONST, I8, I32, ptr
 from ._registry import lowerings
@@ -87,6 +88,9 @@ def _format(lc, v, t, parts, values):
     elif isinstance(t, BFloat16):  # as numba-cuda: its float32 value, printed as a double
         parts.append("%f")
         values.append(b.fpext(bf16_to_f32(b, v), _DOUBLE))
+    elif isinstance(t, Fp8):  # its value, as a double
+        parts.append("%f")
+        values.append(decode_f64(b, v, t.fmt))
     elif isinstance(t, Complex):
         parts.append("(%f+%fj)")
         for k in range(2):

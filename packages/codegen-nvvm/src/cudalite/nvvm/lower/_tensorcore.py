@@ -20,7 +20,7 @@ from llvmlite import ir
 
 from cudalite.core import device_api as api
 from cudalite.core.types import Tuple
-from cudalite.core.typing.rules.mma import MMA_SHAPES
+from cudalite.core.typing.rules.mma import MMA_MIN_CC, MMA_SHAPES
 
 from ._elements import element_pointer
 from ._intrinsics import inline_asm, inline_asm_outputs, require_cc, tuple_value
@@ -117,7 +117,7 @@ def _mma_lowering(name):
     shape, _acc = MMA_SHAPES[name]
 
     def lower(lc, node, args, info):
-        _need_sm80(lc, node, f"cuda.mma.{name}")
+        require_cc(lc, node, f"cuda.mma.{name}", MMA_MIN_CC.get(name, (8, 0)))
         b = lc.builder
         a, bb, c = _tuple_items(b, args[0], 4), _tuple_items(b, args[1], 2), _tuple_items(b, args[2], 4)
         acc = c[0].type

@@ -10,6 +10,10 @@ from ._functions import (
     BoundMethod, DType, Module, NumberClass, Opaque, PyFunction, RangeType, SliceType, StringLiteral,
 )
 from ._scalar import *  # noqa: F401,F403
+from ._fp8 import (
+    FP8_TYPES, BFloat16Raw, Fp8, bfloat16_raw, fp8_bits, fp8_decode, fp8_e4m3, fp8_e5m2, fp8_e8m0, fp8_encode,
+    fp8_interpretation_t, saturation_t,
+)
 from ._scalar import __all__ as _scalar_all
 from ._signature import TYPE_NAMES, as_type, parse_signature, parse_type
 from ._typeof import (
@@ -27,5 +31,7 @@ __all__ = [
     "DeviceArrayRef", "device_array_ref", "bfloat16_dtype",
     "BytesLiteral", "CharSeq", "UnicodeCharSeq", "NPDatetime", "NPTimedelta", "DATETIME_UNITS",
     "VECTOR_ALIASES", "VectorType", "cuda_alignment", "vector_type_named", "vector_types",
-    *_scalar_all,
+    "FP8_TYPES", "BFloat16Raw", "bfloat16_raw", "Fp8", "fp8_bits", "fp8_decode", "fp8_e4m3", "fp8_e5m2",
+    "fp8_e8m0", "fp8_encode", "fp8_interpretation_t",
+    "saturation_t", *_scalar_all,
 ]

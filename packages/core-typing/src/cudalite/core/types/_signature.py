@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 
 from ..errors import SignatureError
-from . import _scalar as S
+from . import _fp8 as F, _scalar as S
 from ._base import Signature, Type
 from ._containers import CPointer, Tuple, UniTuple
 from ._vector import vector_type_named
@@ -23,6 +23,7 @@ TYPE_NAMES = {
     "float16": S.float16, "float32": S.float32, "float64": S.float64,
     "f2": S.float16, "f4": S.float32, "f8": S.float64, "half": S.float16,
     "float_": S.float32, "double": S.float64, "bfloat16": S.bfloat16,
+    "fp8_e4m3": F.fp8_e4m3, "fp8_e5m2": F.fp8_e5m2, "fp8_e8m0": F.fp8_e8m0,
     "complex64": S.complex64, "complex128": S.complex128, "c8": S.complex64, "c16": S.complex128,
     "void": S.void, "none": S.none,
 }

@@ -9,15 +9,15 @@ from dataclasses import dataclass
 
 from ..layout import c_strides, layout_of
 from ..numpy_support import is_ndarray, is_numpy_scalar, loaded, numpy
-from . import _scalar as S
+from . import _fp8 as F, _scalar as S
 from ._base import Type
 from ._containers import Array, NamedTuple, NestedArray, Record, Tuple
 from ._enums import EnumClass, EnumMember
 from ._npextra import BytesLiteral, CharSeq, NPDatetime, NPTimedelta, UnicodeCharSeq
 from ._functions import DType, Module, NumberClass, Opaque, PyFunction, StringLiteral
 
-__all__ = ["typeof_constant", "type_from_dtype", "from_dtype", "dtype_of", "bfloat16_dtype", "DeviceArrayRef",
-           "device_array_ref"]
+__all__ = ["typeof_constant", "type_from_dtype", "from_dtype", "dtype_of", "bfloat16_dtype", "fp8_dtype",
+           "DeviceArrayRef", "device_array_ref"]
 
 _BY_KIND_SIZE = {
     ("b", 1): S.boolean,
@@ -26,6 +26,7 @@ _BY_KIND_SIZE = {
     ("f", 2): S.float16, ("f", 4): S.float32, ("f", 8): S.float64,
     ("c", 8): S.complex64, ("c", 16): S.complex128,
 }
+_FP8_BY_DTYPE_NAME = {t.ml_dtypes_name: t for t in F.FP8_TYPES.values()}
 _PY_TYPES = {float: S.float64, int: S.int64, complex: S.complex128, bool: S.boolean}
 
 
@@ -54,6 +55,8 @@ def type_from_dtype(obj) -> Type | None:
         return _extra_type(np, dt)
     if dt.kind == "V" and dt.name == "bfloat16" and dt.itemsize == 2:  # ml_dtypes.bfloat16
         return S.bfloat16
+    if dt.kind in "Vf" and dt.itemsize == 1 and dt.name in _FP8_BY_DTYPE_NAME:  # ml_dtypes' (e5m2's kind is f)
+        return _FP8_BY_DTYPE_NAME[dt.name]
     return _BY_KIND_SIZE.get((dt.kind, dt.itemsize))
 
 
@@ -114,6 +117,8 @@ def dtype_of(t: Type):
         })
     if isinstance(t, S.BFloat16):
         return bfloat16_dtype()
+    if isinstance(t, F.Fp8):
+        return fp8_dtype(t)
     return np.dtype(getattr(t, "numpy_dtype", t.name))
 
 
@@ -126,6 +131,18 @@ def bfloat16_dtype():
     if ml is None:
         raise TypeError("bfloat16 data on the host needs ml_dtypes (pip install ml_dtypes; import ml_dtypes)")
     return numpy().dtype(ml.bfloat16)
+
+
+def fp8_dtype(t):
+    """NumPy's dtype for an fp8 type: ml_dtypes' (``float8_e4m3fn``, ``float8_e5m2``,
+    ``float8_e8m0fnu``), which the program has imported, as for bfloat16."""
+    import sys
+
+    ml = sys.modules.get("ml_dtypes")
+    if ml is None or not hasattr(ml, t.ml_dtypes_name):
+        raise TypeError(f"{t} data on the host needs ml_dtypes with {t.ml_dtypes_name} "
+                        "(pip install ml_dtypes; import ml_dtypes)")
+    return numpy().dtype(getattr(ml, t.ml_dtypes_name))
 
 
 def _field_dtype(ft: Type):

@@ -24,7 +24,7 @@ from ..errors import CompilerError, TypingError
 from ..ffi import ForeignFunction, resolve_extension
 from ..registry import CallSite, Registry
 from ..types import (
-    Array, BFloat16, Boolean, BoundMethod, Complex, Float, Integer, NoneType, NumberClass, Opaque, PyFunction,
+    Array, BFloat16, Boolean, BoundMethod, Complex, Float, Fp8, Integer, NoneType, NumberClass, Opaque, PyFunction,
     RangeType,
     Signature, SliceType, StringLiteral, Tuple, Type, boolean, int64, typeof_constant, void,
 )
@@ -39,6 +39,7 @@ from ._starargs import expand_starred, star_item_type
 from ._records import ArrayIter, CallInfo, CallKind, Comparison, EnumerateIter, RangeIter, Resolved, TupleIter, ZipIter
 from .rules.arithmetic import binop_signature, compare_signature, int_result, unary_signature
 from .rules.casts import can_convert, explicit_conversion, unify
+from .rules.fp8conv import fp8_hint
 from .rules.enums import enum_comparison
 
 __all__ = ["TypingContext", "TypedFunction", "infer"]
@@ -452,7 +453,7 @@ class _Inference:
     @staticmethod
     def check_truth(t, e):
         """``t``, the type of ``e``, if it can be a condition."""
-        if not (is_number(t) or isinstance(t, (NoneType, BFloat16))):
+        if not (is_number(t) or isinstance(t, (NoneType, BFloat16, Fp8))):
             raise TypingError(f"cannot use a value of type {t} as a condition", e.loc)
         return t
 
@@ -543,7 +544,7 @@ class _Inference:
             return t
         sig = binop_signature(e.op, a, b)
         if sig is None:
-            raise TypingError(f"unsupported operand types for {e.op}: {a} and {b}", e.loc)
+            raise TypingError(f"unsupported operand types for {e.op}: {a} and {b}{fp8_hint(a, b)}", e.loc)
         self.record_call(e, CallInfo(CallKind.BINOP, sig, name=e.op))
         return sig.return_type
 
@@ -551,7 +552,7 @@ class _Inference:
         a = self.expr(e.operand)
         sig = unary_signature(e.op, a)
         if sig is None:
-            raise TypingError(f"bad operand type for unary {e.op}: {a}", e.loc)
+            raise TypingError(f"bad operand type for unary {e.op}: {a}{fp8_hint(a)}", e.loc)
         if e.op == "not":
             self.check_truth(a, e.operand)  # the operand is typed once (not-chains stay linear)
         self.record_call(e, CallInfo(CallKind.UNARY, sig, name=e.op))
@@ -578,7 +579,7 @@ class _Inference:
                 links.append(Comparison(op, eq.sig, constant, eq.items))
                 continue
             if sig is None:
-                raise TypingError(f"cannot compare {a} {op} {b}", e.loc)
+                raise TypingError(f"cannot compare {a} {op} {b}{fp8_hint(a, b)}", e.loc)
             links.append(Comparison(op, sig))
         self.record_call(e, CallInfo(CallKind.COMPARE, Signature(boolean, tuple(ts)), payload=tuple(links)))
         return boolean
@@ -713,13 +714,16 @@ class _Inference:
                                   f"({', '.join(map(str, args))})", e.loc)
             self.record_call(e, CallInfo(CallKind.REGISTRY, sig, complex, site.name, payload=payload))
             return sig.return_type
+        if isinstance(target, Fp8) and not args and not kw:  # fp8_e4m3(): zero
+            self.record_call(e, CallInfo(CallKind.CAST, Signature(target, ()), target, str(target)))
+            return target
         if kw or len(args) != 1:
             raise TypingError(f"{target}() takes exactly one positional argument", e.loc)
         (a,) = args
         if isinstance(a, Float) and isinstance(e.func, ir.Const) and e.func.value is float:
             target = a  # numba: float() of a float keeps its width (float32 stays float32)
         if not explicit_conversion(a, target):
-            raise TypingError(f"cannot convert {a} to {target}", e.loc)
+            raise TypingError(f"cannot convert {a} to {target}{fp8_hint(a, target)}", e.loc)
         sig = Signature(target, (a,))
         self.record_call(e, CallInfo(CallKind.CAST, sig, target, str(target)))
         return target

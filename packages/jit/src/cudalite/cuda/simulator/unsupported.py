@@ -35,6 +35,7 @@ UNSUPPORTED_NAMESPACES = {
     "tma": "TMA bulk tensor copies (cuda.tma)",
     "mbarrier": "shared-memory transaction barriers (cuda.mbarrier)",
     "bf16": "bfloat16 arithmetic (cuda.bf16)",
+    "fp8": "8-bit float conversions (cuda.fp8)",
     "cache": "the on-disk kernel cache (cuda.cache)",
 }
 

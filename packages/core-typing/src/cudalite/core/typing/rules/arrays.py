@@ -11,6 +11,7 @@ from ...types import (
 )
 from .._records import ArrayView, RecordField, Resolved, TupleIndex
 from .casts import can_convert
+from .fp8conv import fp8_hint
 
 __all__ = ["array_index_result"]
 
@@ -90,10 +91,10 @@ def _array_setitem(site):
                 raise site.error(f"cannot store a {value} into a {rt.ndim}-d view of {rt.dtype}")
             return Resolved(Signature(none, (index, value)), ArrayView(rt))
         if not can_convert(value, rt.dtype):
-            raise site.error(f"cannot store a {value} into an array of {rt.dtype}")
+            raise site.error(f"cannot store a {value} into an array of {rt.dtype}{fp8_hint(value, rt.dtype)}")
         return Resolved(Signature(none, (index, rt.dtype)), ArrayView(rt))
     if not can_convert(value, rt):
-        raise site.error(f"cannot store a {value} into an array of {rt}")
+        raise site.error(f"cannot store a {value} into an array of {rt}{fp8_hint(value, rt)}")
     return Signature(none, (index, rt))
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from ..._compat import is_number, numeric_kind
 from ...types import (
-    Array, BFloat16, BytesLiteral, CharSeq, CPointer, Float, NoneType, StringLiteral, Tuple, UnicodeCharSeq,
+    Array, BFloat16, BytesLiteral, CharSeq, CPointer, Float, Fp8, NoneType, StringLiteral, Tuple, UnicodeCharSeq,
 )
 from .arithmetic import promote
 from .bf16arith import bf16_common
+from .fp8conv import fp8_explicit
 
 __all__ = ["unify", "can_convert", "explicit_conversion", "needs_cast"]
 
@@ -67,10 +68,13 @@ def _string_store(src, dst) -> bool:
 def explicit_conversion(src, dst) -> bool:
     """Whether ``dst(x)`` (``float32(x)``, ``float("nan")``...) accepts an ``x`` of type
     ``src``: the implicit conversions, any number to any number, and a string constant
-    that ``float()`` parses to a float type (folded at compile time)."""
+    that ``float()`` parses to a float type (folded at compile time); fp8 to and from
+    real numbers (:mod:`.fp8conv`)."""
     if can_convert(src, dst) or (is_number(src) and is_number(dst)):
         return True
-    if isinstance(src, StringLiteral) and isinstance(dst, (Float, BFloat16)):
+    if isinstance(src, Fp8) or isinstance(dst, Fp8):
+        return fp8_explicit(src, dst)
+    if isinstance(src, StringLiteral) and isinstance(dst, (Float, BFloat16, Fp8)):
         try:
             float(src.value)
         except ValueError:

@@ -6,9 +6,10 @@ sm_80+) and its fragment helpers, in ``cuda.mma``:
   shared memory); returns a tuple of ``count`` (1, 2 or 4, a constant) uint32 registers,
   each holding two 16-bit elements; ``trans`` (a constant) transposes the 8x8 tiles;
 * ``m16n8k16_f16_f32(a, b, c)`` / ``m16n8k16_bf16_f32`` / ``m16n8k8_tf32_f32`` /
-  ``m16n8k32_s8_s32``: ``D = A @ B + C`` for one warp, A row-major, B column-major, in
-  PTX's fragment layouts: ``a`` 4 uint32, ``b`` 2 uint32, ``c`` 4 float32 (int32 for
-  the s8 shape); returns ``d`` of ``c``'s type;
+  ``m16n8k32_s8_s32`` / ``m16n8k32_e4m3_f32`` / ``m16n8k32_e5m2_f32`` (fp8 inputs, sm_89+):
+  ``D = A @ B + C`` for one warp, A row-major, B column-major, in PTX's fragment layouts:
+  ``a`` 4 uint32, ``b`` 2 uint32, ``c`` 4 float32 (int32 for the s8 shape); returns ``d``
+  of ``c``'s type;
 * ``pack_f16x2(lo, hi)`` / ``pack_bf16x2(lo, hi)``: two float32 rounded to one uint32
   of two halves (``lo`` in the low 16 bits); ``to_tf32(x)``: a float32 rounded to tf32,
   as the uint32 an A/B fragment of the tf32 shape holds.
@@ -22,7 +23,7 @@ from ...types import Boolean, Float, Integer, Signature, Tuple, UniTuple, float3
 from .._records import Resolved
 from .async_copy import _array_and_index
 
-__all__ = ["MMA_SHAPES"]
+__all__ = ["MMA_SHAPES", "MMA_MIN_CC"]
 
 # name -> (PTX shape and types, accumulator element type)
 MMA_SHAPES = {
@@ -30,7 +31,10 @@ MMA_SHAPES = {
     "m16n8k16_bf16_f32": ("m16n8k16.row.col.f32.bf16.bf16.f32", float32),
     "m16n8k8_tf32_f32": ("m16n8k8.row.col.f32.tf32.tf32.f32", float32),
     "m16n8k32_s8_s32": ("m16n8k32.row.col.s32.s8.s8.s32", int32),
+    "m16n8k32_e4m3_f32": ("m16n8k32.row.col.f32.e4m3.e4m3.f32", float32),  # sm_89+
+    "m16n8k32_e5m2_f32": ("m16n8k32.row.col.f32.e5m2.e5m2.f32", float32),  # sm_89+
 }
+MMA_MIN_CC = {"m16n8k32_e4m3_f32": (8, 9), "m16n8k32_e5m2_f32": (8, 9)}  # the others: sm_80
 
 
 def _regs(site, k, n, what):

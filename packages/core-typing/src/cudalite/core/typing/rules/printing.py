@@ -16,7 +16,7 @@ from ... import device_api as api
 from ..._compat import is_number
 from ...errors import NumbaWarning
 from ...registry import registry
-from ...types import BFloat16, Complex, Opaque, Signature, StringLiteral, Tuple, none
+from ...types import BFloat16, Complex, Fp8, Opaque, Signature, StringLiteral, Tuple, none
 
 __all__ = ["DIM3_NAMESPACES", "MAX_PRINT_VALUES", "print_value_count"]
 
@@ -32,7 +32,7 @@ def print_value_count(t):
         return 0
     if isinstance(t, Complex):
         return 2
-    if is_number(t) or isinstance(t, BFloat16):
+    if is_number(t) or isinstance(t, (BFloat16, Fp8)):
         return 1
     if isinstance(t, Opaque) and any(t.obj is ns for ns in DIM3_NAMESPACES):
         return 3
