@@ -92,13 +92,13 @@ def test_one_export_per_launch_released_after_the_kernel(monkeypatch):
     real = F.import_dlpack
 
     def counting(obj, stream):
-        ptr, shape, strides, dtype, _owner = real(obj, stream)
-        owner = object()  # what holds the capsule (cuda.core's view)
+        ptr, shape, strides, dtype, owner = real(obj, stream)
+        assert owner is obj  # the producer keeps the memory
         exports.append((stream, owner))
         return ptr, shape, strides, dtype, owner
 
     monkeypatch.setattr(F, "import_dlpack", counting)
-    monkeypatch.setattr(F, "_release_after", lambda sh, owner: released.append((sh, owner)))
+    monkeypatch.setattr(F.KeepUntilDone, "add", lambda self, sh, owner: released.append((sh, owner)))
     calls = []
     k = _fake_kernel(_fill, calls, monkeypatch)
     src = DLPackOnly(DeviceNDArray((8,), None, np.float32, ptr=BASE, owner=FakeMemory()))
@@ -175,3 +175,36 @@ def test_unconsumed_versioned_capsule_releases_the_array():
     del capsule
     gc.collect()
     assert ref() is None
+
+
+def test_kept_objects_are_released_on_the_launching_thread(monkeypatch):
+    """The stream callback only marks a record done; the reference is dropped by a later
+    prune on the caller's thread (a producer's destructor may call the CUDA API, which a
+    driver callback must not)."""
+    import gc
+    import weakref
+
+    import cudalite.driver as drv
+    from cudalite.cuda._foreign_args import KeepUntilDone
+
+    callbacks = []
+    monkeypatch.setattr(drv, "add_callback", lambda stream, fn: callbacks.append(fn))
+    monkeypatch.setattr(drv.Stream, "external", staticmethod(lambda sh: sh))
+
+    class Producer:
+        pass
+
+    keep = KeepUntilDone()
+    p = Producer()
+    ref = weakref.ref(p)
+    keep.add(0, p)
+    del p
+    assert ref() is not None and len(keep) == 1  # kept while the kernel may run
+    fn = callbacks.pop()
+    fn(0)  # the driver thread: the kernel has run
+    del fn
+    gc.collect()
+    assert ref() is not None, "released inside the driver callback"
+    keep.prune()  # the next launch, on the launching thread
+    gc.collect()
+    assert ref() is None and len(keep) == 0

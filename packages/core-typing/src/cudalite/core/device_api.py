@@ -207,7 +207,8 @@ literal_unroll = _fn("literal_unroll")
 # -- asynchronous copies global -> shared (cp.async) and warp-level matrix multiply-accumulate ---
 pipeline = _namespace("pipeline", ("memcpy_async", "commit", "wait"))
 mma = _namespace("mma", ("ldmatrix", "m16n8k16_f16_f32", "m16n8k16_bf16_f32", "m16n8k8_tf32_f32",
-                         "m16n8k32_s8_s32", "m16n8k32_e4m3_f32", "m16n8k32_e5m2_f32", "pack_f16x2", "pack_bf16x2", "to_tf32"))
+                         "m16n8k32_s8_s32", "m16n8k32_e4m3_f32", "m16n8k32_e5m2_f32", "pack_f16x2", "pack_bf16x2",
+                         "to_tf32"))
 # -- bulk tensor copies (TMA) and the shared-memory barriers they complete (sm_90) ---------------
 tma = _namespace("tma", ("load",))
 mbarrier = _namespace("mbarrier", ("init", "fence_init", "arrive", "arrive_expect_tx", "wait"))

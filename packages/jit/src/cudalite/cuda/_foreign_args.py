@@ -6,14 +6,17 @@ numba-cuda 0.30 accepts, and so does cudalite:
   layout (numba-cuda refuses non-contiguous views; cudalite passes them as 'A'
   arrays with their strides); a view of memory the device cannot access is refused.
 * ``cuda.core.Buffer`` -- a 1-d C-contiguous ``uint8`` array of ``buffer.size`` bytes.
-* objects exporting only DLPack (``__dlpack__``/``__dlpack_device__``).  With cuda.core
-  installed the capsule is read through ``StridedMemoryView.from_dlpack`` (one call
-  per launch, DLPack 1.x versioned capsules negotiated); without it, by the
-  hand-written reader of :mod:`._dlpack`.  The capsule is consumed **once** per launch
-  (the type key and the values come from the same export, for the launch stream the
-  producer is told to order its work before), and the exported view stays alive until
-  the kernel has run: it is released by a host callback enqueued on the launch stream
-  after the kernel (``cudalite.driver.add_callback``).
+* objects exporting only DLPack (``__dlpack__``/``__dlpack_device__``), read by the
+  hand-written reader of :mod:`._dlpack` (``byte_offset`` honoured).  The capsule is
+  consumed **once** per launch (the type key and the values come from the same export,
+  for the launch stream the producer is told to order its work before), and the
+  producer object stays referenced until the kernel has run: a host callback enqueued
+  on the launch stream after the kernel (``cudalite.driver.add_callback``) marks it
+  done, and a later launch drops the reference on its own thread -- never on the
+  driver's callback thread, where a producer's destructor calling the CUDA API is not
+  allowed.  (cuda.core 1.2's ``StridedMemoryView.from_dlpack`` is not used for these:
+  it ignores ``byte_offset``, cuda-python #2592, and a process that used it crashed in
+  its final garbage collection once a cuda.core stream had been created.)
 
 cuda.core is never imported by ``import cudalite``: only when one of its objects, or
 a DLPack-only object, is passed.
@@ -21,25 +24,14 @@ a DLPack-only object, is passed.
 
 from __future__ import annotations
 
-import functools
 import threading
 
 from . import _array_layout as L
 from ._argbase import ArgHandler, _array_flat
 
-__all__ = ["StridedViewHandler", "BufferHandler", "DLPackHandler", "foreign_handler", "import_dlpack"]
+__all__ = ["StridedViewHandler", "BufferHandler", "DLPackHandler", "KeepUntilDone", "foreign_handler", "import_dlpack"]
 
 _KDL_CUDA = 2  # DLPack's kDLCUDA device type (kDLCUDAHost 3 and kDLCUDAManaged 13 have no one device)
-
-
-@functools.lru_cache(maxsize=None)
-def _strided_memory_view():
-    """cuda.core's StridedMemoryView class, or None when cuda.core is not installed."""
-    try:
-        from cuda.core.utils import StridedMemoryView
-    except ImportError:
-        return None
-    return StridedMemoryView
 
 
 def _view_layout(view):
@@ -55,26 +47,40 @@ def _view_layout(view):
 def import_dlpack(obj, stream):
     """Consume ``obj.__dlpack__`` once, for the consumer stream ``stream`` (DLPack's
     convention: 1 is the legacy default stream): ``(ptr, shape, byte strides, dtype,
-    owner)``; ``owner`` holds the capsule (keep it until the kernel has run), None when
-    the hand-written reader has already released it (``obj`` keeps the memory)."""
-    smv = _strided_memory_view()
-    if smv is not None:
-        from_dlpack = getattr(smv, "from_dlpack", None)
-        view = from_dlpack(obj, stream_ptr=stream) if from_dlpack is not None else smv(obj, stream_ptr=stream)
-        if not view.is_device_accessible:
-            raise TypeError("a DLPack tensor in host memory cannot be passed to a kernel: it must be on a CUDA "
-                            "device")
-        return (*_view_layout(view), view)
+    owner)``; ``owner`` (the producer: it keeps the memory) is to be kept until the
+    kernel has run.  The capsule itself is released at once."""
     from ._dlpack import read_dlpack
 
-    return (*read_dlpack(obj, stream=stream), None)
+    return (*read_dlpack(obj, stream=stream), obj)
 
 
-def _release_after(sh, owner):
-    """Keep ``owner`` until the work queued on stream handle ``sh`` so far has run."""
-    from cudalite.driver import Stream, add_callback
+class KeepUntilDone:
+    """References kept until the work queued on a stream before them has run.
 
-    add_callback(Stream.external(sh), lambda status, keep=owner: None)
+    :meth:`add` enqueues a host callback that only marks its record done; :meth:`prune`
+    (called by every :meth:`add`, on the launching thread) drops the done records, so a
+    kept object is never released on the driver's callback thread."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._records = []  # [done, kept]
+
+    def prune(self):
+        with self._lock:
+            self._records = [r for r in self._records if not r[0]]
+
+    def add(self, sh, kept):
+        from cudalite.driver import Stream, add_callback
+
+        self.prune()
+        rec = [False, kept]
+        with self._lock:
+            self._records.append(rec)
+        add_callback(Stream.external(sh), lambda status, rec=rec: rec.__setitem__(0, True))
+
+    def __len__(self):
+        with self._lock:
+            return len(self._records)
 
 
 class DLPackHandler(ArgHandler):
@@ -82,6 +88,7 @@ class DLPackHandler(ArgHandler):
 
     def __init__(self):
         self._tls = threading.local()  # .made: (obj, stream, layout tuple, owner); .owner: to release
+        self.kept = KeepUntilDone()
 
     def _export(self, arg, stream):
         made = getattr(self._tls, "made", None)
@@ -109,7 +116,7 @@ class DLPackHandler(ArgHandler):
     def after_launch(self, sh):
         owner, self._tls.owner = getattr(self._tls, "owner", None), None
         if owner is not None:
-            _release_after(sh, owner)
+            self.kept.add(sh, owner)
 
     def snippet(self, i, a, spec, key, ns):
         ns[f"H{i}"], ns[f"K{i}"], ns[f"P{i}"] = self, key, spec
