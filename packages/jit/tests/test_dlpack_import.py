@@ -181,9 +181,6 @@ def test_kept_objects_are_released_on_the_launching_thread(monkeypatch):
     """The stream callback only marks a record done; the reference is dropped by a later
     prune on the caller's thread (a producer's destructor may call the CUDA API, which a
     driver callback must not)."""
-    import gc
-    import weakref
-
     import cudalite.driver as drv
     from cudalite.cuda._foreign_args import KeepUntilDone
 
@@ -208,3 +205,39 @@ def test_kept_objects_are_released_on_the_launching_thread(monkeypatch):
     keep.prune()  # the next launch, on the launching thread
     gc.collect()
     assert ref() is None and len(keep) == 0
+
+
+def test_the_generated_launcher_checks_the_producer_class(monkeypatch):
+    """A device array of the same dtype and layout, which also exports DLPack, does not
+    pass the DLPack-only producer's guard: it takes its own handler (no export)."""
+    from cudalite.cuda import _foreign_args as F
+
+    monkeypatch.setattr(F.KeepUntilDone, "add", lambda self, sh, owner: None)
+    calls = []
+    k = _fake_kernel(_fill, calls, monkeypatch)
+    src = DLPackOnly(DeviceNDArray((8,), None, np.float32, ptr=BASE, owner=FakeMemory()))
+    for x in (1.0, 2.0):  # the second launch runs the generated launcher
+        k[1, 1](src, x)
+    exported = []
+    monkeypatch.setattr(DeviceNDArray, "__dlpack__", lambda self, *a, **kw: exported.append(self), raising=False)
+    d = DeviceNDArray((8,), None, np.float32, ptr=BASE + 4096, owner=FakeMemory())
+    k[1, 1](d, 3.0)
+    assert calls[-1][0] == BASE + 4096 and exported == []
+    assert len(src.streams) == 2
+
+
+def test_no_callback_on_a_capturing_stream(monkeypatch):
+    """cuStreamAddCallback is refused during capture and would end it: nothing is kept."""
+    import cudalite.driver as drv
+    import cudalite.driver.graph as graph
+    from cudalite.cuda._foreign_args import KeepUntilDone
+
+    callbacks = []
+    monkeypatch.setattr(drv, "add_callback", lambda stream, fn: callbacks.append(fn))
+    monkeypatch.setattr(drv.Stream, "external", staticmethod(lambda sh: sh))
+    monkeypatch.setattr(graph, "is_capturing", lambda sh: sh == 7)
+    keep = KeepUntilDone()
+    keep.add(7, object())
+    assert callbacks == [] and len(keep) == 0
+    keep.add(5, object())
+    assert len(callbacks) == 1 and len(keep) == 1

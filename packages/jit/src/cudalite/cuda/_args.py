@@ -726,7 +726,7 @@ def handler_for(cls, sample, resolve) -> ArgHandler:
         if handler is not None:
             return handler
         if hasattr(sample, "__dlpack__") and not hasattr(sample, "__cuda_array_interface__"):
-            return DLPackHandler()
+            return DLPackHandler(cls)
     if hasattr(sample, "__cuda_array_interface__"):
         return CAIHandler()
     if issubclass(cls, np.void) and sample.dtype.names:

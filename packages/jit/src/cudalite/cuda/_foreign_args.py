@@ -70,9 +70,16 @@ class KeepUntilDone:
             self._records = [r for r in self._records if not r[0]]
 
     def add(self, sh, kept):
+        """Keep ``kept`` until the work queued so far on stream handle ``sh`` has run.  A
+        stream being captured gets no callback (a driver call it refuses would end the
+        capture): the graph's launches use the memory, and the program keeps what its
+        graphs use alive, as for every argument of a captured launch."""
         from cudalite.driver import Stream, add_callback
+        from cudalite.driver.graph import is_capturing
 
         self.prune()
+        if sh != 0 and is_capturing(sh):
+            return
         rec = [False, kept]
         with self._lock:
             self._records.append(rec)
@@ -86,7 +93,8 @@ class KeepUntilDone:
 class DLPackHandler(ArgHandler):
     """Objects that export only DLPack: one export per launch (see the module doc)."""
 
-    def __init__(self):
+    def __init__(self, cls=None):
+        self.cls = cls  # the producer's class: the generated launcher's guard checks it
         self._tls = threading.local()  # .made: (obj, stream, layout tuple, owner); .owner: to release
         self.kept = KeepUntilDone()
 
@@ -119,10 +127,11 @@ class DLPackHandler(ArgHandler):
             self.kept.add(sh, owner)
 
     def snippet(self, i, a, spec, key, ns):
-        ns[f"H{i}"], ns[f"K{i}"], ns[f"P{i}"] = self, key, spec
-        # the key is read from the export made for this launch's stream; flat() reuses it
-        return (f"H{i}.key({a}, SH if SH > 0 else 1) == K{i}", [f"_cl_v{i} = H{i}.flat({a}, P{i}, SH)"],
-                f"*_cl_v{i}")
+        ns[f"H{i}"], ns[f"K{i}"], ns[f"P{i}"], ns[f"C{i}"] = self, key, spec, self.cls
+        # the key is read from the export made for this launch's stream; flat() reuses it.  The class
+        # check first: another object that also exports DLPack (a device array) has its own handler
+        return (f"type({a}) is C{i} and H{i}.key({a}, SH if SH > 0 else 1) == K{i}",
+                [f"_cl_v{i} = H{i}.flat({a}, P{i}, SH)"], f"*_cl_v{i}")
 
 
 def _core_devices(obj):
