@@ -10,7 +10,7 @@ import operator
 import numpy as np
 import pytest
 
-from cudalite import cuda
+from cudalite import cuda, types
 
 pytestmark = pytest.mark.gpu
 
@@ -156,6 +156,7 @@ def test_float64_global_atomic_add():
     ary = np.zeros(32)
     k[1, 32](idx, ary)
     np.testing.assert_array_equal(ary, np.bincount(idx, minlength=32))
-    asm = k.inspect_asm()  # one eager signature: the PTX itself, as numba (not a dict)
-    assert isinstance(asm, str)
+    asms = k.inspect_asm()  # a dict even for one eager signature, as numba
+    assert list(asms) == [(types.int64[::1], types.float64[::1])]
+    asm = asms[(types.int64[::1], types.float64[::1])]
     assert "add.f64" in asm and "atom.global.cas" not in asm

@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 import pytest
 
-from cudalite import cuda
+from cudalite import cuda, types
 from cudalite.core.abi import kernel_abi
 from cudalite.core.errors import TypingError
 from cudalite.core.types import Array, float32, float64, int64, typeof_constant, PyFunction, Tuple
@@ -523,11 +523,16 @@ def test_specialize_is_cached_takes_types_and_refuses_twice(monkeypatch):
         spec.specialize(a, 1.0)
 
 
-def test_specialized_kernel_inspects_to_one_value():
-    """numba: with one signature given to @cuda.jit, inspect_* and get_* without a
-    signature return that overload's value, not a dict; several signatures give a dict."""
+def test_specialized_kernel_inspects_to_a_dict():
+    """numba: inspect_* without a signature always give a dict keyed by argument types,
+    also for a kernel with one eager signature (numba-cuda's test_atomics and
+    test_optimization index it); only the get_* resource getters of a specialized kernel
+    return one value (GPU-tested)."""
+    sig = (types.float32[::1], types.float64)
     one = cuda.jit("void(float32[::1], float64)")(add_one)
-    assert isinstance(one.inspect_llvm(), str) and "define" in one.inspect_llvm()
+    llvm = one.inspect_llvm()
+    assert isinstance(llvm, dict) and list(llvm) == [sig] and "define" in llvm[sig]
+    assert one.inspect_llvm(sig) == llvm[sig]
     two = cuda.jit(["void(float32[::1], float64)", "void(float64[::1], float64)"])(add_one)
     assert isinstance(two.inspect_llvm(), dict) and len(two.inspect_llvm()) == 2
 

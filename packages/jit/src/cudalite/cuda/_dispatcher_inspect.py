@@ -4,10 +4,11 @@
 
 Each takes an optional ``signature`` (argument types as a tuple, a ``Signature``
 or a signature string); without it the answer is a dict keyed by argument types,
-over every compiled overload -- except for a *specialized* kernel (one signature
-given to ``@cuda.jit``, or a dispatcher made by ``specialize``), whose one value is
-returned, as numba does.  ``inspect_sass`` disassembles the cubin with
-``nvdisasm`` (or ``cuobjdump -sass``), found through cuda-pathfinder or ``PATH``.
+over every compiled overload.  The resource getters of a *specialized* kernel (one
+signature given to ``@cuda.jit``, or a dispatcher made by ``specialize``) return its one
+value without a signature, as numba's; the ``inspect_*`` methods always give the dict.
+``inspect_sass`` disassembles the cubin with ``nvdisasm`` (or ``cuobjdump -sass``),
+found through cuda-pathfinder or ``PATH``.
 """
 
 from __future__ import annotations
@@ -84,15 +85,16 @@ def _stage(entry, name):
 class InspectMixin:
     """Inspection over ``self.overloads`` (argtypes -> compiled kernel)."""
 
-    def _select(self, signature, fn, loaded=False):
-        """``fn(overload)`` for one signature (also without one for a specialized
-        dispatcher: one eager signature, or made by ``specialize``, as numba), or a
-        dict over every overload.  Eager
+    def _select(self, signature, fn, loaded=False, single=False):
+        """``fn(overload)`` for one signature (with ``single``, also without one for a
+        specialized dispatcher -- one eager signature, or made by ``specialize`` -- as
+        numba's resource getters; its ``inspect_*`` always give a dict), or a dict over
+        every overload.  Eager
         signatures still pending (no usable device at decoration) are compiled for
         the default target, unloaded, unless ``loaded`` (``fn`` needs the loaded
         function: resource usage), which then names the missing device."""
         pending = getattr(self, "_pending", ())
-        if signature is None and getattr(self, "_eager", False):  # numba: a specialized kernel's one value
+        if single and signature is None and getattr(self, "_eager", False):  # a specialized kernel's one value
             sigs = list(self.overloads) + [a for a in pending if a not in self.overloads]
             if len(sigs) == 1:
                 signature = sigs[0]
@@ -172,8 +174,7 @@ class InspectMixin:
         Returns
         -------
         str or dict
-            The NVVM IR of the overload for ``signature``; without it (and not
-            specialized), a dict of
+            The NVVM IR of the overload for ``signature``; without it, a dict of
             argument types (a tuple) -> NVVM IR over every compiled overload.
 
         Raises
@@ -200,8 +201,7 @@ class InspectMixin:
         Returns
         -------
         str or dict
-            The PTX of the overload for ``signature``; without it (and not
-            specialized), a dict of
+            The PTX of the overload for ``signature``; without it, a dict of
             argument types (a tuple) -> PTX over every compiled overload.
 
         Raises
@@ -225,8 +225,7 @@ class InspectMixin:
         Returns
         -------
         str or dict
-            The PTX of the overload for ``signature``; without it (and not
-            specialized), a dict of
+            The PTX of the overload for ``signature``; without it, a dict of
             argument types (a tuple) -> PTX over every compiled overload.
 
         Raises
@@ -251,8 +250,7 @@ class InspectMixin:
         Returns
         -------
         str or dict
-            The disassembly of the overload for ``signature``; without it (and not
-            specialized), a dict
+            The disassembly of the overload for ``signature``; without it, a dict
             of argument types (a tuple) -> SASS over every compiled overload.
 
         Raises
@@ -288,7 +286,7 @@ class InspectMixin:
         KeyError
             ``signature`` names no compiled overload (the message lists them).
         """
-        return self._select(signature, lambda e: e.function.num_regs, loaded=True)
+        return self._select(signature, lambda e: e.function.num_regs, loaded=True, single=True)
 
     def get_shared_mem_per_block(self, signature=None):
         """The static shared memory per block, in bytes.
@@ -313,7 +311,7 @@ class InspectMixin:
         KeyError
             ``signature`` names no compiled overload (the message lists them).
         """
-        return self._select(signature, lambda e: e.function.shared_size_bytes, loaded=True)
+        return self._select(signature, lambda e: e.function.shared_size_bytes, loaded=True, single=True)
 
     def get_local_mem_per_thread(self, signature=None):
         """The local memory per thread, in bytes.
@@ -338,7 +336,7 @@ class InspectMixin:
         KeyError
             ``signature`` names no compiled overload (the message lists them).
         """
-        return self._select(signature, lambda e: e.function.local_size_bytes, loaded=True)
+        return self._select(signature, lambda e: e.function.local_size_bytes, loaded=True, single=True)
 
     def get_const_mem_size(self, signature=None):
         """The constant memory the kernel uses, in bytes.
@@ -363,7 +361,7 @@ class InspectMixin:
         KeyError
             ``signature`` names no compiled overload (the message lists them).
         """
-        return self._select(signature, lambda e: e.function.const_size_bytes, loaded=True)
+        return self._select(signature, lambda e: e.function.const_size_bytes, loaded=True, single=True)
 
     def get_max_threads_per_block(self, signature=None):
         """The most threads per block the compiled kernel can be launched with.
@@ -388,7 +386,7 @@ class InspectMixin:
         KeyError
             ``signature`` names no compiled overload (the message lists them).
         """
-        return self._select(signature, lambda e: e.function.max_threads_per_block, loaded=True)
+        return self._select(signature, lambda e: e.function.max_threads_per_block, loaded=True, single=True)
 
 
 class DeviceInspectMixin(InspectMixin):
