@@ -15,6 +15,9 @@ recovery is a new process.
 
 from __future__ import annotations
 
+import functools
+import sys
+
 __all__ = ["CudaDriverError", "CudaSupportError", "ShimFallbackWarning", "error_from_code", "raise_for",
            "STICKY_ERRORS"]
 
@@ -82,9 +85,11 @@ class CudaDriverError(RuntimeError):
         return self.code in STICKY_ERRORS
 
     def __reduce__(self):
+        # the cuda.core-compatible subclass is made at run time: it pickles as this class
+        cls = CudaDriverError if type(self).__dict__.get("_also_cuda_core") else type(self)
         if self.call is None:
-            return (type(self), (self.code, self.message))
-        return (type(self), (self.code, self.name, self.message, self.call))
+            return (cls, (self.code, self.message))
+        return (cls, (self.code, self.name, self.message, self.call))
 
 
 class CudaSupportError(CudaDriverError):
@@ -142,7 +147,25 @@ def error_from_code(code, call, *, query_driver=True) -> CudaDriverError:
         message = "the CUDA driver could not describe this error (libcuda unavailable)"
     else:
         name, message = found
-    return CudaDriverError(code, name, message, call)
+    return _error_class()(code, name, message, call)
+
+
+def _error_class():
+    """:class:`CudaDriverError`, or -- once the program has imported cuda.core -- its
+    subclass that is also cuda.core's ``CUDAError``, what numba-cuda 0.30 raises for a
+    failed launch (``except CUDAError`` in a ported program then catches cudalite's)."""
+    core = sys.modules.get("cuda.core._utils.cuda_utils")
+    base = getattr(core, "CUDAError", None)
+    if not (isinstance(base, type) and issubclass(base, Exception)):
+        return CudaDriverError
+    return _also(base)
+
+
+@functools.lru_cache(maxsize=4)
+def _also(base):
+    return type("CudaDriverError", (CudaDriverError, base), {"__module__": CudaDriverError.__module__,
+                                                            "__doc__": CudaDriverError.__doc__,
+                                                            "_also_cuda_core": True})
 
 
 def raise_for(code, call):
