@@ -140,3 +140,24 @@ def test_numba_internal_import_path():
                  "fp8_interpretation_t"):
         assert getattr(cuda_fp8, name) is getattr(F, name)
     assert (int(cuda_fp8.saturation_t.SATFINITE), int(cuda_fp8.fp8_interpretation_t.E5M2)) == (1, 1)
+
+
+@cuda.jit(device=True)
+def _scale_up(v):
+    return F.fp8_e8m0(types.float32(v) * 2)
+
+
+def _everywhere(out, a):
+    v = a[0]
+    print(v, F.fp8_e8m0(3.0))  # printed as their values
+    loc = cuda.local.array(4, types.fp8_e4m3)
+    sh = cuda.shared.array(8, types.fp8_e4m3)
+    loc[0] = v
+    sh[cuda.threadIdx.x] = loc[0]
+    t = (v, F.fp8_e4m3(1.5))
+    out[0] = types.float32(t[1]) + types.float32(_scale_up(sh[0]))
+
+
+def test_fp8_values_in_local_and_shared_arrays_tuples_device_functions_and_print():
+    ptx, _ = compile_ptx(_everywhere, "void(float32[:], fp8_e4m3[:])", cc=(9, 0))
+    assert "vprintf" in ptx and ".shared" in ptx

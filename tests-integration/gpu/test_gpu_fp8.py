@@ -256,6 +256,37 @@ def test_arrays_scalar_arguments_and_fp8_to_fp8(gpu):
     assert o[0] == float(a[3]) + 1.5
 
 
+def test_device_functions_shared_and_local_arrays(gpu):
+    """fp8 values through a device function (argument and result), a shared and a local
+    array and a tuple."""
+    from cudalite import cuda
+    from cudalite.types import float32, fp8_e4m3, fp8_e8m0
+
+    @cuda.jit(device=True)
+    def scale_of(v):
+        return fp8_e8m0(float32(v) * 3)  # rounded up to a power of two
+
+    @cuda.jit
+    def k(a, out, scales):
+        i = cuda.threadIdx.x
+        sh = cuda.shared.array(64, fp8_e4m3)
+        loc = cuda.local.array(2, fp8_e4m3)
+        loc[0] = a[i]
+        sh[63 - i] = loc[0]
+        cuda.syncthreads()
+        t = (sh[i], fp8_e4m3(0.5))
+        out[i] = float32(t[0]) + float32(t[1])
+        scales[i] = scale_of(t[0])
+
+    a = np.linspace(-40, 40, 64).astype(np.float32).astype(E4M3)
+    out = np.zeros(64, np.float32)
+    scales = np.zeros(64, E8M0)
+    k[1, 64](a, out, scales)
+    rev = a[::-1].astype(np.float32)
+    np.testing.assert_array_equal(out, rev + np.float32(0.5))
+    np.testing.assert_array_equal(scales.view(np.uint8), [exact_e8m0(np.float32(v) * 3, True, True) for v in rev])
+
+
 def test_numba_cuda_expectations(gpu):
     """numba-cuda's test_fp8_bindings cases: constructors from every numeric type, NaN, the
     cvt overflow codes, e8m0 <-> bfloat16_raw."""
