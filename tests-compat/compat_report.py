@@ -19,7 +19,11 @@ def _cell(text: str, limit: int = 220) -> str:
     text = " ".join(str(text).split())
     if len(text) > limit:
         text = text[: limit - 1] + "…"
-    return text.replace("|", "\\|")
+    # Markdown (and MyST's footnote/target syntax) must not read a failure message: escape it
+    return "".join("\\" + ch if ch in _MARKDOWN_SPECIAL else ch for ch in text)
+
+
+_MARKDOWN_SPECIAL = frozenset("\\`*_[]<>|#")
 
 
 def render(results: dict, title: str) -> str:
