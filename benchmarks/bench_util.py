@@ -18,8 +18,8 @@ import subprocess
 import tempfile
 import time
 
-__all__ = ["gpu_or_skip", "cupy_or_skip", "size_options", "sync_both", "gpu_ms", "host_us", "table", "ratio",
-           "cupy_module", "check_cuda_c", "CUDA_C_OPTIONS"]
+__all__ = ["gpu_or_skip", "cupy_or_skip", "peers_or_skip", "size_options", "sync_both", "gpu_ms", "host_us", "table",
+           "ratio", "cupy_module", "check_cuda_c", "CUDA_C_OPTIONS"]
 
 CUDA_C_OPTIONS = ("--std=c++17",)  # CuPy adds -arch=sm_XX of the current device itself
 
@@ -52,6 +52,16 @@ def cupy_or_skip(name):
     except Exception as e:
         print(f"{name} benchmark skipped: the CUDA C / CuPy peers need CuPy ({type(e).__name__}: {e})")
         return None
+
+
+def peers_or_skip(name, min_cc=None):
+    """``(cuda, device, cupy)`` for a benchmark against CUDA C / CuPy peers, or None after
+    printing why ``name`` is skipped (:func:`gpu_or_skip`, then :func:`cupy_or_skip`)."""
+    got = gpu_or_skip(name, min_cc)
+    if got is None:
+        return None
+    cp = cupy_or_skip(name)
+    return None if cp is None else (*got, cp)
 
 
 def size_options(argv, doc, what, n_full, n_quick):

@@ -28,7 +28,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from bench_util import (  # noqa: E402
-    cupy_module, cupy_or_skip, gpu_ms, gpu_or_skip, ratio, size_options, sync_both, table,
+    cupy_module, gpu_ms, peers_or_skip, ratio, size_options, sync_both, table,
 )
 
 TPB = 256  # threads per block
@@ -199,13 +199,10 @@ def compile_check(cc=(9, 0)):
 
 def main(argv=None):
     reps, n = size_options(argv, __doc__, "values to reduce / histogram", 2**26, 2**24)
-    got = gpu_or_skip("clusters", min_cc=(9, 0))
+    got = peers_or_skip("clusters", min_cc=(9, 0))
     if got is None:
         return 0
-    cuda, dev = got
-    cp = cupy_or_skip("clusters")
-    if cp is None:
-        return 0
+    cuda, dev, cp = got
     import numpy as np
 
     from cudalite import types

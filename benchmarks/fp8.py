@@ -24,7 +24,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from bench_util import (  # noqa: E402
-    cupy_module, cupy_or_skip, gpu_ms, gpu_or_skip, ratio, size_options, sync_both, table,
+    cupy_module, gpu_ms, peers_or_skip, ratio, size_options, sync_both, table,
 )
 
 TPB = 256
@@ -91,13 +91,10 @@ def compile_check(cc=(9, 0)):
 
 def main(argv=None):
     reps, n = size_options(argv, __doc__, "elements", 10**8, 2**22)
-    got = gpu_or_skip("fp8")
+    got = peers_or_skip("fp8")
     if got is None:
         return 0
-    cuda, dev = got
-    cp = cupy_or_skip("fp8")
-    if cp is None:
-        return 0
+    cuda, dev, cp = got
     import ml_dtypes
     import numpy as np
 

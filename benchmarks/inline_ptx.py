@@ -29,7 +29,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from bench_util import (  # noqa: E402
-    cupy_module, cupy_or_skip, gpu_ms, gpu_or_skip, ratio, size_options, sync_both, table,
+    cupy_module, gpu_ms, peers_or_skip, ratio, size_options, sync_both, table,
 )
 
 ROUNDS = (1, 64)
@@ -143,13 +143,10 @@ def compile_check(cc=(9, 0)):
 
 def main(argv=None):
     reps, n = size_options(argv, __doc__, "elements", 2**25, 2**23)
-    got = gpu_or_skip("inline_ptx")
+    got = peers_or_skip("inline_ptx")
     if got is None:
         return 0
-    cuda, dev = got
-    cp = cupy_or_skip("inline_ptx")
-    if cp is None:
-        return 0
+    cuda, dev, cp = got
     import numpy as np
 
     from cudalite import types

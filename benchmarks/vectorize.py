@@ -34,7 +34,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from bench_util import cupy_or_skip, gpu_ms, gpu_or_skip, host_us, ratio, table  # noqa: E402
+from bench_util import gpu_ms, host_us, peers_or_skip, ratio, table  # noqa: E402
 
 SIGS2 = ["float32(float32, float32)", "float64(float64, float64)"]
 SIGS3 = ["float32(float32, float32, float32)", "float64(float64, float64, float64)"]
@@ -254,13 +254,10 @@ def main(argv=None):
     side = 2000 if args.quick else 10000
     gu_rows = 2**18 if args.quick else 2**21
     calls = 100 if args.quick else 300
-    got = gpu_or_skip("vectorize")
+    got = peers_or_skip("vectorize")
     if got is None:
         return 0
-    cuda, dev = got
-    cp = cupy_or_skip("vectorize")
-    if cp is None:
-        return 0
+    cuda, dev, cp = got
     uf, peers = ufuncs(cuda), cupy_kernels(cp)
     timers = Timers(cuda, cp, reps)
     cc = dev.compute_capability
