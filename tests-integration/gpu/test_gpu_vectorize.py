@@ -77,6 +77,31 @@ def test_out_host_and_device(add):
     np.testing.assert_array_equal(dx.copy_to_host(), x + x)
 
 
+def test_device_arrays_with_out_take_the_fast_path(add):
+    """1-d device arrays with out= (the fast path: no argument handling) give NumPy's
+    result for every loop, in place too, on a stream, and repeated."""
+    s = cuda.stream()
+    for dt in (np.int32, np.uint32, np.float32, np.float64):
+        x = np.arange(5000).astype(dt)
+        y = (np.arange(5000) % 7).astype(dt)
+        dx, dy = cuda.to_device(x), cuda.to_device(y)
+        out = cuda.device_array(5000, dt)
+        for _ in range(3):
+            assert add(dx, dy, out=out) is out
+        np.testing.assert_array_equal(out.copy_to_host(), x + y)
+        assert add(dx, dy, out=dx, stream=s) is dx  # in place
+        s.synchronize()
+        np.testing.assert_array_equal(dx.copy_to_host(), x + y)
+        if dt in (np.float32, np.float64):  # a Python float: a weak scalar, the arrays' loop
+            for _ in range(2):
+                assert add(2.5, dy, out=out) is out
+            np.testing.assert_array_equal(out.copy_to_host(), dt(2.5) + y)
+        for _ in range(2):  # a NumPy scalar of the arrays' dtype
+            assert add(dt(3), dy, out=out) is out
+        np.testing.assert_array_equal(out.copy_to_host(), dt(3) + y)
+    assert any(float in key for key in add._fast)  # the kernels of the fast path were kept
+
+
 def test_stream_and_manual_transfer(add):
     s = cuda.stream()
     x = np.arange(1000, dtype=np.float64)

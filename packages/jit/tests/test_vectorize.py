@@ -268,3 +268,67 @@ def test_broadcast_shape_equal_shapes_and_errors():
     assert broadcast_shape([(3, 1), (1, 4), ()]) == (3, 4)
     with pytest.raises(ValueError, match=r"could not be broadcast together with shapes \(3,\) \(4,\)"):
         broadcast_shape([(3,), (4,)])
+
+
+class _Recorder:
+    """Stands for a loop kernel: records ``kernel[blocks, threads, stream](*args)``."""
+
+    def __init__(self):
+        self.calls = []
+
+    def __getitem__(self, config):
+        return lambda *args: self.calls.append((config, args))
+
+
+class _FakeMemory:
+    device_id = 0
+
+
+def _dev(shape, dtype, base=0x7F0000000000):
+    from cudalite.cuda.devicearray import DeviceNDArray
+
+    return DeviceNDArray(shape, None, np.dtype(dtype), ptr=base, owner=_FakeMemory())
+
+
+def test_fast_path_launches_the_loop_kernel_directly(monkeypatch):
+    """1-d C device arrays of one length with a loop of exactly their dtypes go straight
+    to the loop kernel the general path would launch, with its grid; anything else
+    (another length, 2-d, casting, a loop not compiled yet) is left to the general path."""
+    f = cuda.vectorize(["float32(float32, float32)", "float64(float64, float64)"])(_add)
+    rec = _Recorder()
+    asked = []
+    monkeypatch.setattr(f, "_kernel", lambda index, ndim, scalars: asked.append((index, ndim, scalars)) or rec)
+    monkeypatch.setattr(f, "_multiprocessors", lambda: 132)
+    a, b, out = _dev((1000,), np.float64), _dev((1000,), np.float64), _dev((1000,), np.float64)
+    assert f._fast_call((a, b), out, 7) is out
+    assert f._fast_call((a, b), out, 7) is out  # the kept kernel: asked once
+    assert asked == [(1, 1, (False, False))]
+    assert rec.calls == [((*V.launch_config(1000, 132), 7), (out, a, b))] * 2
+    assert f._fast_call((a, _dev((999,), np.float64)), out, 0) is None
+    assert f._fast_call((a, b), _dev((1000,), np.float32), 0) is None  # the loop's result is float64
+    assert f._fast_call((a, _dev((1000,), np.float32)), out, 0) is out  # float32 fits the float64 loop, as
+    assert asked[-1] == (1, 1, (False, False))  # in the general path (same kernel, same call)
+    assert f._fast_call((_dev((10, 100), np.float64),) * 2, _dev((10, 100), np.float64), 0) is None
+    assert f._fast_call((a,), out, 0) is None  # wrong number of inputs: the general path's error
+    assert len(rec.calls) == 3
+
+
+def _axpy(a, x, y):
+    return a * x + y
+
+
+def test_fast_path_takes_python_floats_as_the_general_path_does(monkeypatch):
+    """A Python float is a weak scalar: with float32 arrays the first loop it and they fit
+    (the general path's select_loop) is chosen, and the kernel's scalar mask marks it."""
+    f = cuda.vectorize(["float32(float32, float32, float32)", "float64(float64, float64, float64)"])(_axpy)
+    rec = _Recorder()
+    asked = []
+    monkeypatch.setattr(f, "_kernel", lambda index, ndim, scalars: asked.append((index, ndim, scalars)) or rec)
+    monkeypatch.setattr(f, "_multiprocessors", lambda: 132)
+    x, y, out = (_dev((64,), np.float32) for _ in range(3))
+    assert f._fast_call((2.5, x, y), out, 0) is out
+    assert asked == [(0, 1, (True, False, False))] and rec.calls[0][1] == (out, 2.5, x, y)
+    assert f._fast_call((2, x, y), out, 0) is None  # an int: its dtype depends on its value
+    assert f._fast_call((np.float32(2.5), x, y), out, 0) is out  # a NumPy scalar: its class's dtype, exact
+    assert asked[-1] == (0, 1, (True, False, False)) and rec.calls[-1][1][1] is not None
+    assert f._fast_call((np.float64(2.5), x, y), out, 0) is None  # the float64 loop: a float64 result

@@ -81,6 +81,11 @@ def type_of_dtype(dtype):
 _WEAK_KINDS = {bool: "?biufc", int: "iufc", float: "fc", complex: "c"}
 
 
+def numpy_scalar_classes():
+    """NumPy's number scalar classes (a dtype each): the scalar inputs the fast path takes."""
+    return frozenset(np.dtype(c).type for c in "?bBhHiIlLqQefdgFDG")
+
+
 class Arg:
     """One call argument: ``kind`` is ``"device"`` (a DeviceNDArray), ``"host"`` (a
     NumPy array) or ``"scalar"``; ``weak`` is the Python type of a Python scalar;
@@ -323,6 +328,8 @@ class CUDAUFunc:
         self._lock = threading.Lock()
         self._kernels = {}  # (loop index, ndim, scalar mask) -> CUDADispatcher
         self._sms = {}  # device id -> multiprocessor count (the grid-stride loop's grid)
+        self._fast = {}  # (args' and out's _type_key, ...) -> loop kernel of the fast path (_fast_call)
+        self._scalar_classes = None  # numpy_scalar_classes(), on the first call (NumPy loads on first use)
         self._reducers = {}  # loop index -> Reduce
         self._carried = {}  # (loop argtypes, ndim, scalar mask) -> _carry.CarriedCode (from a pickle)
         self._loops = []
@@ -428,6 +435,10 @@ class CUDAUFunc:
 
     # -- calling -----------------------------------------------------------------------------
     def __call__(self, *args, out=None, stream=0, **kws):
+        if type(out) is DeviceNDArray and not kws:
+            done = self._fast_call(args, out, stream)
+            if done is not None:
+                return done
         if kws:
             raise TypeError(f"{self.__name__}() got unexpected keyword arguments {sorted(kws)}")
         nin = self.nin if self.nin is not None else len(args)
@@ -464,6 +475,58 @@ class CUDAUFunc:
         host = result.copy_to_host(stream=stream)
         stream_sync(stream)
         return host.reshape(shape)[()] if not shape else host.reshape(shape)
+
+    def _fast_call(self, args, out, stream):
+        """The common call -- ``out`` and the array inputs device arrays, 1-d and
+        C-contiguous, of one length, the other inputs Python floats or NumPy number
+        scalars -- launched straight away with the loop and kernel the general path
+        (:meth:`_run`) chose the first time, without classifying, broadcasting or choosing
+        again.  ``out``, or None when the call is not such a call (the general path then
+        takes it)."""
+        n = out.shape[0] if out.ndim == 1 else 0
+        if not n or len(args) != self.nin:
+            return None
+        scalars = self._scalar_classes
+        if scalars is None:
+            scalars = self._scalar_classes = numpy_scalar_classes()
+        key = []
+        for a in args:
+            t = type(a)
+            if t is DeviceNDArray:
+                if a.shape != out.shape:
+                    return None
+                key.append(a._type_key)
+            elif t is float or t in scalars:
+                key.append(t)
+            else:
+                return None
+        key.append(out._type_key)
+        key = tuple(key)
+        kernel = self._fast.get(key)
+        if kernel is None:
+            kernel = self._fast_kernel(key)
+            if kernel is None:
+                return None
+        blocks, threads = launch_config(n, self._multiprocessors())
+        kernel[blocks, threads, stream](out, *args)
+        return out
+
+    def _fast_kernel(self, key):
+        """The loop kernel of a :meth:`_fast_call` key (``float`` for a Python float input,
+        else the arrays' type keys; out's last), kept; None when the arrays are not 1-d C
+        arrays, or the loop the general path would choose (:func:`select_loop`, a float
+        being a weak float64 scalar) does not give out's dtype or is still to compile."""
+        if any(type(k) is tuple and (k[1] != 1 or k[2] != "C") for k in key):
+            return None
+        probe = [Arg("scalar", 0.0, np.dtype(np.float64), (), weak=float) if k is float
+                 else Arg("scalar", None, np.dtype(k), ()) if type(k) is not tuple  # a NumPy scalar class
+                 else Arg("device", None, k[0], (1,)) for k in key[:-1]]
+        index = select_loop([lp.dtypes for lp in self._loops], probe)
+        if index is None or self._loops[index].out_dtype != key[-1][0]:
+            return None  # a loop to compile, an error to raise, or a cast of the result: the general path
+        kernel = self._kernel(index, 1, tuple(type(k) is not tuple for k in key[:-1]))
+        self._fast[key] = kernel
+        return kernel
 
     def _run(self, ins, loop, index, shape, out_arg, stream):
         """Launch over ``shape`` and return the device output (1 element for shape ``()``)."""
