@@ -117,7 +117,12 @@ TorchTensor.__module__ = "torch"
 
 
 def install_fake_libs(monkeypatch):
-    """Put fake ``torch`` and ``cupy`` modules in ``sys.modules`` (the handlers read them)."""
+    """Put fake ``torch`` and ``cupy`` modules in ``sys.modules`` (the handlers read them),
+    and run stream callbacks at once (a DLPack producer is kept until its kernel has run:
+    the fake kernel has run when the launch returns)."""
+    import cudalite.driver as drv
+
+    monkeypatch.setattr(drv, "add_callback", lambda stream, fn: fn(0))
     torch = types.ModuleType("torch")
     for name in _TORCH_NAMES:
         setattr(torch, name, _TorchDType(name))

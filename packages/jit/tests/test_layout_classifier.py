@@ -99,7 +99,7 @@ def first_row(a):
 
 
 @pytest.mark.parametrize("kind", ["cai", "dlpack"])
-def test_eager_C_kernel_accepts_a_size_one_extent_with_odd_stride(monkeypatch, kind):
+def test_eager_C_kernel_accepts_a_size_one_extent_with_odd_stride(monkeypatch, kind, fake_libs):
     import cudalite.cuda._dispatcher as D
 
     calls = []
