@@ -16,6 +16,7 @@ S, I = F.saturation_t, F.fp8_interpretation_t
 
 
 def _convert(out, x, d, b):
+    out[3] = types.float32(F.fp8_e5m2("inf"))  # a string float() parses, as float32("inf")
     out[0] = types.float32(F.fp8_e4m3(x[0]))
     out[1] = types.float32(F.fp8_e5m2(d[0]))
     out[2] = types.float32(F.fp8_e8m0(x[1]))

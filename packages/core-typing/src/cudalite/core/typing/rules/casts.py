@@ -72,14 +72,14 @@ def explicit_conversion(src, dst) -> bool:
     real numbers (:mod:`.fp8conv`)."""
     if can_convert(src, dst) or (is_number(src) and is_number(dst)):
         return True
-    if isinstance(src, Fp8) or isinstance(dst, Fp8):
-        return fp8_explicit(src, dst)
-    if isinstance(src, StringLiteral) and isinstance(dst, (Float, BFloat16, Fp8)):
+    if isinstance(src, StringLiteral) and isinstance(dst, (Float, BFloat16, Fp8)):  # fp8_e4m3("nan") too
         try:
             float(src.value)
         except ValueError:
             return False
         return True
+    if isinstance(src, Fp8) or isinstance(dst, Fp8):
+        return fp8_explicit(src, dst)
     return False
 
 
