@@ -146,7 +146,8 @@ def test_datetime_is_not_a_number():
 
 
 def test_datetime_scalar_argument_key():
-    from cudalite.cuda._args import handler_for, key_to_type
+    from cudalite.cuda._launch.keys import key_to_type
+    from cudalite.cuda._launch.kinds import kind_for as handler_for
 
     a = np.arange("2005-02", "2006-02", dtype="datetime64[D]")
     h = handler_for(np.datetime64, a[5], None)

@@ -95,7 +95,7 @@ def test_operators_math_print_compile():
 def test_constant_and_scalar_argument():
     ml = pytest.importorskip("ml_dtypes")
     from cudalite.core.abi import kernel_abi
-    from cudalite.cuda._args import bf16_bits
+    from cudalite.core.types import bfloat16_bits as bf16_bits
 
     c = ml.bfloat16(1.5)
 

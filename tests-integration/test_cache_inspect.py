@@ -16,6 +16,7 @@ import pytest
 from cudalite import cuda
 from cudalite.cuda import _cache
 from cudalite.cuda._compile import CompiledKernel
+from cudalite.cuda._dispatch.specializations import Specialization
 from cudalite.cuda._dispatcher_inspect import find_binary_utility
 from cudalite.core.types import parse_signature
 
@@ -75,7 +76,7 @@ def _kernel_without_device(cache_dir=None):
         k = CompiledKernel(disp.py_func, parse_signature(SIG)[1], disp.options, (9, 0), load=False)
     finally:
         _cache._settings.update(enabled=None, dir=None)
-    disp.overloads[k.argtypes] = k
+    disp._table.put(Specialization(k.argtypes, k))
     return disp, k, k.status
 
 

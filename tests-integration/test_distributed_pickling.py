@@ -19,7 +19,8 @@ import pytest
 CHILD = textwrap.dedent("""
     def in_child(kernel, cc=(9, 0)):
         import functools, os
-        from cudalite.cuda import _compile, _dispatcher, types
+        from cudalite.cuda import _compile, types
+        from cudalite.cuda._dispatch import kernel as _dispatcher
         from cudalite.cuda._compile import CompiledKernel
 
         def refuse(pyfunc, argtypes, opts, cc):
@@ -41,7 +42,8 @@ CHILD = textwrap.dedent("""
 PARENT = textwrap.dedent("""
     import functools, json, math, os, sys
     from cudalite import cuda
-    from cudalite.cuda import _dispatcher, types
+    from cudalite.cuda import types
+    from cudalite.cuda._dispatch import kernel as _dispatcher
     from cudalite.cuda._compile import CompiledKernel
 
     if __name__ == "__main__":

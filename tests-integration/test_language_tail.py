@@ -176,7 +176,7 @@ def test_non_constant_grid_names_require_literal_value():
 
 
 def test_one_eager_signature_accepts_same_size_arrays_only():
-    from cudalite.cuda._args import compatible
+    from cudalite.cuda._launch.keys import compatible
 
     u32 = (np.dtype(np.uint32), 2, "C")
     assert compatible(u32, types.int32[:, :], reinterpret=True) == 0

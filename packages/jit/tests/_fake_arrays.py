@@ -13,7 +13,7 @@ import numpy as np
 
 from cudalite.core.abi import kernel_abi
 from cudalite.cuda import _dlpack
-from cudalite.cuda._args import handler_for
+from cudalite.cuda._launch.kinds import kind_for as handler_for
 from cudalite.cuda.devicearray import DeviceNDArray
 
 BASE = 0x7F0000000000
@@ -187,9 +187,16 @@ class FakeKernel:
             k.launched_on = self.launched_on
         return k
 
-    def launch(self, *a):
-        self.calls.append(a if self.full else a[4:])
-        self.launched_on.append(self.device_id)
+    def bind(self, cfg):
+        """The launch bound to ``cfg`` (a LaunchConfig), as CompiledKernel.bind."""
+        def launch(*values):
+            self.calls.append((cfg.grid, cfg.block, cfg.shared_mem, cfg.stream, *values) if self.full else values)
+            self.launched_on.append(self.device_id)
+
+        return launch
+
+    def launch(self, cfg, *values):
+        self.bind(cfg)(*values)
 
     def ensure_dynamic_shared(self, n):
         pass

@@ -15,8 +15,9 @@ from cudalite.core.types import (
     Array, Tuple, boolean, complex64, complex128, float32, float64, int32, int64,
 )
 from cudalite.cuda import _array_layout as L
-from cudalite.cuda._args import compatible
-from cudalite.cuda._fastpath import make_factory
+from cudalite.cuda._launch.keys import compatible
+from cudalite.cuda._launch.config import make_config
+from cudalite.cuda._launch.fastpath import make_factory
 
 from _fake_arrays import BASE, FakeKernel, handler, install_fake_libs, make_source
 
@@ -75,7 +76,7 @@ def fast_path_values(objs, argtypes):
 
     disp = types.SimpleNamespace(py_func=_kern, _launch_slow=slow)
     factory = make_factory(disp, [f"a{i}" for i in range(len(objs))], hs, keys, FakeKernel(argtypes, calls), {})
-    launch = factory((1, 1, 1), (1, 1, 1), 0, 0, 0, None)
+    launch = factory(make_config(1, 1), None)
     launch(*objs)
     launch(*objs)
     assert calls[0] == calls[1]

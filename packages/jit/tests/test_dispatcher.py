@@ -13,11 +13,13 @@ from cudalite import cuda, types
 from cudalite.core.abi import kernel_abi
 from cudalite.core.errors import TypingError
 from cudalite.core.types import Array, float32, float64, int64, typeof_constant, PyFunction, Tuple
-from cudalite.cuda import _args
-from cudalite.cuda._dispatcher import CUDADispatcher, DeviceDispatcher
-from cudalite.cuda._fastpath import make_factory
+from cudalite.cuda._launch.host import RecordScalarKind
+from cudalite.cuda._launch.keys import compatible, key_to_type
+from cudalite.cuda._device_dispatcher import DeviceDispatcher
+from cudalite.cuda._dispatch.kernel import CUDADispatcher
+from cudalite.cuda._launch.fastpath import make_factory
 from _fake_arrays import FakeKernel
-from cudalite.cuda._launchconfig import normalize_dim, parse_config, stream_handle_of
+from cudalite.cuda._launch.config import normalize_dim, parse_config, stream_handle_of
 
 
 def add_one(a, x):
@@ -107,7 +109,7 @@ def test_device_function_called_from_python_errors():
 
 
 def test_eager_compile_error_is_located(monkeypatch):
-    from cudalite.cuda import _dispatcher
+    from cudalite.cuda._dispatch import kernel as _dispatcher
 
     def no_gpu():
         from cudalite.driver import CudaDriverError
@@ -167,8 +169,12 @@ def bad_device(x):
 
 # -- launch configurations ----------------------------------------------------------------
 def test_parse_config():
-    assert parse_config((4, 32)) == ((4, 1, 1), (32, 1, 1), 0, 0, 0)
-    assert parse_config(((2, 3), (8, 8, 2), 7, 1024))[:4] == ((2, 3, 1), (8, 8, 2), 7, 1024)
+    cfg, stream = parse_config((4, 32))
+    assert (cfg.grid, cfg.block, cfg.stream, cfg.shared_mem, stream) == ((4, 1, 1), (32, 1, 1), 0, 0, 0)
+    assert not (cfg.cooperative or cfg.cluster or cfg.programmatic_dependent_launch)
+    cfg, stream = parse_config(((2, 3), (8, 8, 2), 7, 1024))
+    assert (cfg.grid, cfg.block, cfg.stream, cfg.shared_mem, stream) == ((2, 3, 1), (8, 8, 2), 7, 1024, 7)
+    assert parse_config((4, 32))[0] == parse_config(([4], (32,), None, 0))[0]  # a value: equal for the same launch
     assert normalize_dim(np.int64(5), "griddim") == (5, 1, 1)
 
 
@@ -221,7 +227,7 @@ def test_stream_handles():
 
 # -- argument keys and values ---------------------------------------------------------------
 def _handler(x):
-    return CUDADispatcher(add_one)._rt.handler(type(x), x)
+    return CUDADispatcher(add_one)._rt.kind(type(x), x)
 
 
 def _spec(t):
@@ -236,9 +242,9 @@ def test_scalar_keys_and_types():
         h = _handler(value)
         assert h.key(value) is key
         if t is not None:
-            assert _args.key_to_type(key) == t
+            assert key_to_type(key) == t
     assert _handler(np.float32(2)).flat(np.float32(2), _spec(float32), 0) == (2.0,)
-    assert _handler(1j).flat(1 + 2j, _spec(_args.key_to_type(complex)), 0) == (1.0, 2.0)
+    assert _handler(1j).flat(1 + 2j, _spec(key_to_type(complex)), 0) == (1.0, 2.0)
     assert f32.itemsize == 4
 
 
@@ -246,7 +252,7 @@ def test_device_array_contract_keys():
     a = FakeDeviceArray(0x1000, (10,))
     h = _handler(a)
     assert h.key(a) == (np.dtype("float32"), 1, "C")
-    assert _args.key_to_type(h.key(a)) == Array(float32, 1, "C")
+    assert key_to_type(h.key(a)) == Array(float32, 1, "C")
     assert h.flat(a, _spec(Array(float32, 1, "C")), 0) == (0x1000, 10)
     # a C array passed to a declared 'A' parameter gets its byte strides
     m = FakeDeviceArray(0x2000, (3, 4))
@@ -255,7 +261,9 @@ def test_device_array_contract_keys():
 
 def test_cai_keys_values_and_stream_wait(monkeypatch):
     waited = []
-    monkeypatch.setattr(_args, "_stream_wait", lambda consumer, producer: waited.append((consumer, producer)))
+    from cudalite.cuda._launch import arrays
+
+    monkeypatch.setattr(arrays, "stream_wait", lambda consumer, producer: waited.append((consumer, producer)))
     c = FakeCAI(0x3000, (4, 5), "<f8", None, stream=1)
     h = _handler(c)
     assert h.key(c) == (np.dtype("float64"), 2, "C")
@@ -273,27 +281,27 @@ def test_numpy_record_and_tuple_keys():
     rec = np.dtype([("x", np.float32), ("y", np.int32)])
     a = np.zeros(4, rec)
     h = _handler(a)
-    assert h.host and h.key(a) == (rec, 1, "C")
-    assert _args.key_to_type(h.key(a)).dtype.__class__.__name__ == "Record"
+    assert h.needs_copy(a) and h.key(a) == (rec, 1, "C")
+    assert key_to_type(h.key(a)).dtype.__class__.__name__ == "Record"
     t = (1.5, (2, np.float32(3)))
     ht = _handler(t)
     assert ht.key(t) == ("tuple", float, ("tuple", int, np.float32))
-    ty = _args.key_to_type(ht.key(t))
+    ty = key_to_type(ht.key(t))
     assert isinstance(ty, Tuple)
     assert ht.flat(t, _spec(ty), 0) == (1.5, 2, 3.0)
     with pytest.raises(TypeError, match="cannot pass an object"):
         _handler(object())
-    assert isinstance(_handler(a[0]), _args.RecordScalarHandler)  # numba: by reference (test_record_scalar_args)
+    assert isinstance(_handler(a[0]), RecordScalarKind)  # numba: by reference (test_record_scalar_args)
 
 
 def test_compatible_for_eager_signatures():
     f32c = (np.dtype("float32"), 1, "C")
-    assert _args.compatible(f32c, Array(float32, 1, "C")) == 1
-    assert _args.compatible(f32c, Array(float32, 1, "A")) == 0
-    assert _args.compatible(f32c, Array(float64, 1, "C")) == -1
-    assert _args.compatible(float, float32) == 0
-    assert _args.compatible(int, float32) == 0
-    assert _args.compatible(float, int64) == -1
+    assert compatible(f32c, Array(float32, 1, "C")) == 1
+    assert compatible(f32c, Array(float32, 1, "A")) == 0
+    assert compatible(f32c, Array(float64, 1, "C")) == -1
+    assert compatible(float, float32) == 0
+    assert compatible(int, float32) == 0
+    assert compatible(float, int64) == -1
 
 
 # -- generated fast path with a fake compiled kernel ---------------------------------------
@@ -306,7 +314,7 @@ def test_fast_path_generation_and_dispatch():
 
     k = cuda.jit(add_one)
     k._compiler = fake_compiler
-    import cudalite.cuda._dispatcher as D
+    import cudalite.cuda._dispatch.kernel as D
 
     D_cc = D.current_cc
     D.current_cc = lambda: (9, 0)
@@ -316,9 +324,9 @@ def test_fast_path_generation_and_dispatch():
         k[2, 32](a, 2.5)
         assert compiled == [(Array(float32, 1, "C"), float64)]
         assert calls == [((2, 1, 1), (32, 1, 1), 0, 0, 0x10, 8, 1.5), ((2, 1, 1), (32, 1, 1), 0, 0, 0x10, 8, 2.5)]
-        src = k._factory.source
+        src = k._table.last_factory.source
         assert "def add_one(a, x):" in src and "_cl_v0_0, _cl_v0_1, = a._kernel_params" in src
-        assert "LAUNCH(GRID, BLOCK, SHM, SH, _cl_v0_0, _cl_v0_1, x)" in src
+        assert "LAUNCH(_cl_v0_0, _cl_v0_1, x)" in src and "LAUNCH = BIND(CFG)" in src
         k[1, 1](a, 3)  # an int: another specialization, through the slow path
         assert len(compiled) == 2 and calls[-1][-1] == 3
         k[1, 1](a, 4)
@@ -345,7 +353,7 @@ def test_compile_is_thread_safe():
 
     k = cuda.jit(add_one)
     k._compiler = slow_compiler
-    import cudalite.cuda._dispatcher as D
+    import cudalite.cuda._dispatch.kernel as D
 
     D_cc = D.current_cc
     D.current_cc = lambda: (9, 0)
@@ -371,7 +379,7 @@ def test_compile_is_thread_safe():
 
 def test_eager_signature_matching_with_conversion(monkeypatch):
     calls = []
-    import cudalite.cuda._dispatcher as D
+    import cudalite.cuda._dispatch.kernel as D
 
     monkeypatch.setattr(D, "current_cc", lambda: (9, 0))
     monkeypatch.setattr(D.CUDADispatcher, "__init__", _init_with_fake(calls))
@@ -418,7 +426,7 @@ def test_dispatcher_is_not_a_dict():
 
 
 def test_config_table_is_bounded():
-    from cudalite.cuda._dispatcher import _MAX_CONFIGS
+    from cudalite.cuda._dispatch.kernel import _MAX_CONFIGS
 
     k = cuda.jit(add_one)
     first = k[1, 1]
@@ -449,7 +457,7 @@ def test_list_configs_normalise_to_tuples():
         k[[1], [0]]
 
     # both spellings launch the same kernel with the same dimensions (a fake compiler, no GPU)
-    import cudalite.cuda._dispatcher as D
+    import cudalite.cuda._dispatch.kernel as D
 
     D_cc = D.current_cc
     D.current_cc = lambda: (9, 0)
@@ -477,7 +485,7 @@ def test_unhashable_stream_configures_each_time():
 
 
 def test_specialize_gets_its_own_config_table(monkeypatch):
-    import cudalite.cuda._dispatcher as D
+    import cudalite.cuda._dispatch.kernel as D
 
     calls = []
     monkeypatch.setattr(D, "current_cc", lambda: (9, 0))
@@ -502,7 +510,7 @@ def test_specialize_is_cached_takes_types_and_refuses_twice(monkeypatch):
     """numba's specialize(): the same dispatcher for the same types, the types
     themselves accepted, and RuntimeError("Dispatcher already specialized") on a
     specialization or on a dispatcher with eager signatures."""
-    import cudalite.cuda._dispatcher as D
+    import cudalite.cuda._dispatch.kernel as D
     from cudalite import types
 
     eager = cuda.jit("void(float32[::1], float64)")(add_one)  # no GPU here: the signature stays pending
@@ -549,9 +557,9 @@ def test_eager_kernel_signature_is_the_best_conversion_and_ties_are_ambiguous():
 
     a = FakeDeviceArray(0x10, (1,), np.float64)
     k = cuda.jit(["void(float64[::1], float32, float32)", "void(float64[::1], float64, float64)"])(_three)
-    keys = k._keys((a, np.int64(1), np.int64(2)))[0]
+    keys = k._keys((a, np.int64(1), np.int64(2)))
     assert k._match_eager(keys) == (types.float64[::1], types.float64, types.float64)
-    keys = k._keys((a, np.float32(1), np.float32(2)))[0]
+    keys = k._keys((a, np.float32(1), np.float32(2)))
     assert k._match_eager(keys) == (types.float64[::1], types.float32, types.float32)
     amb = cuda.jit(["(float64[::1], float32, float64)", "(float64[::1], float64, float32)",
                     "(float64[::1], int64, int64)"])(_three)
@@ -559,4 +567,4 @@ def test_eager_kernel_signature_is_the_best_conversion_and_ties_are_ambiguous():
     with pytest.raises(TypeError, match=rf"Ambiguous overloading for <function _three [^>]*> \({arr}, float64, "
                                         rf"float64\):\n\({arr}, float32, float64\) -> none\n"
                                         rf"\({arr}, float64, float32\) -> none$"):
-        amb._match_eager(amb._keys((a, 1.0, 2.0))[0])
+        amb._match_eager(amb._keys((a, 1.0, 2.0)))

@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 from cudalite import cuda
-from cudalite.cuda import _dispatcher, types
+from cudalite.cuda import types
+from cudalite.cuda._dispatch import kernel as _dispatcher
 
 
 class _FakeKernel:

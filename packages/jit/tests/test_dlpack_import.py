@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from cudalite.cuda import _dlpack
-from cudalite.cuda._args import handler_for
-from cudalite.cuda._foreign_args import DLPackHandler
+from cudalite.cuda._launch.kinds import kind_for as handler_for
+from cudalite.cuda._launch.foreign import DLPackKind as DLPackHandler
 from cudalite.cuda.devicearray import DeviceNDArray
 
 BASE = 0x7F0000000000
@@ -70,7 +70,7 @@ def test_host_dlpack_tensors_are_rejected():
 
 # -- one export per launch, kept until the kernel has run ------------------------------------
 def _fake_kernel(fn, calls, monkeypatch):
-    import cudalite.cuda._dispatcher as D
+    import cudalite.cuda._dispatch.kernel as D
     from _fake_arrays import FakeKernel
 
     from cudalite import cuda
@@ -86,7 +86,7 @@ def _fill(a, x):
 
 
 def test_one_export_per_launch_released_after_the_kernel(monkeypatch):
-    from cudalite.cuda import _foreign_args as F
+    from cudalite.cuda._launch import foreign as F
 
     released, exports = [], []
     real = F.import_dlpack
@@ -108,11 +108,11 @@ def test_one_export_per_launch_released_after_the_kernel(monkeypatch):
     assert len(src.streams) == 3, "one __dlpack__ call per launch"
     assert [s for s, _ in exports] == [1, 1, 1]  # the legacy default stream, DLPack's 1
     assert released == [(0, owner) for _, owner in exports]  # each export kept until its kernel ran
-    assert "AFTER0(SH)" in k._factory.source
+    assert "AFTER0(SH)" in k._table.last_factory.source
 
 
 def test_cuda_core_objects_get_their_handlers():
-    from cudalite.cuda._foreign_args import BufferHandler, StridedViewHandler
+    from cudalite.cuda._launch.foreign import CoreBufferKind as BufferHandler, CoreViewKind as StridedViewHandler
 
     class StridedMemoryView:  # the attributes cuda.core's view has
         __module__ = "cuda.core.utils"
@@ -182,7 +182,7 @@ def test_kept_objects_are_released_on_the_launching_thread(monkeypatch):
     prune on the caller's thread (a producer's destructor may call the CUDA API, which a
     driver callback must not)."""
     import cudalite.driver as drv
-    from cudalite.cuda._foreign_args import KeepUntilDone
+    from cudalite.cuda._launch.foreign import KeepUntilDone
 
     callbacks = []
     monkeypatch.setattr(drv, "add_callback", lambda stream, fn: callbacks.append(fn))
@@ -210,7 +210,7 @@ def test_kept_objects_are_released_on_the_launching_thread(monkeypatch):
 def test_the_generated_launcher_checks_the_producer_class(monkeypatch):
     """A device array of the same dtype and layout, which also exports DLPack, does not
     pass the DLPack-only producer's guard: it takes its own handler (no export)."""
-    from cudalite.cuda import _foreign_args as F
+    from cudalite.cuda._launch import foreign as F
 
     monkeypatch.setattr(F.KeepUntilDone, "add", lambda self, sh, owner: None)
     calls = []
@@ -230,7 +230,7 @@ def test_no_callback_on_a_capturing_stream(monkeypatch):
     """cuStreamAddCallback is refused during capture and would end it: nothing is kept."""
     import cudalite.driver as drv
     import cudalite.driver.graph as graph
-    from cudalite.cuda._foreign_args import KeepUntilDone
+    from cudalite.cuda._launch.foreign import KeepUntilDone
 
     callbacks = []
     monkeypatch.setattr(drv, "add_callback", lambda stream, fn: callbacks.append(fn))

@@ -94,7 +94,7 @@ def fake_libs(monkeypatch):
 
 
 def _kernel(fn, calls):
-    import cudalite.cuda._dispatcher as D
+    import cudalite.cuda._dispatch.kernel as D
 
     k = cuda.jit(fn)
     k._compiler = lambda pyfunc, argtypes, opts, cc: FakeKernel(argtypes, calls)
@@ -110,7 +110,7 @@ def test_torch_identity_cache(fake_libs, monkeypatch):
     for x in (1.0, 2.0, 3.0):
         k[1, 32](t, x)
     assert calls == [(0x100, 8, 1.0), (0x100, 8, 2.0), (0x100, 8, 3.0)]
-    src = k._factory.source
+    src = k._table.last_factory.source
     assert "a is _cl_l0 and a._version == _cl_k0_0 and a.data_ptr() == _cl_c0_0" in src
     t.resize_(4)  # in place: the version changes
     k[1, 32](t, 1.0)
@@ -124,7 +124,7 @@ def test_torch_identity_cache(fake_libs, monkeypatch):
     k[1, 32](t, 1.0)
     assert calls[-2:] == [(0x300, 6, 1.0), (0x200, 5, 1.0)]
     # the cache holds the last tensor only: a strong reference, documented
-    assert k._factory.__globals__["_CL_M0"][0] is t
+    assert k._table.last_factory.__globals__["_CL_M0"][0] is t
 
 
 def test_torch_inference_tensor_is_not_cached(fake_libs, monkeypatch):
@@ -150,7 +150,7 @@ def test_torch_inference_tensor_is_not_cached(fake_libs, monkeypatch):
     t.shape = (3,)
     k[1, 32](t, 3.0)
     assert calls == [(0x100, 8, 1.0), (0x100, 8, 2.0), (0x100, 3, 3.0)]
-    assert k._factory.__globals__["_CL_M0"][0] is not t
+    assert k._table.last_factory.__globals__["_CL_M0"][0] is not t
 
 
 def test_cupy_identity_cache(fake_libs, monkeypatch):
@@ -163,7 +163,7 @@ def test_cupy_identity_cache(fake_libs, monkeypatch):
     k[1, 1](a, b)
     assert calls == [(0x100, 8, 0x200, 8)] * 2
     # at most one dimension: the same ndim means the same shape (the size is fixed)
-    assert "a is _cl_l0 and a.ndim == _cl_k0_0" in k._factory.source
+    assert "a is _cl_l0 and a.ndim == _cl_k0_0" in k._table.last_factory.source
     b.shape = (2, 4)  # another ndim: another specialization
     k[1, 1](a, b)
     assert calls[-1] == (0x100, 8, 0x200, 2, 4)
@@ -186,7 +186,7 @@ def test_cupy_identity_cache_2d_in_place_reshape(fake_libs, monkeypatch):
     k[1, 1](a, b)
     k[1, 1](a, b)
     assert calls == [(0x100, 4, 2, 0x200, 8)] * 2
-    assert "a is _cl_l0 and a.shape == _cl_k0_0" in k._factory.source  # 2-d: the shape itself
+    assert "a is _cl_l0 and a.shape == _cl_k0_0" in k._table.last_factory.source  # 2-d: the shape itself
     a.shape = (2, 4)  # same ndim and size, another shape: the cached values are stale
     k[1, 1](a, b)
     assert calls[-1] == (0x100, 2, 4, 0x200, 8)
@@ -195,12 +195,12 @@ def test_cupy_identity_cache_2d_in_place_reshape(fake_libs, monkeypatch):
 def test_cupy_current_stream_ordering(fake_libs, monkeypatch):
     """A launch waits for CuPy's current stream unless it is CuPy's null stream object
     (the legacy default stream) or an equivalent pointer (CAI v3's rule)."""
-    import cudalite.cuda._args as A
+    import cudalite.cuda._launch.arrays as A
 
     _, ndarray = fake_libs
     cupy = sys.modules["cupy"]
     waited = []
-    monkeypatch.setattr(A, "_stream_wait", lambda consumer, producer: waited.append((consumer, producer)))
+    monkeypatch.setattr(A, "stream_wait", lambda consumer, producer: waited.append((consumer, producer)))
     calls = []
     k, D = _kernel(two, calls)
     monkeypatch.setattr(D, "current_cc", lambda: (9, 0))
@@ -208,7 +208,7 @@ def test_cupy_current_stream_ordering(fake_libs, monkeypatch):
     for _ in range(2):  # slow path, then the generated launcher
         k[1, 1](a, b)
     assert waited == [] and len(calls) == 2
-    src = k._factory.source
+    src = k._table.last_factory.source
     assert "_cl_cs = CUPY_STREAM()" in src and "if _cl_cs is not CUPY_NULL:" in src
     current = types.SimpleNamespace(ptr=0)  # ExternalStream(0): not the null object, same stream
     cupy.cuda.current = current
@@ -286,12 +286,12 @@ def test_exit_release_drops_launchers_and_cached_arguments(fake_libs, monkeypatc
     t = Tensor(0x100, (8,))
     k[1, 32, stream](t, 1.0)
     k[1, 32, stream](t, 2.0)
-    assert k._factory.__globals__["_CL_M0"][0] is t
+    assert k._table.last_factory.__globals__["_CL_M0"][0] is t
     assert k in jit_runtime().launch_state
     alive_t, alive_s = weakref.ref(t), weakref.ref(stream)
     jit_runtime().release_launch_state()
     assert k._configs == {}
-    assert k._factory.__globals__["_CL_M0"][0] is not t
+    assert k._table.last_factory.__globals__["_CL_M0"][0] is not t
     del t, stream
     assert alive_t() is None and alive_s() is None  # nothing of cudalite's holds them now
     u = Tensor(0x200, (4,))

@@ -1,6 +1,7 @@
 """A Python/NumPy int passed for a narrower integer kernel parameter is converted as
-numba converts it (C's modular conversion), in both the fast launcher's snippet and
-the slow path -- it used to fail with "'i' format requires ..." (GPU-less)."""
+numba converts it (C's modular conversion), in both the fast launcher's source and
+the slow path (that same source, compiled) -- it used to fail with "'i' format
+requires ..." (GPU-less)."""
 
 import struct
 
@@ -9,7 +10,12 @@ import pytest
 
 from cudalite import types
 from cudalite.core.abi import kernel_abi
-from cudalite.cuda._args import ScalarHandler, _scalar_flat
+from cudalite.cuda._launch.scalars import NumberKind
+
+
+def _scalar_flat(value, spec):
+    """The slow path's conversion of a number (its kind's source, compiled)."""
+    return NumberKind(type(value)).flat(value, spec, 0)
 
 
 def _spec(t):
@@ -33,12 +39,12 @@ def test_slow_path_wraps_like_numba(t, value, expect):
 
 @pytest.mark.parametrize("t, value, expect", CASES)
 @pytest.mark.parametrize("cls", [int, np.int64])
-def test_fast_path_snippet_wraps_like_numba(t, value, expect, cls):
+def test_fast_path_source_wraps_like_numba(t, value, expect, cls):
     if cls is np.int64 and not -2**63 <= value < 2**63:
         return
     spec = _spec(t)
     ns = {}
-    guard, pre, val = ScalarHandler(cls).snippet(0, "a0", spec, cls, ns)
+    guard, pre, val = NumberKind(cls).source(0, "a0", spec, cls, ns)
     assert pre == []
     ns["a0"] = cls(value)
     assert eval(guard, ns) is True
@@ -48,7 +54,7 @@ def test_fast_path_snippet_wraps_like_numba(t, value, expect, cls):
 def test_int_address_fits_a_cpointer_parameter():
     """numba passes an int (e.g. ``arr.__cuda_array_interface__["data"][0]``) for a
     ``CPointer`` parameter; it was "No matching definition"."""
-    from cudalite.cuda._args import compatible
+    from cudalite.cuda._launch.keys import compatible
 
     p = types.CPointer(types.uint8)
     assert compatible(int, p) == 0 and compatible(np.int64, p) == 0 and compatible(np.uint64, p) == 0
@@ -56,7 +62,7 @@ def test_int_address_fits_a_cpointer_parameter():
     spec = _spec(p)
     assert _scalar_flat(0x7F00_0000_1000, spec) == (0x7F00_0000_1000,)
     ns = {}
-    guard, pre, val = ScalarHandler(int).snippet(0, "a0", spec, int, ns)
+    guard, pre, val = NumberKind(int).source(0, "a0", spec, int, ns)
     ns["a0"] = 0x7F00_0000_1000
     assert eval(guard, ns) and eval(val, ns) == 0x7F00_0000_1000
     assert struct.pack("@" + spec.slots[0].code, eval(val, ns)) == struct.pack("@Q", 0x7F00_0000_1000)

@@ -17,7 +17,7 @@ from cudalite import cuda
 from cudalite.core.abi import kernel_abi
 from cudalite.core.types import float32
 from cudalite.cuda import _array_layout as L
-from cudalite.cuda._args import compatible, key_to_type
+from cudalite.cuda._launch.keys import compatible, key_to_type
 
 from _fake_arrays import BASE, SOURCES, FakeKernel, handler, install_fake_libs, make_source, numpy_layout
 
@@ -100,7 +100,7 @@ def first_row(a):
 
 @pytest.mark.parametrize("kind", ["cai", "dlpack"])
 def test_eager_C_kernel_accepts_a_size_one_extent_with_odd_stride(monkeypatch, kind, fake_libs):
-    import cudalite.cuda._dispatcher as D
+    import cudalite.cuda._dispatch.kernel as D
 
     calls = []
     monkeypatch.setattr(D, "current_cc", lambda: (9, 0))

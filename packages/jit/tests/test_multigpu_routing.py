@@ -12,7 +12,9 @@ import pytest
 
 import cudalite.driver as drv
 from cudalite import cuda
-from cudalite.cuda import _devices, _dispatcher, devicearray
+from cudalite.cuda import devicearray
+from cudalite.cuda._dispatch import kernel as _dispatcher, slowpath as _slowpath
+from cudalite.cuda._launch import devices as _devices
 from cudalite.cuda._devices import ANY, MixedDevicesError, launch_device
 from cudalite.cuda.devicearray import DeviceNDArray
 
@@ -80,9 +82,9 @@ class FakeDevices:
 @pytest.fixture
 def gpus(monkeypatch):
     fake = FakeDevices()
-    monkeypatch.setattr(_dispatcher, "multi_gpu", lambda: True)
-    monkeypatch.setattr(_dispatcher, "current_id", fake.current_id)
-    monkeypatch.setattr(_dispatcher, "on_device", fake.on_device)
+    monkeypatch.setattr(_slowpath, "multi_gpu", lambda: True)
+    monkeypatch.setattr(_slowpath, "current_id", fake.current_id)
+    monkeypatch.setattr(_slowpath, "on_device", fake.on_device)
     monkeypatch.setattr(_devices, "current_id", fake.current_id)
     monkeypatch.setattr(_devices, "current_reader", lambda: fake.current_id)  # for the generated launch code
     monkeypatch.setattr(_dispatcher, "current_cc", lambda: (9, 0))
@@ -102,7 +104,7 @@ def _kernel(fn, calls):
     real = k._launch_slow
 
     def spy(*args, **kw):
-        slow.append(args[5])
+        slow.append(args[1])  # (config, args, key, caller): the arguments
         return real(*args, **kw)
 
     k._launch_slow = spy  # the generated code calls it on a guard miss
@@ -127,7 +129,7 @@ def test_launch_runs_on_the_arrays_device(gpus):
         n_slow = len(slow)
         k[1, 8](a, b, 4.0)
         assert len(slow) == n_slow and _launched_on(k) == [1, 1, 1]
-    src = k._factory.source
+    src = k._table.last_factory.source
     assert "a._device in DEVS" in src and "b._device in DEVS" in src and "CURDEV() == DEV" in src
 
 
@@ -192,7 +194,7 @@ def test_cupy_array_on_another_device_8612(gpus, monkeypatch):
     assert calls[-1][4:] == (0x100, 8, 0x200, 8, 2.0)
     with gpus.on_device(1):
         k[1, 8](a, b, 2.0)
-    assert "a.data.device_id == DEV" in k._factory.source
+    assert "a.data.device_id == DEV" in k._table.last_factory.source
     with pytest.raises(MixedDevicesError, match="'b' on device 0"):
         k[1, 8](a, CupyArray(0x200, (8,), (4,), np.float32, device_id=0), 2.0)
 
@@ -209,7 +211,7 @@ def test_torch_tensor_on_another_device(gpus, monkeypatch):
 
 
 def test_one_gpu_launch_code_has_no_device_check(monkeypatch):
-    monkeypatch.setattr(_dispatcher, "multi_gpu", lambda: False)
+    monkeypatch.setattr(_slowpath, "multi_gpu", lambda: False)
     monkeypatch.setattr(_dispatcher, "current_cc", lambda: (9, 0))
     calls = []
     k, slow = _kernel(scale, calls)
@@ -217,7 +219,7 @@ def test_one_gpu_launch_code_has_no_device_check(monkeypatch):
     k[1, 8](a, b, 1.0)
     k[1, 8](a, b, 1.0)
     assert len(slow) == 1 and len(calls) == 2
-    src = k._factory.source
+    src = k._table.last_factory.source
     assert "DEV" not in src.replace("REC[DEV]", "").replace("FAULT(_cl_e, DEV)", "")
     assert "_device" not in src and "CURDEV" not in src
 

@@ -13,7 +13,8 @@ from cudalite import types
 from cudalite.core.abi import kernel_abi
 from cudalite.core.errors import TypingError
 from cudalite.core.types import NamedTuple, typeof_constant
-from cudalite.cuda import _args
+from cudalite.cuda._launch.keys import compatible, key_to_type
+from cudalite.cuda._launch.kinds import kind_for
 from cudalite.nvvm import compile_ptx
 
 Point = namedtuple("Point", ("x", "y", "r"))
@@ -22,7 +23,7 @@ Other = namedtuple("Other", ("x", "y"))
 
 
 def _resolve(cls, x):
-    return _args.handler_for(cls, x, _resolve)
+    return kind_for(cls, x, _resolve)
 
 
 def test_namedtuple_argument_key_type_and_flat_values():
@@ -30,7 +31,7 @@ def test_namedtuple_argument_key_type_and_flat_values():
     h = _resolve(Point, p)
     key = h.key(p)
     assert key[:2] == ("namedtuple", Point)
-    t = _args.key_to_type(key)
+    t = key_to_type(key)
     assert isinstance(t, NamedTuple) and t.fields == ("x", "y", "r")
     assert t.types == (types.int64, types.int64, types.float64)
     assert t != types.Tuple(t.types)  # the class is part of the type
@@ -41,19 +42,22 @@ def test_namedtuple_argument_key_type_and_flat_values():
 
 def test_namedtuple_of_other_class_does_not_match_a_signature():
     a, b = Pair(1, 2), Other(1, 2)
-    ta = _args.key_to_type(_resolve(Pair, a).key(a))
-    assert _args.compatible(_resolve(Pair, a).key(a), ta) == 1
-    assert _args.compatible(_resolve(Other, b).key(b), ta) == -1
-    assert _args.compatible(_resolve(tuple, (1, 2)).key((1, 2)), ta) == -1
+    ta = key_to_type(_resolve(Pair, a).key(a))
+    assert compatible(_resolve(Pair, a).key(a), ta) == 1
+    assert compatible(_resolve(Other, b).key(b), ta) == -1
+    assert compatible(_resolve(tuple, (1, 2)).key((1, 2)), ta) == -1
 
 
-def test_namedtuple_holding_host_arrays_is_rebuilt_as_its_class():
+def test_namedtuple_holding_host_arrays_is_rebuilt_as_its_class(monkeypatch):
+    from cudalite.cuda._launch import host
+
+    monkeypatch.setattr(host, "to_device", lambda a, stream=0: ("dev", a))
     x = Pair(np.zeros(2), 3)
     h = _resolve(Pair, x)
-    assert h.key(x)[0] == "namedtuple-host"
-    copies = []
-    out = h.to_device(x, 0, lambda a, stream=0: ("dev", a), copies)
-    assert type(out) is Pair and out.y == 3 and out.x[0] == "dev"
+    assert h.key(x)[0] == "namedtuple-host" and h.needs_copy(x)
+    after = []
+    out = h.stage_in(x, 0, after)
+    assert type(out) is Pair and out.y == 3 and out.x[0] == "dev" and len(after) == 1
 
 
 def _fields(r1, r2, p):
@@ -63,7 +67,7 @@ def _fields(r1, r2, p):
 
 
 def test_field_access_compiles_to_the_items():
-    t = _args.key_to_type(_resolve(Point, Point(1, 2, 2.5)).key(Point(1, 2, 2.5)))
+    t = key_to_type(_resolve(Point, Point(1, 2, 2.5)).key(Point(1, 2, 2.5)))
     ptx, _ = compile_ptx(_fields, (types.int64[::1], types.float64[::1], t), cc=(9, 0))
     assert ptx.count(".param .u64") + ptx.count(".param .f64") >= 5
 

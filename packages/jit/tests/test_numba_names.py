@@ -334,7 +334,8 @@ class _FakeDev:
 @pytest.mark.parametrize("hint,copy_in,copy_back", [("In", True, False), ("Out", False, True),
                                                      ("InOut", True, True)])
 def test_transfer_hints(monkeypatch, hint, copy_in, copy_back):
-    from cudalite.cuda import _arghints, _memory_api
+    from cudalite.cuda import _memory_api
+    from cudalite.cuda._launch import hints as _arghints
 
     made = []
     monkeypatch.setattr(_memory_api, "to_device",
@@ -348,7 +349,7 @@ def test_transfer_hints(monkeypatch, hint, copy_in, copy_back):
 
 
 def test_transfer_hint_of_a_device_array_passes_it_through():
-    from cudalite.cuda import _arghints
+    from cudalite.cuda._launch import hints as _arghints
 
     class Dev:
         __cuda_ndarray__ = True

@@ -13,7 +13,8 @@ import pytest
 
 from cudalite import cuda
 from cudalite.core.errors import NumbaWarning
-from cudalite.cuda import _carry, _compile, _dispatcher, _vectorize, types
+from cudalite.cuda import _carry, _compile, _vectorize, types
+from cudalite.cuda._dispatch import kernel as _dispatcher
 from cudalite.cuda._compile import CompiledKernel
 
 SIG = (types.float32[::1], types.float32)
@@ -85,7 +86,7 @@ def test_pickle_carries_the_cubin_and_loading_compiles_nothing(compiled, monkeyp
 def test_launch_path_uses_the_carried_code(compiled, monkeypatch):
     compiles = Compiles(monkeypatch)
     k2 = _unpickle_noload(pickle.dumps(compiled))
-    keys, _handlers, _args = k2._keys((_FakeDeviceArray(), np.float32(1.5)))
+    keys = k2._keys((_FakeDeviceArray(), np.float32(1.5)))
     kernel = k2._kernel_for(keys)  # what a launch does before launching
     assert compiles.calls == [] and kernel.status == "pickled" and kernel.argtypes == SIG
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import functools
 
 from cudalite import cuda
-from cudalite.cuda import _dispatcher, types
+from cudalite.cuda import types
+from cudalite.cuda._dispatch import kernel as _dispatcher
 from cudalite.cuda._compile import CompiledKernel
 
 Z = 1

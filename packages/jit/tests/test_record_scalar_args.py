@@ -6,7 +6,9 @@ import numpy as np
 
 from cudalite import types
 from cudalite.core.abi import Role, kernel_abi
-from cudalite.cuda import _args
+from cudalite.cuda._launch.host import DeviceRecord, RecordCopyBack, RecordScalarKind
+from cudalite.cuda._launch.keys import compatible, key_to_type
+from cudalite.cuda._launch.kinds import kind_for
 from cudalite.cuda._compile import CompiledKernel, JitOptions
 
 REC = np.dtype([("a", np.float64), ("b", np.int32)], align=True)
@@ -20,12 +22,12 @@ def _set_b(r, v):
 def test_record_scalar_gets_the_record_handler_and_type():
     arr = np.zeros(2, dtype=REC)
     for sample in (arr[1], arr.view(np.recarray)[0]):
-        h = _args.handler_for(type(sample), sample, None)
-        assert isinstance(h, _args.RecordScalarHandler) and h.host
+        h = kind_for(type(sample), sample, None)
+        assert isinstance(h, RecordScalarKind) and h.needs_copy(sample) and not h.warns_copy(sample)
         key = h.key(sample)
-        t = _args.key_to_type(key)
+        t = key_to_type(key)
         assert t == types.from_dtype(REC)
-        assert _args.compatible(key, t) == 1
+        assert compatible(key, t) == 1
         assert kernel_abi((t,)).args[0].slots[0].role is Role.POINTER  # one pointer: by reference
 
 
@@ -42,9 +44,11 @@ def test_copy_back_updates_the_record_in_its_array(monkeypatch):
     rec = arr[1]
     host = np.empty(1, dtype=REC)
     host[0] = rec
-    back = _args.RecordCopyBack(rec, host)
+    back = RecordCopyBack(rec, host)
     synced = []
-    monkeypatch.setattr(_args, "_synchronize", lambda stream: synced.append(stream))
+    from cudalite.cuda._launch import host
+
+    monkeypatch.setattr(host, "_synchronize", lambda stream: synced.append(stream))
 
     class FakeDevice:
         def copy_to_host(self, out, stream=0):
@@ -60,6 +64,6 @@ def test_device_record_flat_is_its_pointer():
         dtype = REC
         __cuda_array_interface__ = {"data": (0x7000_1000, False)}
 
-    d = _args.DeviceRecord(FakeArray())
-    h = _args.handler_for(type(d), d, None)
+    d = DeviceRecord(FakeArray())
+    h = kind_for(type(d), d, None)
     assert h.key(d) == REC and h.flat(d, None, 0) == (0x7000_1000,)

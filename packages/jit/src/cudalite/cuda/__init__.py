@@ -35,9 +35,10 @@ else:
         compile_for_current_device, compile_ptx_for_current_device, jit_compile as compile,
         jit_compile_ptx as compile_ptx,
     )
-    from ._dispatcher import jit  # noqa: F401  (kernels and device functions)
-    from ._typeof import typeof  # noqa: F401,E402  (numba.typeof: the type of a Python value)
-    from ._args import CudalitePerformanceWarning, NumbaPerformanceWarning  # noqa: F401
+    from ._dispatch.decorator import jit  # noqa: F401  (kernels and device functions)
+    from ._launch.typeof import typeof  # noqa: F401,E402  (numba.typeof: the type of a Python value)
+    from cudalite.core.errors import NumbaPerformanceWarning  # noqa: F401
+    CudalitePerformanceWarning = NumbaPerformanceWarning  # cudalite's older name of the warning
     from ._faults import KernelFaultError  # noqa: F401
     from . import devicearray  # noqa: F401  (numba's cuda.devicearray module)
     from ._memory_api import (  # noqa: F401  (device, pinned, mapped, managed arrays; interop)
@@ -62,7 +63,7 @@ else:
     from cudalite.driver import CudaSupportError  # noqa: F401,E402
     from . import errors, runtime  # noqa: F401,E402
     from .errors import KernelRuntimeError  # noqa: F401,E402
-    from ._arghints import In, InOut, Out  # noqa: F401,E402  (transfer hints for kernel arguments)
+    from ._launch.hints import In, InOut, Out  # noqa: F401,E402  (transfer hints for kernel arguments)
     from ._context_api import (  # noqa: F401,E402
         current_context, defer_cleanup, is_bfloat16_supported, is_float16_supported, is_fp8_supported,
         profile_start, profile_stop, profiling,

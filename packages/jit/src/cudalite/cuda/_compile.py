@@ -257,7 +257,8 @@ def build_kernel(pyfunc, argtypes, opts: JitOptions, cc) -> KernelBuild:
 
 class CompiledKernel:
     """One specialization on one device: its :class:`KernelArtifact`, driver
-    function and launcher.  ``launch(grid3, block3, shared, stream_handle, *flat_values)``.
+    function and launcher.  ``bind(config)`` (a :class:`cudalite.driver.LaunchConfig`)
+    gives the driver launch of one configuration, ``launch(config, *flat_values)`` launches once.
 
     ``load=False`` builds the artifact only (GPU-less: inspection, tests);
     ``build`` (a :class:`KernelBuild`) is used instead of building one (compiled code
@@ -300,7 +301,6 @@ class CompiledKernel:
             setup(self.module)
         self.function = self.module.get_function(art.entry_name)
         self.launcher = self.function.launcher(art.param_format)
-        self.launch = self.launcher.launch_cooperative if self.cooperative else self.launcher.launch
         self.exc_global = self.module.get_global(art.exc_symbol) if art.exc_symbol else None
         self._max_dynamic_shared = 48 * 1024
         from ._faults import jit_runtime
@@ -419,6 +419,21 @@ class CompiledKernel:
         return int(per_sm) * int(get_device(self.device_id).attribute("MULTIPROCESSOR_COUNT"))
 
     # -- launching ----------------------------------------------------------------------
+    def bind(self, config):
+        """The driver launch of this kernel bound to ``config`` (a LaunchConfig): a
+        callable taking the flattened argument values.  A kernel that synchronizes its
+        grid launches cooperatively (the config's cooperative attribute is set)."""
+        if self.cooperative and not config.cooperative:
+            config = config.replace(cooperative=True)
+        return self.launcher.bind(config)
+
+    def launch(self, config, *values):
+        """Launch once with ``config`` (opting in to its dynamic shared memory first)."""
+        self.ensure_dynamic_shared(config.shared_mem)
+        if self.cooperative and not config.cooperative:
+            config = config.replace(cooperative=True)
+        self.launcher.launch(config, *values)
+
     def ensure_dynamic_shared(self, nbytes):
         """Opt in to more than 48 KiB of dynamic shared memory when a launch asks for it
         (the function attribute, up to the device's opt-in limit per block less the

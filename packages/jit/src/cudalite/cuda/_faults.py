@@ -3,7 +3,8 @@
 One :class:`JitRuntime` per process, created by the locked accessor
 :func:`jit_runtime` (no other module-level mutable state).  It keeps
 
-* ``handlers``: ``type(arg) -> ArgHandler`` (shared by all dispatchers);
+* ``kinds``: ``type(arg) -> ArgKind`` (the argument-kind table's entry for each class
+  seen, shared by all dispatchers; :mod:`._launch.kinds`);
 * ``last``: ``device id -> CompiledKernel`` launched last there, so that a kernel
   fault reported by a later synchronizing call can name the kernel;
 * ``refused_dirs``: the kernel cache directories refused as untrusted (each is
@@ -67,7 +68,8 @@ class JitRuntime:
     """Process-wide caches of the jit layer (see module docstring)."""
 
     def __init__(self):
-        self.handlers = {}
+        self.kinds = {}
+        self.kind_table = None  # the argument-kind table, read on first use
         self.last = {}
         self.lock = threading.Lock()
         self.warmup = None  # the background warm-up thread (see _warmup.py)
@@ -92,14 +94,16 @@ class JitRuntime:
                 pass
         gc.collect()  # a launcher refers to itself (its slow-path hand-off): free the cycles now
 
-    def handler(self, cls, sample):
-        h = self.handlers.get(cls)
-        if h is None:
-            from ._args import handler_for
+    def kind(self, cls, sample):
+        """The argument kind of objects of class ``cls`` (``sample`` is one)."""
+        k = self.kinds.get(cls)
+        if k is None:
+            from ._launch.kinds import kind_for, kind_table
 
-            h = handler_for(cls, sample, self.handler)
-            self.handlers[cls] = h
-        return h
+            if self.kind_table is None:
+                self.kind_table = kind_table()
+            k = self.kinds[cls] = kind_for(cls, sample, self.kind, self.kind_table)
+        return k
 
     def last_kernel_name(self, device_id=None):
         if device_id is None and len(self.last) == 1:

@@ -25,6 +25,8 @@ import ctypes
 from cudalite.driver import CudaDriverError
 from cudalite.driver.graph import CAPTURE_MODES, begin_capture, end_capture, is_capturing
 
+from ._faults import jit_runtime
+
 __all__ = ["CUDAGraph", "GraphKernelNode", "GraphCaptureError"]
 
 
@@ -62,24 +64,21 @@ class GraphKernelNode:
             The number or the types of ``args`` differ from the captured
             specialization's (a graph node cannot switch to another specialization).
         """
-        from ._args import key_to_type
-        from ._faults import jit_runtime
+        from ._launch.keys import key_to_type
+        from ._launch.kinds import flatten
 
         kernel = self.kernel
         name = kernel.py_func.__name__
         if len(args) != len(kernel.argtypes):
             raise TypeError(f"{name}() takes {len(kernel.argtypes)} arguments ({len(args)} given)")
-        rt = jit_runtime()
-        handlers = [rt.handler(type(a), a) for a in args]
-        types = tuple(key_to_type(h.key(a)) for h, a in zip(handlers, args))
+        kind = jit_runtime().kind
+        kinds = [kind(type(a), a) for a in args]
+        types = tuple(key_to_type(k.key(a)) for k, a in zip(kinds, args))
         if types != kernel.argtypes:
             raise TypeError(f"the graph's launch of {name} was captured for arguments of types "
                             f"({', '.join(map(str, kernel.argtypes))}); got ({', '.join(map(str, types))}); "
                             "pass values of those types (e.g. np.float32(x) for a float32 scalar)")
-        sh = self._graph._stream_handle
-        values = []
-        for h, a, spec in zip(handlers, args, kernel.abi.args):
-            values.extend(h.flat(a, spec, sh))
+        values = flatten(kinds, args, kernel.abi.args, self._graph._stream_handle)  # as a launch converts them
         layout = kernel.launcher.layout
         storage = (ctypes.c_char * max(layout.size, 1))()
         layout.struct.pack_into(storage, 0, *values)
@@ -170,8 +169,6 @@ class CUDAGraph:
             The graph has not been captured yet.
         """
         self._require()
-        from ._faults import jit_runtime
-
         kernels = jit_runtime().kernels
         out = []
         for node in self._graph.kernel_nodes():

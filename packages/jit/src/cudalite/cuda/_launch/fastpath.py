@@ -2,13 +2,15 @@
 
 ``kernel[config]`` is one dict lookup in the dispatcher's private table of
 configured launchers; the launcher it returns is a closure made by a *factory*
-generated once per specialization (:func:`make_factory`): its parameters are the
-kernel's own parameter names, its grid/block/stream/shared memory are closure
-constants, and its body is
+generated once per specialization (:func:`make_factory`) and called once per launch
+configuration (a :class:`cudalite.driver.LaunchConfig`): its parameters are the
+kernel's own parameter names, the driver launch bound to the configuration
+(``kernel.bind(config)``: grid, block, stream, shared memory and launch attributes
+baked in) is a closure constant, and its body is
 
-    guard on the argument type keys (inlined attribute reads, see
-    ``ArgHandler.snippet``) -> unpack the flattened values -> one positional call
-    of the driver launcher -> record the kernel as the device's last launch
+    guard on the argument type keys (inlined attribute reads: each argument kind's
+    ``ArgKind.source``) -> unpack the flattened values -> one positional call of the
+    bound driver launch -> record the kernel as the device's last launch
 
 falling back to the dispatcher's slow path (first call, another specialization,
 NumPy arrays) when the guard fails.  The slow path first hands the call to the
@@ -24,6 +26,11 @@ scalars.
 from __future__ import annotations
 
 import keyword
+
+from cudalite.driver import CudaDriverError, stream_device
+
+from .._faults import kernel_fault
+from . import devices
 
 __all__ = ["make_factory", "slow_factory", "launcher_param_names"]
 
@@ -46,9 +53,9 @@ def slow_factory(disp):
     more than 48 KiB of dynamic shared memory)."""
     slow = disp._launch_slow
 
-    def factory(GRID, BLOCK, SHM, SH, STREAM, CONFIG):
+    def factory(CFG, KEY):
         def launch(*args):
-            slow(GRID, BLOCK, SHM, SH, STREAM, args, CONFIG, launch)
+            slow(CFG, args, KEY, launch)
 
         launch.__name__ = launch.__qualname__ = _name(disp)
         return launch
@@ -71,7 +78,7 @@ def _launch_block(ind, kernel, values, ns, after=()):
         body.append(f"{ind}        WAIT(SH, _cl_cs)")
     call_vals = ", ".join(v for v in values if v)
     body.append(f"{ind}try:")
-    body.append(f"{ind}    LAUNCH(GRID, BLOCK, SHM, SH{', ' if call_vals else ''}{call_vals})")
+    body.append(f"{ind}    LAUNCH({call_vals})")
     body.append(f"{ind}    REC[DEV] = KERNEL")
     body += [f"{ind}    {line}" for line in after]
     if kernel.exc_global is not None:
@@ -82,38 +89,35 @@ def _launch_block(ind, kernel, values, ns, after=()):
     return body
 
 
-def _device_guards(handlers, names, guards, ns, kernel):
+def _device_guards(kinds, names, guards, ns, kernel):
     """Multi-GPU processes: each argument's guard also checks that it lives on the
     kernel's device (or on any: managed memory), and the calling thread's current
     device must be the kernel's; a miss takes the slow path, which routes the launch
     (``_devices``).  A launcher whose stream belongs to another device is always slow."""
-    from cudalite.driver import stream_device
-
-    from ._devices import ANY, current_reader
-
     def stream_device_or_none(sh):
         try:
             return stream_device(sh)
         except Exception:  # not a valid stream: the slow path reports it
             return None
 
-    ns["DEVS"], ns["CURDEV"] = (kernel.device_id, ANY), current_reader()
+    ns["DEVS"], ns["CURDEV"] = (kernel.device_id, devices.ANY), devices.current_reader()
     ns["STREAM_DEVICE"], ns["SLOW_FACTORY"] = stream_device_or_none, None
-    for i, (h, a) in enumerate(zip(handlers, names)):
-        extra = h.device_guard(i, a, ns)
+    for i, (k, a) in enumerate(zip(kinds, names)):
+        extra = k.device_guard(i, a, ns)
         if extra:
             guards[i] = f"({guards[i]} and {extra})"
     return ["CURDEV() == DEV"]
 
 
-def make_factory(disp, names, handlers, keys, kernel, record, multi=False):
+def make_factory(disp, names, kinds, keys, kernel, record, multi=False):
     """The launcher factory for one specialization (``kernel``: a CompiledKernel; its
     ``abi`` says which values each argument flattens to, in which order)
-    and the argument handlers/keys that select it; None when an argument kind
-    cannot be inlined (NumPy host arrays).
+    and the argument kinds/keys that select it; None when an argument kind
+    cannot be inlined (NumPy host arrays).  ``factory(config, key)`` makes the launcher
+    of one :class:`~cudalite.driver.LaunchConfig` (``key``: the dispatcher's key for it).
 
     Identity cache: for argument kinds whose attribute reads are slow (CuPy arrays,
-    torch tensors; ``ArgHandler.cache_fields``), the generated code keeps, per
+    torch tensors; ``ArgKind.cache_fields``), the generated code keeps, per
     argument position, the last object passed there with its flattened values and a
     few validation fields (``_CL_M<i>``, one tuple, replaced atomically).  When the
     same object comes again and the cheap validation holds (torch: ``_version`` and
@@ -125,36 +129,33 @@ def make_factory(disp, names, handlers, keys, kernel, record, multi=False):
     ``multi`` (a process with several devices): the guards also check the arguments'
     devices and the current device (:func:`_device_guards`); with one device the code
     has no device check at all."""
-    if any(not h.fast for h in handlers):
+    if any(not k.inline for k in kinds):
         return None
-    from cudalite.driver import CudaDriverError
-
-    from ._faults import kernel_fault
-
-    ns = {"LAUNCH": kernel.launch, "REC": record, "DEV": kernel.device_id, "KERNEL": kernel,
+    ns = {"BIND": kernel.bind, "REC": record, "DEV": kernel.device_id, "KERNEL": kernel,
           "DriverError": CudaDriverError, "FAULT": kernel_fault, "SLOW": disp._launch_slow}
     guards, pre, values = [], [], []
     specs = kernel.abi.args  # per argument: its parameter slots (cudalite.core.abi.ArgABI)
-    for i, (h, key, spec, a) in enumerate(zip(handlers, keys, specs, names)):
-        guard, lines, vals = h.snippet(i, a, spec, key, ns)
+    for i, (k, key, spec, a) in enumerate(zip(kinds, keys, specs, names)):
+        guard, lines, vals = k.source(i, a, spec, key, ns)
         guards.append(f"({guard})")
         pre.append(lines)
         values.append(vals)
-    device_checks = _device_guards(handlers, names, guards, ns, kernel) if multi else []
+    device_checks = _device_guards(kinds, names, guards, ns, kernel) if multi else []
     if multi:
         ns["SLOW_FACTORY"] = slow_factory(disp)
-    cached = [i for i, h in enumerate(handlers) if h.cache_fields]
+    cached = [i for i, k in enumerate(kinds) if k.cache_fields]
     after = []
-    for i, h in enumerate(handlers):
-        if h.after_launch is not None:
-            ns[f"AFTER{i}"] = h.after_launch
+    for i, k in enumerate(kinds):
+        if k.after_launch is not None:
+            ns[f"AFTER{i}"] = k.after_launch
             after.append(f"AFTER{i}(SH)")
     params = ", ".join(names)
     fname = _name(disp)
-    body = ["def factory(GRID, BLOCK, SHM, SH, STREAM, CONFIG):"]
+    body = ["def factory(CFG, KEY):", "    SH = CFG.stream"]
     if multi:  # a stream of another device: the slow path routes (or refuses) each launch
         body += ["    if SH > 2 and STREAM_DEVICE(SH) != DEV:",
-                 "        return SLOW_FACTORY(GRID, BLOCK, SHM, SH, STREAM, CONFIG)"]
+                 "        return SLOW_FACTORY(CFG, KEY)"]
+    body.append("    LAUNCH = BIND(CFG)")
     body.append(f"    def {fname}({params}):")
     ind = " " * 8
     hit_values = list(values)
@@ -162,16 +163,16 @@ def make_factory(disp, names, handlers, keys, kernel, record, multi=False):
     if cached:
         body.append(f"{ind}global {', '.join(f'_CL_M{i}' for i in cached)}")
         hit_guards, hit_pre = [], []
-        for i, (h, spec, a) in enumerate(zip(handlers, specs, names)):
+        for i, (k, spec, a) in enumerate(zip(kinds, specs, names)):
             if i not in cached:
                 hit_guards.append(guards[i])
                 hit_pre.extend(pre[i])
                 continue
-            fields = [f"_cl_k{i}_{j}" for j in range(h.cache_fields)]
+            fields = [f"_cl_k{i}_{j}" for j in range(k.cache_fields)]
             vals = [f"_cl_c{i}_{j}" for j in range(spec.count)]
             ns[f"_CL_M{i}"] = (_EMPTY,) + (None,) * (len(fields) + len(vals))
             body.append(f"{ind}_cl_l{i}, {', '.join(fields + vals)} = _CL_M{i}")
-            checks, store_exprs = h.cache_snippet(a, fields, vals, ns, keys[i])
+            checks, store_exprs = k.cache_snippet(a, fields, vals, ns, keys[i])
             hit_guards.append(" and ".join([f"{a} is _cl_l{i}"] + checks))
             hit_values[i] = ", ".join(vals)
             # on a miss: the flattened values as one tuple, and the new cache entry
@@ -197,7 +198,7 @@ def make_factory(disp, names, handlers, keys, kernel, record, multi=False):
     body += [f"{ind}    {line}" for lines in pre for line in lines]
     body += [f"{ind}    {line}" for line in stores]
     body += _launch_block(ind + "    ", kernel, values, ns, after)
-    body.append(f"{ind}SLOW(GRID, BLOCK, SHM, SH, STREAM, ({params}{',' if len(names) == 1 else ''}), CONFIG, {fname})")
+    body.append(f"{ind}SLOW(CFG, ({params}{',' if len(names) == 1 else ''}), KEY, {fname})")
     body.append(f"    return {fname}")
     src = "\n".join(body) + "\n"
     exec(compile(src, f"<cudalite launch {kernel.name}>", "exec"), ns)

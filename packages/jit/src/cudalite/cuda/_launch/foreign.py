@@ -26,10 +26,11 @@ from __future__ import annotations
 
 import threading
 
-from . import _array_layout as L
-from ._argbase import ArgHandler, _array_flat
+from .. import _array_layout as L
+from .arrays import array_flat
+from .kinds import ArgKind
 
-__all__ = ["StridedViewHandler", "BufferHandler", "DLPackHandler", "KeepUntilDone", "foreign_handler", "import_dlpack"]
+__all__ = ["CoreViewKind", "CoreBufferKind", "DLPackKind", "KeepUntilDone", "import_dlpack", "KINDS"]
 
 _KDL_CUDA = 2  # DLPack's kDLCUDA device type (kDLCUDAHost 3 and kDLCUDAManaged 13 have no one device)
 
@@ -49,7 +50,7 @@ def import_dlpack(obj, stream):
     convention: 1 is the legacy default stream): ``(ptr, shape, byte strides, dtype,
     owner)``; ``owner`` (the producer: it keeps the memory) is to be kept until the
     kernel has run.  The capsule itself is released at once."""
-    from ._dlpack import read_dlpack
+    from .._dlpack import read_dlpack
 
     return (*read_dlpack(obj, stream=stream), obj)
 
@@ -90,8 +91,23 @@ class KeepUntilDone:
             return len(self._records)
 
 
-class DLPackHandler(ArgHandler):
+def _is_core(pycls) -> bool:
+    return (getattr(pycls, "__module__", "") or "").startswith("cuda.core")
+
+
+class DLPackKind(ArgKind):
     """Objects that export only DLPack: one export per launch (see the module doc)."""
+
+    order = 120
+
+    @classmethod
+    def recognise(cls, pycls, sample):
+        return hasattr(sample, "__dlpack__") and not hasattr(sample, "__cuda_array_interface__") and (
+            _is_core(pycls) or hasattr(sample, "__dlpack_device__"))
+
+    @classmethod
+    def make(cls, pycls, sample, resolve):
+        return cls(pycls)
 
     def __init__(self, cls=None):
         self.cls = cls  # the producer's class: the generated launcher's guard checks it
@@ -119,14 +135,14 @@ class DLPackHandler(ArgHandler):
         self._tls.made = None  # the next launch exports again
         self._tls.owner = made[3]
         ptr, shape, strides, _dtype = made[2]
-        return _array_flat(ptr, shape, strides, spec)
+        return array_flat(ptr, shape, strides, spec)
 
     def after_launch(self, sh):
         owner, self._tls.owner = getattr(self._tls, "owner", None), None
         if owner is not None:
             self.kept.add(sh, owner)
 
-    def snippet(self, i, a, spec, key, ns):
+    def source(self, i, a, spec, key, ns):
         ns[f"H{i}"], ns[f"K{i}"], ns[f"P{i}"], ns[f"C{i}"] = self, key, spec, self.cls
         # the key is read from the export made for this launch's stream; flat() reuses it.  The class
         # check first: another object that also exports DLPack (a device array) has its own handler
@@ -140,8 +156,14 @@ def _core_devices(obj):
     return (int(dev),) if isinstance(dev, int) and dev >= 0 else ()
 
 
-class StridedViewHandler(ArgHandler):
+class CoreViewKind(ArgKind):
     """cuda.core ``StridedMemoryView`` arguments."""
+
+    order = 110
+
+    @classmethod
+    def recognise(cls, pycls, sample):
+        return _is_core(pycls) and pycls.__name__ == "StridedMemoryView" and hasattr(sample, "ptr")
 
     def devices(self, arg):
         return _core_devices(arg)
@@ -154,11 +176,18 @@ class StridedViewHandler(ArgHandler):
 
     def flat(self, arg, spec, sh):
         ptr, shape, strides, _dtype = _view_layout(arg)
-        return _array_flat(ptr, shape, strides, spec)
+        return array_flat(ptr, shape, strides, spec)
 
 
-class BufferHandler(ArgHandler):
+class CoreBufferKind(ArgKind):
     """cuda.core ``Buffer`` arguments: ``size`` bytes as a 1-d ``uint8`` array."""
+
+    order = 111
+
+    @classmethod
+    def recognise(cls, pycls, sample):
+        return (_is_core(pycls) and pycls.__name__ == "Buffer" and hasattr(sample, "handle")
+                and hasattr(sample, "size"))
 
     def devices(self, arg):
         return _core_devices(arg)
@@ -170,17 +199,7 @@ class BufferHandler(ArgHandler):
 
     def flat(self, arg, spec, sh):
         size = int(arg.size)
-        return _array_flat(int(arg.handle or 0), (size,), (1,), spec)
+        return array_flat(int(arg.handle or 0), (size,), (1,), spec)
 
 
-def foreign_handler(cls, sample):
-    """The handler of a cuda.core object, or None for any other class."""
-    module = getattr(cls, "__module__", "") or ""
-    if not module.startswith("cuda.core"):
-        return None
-    name = cls.__name__
-    if name == "StridedMemoryView" and hasattr(sample, "ptr"):
-        return StridedViewHandler()
-    if name == "Buffer" and hasattr(sample, "handle") and hasattr(sample, "size"):
-        return BufferHandler()
-    return None
+KINDS = (CoreViewKind, CoreBufferKind, DLPackKind)

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from cudalite.core.types import typeof_constant
 
-from ._args import handler_for, key_to_type
+from .kinds import kind_for
+from .keys import key_to_type
 
 __all__ = ["typeof"]
 
 
 def _resolve(cls, obj):
-    return handler_for(cls, obj, _resolve)
+    return kind_for(cls, obj, _resolve)
 
 
 def typeof(value):

@@ -16,7 +16,7 @@ __all__ = ["ArgHint", "In", "Out", "InOut", "wrap_arg", "prepare_hints"]
 def _is_host_array(value):
     from cudalite.core.numpy_support import lazy_numpy as np
 
-    from .devicearray import is_device_array
+    from ..devicearray import is_device_array
 
     return isinstance(value, np.ndarray) and not is_device_array(value)
 
@@ -36,7 +36,7 @@ class ArgHint:
         value = self.value
         if not _is_host_array(value):
             return value
-        from ._memory_api import to_device
+        from .._memory_api import to_device
 
         dev = to_device(value, stream=stream, copy=self.copy_input)
         if self.copy_output:

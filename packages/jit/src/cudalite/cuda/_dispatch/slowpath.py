@@ -1,0 +1,127 @@
+"""The slow path of a kernel launch: first calls, host data, hints, debug checks.
+
+Generated launchers (:mod:`cudalite.cuda._launch.fastpath`) come here when their guard
+fails.  :func:`launch_slow` does, reading only the argument-kind table:
+
+    route to the arguments' device (multi-GPU) -> unwrap transfer hints -> each
+    argument's kind -> stage host data in (copies registered as actions) -> the kernel
+    the type keys select (compiled once) -> generate and keep a launcher factory for
+    these kinds, and a configured launcher for this configuration -> flatten the
+    values -> one driver launch -> after-launch work, copy-back actions, synchronize
+    -> debug-mode exception check.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from cudalite.driver import CudaDriverError, Stream
+
+from .._faults import kernel_fault
+from .._launch.devices import current_id, launch_target, multi_gpu, on_device
+from .._launch.fastpath import make_factory
+from .._launch.hints import ArgHint, prepare_hints
+from .._launch.kinds import flatten
+
+__all__ = ["launch_slow"]
+
+_BIG_SHARED = 48 * 1024  # more dynamic shared memory than this: the slow path opts in each time
+
+
+def _warn_copies(kinds, args):
+    from cudalite.core.errors import NumbaPerformanceWarning
+
+    from ..config import load_config
+
+    cfg = load_config()
+    if cfg.warn_on_implicit_copy and not cfg.disable_performance_warnings and any(
+            k.warns_copy(a) for k, a in zip(kinds, args)):
+        warnings.warn(NumbaPerformanceWarning(
+            "Host array used in CUDA kernel will incur copy overhead to/from device."), stacklevel=6)
+
+
+def _stage_in(rt, kinds, args, stream):
+    """Host data copied in: ``(args, kinds, after)`` with the copy-back actions."""
+    _warn_copies(kinds, args)
+    after, staged = [], list(args)
+    for i, (k, a) in enumerate(zip(kinds, args)):
+        if k.needs_copy(a):
+            staged[i] = k.stage_in(a, stream, after)
+    return staged, [rt.kind(type(a), a) for a in staged], after
+
+
+def _hand_off(disp, args, key, caller):
+    """The launcher now kept for this configuration when it is not ``caller`` (a
+    launcher the user held, made before a new argument type was seen), or None."""
+    if caller is None or len(args) != len(disp._names):
+        return None
+    try:
+        current = disp._configs.get(key)
+    except TypeError:  # an unhashable configuration is never kept
+        return None
+    return current if current is not None and current is not caller else None
+
+
+def launch_slow(disp, cfg, args, key=None, caller=None):
+    """Launch kernel dispatcher ``disp`` with ``cfg`` (a LaunchConfig) and ``args``;
+    ``key``: the configuration table's key for ``cfg``; ``caller``: the launcher whose
+    guard failed (its configuration's current launcher takes over when it differs)."""
+    current = _hand_off(disp, args, key, caller)
+    if current is not None:  # it guards its own argument kinds and comes back here on a miss
+        return current(*args)
+    if len(args) != len(disp._names):
+        raise TypeError(f"{disp.py_func.__name__}() takes {len(disp._names)} arguments ({len(args)} given)")
+    rt, sh = disp._rt, cfg.stream
+    multi = multi_gpu()
+    if multi:  # run on the device of the array arguments (or the stream's): see _launch.devices
+        target = launch_target(disp, [a.value if isinstance(a, ArgHint) else a for a in args], sh)
+        if target != current_id():
+            with on_device(target):
+                return launch_slow(disp, cfg, args, key)
+    args, after = prepare_hints(args, sh)  # cuda.In/Out/InOut
+    kinds = [rt.kind(type(a), a) for a in args]
+    staged = bool(after)  # hinted launches never become a fast path
+    if any(k.needs_copy(a) for k, a in zip(kinds, args)):
+        args, kinds, copies = _stage_in(rt, kinds, args, sh)
+        after, staged = copies + after, True
+    keys = tuple(k.key(a) for k, a in zip(kinds, args))
+    kernel = disp._kernel_for(keys)
+    if multi:
+        kernel = kernel.on_device(current_id())  # loaded (compiled for its cc) there on first use
+    if not staged and cfg.shared_mem <= _BIG_SHARED:
+        _keep_fast_path(disp, kinds, keys, args, kernel, cfg, key, multi, getattr(caller, "stream", None))
+    values = flatten(kinds, args, kernel.abi.args, sh)
+    try:
+        kernel.launch(cfg, *values)
+    except CudaDriverError as e:  # a fault of an earlier kernel reported here
+        raise kernel_fault(e, kernel.device_id) from None
+    rt.last[kernel.device_id] = kernel
+    for k in kinds:  # e.g. a DLPack export kept until the kernel has run
+        k.after_launch is None or k.after_launch(sh)
+    try:
+        if after:
+            for work in after:
+                work()
+            Stream.external(sh).synchronize()
+        kernel.check_exceptions(sh)
+    except CudaDriverError as e:
+        raise kernel_fault(e, kernel.device_id) from None
+
+
+def _keep_fast_path(disp, kinds, keys, args, kernel, cfg, key, multi, stream):
+    """Generate (once) the launcher factory of these argument kinds and keys, and keep
+    its launcher for this configuration: later launches take the fast path."""
+    table = disp._table
+    fkey = (tuple(map(type, args)), keys, kernel.device_id)
+    factory = table.factories.get(fkey, False)
+    if factory is False:
+        factory = make_factory(disp, disp._names, kinds, keys, kernel, disp._rt.last, multi=multi)
+        table.factories[fkey] = factory
+        disp._rt.launch_state.add(disp)
+    if factory is not None:
+        table.last_factory = factory
+        if key is not None:
+            try:
+                disp._store_config(key, disp._launcher(factory, cfg, key, stream))
+            except TypeError:  # an unhashable configuration
+                pass
