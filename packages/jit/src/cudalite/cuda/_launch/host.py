@@ -1,4 +1,6 @@
-"""Argument kinds of host data the launch copies: NumPy arrays and record scalars.
+"""Argument kinds of host data the launch copies: NumPy arrays, record scalars, and
+any other object exporting the buffer protocol (``memoryview``, ``array.array``,
+``bytearray``, ``bytes``...).
 
 A host argument is copied to the device before the kernel (:meth:`ArgKind.stage_in`)
 and back after it, then the stream is synchronized, as numba does (with a
@@ -14,7 +16,8 @@ from .. import _array_layout as L
 from .._memory_api import to_device
 from .kinds import ArgKind
 
-__all__ = ["HostArrayKind", "RecordScalarKind", "DeviceRecordKind", "DeviceRecord", "RecordCopyBack", "KINDS"]
+__all__ = ["HostArrayKind", "RecordScalarKind", "DeviceRecordKind", "HostBufferKind", "DeviceRecord", "RecordCopyBack",
+           "KINDS"]
 
 
 class HostArrayKind(ArgKind):
@@ -117,4 +120,47 @@ class DeviceRecordKind(ArgKind):
         return (arg.array.__cuda_array_interface__["data"][0],)
 
 
-KINDS = (HostArrayKind, RecordScalarKind, DeviceRecordKind)
+class HostBufferKind(ArgKind):
+    """Any other object exporting the Python buffer protocol (``memoryview``,
+    ``array.array``, ``bytearray``, ``bytes``, a ctypes array...): the array NumPy reads
+    through the buffer (its format's dtype, its shape and strides), so it is keyed -- and
+    specialized -- as the NumPy array of that view.  Copied in before the launch; copied
+    back after it unless the buffer is read-only (``bytes``, a read-only memoryview).
+    Asked last: every other kind (NumPy arrays, numbers, records) exports a buffer too."""
+
+    order = 200
+    inline = False
+
+    @classmethod
+    def recognise(cls, pycls, sample):
+        try:
+            memoryview(sample).release()
+        except (TypeError, ValueError):  # no buffer, or one NumPy cannot describe
+            return False
+        return True
+
+    @staticmethod
+    def _view(arg):
+        try:
+            return np.asarray(memoryview(arg))
+        except (TypeError, ValueError) as e:  # e.g. a format NumPy has no dtype for
+            raise TypeError(f"a {type(arg).__name__} buffer cannot be passed to a kernel: {e}") from None
+
+    def key(self, arg):
+        view = self._view(arg)
+        return (view.dtype, view.ndim, L.layout_of(view.shape, view.strides, view.dtype.itemsize))
+
+    def needs_copy(self, arg):
+        return True
+
+    def stage_in(self, arg, stream, after):
+        view = self._view(arg)  # shares the buffer's memory
+        d = to_device(view, stream=stream)
+        if view.flags.writeable:
+            after.append(lambda: d.copy_to_host(view, stream=stream))
+        else:
+            after.append(lambda: d)  # nothing to copy back: keeps the device copy until the kernel ran
+        return d
+
+
+KINDS = (HostArrayKind, RecordScalarKind, DeviceRecordKind, HostBufferKind)
