@@ -7,7 +7,7 @@ torch tensors, next to the floor and the peers, all in one run.
 * each figure is the best of 5 rounds, and every round measures every row in turn.
 
 CuPy arrays and torch tensors go through the launch code's identity cache when the
-same objects come again (``cudalite.cuda._fastpath``); the "alternating" rows pass
+same objects come again (``cudalite.cuda._launch.fastpath``); the "alternating" rows pass
 two sets of arrays in turn, so every launch misses the cache (the full guard).
 
 Everything launches on the legacy default stream (what ``kernel[grid, block]``
@@ -71,13 +71,15 @@ def rows(cuda):
 
     yield "floor: cuda.bindings cuLaunchKernel, prebuilt params", floor, sync
 
-    lau, g = ck.launcher.launch, (1, 1, 1)
+    from cudalite.driver import LaunchConfig
+
+    lau = ck.launcher.bind(LaunchConfig((1, 1, 1), (1, 1, 1)))
 
     def driver_launcher(n):
         for _ in range(n):
-            lau(g, g, 0, 0, da._ptr, 64, db._ptr, 64, dc._ptr, 64, 1.5)
+            lau(da._ptr, 64, db._ptr, 64, dc._ptr, 64, 1.5)
 
-    yield "cudalite.driver Launcher (flat values)", driver_launcher, sync
+    yield "cudalite.driver Launcher.bind(config) (flat values)", driver_launcher, sync
 
     from cudalite.driver.launch import get_driver
 

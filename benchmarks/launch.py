@@ -10,9 +10,10 @@ For each launcher:
 The rows are measured interleaved (round-robin, best of ROUNDS rounds each).
 
 Rows: the floor (``cuda.bindings.driver.cuLaunchKernel`` with a prebuilt parameter
-array address), cudalite.driver's ``Launcher`` with each backend (shim: the cffi
-API-mode C shim compiled on first use; bindings; cffi ABI mode; ctypes -- the row
-marked ``default`` is ``config.DEFAULT_LAUNCH_BACKEND``), cuda.core's ``launch``, CuPy's
+array address), cudalite.driver's ``Launcher.bind(LaunchConfig)`` closure with each
+backend (shim: the cffi API-mode C shim; bindings; cffi ABI mode; ctypes -- the row
+marked ``default`` is ``config.DEFAULT_LAUNCH_BACKEND``) and, on the default backend,
+a configuration with an attribute (cuLaunchKernelEx), cuda.core's ``launch``, CuPy's
 ``RawKernel`` and numba-cuda when they import.  Ratios are to the floor; nothing is
 asserted.  Target: cudalite <= 1.15x.
 Run on a GPU host: ``python benchmarks/launch.py`` (needs packages/driver on the path
@@ -109,22 +110,33 @@ def peers(cubin, cubin_path):
     floor.keep = (vals, arr, mod, bufs, stream)
     yield "floor: cuda.bindings cuLaunchKernel, prebuilt params", floor, sync
 
+    from cudalite.driver import LaunchConfig
     from cudalite.driver.config import DEFAULT_LAUNCH_BACKEND
 
-    g, b = (1, 1, 1), (1, 1, 1)
+    cfg = LaunchConfig((1, 1, 1), (1, 1, 1), stream=sh)
     for backend in ("shim", "bindings", "cffi", "ctypes"):
         lau = fn.launcher("QQQf", backend=backend)
-        launch = lau.launch
+        launch = lau.bind(cfg)  # grid/block/stream baked in: the per-call work is pack + one driver call
 
         def run(n, launch=launch):
             for _ in range(n):
-                launch(g, b, 0, sh, p1, p2, p3, 1.0)
+                launch(p1, p2, p3, 1.0)
 
-        label = f"cudalite.driver Launcher (backend={backend}"
+        label = f"cudalite.driver Launcher.bind (backend={backend}"
         if lau.backend != backend:
             label += f", fell back to {lau.backend}"
         label += ", default)" if backend == DEFAULT_LAUNCH_BACKEND else ")"
         yield label, run, sync
+
+    # the same launch through cuLaunchKernelEx (a configuration with an attribute)
+    lau = fn.launcher("QQQf")
+    launch_ex = lau.bind(cfg.replace(cooperative=True))
+
+    def run_ex(n):
+        for _ in range(n):
+            launch_ex(p1, p2, p3, 1.0)
+
+    yield f"cudalite.driver Launcher.bind, cooperative (cuLaunchKernelEx, {lau.backend})", run_ex, sync
 
     try:
         try:

@@ -50,7 +50,8 @@ def test_python_axpy_linked_into_a_cpp_kernel_via_the_api():
     dx, dy, dout = (driver.alloc(n * 4) for _ in range(3))
     driver.copy_host_to_device(dx, x)
     driver.copy_host_to_device(dy, y)
-    fn.launcher("QQQfi").launch(((n + 127) // 128, 1, 1), (128, 1, 1), 0, 0, dout.ptr, dx.ptr, dy.ptr, 1.5, n)
+    fn.launcher("QQQfi").launch(driver.LaunchConfig(((n + 127) // 128, 1, 1), (128, 1, 1)), dout.ptr, dx.ptr, dy.ptr,
+                                1.5, n)
     out = np.empty(n, np.float32)
     driver.copy_device_to_host(out, dout)
     np.testing.assert_allclose(out, 1.5 * x + y, rtol=1e-6)

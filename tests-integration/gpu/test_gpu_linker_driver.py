@@ -39,7 +39,7 @@ _STANDALONE = textwrap.dedent(r'''
     dx, dy, dout = driver.alloc(x.nbytes), driver.alloc(y.nbytes), driver.alloc(x.nbytes)
     driver.copy_host_to_device(dx, x)
     driver.copy_host_to_device(dy, y)
-    fn.launcher("QQQfi").launch((4, 1, 1), (256, 1, 1), 0, 0, dout.ptr, dx.ptr, dy.ptr, 2.0, n)
+    fn.launcher("QQQfi").launch(driver.LaunchConfig((4, 1, 1), (256, 1, 1)), dout.ptr, dx.ptr, dy.ptr, 2.0, n)
     out = np.zeros(n, np.float32)
     driver.copy_device_to_host(out, dout)
     np.testing.assert_allclose(out, 2.0 * x + y)
@@ -118,7 +118,7 @@ def test_link_ptx_cubin_fatbin_object_archive_into_one_module(tmp_path):
     fn = driver.load_module(cubin.data).get_function("combine")
     n = 256
     dout = driver.alloc(n * 4)
-    fn.launcher("Qi").launch((1, 1, 1), (n, 1, 1), 0, 0, dout.ptr, n)
+    fn.launcher("Qi").launch(driver.LaunchConfig((1, 1, 1), (n, 1, 1)), dout.ptr, n)
     out = np.zeros(n, np.int32)
     driver.copy_device_to_host(out, dout)
     i = np.arange(n)

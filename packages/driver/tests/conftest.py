@@ -71,3 +71,17 @@ def module(cubin):
     from cudalite.driver import load_module
 
     return load_module(cubin)
+
+
+@pytest.fixture(scope="session")
+def sm90_module():
+    """The module of ``driver_kernels.SM90_PTX`` (skips below compute capability 9.0)."""
+    from cudalite.driver import current_device, load_module
+
+    from driver_kernels import SM90_PTX
+
+    dev = current_device()
+    if dev.compute_capability < (9, 0):
+        pytest.skip(f"needs compute capability 9.0 (clusters, programmatic dependent launch); "
+                    f"{dev.name} is {dev.arch}")
+    return load_module(link_ptx(SM90_PTX, dev.arch))

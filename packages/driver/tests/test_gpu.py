@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import cudalite.driver as drv
-from cudalite.driver import CudaDriverError
+from cudalite.driver import CudaDriverError, LaunchConfig
 
 pytestmark = pytest.mark.gpu
 SRC = Path(__file__).resolve().parents[1] / "src"
@@ -148,8 +148,9 @@ def test_events_timing(module):
     s = drv.Stream()
     start, end = drv.Event(), drv.Event()
     start.record(s)
+    launch = lau.bind(LaunchConfig((n // 256, 1, 1), (256, 1, 1), stream=s.handle))
     for _ in range(10):
-        lau.launch((n // 256, 1, 1), (256, 1, 1), 0, s.handle, d.ptr, n)
+        launch(d.ptr, n)
     end.record(s)
     end.synchronize()
     assert end.query() and start.query()
@@ -201,7 +202,7 @@ def test_launcher_packs_all_types(module, backend):
     assert lau.backend == backend  # the shim too: the GPU hosts we test on have a C compiler
     out = drv.alloc(32)
     drv.memset(out, 0)
-    lau.launch((1, 1, 1), (1, 1, 1), 0, 0, out.ptr, 200, 0xFFFFFFF0, -(2**40), 3.25, -1.5)
+    lau.bind(LaunchConfig((1, 1, 1), (1, 1, 1)))(out.ptr, 200, 0xFFFFFFF0, -(2**40), 3.25, -1.5)
     raw = bytearray(32)
     drv.copy_device_to_host(raw, out)
     assert raw[0] == 200
@@ -222,14 +223,16 @@ def test_generic_launch_and_cooperative(module):
     drv.launch(fn, (n + 127) // 128, 128, [(d, "Q"), (n, "i")], stream=s)
     drv.launch(fn, ((n + 127) // 128,), (128,), [(d.ptr, "Q"), (n, "i")], cooperative=True, stream=s)
     drv.launch_cooperative(fn, (n + 127) // 128, 128, [(d, "Q"), (n, "i")], stream=s)
-    fn.launcher("Qi").launch_cooperative(((n + 127) // 128, 1, 1), (128, 1, 1), 0, s.handle, d.ptr, n)
+    cfg = LaunchConfig(((n + 127) // 128, 1, 1), (128, 1, 1), stream=s.handle)
+    drv.launch(fn, cfg, [(d, "Q"), (n, "i")])
     for backend in BACKENDS:
         lau = fn.launcher("Qi", backend=backend)
-        lau.launch_cooperative(((n + 127) // 128, 1, 1), (128, 1, 1), 0, s.handle, d.ptr, n)
-        lau.launch(((n + 127) // 128, 1, 1), (128, 1, 1), 0, s.handle, d.ptr, n)
+        lau.bind(cfg.replace(cooperative=True))(d.ptr, n)
+        lau.bind(cfg)(d.ptr, n)
+        lau.launch(cfg, d.ptr, n)
     s.synchronize()
     drv.copy_device_to_host(a, d)
-    assert (a == 4 + 2 * len(BACKENDS)).all()
+    assert (a == 4 + 3 * len(BACKENDS)).all()
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -245,8 +248,9 @@ def test_launch_from_two_threads(module, backend):
     def worker(b):
         try:
             s = drv.Stream()
+            launch = lau.bind(LaunchConfig((n // 256, 1, 1), (256, 1, 1), stream=s.handle))
             for _ in range(500):
-                lau.launch((n // 256, 1, 1), (256, 1, 1), 0, s.handle, b.ptr, n)
+                launch(b.ptr, n)
             s.synchronize()
         except Exception as exc:  # pragma: no cover
             errors.append(exc)
@@ -271,8 +275,10 @@ def test_launch_in_thread_without_context(module, backend):
     drv.memset(d, 0)
     done = []
 
+    launch = lau.bind(LaunchConfig((1, 1, 1), (32, 1, 1)))
+
     def worker():
-        lau.launch((1, 1, 1), (32, 1, 1), 0, 0, d.ptr, 32)
+        launch(d.ptr, 32)
         done.append(True)
 
     t = threading.Thread(target=worker)
@@ -284,16 +290,16 @@ def test_launch_in_thread_without_context(module, backend):
     assert done and (out == 1).all()
 
 
-@pytest.mark.parametrize(
-    "grid, block, smem",
-    [((1, 1, 1), (2048, 1, 1), 0), ((0, 1, 1), (32, 1, 1), 0), ((1, 1, 1), (32, 1, 1), 1 << 24)],
-)
+@pytest.mark.parametrize("grid, block, smem", [((1, 1, 1), (2048, 1, 1), 0), ((1, 1, 1), (32, 1, 1), 1 << 24)])
+@pytest.mark.parametrize("attrs", [False, True])
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_invalid_launch_config(module, grid, block, smem, backend):
+def test_invalid_launch_config(module, grid, block, smem, attrs, backend):
+    """What only the driver knows (too many threads, too much shared memory) is its
+    error, named after the one call made."""
     lau = module.get_function("add_one").launcher("Qi", backend=backend)
     with pytest.raises(CudaDriverError) as info:
-        lau.launch(grid, block, smem, 0, 0, 0)
-    assert info.value.call == "cuLaunchKernel"
+        lau.bind(LaunchConfig(grid, block, smem, cooperative=attrs))(0, 0)
+    assert info.value.call == ("cuLaunchKernelEx" if attrs else "cuLaunchKernel")
     assert info.value.name.startswith("CUDA_ERROR_")
     assert info.value.name in str(info.value)
 
@@ -346,7 +352,7 @@ def test_fault_is_reported_and_sticky(cubin, tmp_path):
         fn = mod.get_function("fault")
         out = {}
         try:
-            fn.launcher("").launch((1, 1, 1), (1, 1, 1), 0, 0)
+            fn.launcher("").bind(drv.LaunchConfig((1, 1, 1), (1, 1, 1)))()
             drv.Stream.legacy_default().synchronize()
         except drv.CudaDriverError as e:
             out["first"] = [e.name, e.call, e.sticky, str(e)]
@@ -378,7 +384,7 @@ def test_exit_with_live_objects_is_clean(cubin, tmp_path):
         s = drv.Stream(); e = drv.Event(); m = drv.alloc(1 << 20); h = drv.alloc_host(4096)
         a = drv.alloc(4096, stream=s)
         lau = mod.get_function("empty4").launcher("QQQf")
-        lau.launch((1, 1, 1), (1, 1, 1), 0, s.handle, m.ptr, m.ptr, m.ptr, 1.0)
+        lau.bind(drv.LaunchConfig((1, 1, 1), (1, 1, 1), stream=s.handle))(m.ptr, m.ptr, m.ptr, 1.0)
         print("ok")
         """,
         str(path),

@@ -181,7 +181,8 @@ def test_no_gpu_error_is_a_driver_error():
         assert err.call == "cuInit"
 
 
-def _fake_launchers(fmt, result=0):
+def _fake_launch(fmt, result=0, ex=False):
+    """The generated bindings-kind launch for ``fmt`` over a recording driver entry."""
     import importlib
     import threading
 
@@ -194,39 +195,44 @@ def _fake_launchers(fmt, result=0):
 
     lay = param_layout(fmt)
     tls = threading.local()
-    ns = dict(raw=raw, raw_coop=raw, f="F", tls=tls, buffers=L._buffers_factory(tls, lay),
-              pack_into=lay.struct.pack_into, retry=L._retry_factory(0, True), streams={},
-              stream_obj=lambda h: f"S{h}")
-    return L._generate(ns, lay.count, True), tls, calls
+    make = L._factory(lay.count, "bindings", ex)
+    common = (raw, None, "F", tls, L._buffers_factory(tls, lay), lay.struct.pack_into, L._retry_factory(0, True))
+    consts = ("CFG",) if ex else (2, 1, 1, 32, 1, 1, 0, "S7")
+    return make(*common, *consts), tls, calls
 
 
 def test_generated_launcher_packs_and_calls():
-    (launch, coop), tls, calls = _fake_launchers("QQQf")
-    launch((2, 1, 1), (32, 1, 1), 0, 7, 1, 2, 3, 1.5)
+    launch, tls, calls = _fake_launch("QQQf")
+    launch(1, 2, 3, 1.5)
     assert bytes(tls.b[0]) == struct.pack("QQQf", 1, 2, 3, 1.5)
-    assert calls[0][:9] == ("F", 2, 1, 1, 32, 1, 1, 0, "S7") and calls[0][10] == 0
-    coop([4, 1, 1], (8, 1, 1), 16, 0, 4, 5, 6, 2.0)
-    assert len(calls[1]) == 10 and calls[1][1] == 4 and calls[1][7] == 16
+    assert calls[0] == ("F", 2, 1, 1, 32, 1, 1, 0, "S7", tls.b[1], 0)
+    ex, tls, calls = _fake_launch("QQQf", ex=True)
+    ex(4, 5, 6, 2.0)
+    assert calls[0] == ("CFG", "F", tls.b[1], 0)
     with pytest.raises(TypeError):
-        launch((1, 1, 1), (1, 1, 1), 0, 0, 1, 2)  # wrong number of values
+        launch(1, 2)  # wrong number of values
 
 
 def test_generated_launcher_raises_driver_error():
-    (launch, _), _tls, _calls = _fake_launchers("i", result=1)
+    launch, _tls, _calls = _fake_launch("i", result=1)
     with pytest.raises(CudaDriverError) as info:
-        launch((1, 1, 1), (1, 1, 1), 0, 0, 5)
+        launch(5)
     assert info.value.call == "cuLaunchKernel" and info.value.name == "CUDA_ERROR_INVALID_VALUE"
+    ex, _tls, _calls = _fake_launch("i", result=1, ex=True)
+    with pytest.raises(CudaDriverError) as info:
+        ex(5)
+    assert info.value.call == "cuLaunchKernelEx"
 
 
 def test_buffers_are_per_thread():
     import threading
 
-    (launch, _), tls, _calls = _fake_launchers("q")
-    launch((1, 1, 1), (1, 1, 1), 0, 0, 1)
+    launch, tls, _calls = _fake_launch("q")
+    launch(1)
     seen = []
 
     def worker():
-        launch((1, 1, 1), (1, 1, 1), 0, 0, 2)
+        launch(2)
         seen.append(tls.b[1])
 
     t = threading.Thread(target=worker)

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from cudalite.driver import CudaDriverError, ShimFallbackWarning, param_layout
+from cudalite.driver import CudaDriverError, LaunchConfig, ShimFallbackWarning, param_layout
 from cudalite.driver import _shim, _state
 from cudalite.driver.cachedir import UntrustedCacheWarning
 from cudalite.driver.config import Config
@@ -94,9 +94,11 @@ def test_shim_calls_the_entry_point(built):
     rc = lib.cl_launch(lib.cl_probe_address(), f, 1, 2, 3, 4, 5, 6, 7, 2**63 + 5, params)
     assert rc == 42
     assert list(rec[0:11]) == [1, 2, 3, 4, 5, 6, 7, 2**63 + 5, params, 0xABCDEF, 0]
-    rec2, f2 = _record(shim)
-    assert lib.cl_launch_coop(lib.cl_probe_address(), f2, 9, 8, 7, 6, 5, 4, 3, 2, params) == 0
-    assert list(rec2[0:10]) == [9, 8, 7, 6, 5, 4, 3, 2, params, 0xABCDEF]
+    rec2, f2 = _record(shim, rc=7)
+    config = shim.ffi.new("unsigned int[14]", [33])
+    address = int(shim.ffi.cast("uintptr_t", config))
+    assert lib.cl_launch_ex(lib.cl_probe_ex_address(), address, f2, params) == 7
+    assert list(rec2[0:5]) == [address, 33, params, 0xABCDEF, 0]
 
 
 def _copy_built(built, tmp_path):
@@ -374,48 +376,62 @@ def test_concurrent_builds_both_succeed(tmp_path):
     assert _shim.load_shim(str(tmp_path), cc="/nonexistent/cc") is not None
 
 
-def _shim_namespace(shim, fmt, f):
+def _shim_launch(shim, fmt, f, config):
+    """``Launcher.bind(config)`` of the shim backend with the probes as libcuda."""
     L = importlib.import_module("cudalite.driver.launch")
 
-    lay = param_layout(fmt)
-    tls = threading.local()
-    probe = shim.lib.cl_probe_address()
-    ns = dict(raw=shim.lib.cl_launch, raw_coop=shim.lib.cl_launch_coop, entry=probe, entry_coop=probe, f=f,
-              tls=tls, buffers=L._buffers_factory(tls, lay), pack_into=lay.struct.pack_into,
-              retry=L._retry_factory(0, False))
-    return L._generate(ns, lay.count, bindings=False, shim=True), tls
+    lau = L.Launcher.__new__(L.Launcher)
+    lau.layout, lau._kind, lau._bound = param_layout(fmt), "shim", {}
+    lau._tls = tls = threading.local()
+    lau._plain = (shim.lib.cl_launch, shim.lib.cl_probe_address())
+    lau._ex = (shim.lib.cl_launch_ex, shim.lib.cl_probe_ex_address())
+    lau._common = (f, tls, L._buffers_factory(tls, lau.layout), lau.layout.struct.pack_into,
+                   L._retry_factory(0, False))
+    return lau.bind(config), tls
 
 
 def test_generated_shim_launcher(built):
     _, shim = built
     rec, f = _record(shim)
-    (launch, coop), tls = _shim_namespace(shim, "QQQf", f)
-    launch((2, 3, 4), (32, 1, 1), 128, 7, 0x1000, 0x2000, 0x3000, 1.5)
+    launch, tls = _shim_launch(shim, "QQQf", f, LaunchConfig((2, 3, 4), (32, 1, 1), 128, 7))
+    launch(0x1000, 0x2000, 0x3000, 1.5)
     assert bytes(tls.b[0]) == struct.pack("QQQf", 0x1000, 0x2000, 0x3000, 1.5)
     assert list(rec[0:8]) == [2, 3, 4, 32, 1, 1, 128, 7]
     assert rec[8] == tls.b[1]  # the thread's void* array ...
     assert rec[9] == ctypes.addressof(tls.b[2])  # ... whose first entry is the packed buffer
     assert rec[10] == 0  # extra = NULL
-    coop((5, 1, 1), (64, 1, 1), 0, 0, 1, 2, 3, 0.0)
-    assert list(rec[0:8]) == [5, 1, 1, 64, 1, 1, 0, 0]
     rec[11] = 1  # the "driver" now answers CUDA_ERROR_INVALID_VALUE
     with pytest.raises(CudaDriverError) as info:
-        launch((1, 1, 1), (1, 1, 1), 0, 0, 1, 2, 3, 1.0)
+        launch(1, 2, 3, 1.0)
     assert info.value.call == "cuLaunchKernel" and info.value.name == "CUDA_ERROR_INVALID_VALUE"
+
+
+def test_generated_shim_launcher_with_attributes(built):
+    """A configuration with attributes goes through cl_launch_ex: the prepared
+    CUlaunchConfig's address (gridDimX read back from it in C), the params, no extra."""
+    _, shim = built
+    rec, f = _record(shim)
+    cfg = LaunchConfig((5, 1, 1), (64, 1, 1), cooperative=True, cluster=(1, 1, 1))
+    coop, tls = _shim_launch(shim, "QQQf", f, cfg)
+    assert coop.config is cfg
+    coop(1, 2, 3, 0.0)
+    assert list(rec[0:5]) == [ctypes.addressof(coop.keep), 5, tls.b[1], ctypes.addressof(tls.b[2]), 0]
+    assert coop.keep.numAttrs == 2
+    rec[11] = 720  # CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE
     with pytest.raises(CudaDriverError) as info:
-        coop((1, 1, 1), (1, 1, 1), 0, 0, 1, 2, 3, 1.0)
-    assert info.value.call == "cuLaunchCooperativeKernel"
+        coop(1, 2, 3, 0.0)
+    assert info.value.call == "cuLaunchKernelEx" and info.value.name == "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE"
 
 
 def test_shim_buffers_are_per_thread(built):
     _, shim = built
     rec, f = _record(shim)
-    (launch, _), tls = _shim_namespace(shim, "q", f)
-    launch((1, 1, 1), (1, 1, 1), 0, 0, 11)
+    launch, tls = _shim_launch(shim, "q", f, LaunchConfig((1, 1, 1), (1, 1, 1)))
+    launch(11)
     seen = []
 
     def worker():
-        launch((1, 1, 1), (1, 1, 1), 0, 0, 22)
+        launch(22)
         seen.append((tls.b[1], rec[8], rec[9]))
 
     t = threading.Thread(target=worker)
@@ -446,13 +462,15 @@ def test_launcher_uses_shim_or_falls_back(built, monkeypatch):
 
     _, shim = built
     rec, f = _record(shim)
-    probe = shim.lib.cl_probe_address()
-    monkeypatch.setattr(L, "get_driver", lambda: _FakeDriver((shim, probe, probe)))
+    probes = (shim, shim.lib.cl_probe_address(), shim.lib.cl_probe_ex_address())
+    monkeypatch.setattr(L, "get_driver", lambda: _FakeDriver(probes))
     lau = L.Launcher(_FakeFunction(f), "Qi")
     assert lau.backend == "shim" and "via shim" in repr(lau)
-    lau.launch((3, 1, 1), (128, 1, 1), 0, 5, 0xFEED, 9)
+    lau.bind(LaunchConfig((3, 1, 1), (128, 1, 1), stream=5))(0xFEED, 9)
     assert list(rec[0:8]) == [3, 1, 1, 128, 1, 1, 0, 5]
     assert ctypes.c_uint64.from_address(rec[9]).value == 0xFEED  # the first packed value
+    lau.launch(LaunchConfig((6, 1, 1), (128, 1, 1), programmatic_dependent_launch=True), 0xCAFE, 9)
+    assert rec[1] == 6 and ctypes.c_uint64.from_address(rec[3]).value == 0xCAFE  # through cl_launch_ex
 
     monkeypatch.setattr(L, "get_driver", lambda: _FakeDriver(None))
     lau = L.Launcher(_FakeFunction(f), "Qi")

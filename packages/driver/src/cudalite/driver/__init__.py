@@ -14,6 +14,7 @@ from .errors import CudaDriverError, CudaSupportError, ShimFallbackWarning
 from .ipc import address_range, ipc_close_handle, ipc_get_handle, ipc_open_handle
 from .profiler import driver_version, profile_start, profile_stop
 from .launch import Launcher, launch, launch_cooperative
+from .launchconfig import LaunchConfig
 from ._shim import compiled_shim_path
 from .memory import (
     DeviceMemory,
@@ -50,6 +51,6 @@ __all__ = [
     "PointerAttributes", "pointer_attributes",
     "Stream", "Event", "elapsed_time", "add_callback", "stream_device",
     "Module", "Function", "load_module",
-    "Launcher", "launch", "launch_cooperative", "compiled_shim_path",
+    "LaunchConfig", "Launcher", "launch", "launch_cooperative", "compiled_shim_path",
     "ParamLayout", "param_layout", "pack_params",
 ]

@@ -1,4 +1,4 @@
-"""The compiled launch shim: libcuda's ``cuLaunchKernel`` called from C (cffi API mode).
+"""The compiled launch shim: libcuda's ``cuLaunchKernel``/``cuLaunchKernelEx`` called from C (cffi API mode).
 
 An ABI-mode cffi call marshals its 11 arguments through libffi and a
 ``cuda.bindings`` call builds Python objects around the result; a cffi *API-mode*
@@ -7,11 +7,14 @@ pointer.  This module owns that extension:
 
 * :data:`C_SOURCE`/:data:`CDEF` (defined in :mod:`._shim_source`, shared with the
   wheel build in ``setup.py``) -- ``cl_launch(entry, f, gx, gy, gz, bx, by, bz, smem,
-  stream, params)`` and ``cl_launch_coop(...)`` call ``entry`` (the address of libcuda's
-  ``cuLaunchKernel``/``cuLaunchCooperativeKernel``, from ``cuGetProcAddress``), so the
-  shim needs no CUDA header and no link to libcuda.  ``cl_probe`` has the same
-  signature and records its arguments: the self-test run on every load (and the tests)
-  call it instead of the driver.
+  stream, params)`` and ``cl_launch_ex(entry, config, f, params)`` call ``entry`` (the
+  address of libcuda's ``cuLaunchKernel``/``cuLaunchKernelEx``, from
+  ``cuGetProcAddress``; ``config`` the address of a ``CUlaunchConfig`` prepared at
+  bind time, see :mod:`._launchex`), so the shim needs no CUDA header and no link to
+  libcuda.  ``cl_probe``/``cl_probe_ex`` have the same signatures and record their
+  arguments: the self-test run on every load (and the tests) call them instead of the
+  driver.  A compiled shim of another ``ABI_VERSION`` (an older wheel's) fails the
+  self-test and is not used.
 * :func:`load_shim` -- the compiled module ``cudalite.driver._launch_shim`` that the
   wheel build put into the package (:func:`load_prebuilt`), self-tested; an install
   without one (a source install built without a compiler) falls back to
@@ -68,7 +71,7 @@ class ShimError(RuntimeError):
 
 @dataclass(frozen=True)
 class Shim:
-    """A loaded, self-tested shim: ``lib.cl_launch``/``lib.cl_launch_coop``."""
+    """A loaded, self-tested shim: ``lib.cl_launch``/``lib.cl_launch_ex``."""
 
     lib: object
     ffi: object
@@ -136,6 +139,13 @@ def _self_test(module, path):
                        int(ffi.cast("uintptr_t", slot)))
     if ok != 17 or list(rec[0:8]) != [1, 2, 3, 4, 5, 6, 7, 8] or rec[9] != 0x1234 or rec[10] != 0:
         raise ShimError(f"{path}: self-test failed")
+    config = ffi.new("unsigned int[16]", [29])
+    rec[11] = 19
+    ok = lib.cl_launch_ex(lib.cl_probe_ex_address(), int(ffi.cast("uintptr_t", config)),
+                          int(ffi.cast("uintptr_t", rec)), int(ffi.cast("uintptr_t", slot)))
+    if (ok != 19 or rec[0] != int(ffi.cast("uintptr_t", config)) or rec[1] != 29
+            or rec[2] != int(ffi.cast("uintptr_t", slot)) or rec[3] != 0x1234 or rec[4] != 0):
+        raise ShimError(f"{path}: self-test of cl_launch_ex failed")
     return Shim(lib, ffi, path)
 
 
@@ -343,14 +353,14 @@ def load_runtime_build(cache_dir, cc=""):
 
 
 def entry_points(libcuda=""):
-    """Addresses of libcuda's (cuLaunchKernel, cuLaunchCooperativeKernel): from
+    """Addresses of libcuda's (cuLaunchKernel, cuLaunchKernelEx): from
     ``cuGetProcAddress`` for the running driver's version, else ``dlsym`` on ``libcuda``."""
     from cuda.bindings import driver
 
     out = []
     err, version = driver.cuDriverGetVersion()
     flags = getattr(getattr(driver, "CUdriverProcAddress_flags", None), "CU_GET_PROC_ADDRESS_DEFAULT", 0)
-    for symbol in ("cuLaunchKernel", "cuLaunchCooperativeKernel"):
+    for symbol in ("cuLaunchKernel", "cuLaunchKernelEx"):
         address = 0
         try:
             res = driver.cuGetProcAddress(symbol.encode(), int(version), flags)

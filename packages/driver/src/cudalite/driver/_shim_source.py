@@ -10,7 +10,7 @@ install time).  Standard library only: it runs inside the build backend.
 
 __all__ = ["ABI_VERSION", "PREBUILT_MODULE", "C_SOURCE", "CDEF"]
 
-ABI_VERSION = 1
+ABI_VERSION = 2  # 2: cl_launch_ex (cuLaunchKernelEx) replaced cl_launch_coop
 PREBUILT_MODULE = "cudalite.driver._launch_shim"  # what setup.py builds into the wheel
 
 C_SOURCE = r"""
@@ -18,8 +18,7 @@ C_SOURCE = r"""
 
 typedef int (*cl_launch_fn)(void *, unsigned int, unsigned int, unsigned int, unsigned int,
                             unsigned int, unsigned int, unsigned int, void *, void **, void **);
-typedef int (*cl_coop_fn)(void *, unsigned int, unsigned int, unsigned int, unsigned int,
-                          unsigned int, unsigned int, unsigned int, void *, void **);
+typedef int (*cl_launch_ex_fn)(const void *, void *, void **, void **);
 
 static int cl_launch(uintptr_t entry, uintptr_t f, unsigned int gx, unsigned int gy, unsigned int gz,
                      unsigned int bx, unsigned int by, unsigned int bz, unsigned int smem,
@@ -29,11 +28,11 @@ static int cl_launch(uintptr_t entry, uintptr_t f, unsigned int gx, unsigned int
                                  (void **)params, (void **)0);
 }
 
-static int cl_launch_coop(uintptr_t entry, uintptr_t f, unsigned int gx, unsigned int gy, unsigned int gz,
-                          unsigned int bx, unsigned int by, unsigned int bz, unsigned int smem,
-                          uintptr_t stream, uintptr_t params)
+/* cuLaunchKernelEx(config, f, params, NULL): ``config`` is the address of a
+   CUlaunchConfig (with its attribute array) prepared once by the caller. */
+static int cl_launch_ex(uintptr_t entry, uintptr_t config, uintptr_t f, uintptr_t params)
 {
-    return ((cl_coop_fn)entry)((void *)f, gx, gy, gz, bx, by, bz, smem, (void *)stream, (void **)params);
+    return ((cl_launch_ex_fn)entry)((const void *)config, (void *)f, (void **)params, (void **)0);
 }
 
 /* Stand-in for cuLaunchKernel: ``f`` points at 12 uint64 slots; the 10 launch
@@ -49,7 +48,20 @@ static int cl_probe(void *f, unsigned int gx, unsigned int gy, unsigned int gz, 
     return (int)rec[11];
 }
 
+/* Stand-in for cuLaunchKernelEx: ``f`` points at 12 uint64 slots; slot 0 gets the
+   config's address, 1 its first unsigned int (gridDimX), 2 ``params``, 3 ``params[0]``,
+   4 ``extra``; returns slot 11. */
+static int cl_probe_ex(const void *config, void *f, void **params, void **extra)
+{
+    uint64_t *rec = (uint64_t *)f;
+    rec[0] = (uint64_t)(uintptr_t)config; rec[1] = config ? *(const unsigned int *)config : 0;
+    rec[2] = (uint64_t)(uintptr_t)params; rec[3] = params ? (uint64_t)(uintptr_t)params[0] : 0;
+    rec[4] = (uint64_t)(uintptr_t)extra;
+    return (int)rec[11];
+}
+
 static uintptr_t cl_probe_address(void) { return (uintptr_t)&cl_probe; }
+static uintptr_t cl_probe_ex_address(void) { return (uintptr_t)&cl_probe_ex; }
 static int cl_abi_version(void) { return ABI_VERSION_VALUE; }
 """.replace("ABI_VERSION_VALUE", str(ABI_VERSION))
 
@@ -57,9 +69,8 @@ CDEF = """
 int cl_launch(uintptr_t entry, uintptr_t f, unsigned int gx, unsigned int gy, unsigned int gz,
               unsigned int bx, unsigned int by, unsigned int bz, unsigned int smem,
               uintptr_t stream, uintptr_t params);
-int cl_launch_coop(uintptr_t entry, uintptr_t f, unsigned int gx, unsigned int gy, unsigned int gz,
-                   unsigned int bx, unsigned int by, unsigned int bz, unsigned int smem,
-                   uintptr_t stream, uintptr_t params);
+int cl_launch_ex(uintptr_t entry, uintptr_t config, uintptr_t f, uintptr_t params);
 uintptr_t cl_probe_address(void);
+uintptr_t cl_probe_ex_address(void);
 int cl_abi_version(void);
 """

@@ -24,9 +24,7 @@ _LAUNCH_CDEF = """
 int cuLaunchKernel(uintptr_t f, unsigned int gx, unsigned int gy, unsigned int gz,
                    unsigned int bx, unsigned int by, unsigned int bz,
                    unsigned int smem, uintptr_t stream, uintptr_t params, uintptr_t extra);
-int cuLaunchCooperativeKernel(uintptr_t f, unsigned int gx, unsigned int gy, unsigned int gz,
-                   unsigned int bx, unsigned int by, unsigned int bz,
-                   unsigned int smem, uintptr_t stream, uintptr_t params);
+int cuLaunchKernelEx(uintptr_t config, uintptr_t f, uintptr_t params, uintptr_t extra);
 """
 
 
@@ -146,7 +144,7 @@ class Driver:
     # -- native libcuda for the launch path -----------------------------------
     def native(self, backend):
         """The libcuda handle for launch backend ``cffi`` or ``ctypes``, or for ``shim``
-        ``(Shim, cuLaunchKernel address, cuLaunchCooperativeKernel address)`` or None
+        ``(Shim, cuLaunchKernel address, cuLaunchKernelEx address)`` or None
         when the shim cannot be built here, or for ``stream_callback`` the C trampoline
         of stream callbacks (opened/built once per process)."""
         try:
@@ -204,9 +202,9 @@ def _open_native(backend, cfg):
 
         lib = ctypes.CDLL(path)
         u, p = ctypes.c_uint, ctypes.c_size_t
-        for name, n_extra in (("cuLaunchKernel", 1), ("cuLaunchCooperativeKernel", 0)):
-            fn = getattr(lib, name)
-            fn.argtypes = [p, u, u, u, u, u, u, u, p, p] + [p] * n_extra
+        lib.cuLaunchKernel.argtypes = [p, u, u, u, u, u, u, u, p, p, p]
+        lib.cuLaunchKernelEx.argtypes = [p, p, p, p]  # config, f, kernelParams, extra
+        for fn in (lib.cuLaunchKernel, lib.cuLaunchKernelEx):
             fn.restype = ctypes.c_int
         return lib
     raise ValueError(f"no native library for launch backend {backend!r}")

@@ -1,42 +1,58 @@
-"""The kernel launch path, built for speed.
+"""The kernel launch path, built for speed: one launch value, one driver entry.
 
-``Function.launcher(param_format)`` -> :class:`Launcher`.  Its ``launch(grid, block,
-shared_mem, stream_handle, *values)`` does, per call: one ``threading.local`` lookup
-for the calling thread's pre-built argument buffer and ``void*`` array, one
-``struct.pack_into`` of the values, and one call of ``cuLaunchKernel`` through
-``cuda.bindings`` (Cython) with cached function/stream objects.  The buffers are per
-thread, so threads may launch the same kernel concurrently.  ``grid``/``block`` are
-3-tuples of ints, ``stream_handle`` an int (0: legacy default stream), pointer
-values ints.
+``Function.launcher(param_format)`` -> :class:`Launcher`.  ``launcher.bind(config)``
+takes a frozen :class:`~cudalite.driver.LaunchConfig` (grid, block, dynamic shared
+memory, stream handle, launch attributes) and returns a closure ``launch(*values)``
+with the configuration baked in as closure constants.  Per call it does one
+``threading.local`` lookup for the calling thread's pre-built argument buffer and
+``void*`` array, one ``struct.pack_into`` of the values and ONE driver call:
+
+* ``cuLaunchKernel`` when the configuration has no attribute (the fastest path);
+* ``cuLaunchKernelEx`` when it has some (cooperative, cluster dimensions,
+  programmatic dependent launch), with the ``CUlaunchConfig`` and its attribute
+  array built once at bind time (:mod:`._launchex`): only the parameters change per
+  call.
+
+The per-call code is generated once per (parameter count, backend kind, with or
+without attributes), so that the values are plain positional parameters (measured
+~2x less Python overhead than ``*values``).  The buffers are per thread, so threads
+may launch the same kernel, or the same bound closure, concurrently.  Pointer values
+are ints.
 
 Backends (``backend=`` or ``CUDALITE_LAUNCH_BACKEND``; default ``shim``,
 i.e. ``config.DEFAULT_LAUNCH_BACKEND``, the fastest measured by benchmarks/launch.py):
-``shim`` (a cffi API-mode extension compiled on first use, see ``_shim``: the ints
-are converted in C and libcuda's ``cuLaunchKernel`` is called through its address;
-without a C compiler it silently becomes ``bindings``), ``bindings``, ``cffi``
-(ABI mode: libffi marshals 11 arguments, ~0.7 µs) and ``ctypes``.  A nonzero CUresult
-raises :class:`CudaDriverError` (invalid configurations are rejected by the driver
-itself, at no cost on the happy path); a launch refused for want of the right context (a thread with none current,
-or another device's) is retried once: in the thread's own device's context when the function is there (a new thread
-gets its device, see ``Driver.current``), else with the function's context pushed for that launch only.
+``shim`` (a cffi API-mode extension compiled with the wheel or on first use, see
+``_shim``: the ints are converted in C and libcuda's entry points are called through
+their addresses; without a C compiler it silently becomes ``bindings``), ``bindings``
+(``cuda.bindings``, Cython), ``cffi`` (ABI mode: libffi marshals 11 arguments, ~0.7
+µs) and ``ctypes``.  A nonzero CUresult raises :class:`CudaDriverError` (invalid
+configurations the driver rejects cost nothing on the happy path); a launch refused
+for want of the right context (a thread with none current, or another device's) is
+retried once: in the thread's own device's context when the function is there (a new
+thread gets its device, see ``Driver.current``), else with the function's context
+pushed for that launch only.
 
-``launch(fn, grid, block, args=[(value, code), ...])`` is the generic, slower path.
+``launch(fn, grid, block, args=[(value, code), ...])`` (or ``launch(fn, config,
+args)``) is the generic, slower path; ``Launcher.launch(config, *values)`` keeps a
+small cache of bound closures per configuration.
 """
 
 from __future__ import annotations
 
 import ctypes
+import functools
 import threading
 
-from ._cu import cu
 from ._state import get_driver
 from .errors import raise_for
+from .launchconfig import LaunchConfig
 from .params import param_layout
 from .stream import stream_handle
 
 __all__ = ["Launcher", "launch", "launch_cooperative"]
 
 _INVALID_CONTEXT = 201
+_MAX_CACHED_CONFIGS = 64  # bound closures kept per Launcher for Launcher.launch
 
 
 def _buffers_factory(tls, layout):
@@ -74,98 +90,57 @@ def _retry_factory(device_id, bindings):
     return retry
 
 
-# The per-call code, generated once per parameter count so that the values are
-# plain positional parameters (measured ~2x less Python overhead than *values and
-# indexing grid[0], grid[1], ...).
+# The per-call code.  ``make`` is compiled once per (count, kind, ex) and called once
+# per bind: everything the launch needs is a closure constant (grid, block, shared
+# memory and stream for cuLaunchKernel; the prepared CUlaunchConfig for
+# cuLaunchKernelEx).
 _TEMPLATE = """
-def {fname}(grid, block, shared_mem, stream_handle{params}):
-    try:
-        b = tls.b
-    except AttributeError:
-        b = buffers()
-    pack_into(b[0], 0{params})
-{stream}
-    gx, gy, gz = grid
-    bx, by, bz = block
-    err = {raw}({lead}f, gx, gy, gz, bx, by, bz, shared_mem, s, b[1]{extra}){index}
-    if err:
-        retry(err, "{call}", {raw}, ({lead}f, gx, gy, gz, bx, by, bz, shared_mem, s, b[1]{extra}))
+def make(raw, entry, f, tls, buffers, pack_into, retry, {consts}):
+    def launch({params}):
+        try:
+            b = tls.b
+        except AttributeError:
+            b = buffers()
+        pack_into(b[0], 0{args})
+        err = raw({call_args}){index}
+        if err:
+            retry(err, "{name}", raw, ({call_args},))
+    return launch
 """
 
-_STREAM_BINDINGS = """    s = streams.get(stream_handle)
-    if s is None:
-        s = stream_obj(stream_handle)"""
-_STREAM_NATIVE = "    s = stream_handle"
+_PLAIN = ("GX, GY, GZ, BX, BY, BZ, SMEM, S", "f, GX, GY, GZ, BX, BY, BZ, SMEM, S, b[1]", "cuLaunchKernel")
+_EX = ("CFG", "CFG, f, b[1]", "cuLaunchKernelEx")
+KINDS = ("shim", "bindings", "native")  # how the driver is called: cffi API shim, cuda.bindings, cffi ABI/ctypes
 
 
-def _generate(namespace, count, bindings, shim=False):
-    """Compile launch/launch_cooperative for ``count`` parameters over ``namespace``
-    (which provides raw, raw_coop, f, tls, buffers, pack_into, retry, streams...;
-    for the shim also ``entry``/``entry_coop``, the driver addresses passed first)."""
-    params = "".join(f", a{i}" for i in range(count))
-    stream = _STREAM_BINDINGS if bindings else _STREAM_NATIVE
-    index = "[0]" if bindings else ""
-    lead, lead_coop, extra = ("entry, ", "entry_coop, ", "") if shim else ("", "", ", 0")
-    src = _TEMPLATE.format(fname="launch", params=params, stream=stream, raw="raw", extra=extra,
-                           index=index, call="cuLaunchKernel", lead=lead)
-    src += _TEMPLATE.format(fname="launch_cooperative", params=params, stream=stream, raw="raw_coop",
-                            extra="", index=index, call="cuLaunchCooperativeKernel", lead=lead_coop)
-    exec(compile(src, f"<cudalite.driver launcher/{count}>", "exec"), namespace)
-    return namespace["launch"], namespace["launch_cooperative"]
+def generate_source(count, kind, ex):
+    """The source of ``make`` for ``count`` parameters, backend ``kind`` (one of
+    :data:`KINDS`) and ``ex`` (cuLaunchKernelEx) -- see :func:`_factory`."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown launch code kind {kind!r}")
+    consts, call_args, name = _EX if ex else _PLAIN
+    if kind == "shim":
+        call_args = "entry, " + call_args  # the driver entry's address goes first
+    else:
+        call_args += ", 0"  # extra = NULL
+    names = [f"a{i}" for i in range(count)]
+    return _TEMPLATE.format(consts=consts, params=", ".join(names), args="".join(f", {n}" for n in names),
+                            call_args=call_args, index="[0]" if kind == "bindings" else "", name=name)
 
 
-def _bindings_launchers(function, layout):
-    """launch/launch_cooperative calling cuda.bindings directly (Cython; the
-    fastest measured: no libffi marshalling of 11 arguments)."""
-    driver = cu()
-    CUstream = driver.CUstream
-    tls = threading.local()
-    streams = {}  # int handle -> CUstream (a value cache, bounded)
-
-    def stream_obj(handle):
-        if len(streams) > 256:
-            streams.clear()
-        s = streams[handle] = CUstream(handle)
-        return s
-
-    ns = dict(raw=driver.cuLaunchKernel, raw_coop=driver.cuLaunchCooperativeKernel, f=function._cu,
-              tls=tls, buffers=_buffers_factory(tls, layout), pack_into=layout.struct.pack_into,
-              retry=_retry_factory(function.device_id, True), streams=streams, stream_obj=stream_obj)
-    return _generate(ns, layout.count, bindings=True)
-
-
-def _native_launchers(function, layout, backend):
-    """launch/launch_cooperative calling libcuda through cffi (ABI mode) or ctypes,
-    every handle an int."""
-    lib = get_driver().native(backend)
-    tls = threading.local()
-    ns = dict(raw=lib.cuLaunchKernel, raw_coop=lib.cuLaunchCooperativeKernel, f=function.handle,
-              tls=tls, buffers=_buffers_factory(tls, layout), pack_into=layout.struct.pack_into,
-              retry=_retry_factory(function.device_id, False))
-    return _generate(ns, layout.count, bindings=False)
-
-
-def _shim_launchers(function, layout, native):
-    """launch/launch_cooperative calling the compiled cffi API-mode shim, which calls
-    libcuda's entry points from C (``native`` = (Shim, launch address, coop address))."""
-    shim, entry, entry_coop = native
-    tls = threading.local()
-    ns = dict(raw=shim.lib.cl_launch, raw_coop=shim.lib.cl_launch_coop, entry=entry, entry_coop=entry_coop,
-              f=function.handle, tls=tls, buffers=_buffers_factory(tls, layout),
-              pack_into=layout.struct.pack_into, retry=_retry_factory(function.device_id, False))
-    return _generate(ns, layout.count, bindings=False, shim=True)
+@functools.lru_cache(maxsize=256)
+def _factory(count, kind, ex):
+    """The compiled ``make`` of :func:`generate_source` (a pure function of its key)."""
+    namespace = {}
+    exec(compile(generate_source(count, kind, ex), f"<cudalite.driver launcher/{kind}/{count}{'/ex' * ex}>",
+                 "exec"), namespace)
+    return namespace["make"]
 
 
 class Launcher:
     """Prepared launches of one :class:`~cudalite.driver.Function` with one
-    parameter format.  Use ``launch``/``launch_cooperative`` (instance attributes
-    that are plain closures: no bound-method or attribute work per call).
-
-    ``launch(grid, block, shared_mem, stream_handle, *values)`` and
-    ``launch_cooperative(...)`` take 3-tuples of ints for ``grid``/``block``, the
-    dynamic shared memory in bytes, an int stream handle (0: legacy default stream)
-    and one value per parameter (pointers as ints); a nonzero CUresult raises
-    :class:`CudaDriverError`.
+    parameter format: :meth:`bind` a :class:`~cudalite.driver.LaunchConfig` once,
+    call the result per launch.
 
     Parameters
     ----------
@@ -188,18 +163,94 @@ class Launcher:
         self.function = function
         self.layout = layout = param_layout(param_format)
         self.backend = backend = backend or driver.config.launch_backend
+        self._bound = {}  # LaunchConfig -> bound closure (Launcher.launch), bounded
+        self._tls = tls = threading.local()
+        buffers, pack_into = _buffers_factory(tls, layout), layout.struct.pack_into
         if backend == "shim":
             native = driver.native("shim")  # None: no compiler/headers -> bindings, silently
             if native is not None:
-                self.launch, self.launch_cooperative = _shim_launchers(function, layout, native)
-                return
-            self.backend = backend = "bindings"
+                shim, entry, entry_ex = native
+                self._kind, f = "shim", function.handle
+                self._plain = (shim.lib.cl_launch, entry)
+                self._ex = (shim.lib.cl_launch_ex, entry_ex)
+            else:
+                self.backend = backend = "bindings"
         if backend == "bindings":
-            self.launch, self.launch_cooperative = _bindings_launchers(function, layout)
+            from ._cu import cu
+
+            cudrv = cu()
+            self._kind, f, self._cudrv = "bindings", function._cu, cudrv
+            self._plain, self._ex = (cudrv.cuLaunchKernel, None), (cudrv.cuLaunchKernelEx, None)
         elif backend in ("cffi", "ctypes"):
-            self.launch, self.launch_cooperative = _native_launchers(function, layout, backend)
-        else:
+            lib = driver.native(backend)
+            self._kind, f = "native", function.handle
+            self._plain, self._ex = (lib.cuLaunchKernel, None), (lib.cuLaunchKernelEx, None)
+        elif backend != "shim":
             raise ValueError(f"unknown launch backend {backend!r}")
+        self._common = (f, tls, buffers, pack_into, _retry_factory(function.device_id, self._kind == "bindings"))
+
+    def bind(self, config):
+        """The launch of this kernel with ``config``: a closure ``launch(*values)``
+        (one value per parameter, pointers as ints) that makes one driver call --
+        ``cuLaunchKernel`` when ``config.has_attributes`` is False, else
+        ``cuLaunchKernelEx`` with the ``CUlaunchConfig`` and attribute array built
+        here, once.  The closure carries ``.config``.  A nonzero CUresult raises
+        :class:`CudaDriverError` naming the call.
+
+        Parameters
+        ----------
+        config : LaunchConfig
+            The launch configuration.
+
+        Raises
+        ------
+        TypeError
+            If ``config`` is not a :class:`LaunchConfig`.
+        """
+        if not isinstance(config, LaunchConfig):
+            raise TypeError(f"Launcher.bind takes a cudalite.driver.LaunchConfig, got {type(config).__name__}")
+        make = _factory(self.layout.count, self._kind, config.has_attributes)
+        if config.has_attributes:
+            raw, entry = self._ex
+            from . import _launchex
+
+            if self._kind == "bindings":
+                cfg, keep = _launchex.bindings_config(config, self._cudrv)
+            else:
+                keep = _launchex.native_config(config)
+                cfg = ctypes.addressof(keep)
+            launch = make(raw, entry, *self._common, cfg)
+            launch.keep = keep  # the prepared structs live as long as the closure
+        else:
+            raw, entry = self._plain
+            (gx, gy, gz), (bx, by, bz) = config.grid, config.block
+            stream = self._cudrv.CUstream(config.stream) if self._kind == "bindings" else config.stream
+            launch = make(raw, entry, *self._common, gx, gy, gz, bx, by, bz, config.shared_mem, stream)
+        launch.config = config
+        return launch
+
+    def launch(self, config, *values):
+        """``bind(config)(*values)``, the bound closure kept in a small per-launcher
+        cache (the generic path; hot loops should hold ``bind(config)``).
+
+        Parameters
+        ----------
+        config : LaunchConfig
+            The launch configuration.
+        *values
+            One value per kernel parameter (pointers as ints).
+
+        Raises
+        ------
+        CudaDriverError
+            If the driver rejects the launch.
+        """
+        bound = self._bound.get(config)
+        if bound is None:
+            if len(self._bound) >= _MAX_CACHED_CONFIGS:
+                self._bound.clear()
+            bound = self._bound[config] = self.bind(config)
+        bound(*values)
 
     @property
     def param_format(self) -> str:
@@ -211,12 +262,12 @@ class Launcher:
 
 
 def _dim3(d):
-    if isinstance(d, int):
-        return (d, 1, 1)
-    d = tuple(int(x) for x in d)
-    if not 1 <= len(d) <= 3:
-        raise ValueError(f"launch dimensions must have 1 to 3 entries, got {d!r}")
-    return d + (1,) * (3 - len(d))
+    """An int or a 1-3 tuple -> a 3-tuple (its entries are validated by LaunchConfig)."""
+    if isinstance(d, (tuple, list)):
+        if not 1 <= len(d) <= 3:
+            raise ValueError(f"launch dimensions must have 1 to 3 entries, got {d!r}")
+        return tuple(d) + (1,) * (3 - len(d))
+    return (d, 1, 1)
 
 
 def _value(value, code):
@@ -230,19 +281,42 @@ def _value(value, code):
     return value
 
 
-def launch(fn, grid, block, args=(), shared_mem=0, stream=None, cooperative=False):
+def _generic_config(grid, block, shared_mem, stream, cooperative, cluster, programmatic_dependent_launch):
+    """The LaunchConfig of the generic path's arguments: a LaunchConfig given as
+    ``grid`` with the keywords given (not None) replacing its fields, or one built
+    from grid/block (ints or 1-3 tuples) and the keywords."""
+    changes = {k: v for k, v in (("shared_mem", shared_mem), ("cooperative", cooperative), ("cluster", cluster),
+                                 ("programmatic_dependent_launch", programmatic_dependent_launch))
+               if v is not None}
+    if stream is not None:
+        changes["stream"] = stream_handle(stream)
+    if isinstance(grid, LaunchConfig):
+        return grid.replace(**changes) if changes else grid
+    if grid is None or block is None:
+        raise TypeError("launch() needs grid and block, or a LaunchConfig")
+    if changes.get("cluster") is not None:
+        changes["cluster"] = _dim3(changes["cluster"])
+    return LaunchConfig(_dim3(grid), _dim3(block), **changes)
+
+
+def launch(fn, grid=None, block=None, args=(), shared_mem=None, stream=None, cooperative=None, *, cluster=None,
+           programmatic_dependent_launch=None, config=None):
     """Generic launch: ``args`` is a sequence of ``(value, code)`` with struct codes
     (``"Q"`` pointers -- ints, DeviceMemory or CUDA-array-interface objects --,
-    ``"f"``, ``"i"``, ...); grid/block ints or 1-3 tuples; stream a Stream/int/None.
+    ``"f"``, ``"i"``, ...).  The configuration is either ``grid``/``block`` (ints or
+    1-3 tuples) with the keywords, or a :class:`LaunchConfig` (``config=cfg``, or in
+    ``grid``'s place: ``launch(fn, cfg, args)``) whose fields the keywords given
+    replace.  One driver entry: :meth:`Launcher.launch`.
 
     Parameters
     ----------
     fn : Function
         The kernel.
-    grid : int or tuple of int
-        Grid dimensions: an int or a 1- to 3-tuple.
+    grid : int, tuple of int or LaunchConfig
+        Grid dimensions (an int or a 1- to 3-tuple), or the whole configuration.
     block : int or tuple of int
-        Block dimensions: an int or a 1- to 3-tuple.
+        Block dimensions: an int or a 1- to 3-tuple (with a LaunchConfig in
+        ``grid``'s place, this position may hold ``args``).
     args : sequence of (value, str), optional
         One ``(value, code)`` pair per kernel parameter; ``code`` is a struct code
         (``"Q"`` for a pointer, given as an int, a :class:`DeviceMemory` or an object
@@ -252,46 +326,65 @@ def launch(fn, grid, block, args=(), shared_mem=0, stream=None, cooperative=Fals
     stream : Stream or int, optional
         The stream to launch on; ``None`` (default) is the legacy default stream.
     cooperative : bool, optional
-        Launch with cuLaunchCooperativeKernel (default False).
+        Launch with the cooperative attribute (the grid may synchronize; default False).
+    cluster : int or tuple of int, optional
+        Thread-block cluster dimensions chosen at launch (compute capability 9.0+).
+    programmatic_dependent_launch : bool, optional
+        Allow programmatic dependent launch (compute capability 9.0+).
+    config : LaunchConfig, optional
+        The configuration, instead of ``grid``/``block``.
 
     Raises
     ------
-    ValueError
-        If a dimension has more than 3 entries.
+    TypeError, ValueError
+        If the configuration is invalid (a dimension with more than 3 entries, not
+        positive, ...) or given twice.
     CudaDriverError
         If the driver rejects the launch.
     """
+    if config is not None:
+        if grid is not None or block is not None:
+            raise TypeError("launch() takes grid/block or config=, not both")
+        grid = config
+    elif isinstance(grid, LaunchConfig) and block is not None:
+        if args:
+            raise TypeError("launch(fn, config, ...) takes the args in the third position or the second, "
+                            "not both (no block with a LaunchConfig)")
+        args, block = block, None
+    cfg = _generic_config(grid, block, shared_mem, stream, cooperative, cluster, programmatic_dependent_launch)
     args = list(args)
     fmt = "".join(code for _, code in args)
     values = [_value(v, c) for v, c in args]
-    lau = fn.launcher(fmt)
-    call = lau.launch_cooperative if cooperative else lau.launch
-    call(_dim3(grid), _dim3(block), int(shared_mem), stream_handle(stream), *values)
+    fn.launcher(fmt).launch(cfg, *values)
 
 
-def launch_cooperative(fn, grid, block, args=(), shared_mem=0, stream=None):
-    """Generic cooperative launch (cuLaunchCooperativeKernel; grid.sync() capable).
+def launch_cooperative(fn, grid=None, block=None, args=(), shared_mem=None, stream=None, **kwargs):
+    """Generic cooperative launch: ``launch(..., cooperative=True)`` (the
+    ``CU_LAUNCH_ATTRIBUTE_COOPERATIVE`` attribute through ``cuLaunchKernelEx``: the
+    grid may synchronize; every block must be co-resident).
 
     Parameters
     ----------
     fn : Function
         The kernel.
-    grid : int or tuple of int
-        Grid dimensions: an int or a 1- to 3-tuple.
+    grid : int, tuple of int or LaunchConfig
+        Grid dimensions (an int or a 1- to 3-tuple), or the whole configuration.
     block : int or tuple of int
         Block dimensions: an int or a 1- to 3-tuple.
     args : sequence of (value, str), optional
-        One ``(value, code)`` pair per kernel parameter; ``code`` is a struct code
-        (``"Q"`` for a pointer, given as an int, a :class:`DeviceMemory` or an object
-        with ``__cuda_array_interface__``; ``"f"``, ``"i"``, ...).
+        One ``(value, code)`` pair per kernel parameter (see :func:`launch`).
     shared_mem : int, optional
         Dynamic shared memory per block, in bytes (default 0).
     stream : Stream or int, optional
         The stream to launch on; ``None`` (default) is the legacy default stream.
+    **kwargs
+        ``cluster=``, ``programmatic_dependent_launch=``, ``config=`` as for :func:`launch`.
 
     Raises
     ------
     CudaDriverError
         If the driver rejects the launch (e.g. too many blocks to be co-resident).
     """
-    launch(fn, grid, block, args, shared_mem, stream, cooperative=True)
+    if "cooperative" in kwargs:
+        raise TypeError("launch_cooperative() always launches cooperatively: no cooperative= argument")
+    launch(fn, grid, block, args, shared_mem, stream, True, **kwargs)

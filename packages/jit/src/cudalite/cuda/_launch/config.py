@@ -19,23 +19,7 @@ from __future__ import annotations
 
 import operator
 
-try:
-    from cudalite.driver import LaunchConfig
-except ImportError:  # TRANSITIONAL (removed before commit): the driver's LaunchConfig is being written
-    from dataclasses import dataclass, replace as _replace
-
-    @dataclass(frozen=True)
-    class LaunchConfig:
-        grid: tuple
-        block: tuple
-        shared_mem: int = 0
-        stream: int = 0
-        cooperative: bool = False
-        cluster: tuple = None
-        programmatic_dependent_launch: bool = False
-
-        def replace(self, **kw):
-            return _replace(self, **kw)
+from cudalite.driver import LaunchConfig
 
 __all__ = [
     "LaunchConfig", "parse_config", "make_config", "shared_bytes", "check_cluster_grid", "normalize_dim",
