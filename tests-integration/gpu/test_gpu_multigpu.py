@@ -78,7 +78,7 @@ def test_device_arrays_record_their_device():
         _axpy[BLOCKS, 128](out, d, 1.0)
     np.testing.assert_array_equal(out.copy_to_host(), 5 * x + 1)
     if len(cuda.gpus) == 1:
-        src = _axpy._factory.source
+        src = _axpy._table.last_factory.source
         assert "CURDEV" not in src and "_device" not in src
 
 

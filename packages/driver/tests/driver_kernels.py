@@ -71,10 +71,11 @@ DONE:
   ret;
 }
 
-// Thread 0 of every block increments *counter, then spins until all blocks have:
+// Thread 0 of every block increments *arrivals, then spins until all blocks have
+// (the parameter is not named ``counter``: that name is the module's global above):
 // a grid-wide barrier, which finishes only when every block is co-resident (what a
 // cooperative launch guarantees); out[ctaid.x] = the count each block saw.
-.visible .entry grid_sync(.param .u64 counter, .param .u64 out)
+.visible .entry grid_sync(.param .u64 arrivals, .param .u64 out)
 {
   .reg .pred %p<3>;
   .reg .b32 %r<6>;
@@ -82,7 +83,7 @@ DONE:
   mov.u32 %r1, %tid.x;
   setp.ne.u32 %p1, %r1, 0;
   @%p1 bra END;
-  ld.param.u64 %rd1, [counter];
+  ld.param.u64 %rd1, [arrivals];
   cvta.to.global.u64 %rd1, %rd1;
   atom.global.add.u32 %r2, [%rd1], 1;
   mov.u32 %r3, %nctaid.x;
