@@ -1,0 +1,119 @@
+"""Multi-architecture fat binaries with nvFatbin (GPU-less).
+
+:func:`make_fatbin` packs cubins (one per ``sm_XY``) -- and optionally PTX for
+forward compatibility -- into one fatbin that ``cuModuleLoadData`` loads on any of
+those GPUs, the driver picking the cubin of the device's architecture.
+:func:`link_fatbin` is the whole ahead-of-time step: one PTX/LTO-IR input linked by
+nvJitLink for each architecture (with the same extra link items), then packed.
+nvFatbin comes from the ``nvidia-nvfatbin`` wheel through ``cuda.bindings.nvfatbin``
+(found by cuda-pathfinder), never from a system toolkit.
+"""
+
+from __future__ import annotations
+
+from ._code import Fatbin
+from ._errors import LinkerError
+from ._options import normalize_arch
+
+__all__ = ["make_fatbin", "link_fatbin", "fatbin_archs", "fatbin_cubins", "FATBIN_MAGIC"]
+
+FATBIN_MAGIC = b"\x50\xed\x55\xba"  # 0xBA55ED50, little-endian: a fatbin's first four bytes
+
+
+def _nvfatbin():
+    try:
+        from cuda.bindings import nvfatbin
+    except ImportError as e:  # cuda-bindings older than nvFatbin's bindings
+        raise LinkerError(f"nvFatbin is not available ({e}): install cuda-bindings>=13 and nvidia-nvfatbin") from None
+    return nvfatbin
+
+
+def _sm(arch: str) -> str:
+    """nvFatbin's architecture string: ``"90"`` for ``sm_90``, ``"90a"`` for ``sm_90a``."""
+    return normalize_arch(arch)[3:]
+
+
+def make_fatbin(cubins, ptx=None, *, name="kernels.fatbin") -> Fatbin:
+    """Pack ``cubins`` (``{arch: cubin bytes}``, e.g. ``{"sm_80": ..., "sm_90": ...}``)
+    and, optionally, ``ptx`` (``{arch: PTX text}``, JIT-compiled by drivers newer than
+    every cubin) into one fatbin.
+
+    Raises
+    ------
+    ValueError
+        No cubin and no PTX, or an architecture given twice.
+    LinkerError
+        nvFatbin refused an input (the message names it).
+    """
+    cubins, ptx = dict(cubins or {}), dict(ptx or {})
+    if not cubins and not ptx:
+        raise ValueError("make_fatbin needs at least one cubin or PTX input")
+    seen = [_sm(a) for a in cubins]
+    if len(set(seen)) != len(seen):
+        raise ValueError(f"an architecture is given twice: {[normalize_arch(a) for a in cubins]}")
+    nvf = _nvfatbin()
+    handle = nvf.create([], 0)
+    try:
+        for arch, data in cubins.items():
+            data = bytes(data)
+            try:
+                nvf.add_cubin(handle, data, len(data), _sm(arch), f"{normalize_arch(arch)}.cubin")
+            except nvf.nvFatbinError as e:
+                raise LinkerError(f"nvFatbin refused the {normalize_arch(arch)} cubin: {e}") from None
+        for arch, text in ptx.items():
+            data = text.encode() + b"\0" if isinstance(text, str) else bytes(text)
+            try:
+                nvf.add_ptx(handle, data, len(data), _sm(arch), f"{normalize_arch(arch)}.ptx", "")
+            except nvf.nvFatbinError as e:
+                raise LinkerError(f"nvFatbin refused the {normalize_arch(arch)} PTX: {e}") from None
+        out = bytearray(nvf.size(handle))
+        nvf.get(handle, out)
+    finally:
+        nvf.destroy(handle)
+    return Fatbin(bytes(out), name=name)
+
+
+def link_fatbin(code, archs, items=(), *, options=None, name="kernels", include_dirs=()) -> Fatbin:
+    """Link ``code`` (a PTX or LTO-IR :class:`~cudalite.linker.LinkableCode`, made for
+    the lowest of ``archs`` or older) with ``items`` for every architecture of ``archs``
+    (nvJitLink, one cubin each) and pack the cubins into one fatbin."""
+    from ._linker import Linker
+
+    archs = [normalize_arch(a) for a in archs]
+    if not archs:
+        raise ValueError("link_fatbin needs at least one architecture")
+    cubins = {}
+    for arch in archs:
+        linker = Linker(arch, options=options, name=name, include_dirs=include_dirs)
+        linker.add(code, trusted=True)
+        linker.add(*items)
+        cubins[arch] = bytes(linker.link().data)
+    return make_fatbin(cubins, name=f"{name}.fatbin")
+
+
+def fatbin_cubins(data: bytes) -> dict:
+    """``{"sm_XY": cubin bytes}`` of the cubin entries of a fatbin, read from its
+    headers (GPU-less).  Each payload is returned as stored: the cubin, then any
+    alignment padding (or compressed, when nvFatbin was asked to compress)."""
+    data = bytes(data)
+    if data[:4] != FATBIN_MAGIC:
+        raise ValueError("not a fatbin (bad magic)")
+    header_size = int.from_bytes(data[6:8], "little")
+    end = min(header_size + int.from_bytes(data[8:16], "little"), len(data))
+    pos, out = header_size, {}
+    while pos + 32 <= end:
+        kind = int.from_bytes(data[pos:pos + 2], "little")
+        entry_header = int.from_bytes(data[pos + 4:pos + 8], "little")
+        payload = int.from_bytes(data[pos + 8:pos + 16], "little")
+        if entry_header < 32:
+            raise ValueError(f"malformed fatbin entry header at byte {pos}")
+        if kind == 2:  # an ELF (cubin) entry; 1 is PTX
+            sm = int.from_bytes(data[pos + 28:pos + 32], "little")
+            out[f"sm_{sm}"] = data[pos + entry_header:pos + entry_header + payload]
+        pos += entry_header + payload
+    return out
+
+
+def fatbin_archs(data: bytes) -> list:
+    """The ``sm_XY`` of the cubins inside a fatbin, in file order (GPU-less)."""
+    return list(fatbin_cubins(data))
