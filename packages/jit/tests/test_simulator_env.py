@@ -38,7 +38,9 @@ u1, u2 = np.zeros(40, np.float32), np.zeros(40, np.float32)
 draw[2, 32](create_xoroshiro128p_states(40, seed=7), u1)
 draw[2, 32](create_xoroshiro128p_states(40, seed=7), u2)
 assert (u1 == u2).all() and (u1 >= 0).all() and (u1 < 1).all() and len(set(u1.tolist())) > 30
-heavy = [m for m in ("llvmlite", "cuda.bindings.driver", "cudalite.driver", "cudalite.nvvm") if m in sys.modules]
+# cudalite.driver is imported: the launch-config checks shared with the compiled runtime
+# (cudalite.cuda._launch.config) build its LaunchConfig; the CUDA bindings and the compiler stay unloaded
+heavy = [m for m in ("llvmlite", "cuda.bindings.driver", "cudalite.nvvm") if m in sys.modules]
 print(cuda.implementation, cuda.is_available(), ",".join(heavy))
 """
 

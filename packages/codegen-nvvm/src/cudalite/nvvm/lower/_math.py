@@ -15,6 +15,7 @@ import math
 from llvmlite import ir
 
 from cudalite.core.types import BFloat16, Float, Integer, float32
+from cudalite.core.typing.rules.mathfuncs import MATH_BINARY, MATH_UNARY
 
 from ._floats import libm, narrow, widen
 from ._irtypes import I1, I32, value_type
@@ -22,19 +23,10 @@ from ._registry import lowerings
 
 __all__ = ["libm", "libm_name", "is_nan", "is_inf", "is_finite", "fconst"]
 
-# Python name -> libdevice stem, for one-argument functions computed in the argument's type
-_UNARY = {
-    "acos": "acos", "acosh": "acosh", "asin": "asin", "asinh": "asinh", "atan": "atan",
-    "atanh": "atanh", "cos": "cos", "cosh": "cosh", "sin": "sin", "sinh": "sinh", "tan": "tan",
-    "tanh": "tanh", "exp": "exp", "expm1": "expm1", "exp2": "exp2", "log10": "log10",
-    "log1p": "log1p", "log2": "log2", "sqrt": "sqrt", "cbrt": "cbrt", "erf": "erf",
-    "erfc": "erfc", "gamma": "tgamma", "lgamma": "lgamma", "fabs": "fabs",
-    "floor": "floor", "ceil": "ceil", "trunc": "trunc",
-}
-_BINARY = {
-    "atan2": "atan2", "copysign": "copysign", "fmod": "fmod", "hypot": "hypot", "pow": "pow",
-    "remainder": "remainder", "nextafter": "nextafter",
-}
+# The function names are the typing rules' (one list: MATH_UNARY, MATH_BINARY); a name
+# lowers to the libdevice function of the same stem except for these:
+_LIBDEVICE_STEM = {"gamma": "tgamma"}
+_SCALED = {"degrees": 180.0 / math.pi, "radians": math.pi / 180.0}  # a multiplication, no libdevice call
 
 
 def libm_name(stem, ty):
@@ -80,10 +72,11 @@ def _make_binary(stem):
     return lower
 
 
-for _name, _stem in _UNARY.items():
-    _reg(_name)(_make_unary(_stem))
-for _name, _stem in _BINARY.items():
-    _reg(_name)(_make_binary(_stem))
+for _name in MATH_UNARY:
+    if _name not in _SCALED:
+        _reg(_name)(_make_unary(_LIBDEVICE_STEM.get(_name, _name)))
+for _name in MATH_BINARY:
+    _reg(_name)(_make_binary(_LIBDEVICE_STEM.get(_name, _name)))
 
 
 def _scale(factor):
@@ -95,8 +88,8 @@ def _scale(factor):
     return lower
 
 
-_reg("degrees")(_scale(180.0 / math.pi))
-_reg("radians")(_scale(math.pi / 180.0))
+for _name, _factor in _SCALED.items():
+    _reg(_name)(_scale(_factor))
 
 
 @_reg("log")

@@ -228,8 +228,7 @@ def typeof_constant(value) -> Type | None:
         et = type_from_dtype(value.dtype)
         if et is None:
             return None
-        layout = "C" if value.flags.c_contiguous else ("F" if value.flags.f_contiguous else "A")
-        return Array(et, value.ndim, layout, readonly=True)
+        return Array(et, value.ndim, layout_of(value.shape, value.strides, value.itemsize), readonly=True)
     if isinstance(value, DeviceArrayRef):
         et = type_from_dtype(value.dtype)
         if et is None:

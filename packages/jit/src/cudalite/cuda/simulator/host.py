@@ -8,6 +8,8 @@ import contextlib
 
 import numpy as np
 
+from cudalite.core.layout import layout_of
+
 from .dtypes import to_dtype
 
 __all__ = [
@@ -58,7 +60,7 @@ class DeviceNDArray:
     @property
     def _layout(self):
         """``'C'``, ``'F'`` or ``'A'`` (any), as the compiled runtime's device arrays."""
-        return "C" if self._ary.flags.c_contiguous else ("F" if self._ary.flags.f_contiguous else "A")
+        return layout_of(self._ary.shape, self._ary.strides, self._ary.itemsize)
 
     @property
     def gpu_data(self):

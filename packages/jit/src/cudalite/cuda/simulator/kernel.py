@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import types as _pytypes
 
+from cudalite.cuda._launch.config import normalize_dim, parse_config
+
 from ._state import in_kernel
 from .analysis import analyze
 from .context import Dim3
@@ -20,17 +22,9 @@ __all__ = ["jit", "SimKernel", "SimDeviceFunction", "normalize_dim3"]
 
 
 def normalize_dim3(value, what: str) -> Dim3:
-    """An int or a 1-3 tuple of positive ints as a :class:`Dim3`."""
-    dims = tuple(value) if isinstance(value, (tuple, list)) else (value,)
-    if not 1 <= len(dims) <= 3:
-        raise ValueError(f"{what} must be an int or a tuple of 1 to 3 ints, not {value!r}")
-    try:
-        dims = tuple(int(d) for d in dims)
-    except (TypeError, ValueError):
-        raise TypeError(f"{what} must be an int or a tuple of 1 to 3 ints, not {value!r}") from None
-    if any(d < 1 for d in dims):
-        raise ValueError(f"{what} must be positive, got {value!r}")
-    return Dim3(*dims)
+    """An int or a 1-3 tuple of positive ints as a :class:`Dim3`, validated by the
+    compiled runtime's own rules (:func:`cudalite.cuda._launch.config.normalize_dim`)."""
+    return Dim3(*normalize_dim(value, what))
 
 
 class SimDeviceFunction:
@@ -54,12 +48,15 @@ class SimDeviceFunction:
 
 
 class _Configured:
-    def __init__(self, kernel, griddim, blockdim, stream, sharedmem):
+    """A kernel and its launch configuration (a :class:`cudalite.driver.LaunchConfig`,
+    checked by :mod:`cudalite.cuda._launch.config` exactly as a compiled launch is)."""
+
+    def __init__(self, kernel, config):
         self.kernel = kernel
-        self.griddim = normalize_dim3(griddim, "griddim")
-        self.blockdim = normalize_dim3(blockdim, "blockdim")
-        self.stream = stream
-        self.sharedmem = int(sharedmem)
+        self.config, self.stream = parse_config(config)
+        self.griddim = Dim3(*self.config.grid)
+        self.blockdim = Dim3(*self.config.block)
+        self.sharedmem = self.config.shared_mem
 
     def __call__(self, *args):
         self.kernel._launch(self.griddim, self.blockdim, self.sharedmem, args)
@@ -80,12 +77,7 @@ class SimKernel:
         self._traits = None
 
     def __getitem__(self, config):
-        config = tuple(config) if isinstance(config, tuple) else (config,)
-        if not 2 <= len(config) <= 4:
-            raise ValueError("a launch configuration is kernel[griddim, blockdim], kernel[griddim, blockdim, "
-                             f"stream] or kernel[griddim, blockdim, stream, sharedmem], not {len(config)} items")
-        griddim, blockdim, stream, sharedmem = config + (0, 0)[: 4 - len(config)]
-        return _Configured(self, griddim, blockdim, stream, sharedmem)
+        return _Configured(self, config if isinstance(config, tuple) else (config,))
 
     def __call__(self, *args, **kwargs):
         if in_kernel():  # a kernel called from a kernel runs as a device function (as compiled)
@@ -100,7 +92,7 @@ class SimKernel:
         """A launcher of ``ntasks`` threads (``tpb`` per block; 128 when 0)."""
         tpb = int(tpb) or 128
         ntasks = int(ntasks)
-        return _Configured(self, max(1, -(-ntasks // tpb)), tpb, stream, sharedmem)
+        return _Configured(self, (max(1, -(-ntasks // tpb)), tpb, stream, sharedmem))
 
     def specialize(self, *args):
         return self

@@ -27,13 +27,15 @@ import os
 
 import numpy as np
 
+from cudalite.cuda._launch.config import MAX_THREADS_PER_BLOCK
+
 from ._state import SIM, in_kernel
 from .context import BlockState, Dim3, ThreadContext
 from .sync import ExecutionGroup, Rendezvous, SimulationAborted
 
 __all__ = ["LaunchState", "run_grid", "MAX_COOPERATIVE_THREADS", "MAX_BLOCK_THREADS", "KernelSimulationError"]
 
-MAX_BLOCK_THREADS = 1024
+MAX_BLOCK_THREADS = MAX_THREADS_PER_BLOCK  # the compiled runtime's limit (cudalite.cuda._launch.config)
 MAX_COOPERATIVE_THREADS = 8192
 
 
@@ -145,10 +147,7 @@ def run_grid(name, func, args, griddim: Dim3, blockdim: Dim3, sharedmem: int, co
     if in_kernel():
         raise RuntimeError(f"kernel '{name}' launched from inside a simulated kernel: dynamic parallelism cannot "
                            "be simulated")
-    nthreads = blockdim.x * blockdim.y * blockdim.z
-    if nthreads > MAX_BLOCK_THREADS:
-        raise ValueError(f"kernel '{name}': a block of {nthreads} threads exceeds the limit of "
-                         f"{MAX_BLOCK_THREADS} threads per block")
+    nthreads = blockdim.x * blockdim.y * blockdim.z  # checked by _launch.config when the launch was configured
     launch = LaunchState(name, griddim, blockdim, sharedmem, cooperative)
     if cooperative:
         total = nthreads * griddim.x * griddim.y * griddim.z

@@ -6,7 +6,8 @@ defines an EMM plugin imports), but creating an instance raises."""
 
 from __future__ import annotations
 
-__all__ = ["not_simulated", "UNSUPPORTED", "UNSUPPORTED_CLASSES", "UNSUPPORTED_NAMESPACES", "unsupported_objects"]
+__all__ = ["not_simulated", "UNSUPPORTED", "UNSUPPORTED_CLASSES", "UNSUPPORTED_NAMESPACES", "UNSUPPORTED_LIBDEVICE",
+           "unsupported_objects"]
 
 UNSUPPORTED = {
     "inline_ptx": "inline PTX",
@@ -37,6 +38,57 @@ UNSUPPORTED_NAMESPACES = {
     "bf16": "bfloat16 arithmetic (cuda.bf16)",
     "fp8": "8-bit float conversions (cuda.fp8)",
     "cache": "the on-disk kernel cache (cuda.cache)",
+}
+
+# cuda.libdevice functions the simulator does not implement (the others map onto math
+# or the bit intrinsics, see mathfuncs._Libdevice), with the reason; together with
+# UNSUPPORTED and UNSUPPORTED_NAMESPACES the one table of device functions that are not
+# simulated (test_simulator_parity.py fails on any other device function without one)
+UNSUPPORTED_LIBDEVICE = {
+    **dict.fromkeys((
+        "dadd_rd", "dadd_rn", "dadd_ru", "dadd_rz", "ddiv_rd", "ddiv_rn", "ddiv_ru", "ddiv_rz", "dmul_rd",
+        "dmul_rn", "dmul_ru", "dmul_rz", "double2float_rd", "double2float_rn", "double2float_ru",
+        "double2float_rz", "double2int_rd", "double2int_rn", "double2int_ru", "double2int_rz", "double2ll_rd",
+        "double2ll_rn", "double2ll_ru", "double2ll_rz", "double2uint_rd", "double2uint_rn", "double2uint_ru",
+        "double2uint_rz", "double2ull_rd", "double2ull_rn", "double2ull_ru", "double2ull_rz", "drcp_rd",
+        "drcp_rn", "drcp_ru", "drcp_rz", "dsqrt_rd", "dsqrt_rn", "dsqrt_ru", "dsqrt_rz", "dsub_rd", "dsub_rn",
+        "dsub_ru", "dsub_rz", "fadd_rd", "fadd_rn", "fadd_ru", "fadd_rz", "fdiv_rd", "fdiv_rn", "fdiv_ru",
+        "fdiv_rz", "float2half_rn", "float2int_rd", "float2int_rn", "float2int_ru", "float2int_rz",
+        "float2ll_rd", "float2ll_rn", "float2ll_ru", "float2ll_rz", "float2uint_rd", "float2uint_rn",
+        "float2uint_ru", "float2uint_rz", "float2ull_rd", "float2ull_rn", "float2ull_ru", "float2ull_rz",
+        "fma_rd", "fma_rn", "fma_ru", "fma_rz", "fmaf_ieee_rd", "fmaf_ieee_rn", "fmaf_ieee_ru",
+        "fmaf_ieee_rz", "fmaf_rd", "fmaf_rn", "fmaf_ru", "fmaf_rz", "fmul_rd", "fmul_rn", "fmul_ru",
+        "fmul_rz", "frcp_rd", "frcp_rn", "frcp_ru", "frcp_rz", "frsqrt_rn", "fsqrt_rd", "fsqrt_rn",
+        "fsqrt_ru", "fsqrt_rz", "fsub_rd", "fsub_rn", "fsub_ru", "fsub_rz", "int2double_rn", "int2float_rd",
+        "int2float_rn", "int2float_ru", "int2float_rz", "ll2double_rd", "ll2double_rn", "ll2double_ru",
+        "ll2double_rz", "ll2float_rd", "ll2float_rn", "ll2float_ru", "ll2float_rz", "rcp64h",
+        "uint2double_rn", "uint2float_rd", "uint2float_rn", "uint2float_ru", "uint2float_rz", "ull2double_rd",
+        "ull2double_rn", "ull2double_ru", "ull2double_rz", "ull2float_rd", "ull2float_rn", "ull2float_ru",
+        "ull2float_rz",
+    ), "IEEE directed rounding modes (_rn/_rz/_ru/_rd) and the hardware's reciprocal approximations"),
+    **dict.fromkeys((
+        "double2hiint", "double2loint", "double_as_longlong", "float_as_int", "float_as_uint", "half2float",
+        "hiloint2double", "int_as_float", "longlong_as_double", "uint_as_float",
+    ), "bit reinterpretation and half/int conversions of libdevice"),
+    **dict.fromkeys((
+        "cospi", "cospif", "cyl_bessel_i0", "cyl_bessel_i0f", "cyl_bessel_i1", "cyl_bessel_i1f", "erfcinv",
+        "erfcinvf", "erfcx", "erfcxf", "erfinv", "erfinvf", "exp10", "exp10f", "fast_exp10f", "j0", "j0f",
+        "j1", "j1f", "jn", "jnf", "norm3d", "norm3df", "norm4d", "norm4df", "normcdf", "normcdff",
+        "normcdfinv", "normcdfinvf", "rcbrt", "rcbrtf", "rhypot", "rhypotf", "rnorm3d", "rnorm3df", "rnorm4d",
+        "rnorm4df", "rsqrt", "rsqrtf", "sincospi", "sincospif", "sinpi", "sinpif", "tgamma", "tgammaf", "y0",
+        "y0f", "y1", "y1f", "yn", "ynf",
+    ), "special functions with no Python math counterpart"),
+    **dict.fromkeys((
+        "byte_perm", "fmax", "fmaxf", "fmin", "fminf", "hadd", "llmax", "llmin", "max", "min", "mul24",
+        "mul64hi", "mulhi", "rhadd", "sad", "uhadd", "ullmax", "ullmin", "umax", "umin", "umul24", "umul64hi",
+        "umulhi", "urhadd", "usad",
+    ), "integer and min/max intrinsics of libdevice"),
+    **dict.fromkeys((
+        "fast_fdividef", "fdim", "fdimf", "finitef", "fma", "fmaf", "ilogb", "ilogbf", "isfinited", "isinfd",
+        "isnand", "llrint", "llrintf", "llround", "llroundf", "logb", "logbf", "nearbyint", "nearbyintf",
+        "powi", "powif", "rint", "rintf", "round", "roundf", "saturatef", "scalbn", "scalbnf", "signbitd",
+        "signbitf",
+    ), "libdevice functions whose name has no math counterpart (rounding, classification, fused ops)"),
 }
 
 

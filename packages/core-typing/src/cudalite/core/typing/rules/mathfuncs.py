@@ -20,8 +20,10 @@ from ...types import (
 from .arithmetic import int_result, promote
 from .bf16arith import bf16_common
 
-__all__ = ["MATH_UNARY", "MATH_BINARY", "CMATH_UNARY", "float_of"]
+__all__ = ["MATH_UNARY", "MATH_BINARY", "MATH_PREDICATES", "CMATH_UNARY", "float_of"]
 
+# The one list of the ``math`` functions of one float argument and of two (typed here;
+# the nvvm lowering, cudalite.nvvm.lower._math, registers a lowering for each name)
 MATH_UNARY = (
     "acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "sin", "sinh", "tan",
     "tanh", "exp", "expm1", "exp2", "log10", "log1p", "log2", "sqrt", "cbrt", "erf", "erfc",

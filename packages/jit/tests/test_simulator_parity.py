@@ -1,0 +1,303 @@
+"""One semantics for the simulator (GPU-less): every device-API callable the typing
+registry knows has a simulator implementation or a reason in the one table of what is
+not simulated, and the implementations agree with references (NumPy / Python) on a
+shared sample of inputs per family; launch configurations and array layouts are
+checked and classified by the compiled runtime's own code.
+
+Tolerances (documented in docs/simulator.md): float64 math ``rtol=1e-12``; float32
+math ``rtol=2e-6`` after rounding to float32 (the simulator computes in float64 and the
+kernel's float32 store rounds); float16 ``rtol=1e-3`` (one float16 ulp); integer and bit
+functions exactly.  Where Python's ``math`` raises (``math.sqrt(-1.0)``, ``math.log(0.0)``,
+``math.floor(inf)``) the GPU returns NaN or an infinity: the test accepts the raise only
+where the reference is not finite, the one documented divergence."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from cudalite.core import device_api
+from cudalite.core.typing.rules.mathfuncs import MATH_BINARY, MATH_PREDICATES, MATH_UNARY
+from cudalite.cuda import simulator as sim
+from cudalite.cuda._launch import config as launch_config
+from cudalite.cuda.simulator import device_table as dt
+
+# -- the table ----------------------------------------------------------------------------
+
+
+def _table():
+    return {e.qualname: e for e in dt.device_table()}
+
+
+def test_every_device_function_has_a_simulator_implementation_or_a_reason():
+    gaps = [e.qualname for e in dt.device_table() if e.implementation is None and not e.not_simulated]
+    assert gaps == []
+
+
+def test_the_walk_covers_every_family():
+    table = _table()
+    for name in ("math.sin", "math.atan2", "math.isnan", "cmath.exp", "cuda.popc", "cuda.brev", "cuda.atomic.add",
+                 "cuda.atomic.compare_and_swap", "cuda.shfl_sync", "cuda.ballot_sync", "cuda.fp16.hadd",
+                 "cuda.fp16.hsin", "cuda.threadIdx.x", "cuda.syncthreads", "cuda.shared.array",
+                 "cuda.libdevice.sinf", "cuda.float32x4", "cuda.mma.ldmatrix", "cuda.inline_ptx"):
+        assert name in table, name
+    assert table["cuda.mma.ldmatrix"].not_simulated and table["cuda.mma.ldmatrix"].implementation is None
+    assert table["cuda.inline_ptx"].not_simulated == "inline PTX"
+    assert table["cuda.popc"].implementation is sim.popc
+    assert table["cuda.atomic.add"].implementation is sim.atomic.add
+    assert table["math.sin"].implementation is math.sin
+    for n in MATH_UNARY + MATH_BINARY + MATH_PREDICATES:
+        assert table[f"math.{n}"].implementation is getattr(math, n)
+
+
+def test_a_device_function_without_an_implementation_is_reported():
+    entry = dt.simulator_entry(device_api.DeviceFunction("cuda.no_such_intrinsic"))
+    assert entry.implementation is None and entry.not_simulated is None
+    entry = dt.simulator_entry(device_api.DeviceFunction("cuda.libdevice.no_such_function"))
+    assert entry.implementation is None and entry.not_simulated is None
+
+
+def test_keys_are_the_registry_objects():
+    from cudalite.core.registry import registry
+
+    for e in dt.device_table():
+        assert registry.lookup_call(e.key) is not None or registry.lookup_value(e.key) is not None, e.qualname
+    keys = {id(e.key) for e in dt.device_table()}
+    assert id(device_api.popc) in keys and id(device_api.atomic.add) in keys and id(math.sin) in keys
+
+
+# -- math on float32/float64 edge cases ---------------------------------------------------------
+
+_SAMPLE = (0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 2.0, 3.75, -7.25, 1e-30, 1e30, 100.0, math.pi, math.inf, -math.inf,
+           math.nan)
+_SAMPLE_PAIRS = tuple((a, b) for a in (0.0, -0.0, 1.5, -2.5, 3.0, math.inf, math.nan)
+                      for b in (0.0, 1.0, -2.0, 0.75, math.inf, math.nan))
+# reference of each math function: NumPy's ufunc in the argument's dtype, or Python's
+# own math in float64 where NumPy has none (erf, gamma, lgamma, IEEE remainder)
+_NP = {"acos": np.arccos, "acosh": np.arccosh, "asin": np.arcsin, "asinh": np.arcsinh, "atan": np.arctan,
+       "atanh": np.arctanh, "cos": np.cos, "cosh": np.cosh, "sin": np.sin, "sinh": np.sinh, "tan": np.tan,
+       "tanh": np.tanh, "exp": np.exp, "expm1": np.expm1, "exp2": np.exp2, "log10": np.log10, "log1p": np.log1p,
+       "log2": np.log2, "sqrt": np.sqrt, "cbrt": np.cbrt, "fabs": np.fabs, "degrees": np.degrees,
+       "radians": np.radians, "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc, "atan2": np.arctan2,
+       "copysign": np.copysign, "fmod": np.fmod, "hypot": np.hypot, "pow": np.power, "nextafter": np.nextafter,
+       "isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite}
+_RTOL = {np.float32: 2e-6, np.float64: 1e-12}
+_DIVERGES = {n.split(".", 1)[1] for n in dt.KNOWN_DIVERGENCES}  # the simulator's documented divergences
+
+
+def _python_reference(name, args):
+    try:
+        return getattr(math, name)(*(float(a) for a in args))
+    except (ValueError, OverflowError):
+        return math.nan
+
+
+def _reference(name, dtype, args):
+    with np.errstate(all="ignore"):
+        if name in _NP:
+            return _NP[name](*(dtype(a) for a in args))
+        return dtype(_python_reference(name, args))
+
+
+def _agrees(name, dtype, args):
+    """Whether the simulator's ``math.<name>`` agrees with the reference on ``args``."""
+    try:
+        _check(name, dtype, args)
+    except (AssertionError, TypeError):
+        return False
+    return True
+
+
+def _check(name, dtype, args):
+    impl = _table()[f"math.{name}"].implementation
+    ref = _reference(name, dtype, args)
+    try:
+        got = impl(*(dtype(a) for a in args))
+    except (ValueError, OverflowError):  # the general divergence: the GPU gives NaN/inf
+        assert not np.isfinite(ref), f"math.{name}{args} raised in the simulator; reference {ref}"
+        return
+    if isinstance(ref, (bool, np.bool_)):
+        assert bool(got) == bool(ref), (name, args)
+        return
+    got = dtype(got)  # the kernel's store into an array of the argument's type
+    if np.isnan(ref):
+        assert np.isnan(got), (name, args, got)
+    else:
+        np.testing.assert_allclose(got, ref, rtol=_RTOL[dtype], atol=0, err_msg=f"math.{name}{args}")
+        if ref == 0:
+            assert np.signbit(got) == np.signbit(ref), (name, args, got)
+
+
+def _check_family(name, dtype, samples):
+    if name in _DIVERGES:  # listed: it must still diverge somewhere, else the entry goes
+        assert not all(_agrees(name, d, args) for d in (np.float32, np.float64) for args in samples), name
+        return
+    for args in samples:
+        _check(name, dtype, args)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", MATH_UNARY + MATH_PREDICATES)
+def test_math_unary_matches_reference(name, dtype):
+    _check_family(name, dtype, [(x,) for x in _SAMPLE])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", MATH_BINARY)
+def test_math_binary_matches_reference(name, dtype):
+    _check_family(name, dtype, _SAMPLE_PAIRS + ((1.0, 2.0),))
+
+
+def test_known_divergences_name_registry_functions():
+    table = _table()
+    assert all(name in table and reason for name, reason in dt.KNOWN_DIVERGENCES.items())
+
+
+# -- integer and bit intrinsics ----------------------------------------------------------------
+
+_INTS = [np.int32(v) for v in (0, 1, -1, 2, 7, 0x40000000, -(2**31), 2**31 - 1, 12345678)] + \
+        [np.uint32(v) for v in (0, 1, 0x80000000, 0xFFFFFFFF)] + \
+        [np.int64(v) for v in (0, 1, -1, 2**40, -(2**63), 2**63 - 1)] + [np.uint64(2**64 - 1), np.uint64(2**63)]
+
+
+def _bits(x):
+    width = x.dtype.itemsize * 8
+    return [(int(x) >> i) & 1 for i in range(width)]  # least significant first
+
+
+@pytest.mark.parametrize("x", _INTS, ids=lambda x: f"{x.dtype}({int(x)})")
+def test_bit_intrinsics_match_reference(x):
+    table = _table()
+    bits = _bits(x)
+    ones = [i for i, b in enumerate(bits) if b]
+    assert table["cuda.popc"].implementation(x) == sum(bits)
+    assert table["cuda.clz"].implementation(x) == (len(bits) - 1 - ones[-1] if ones else len(bits))
+    assert table["cuda.ffs"].implementation(x) == (ones[0] + 1 if ones else 0)
+    reversed_value = sum(b << (len(bits) - 1 - i) for i, b in enumerate(bits))
+    assert int(table["cuda.brev"].implementation(x)) == reversed_value
+    suffix = "" if len(bits) == 32 else "ll"
+    assert table[f"cuda.libdevice.popc{suffix}"].implementation(x) == sum(bits)
+    signed = reversed_value - (1 << len(bits)) if reversed_value >> (len(bits) - 1) else reversed_value
+    assert int(table[f"cuda.libdevice.brev{suffix}"].implementation(x)) == signed
+
+
+def test_fma_cbrt_selp_match_reference():
+    table = _table()
+    for a, b, c in ((1.5, 2.0, -3.0), (0.0, -1.0, 0.0), (1e10, 1e10, -1e20)):
+        assert table["cuda.fma"].implementation(a, b, c) == pytest.approx(a * b + c, rel=1e-15)
+    for x in (np.float32(27.0), np.float64(-8.0), 0.001):
+        got = table["cuda.cbrt"].implementation(x)
+        np.testing.assert_allclose(got, np.cbrt(x), rtol=_RTOL.get(type(x), 1e-12))
+        assert type(got) is (type(x) if isinstance(x, np.floating) else float)
+    assert table["cuda.selp"].implementation(True, 1, 2) == 1
+    assert table["cuda.selp"].implementation(False, 1, 2) == 2
+
+
+# -- float16 -------------------------------------------------------------------------------------
+
+_HALVES = tuple(np.float16(v) for v in (0.0, -0.0, 0.5, 1.0, -1.5, 3.0, 65504.0, 6e-5, np.inf, np.nan))
+_FP16_REF = {
+    "hadd": np.add, "hsub": np.subtract, "hmul": np.multiply, "hdiv": np.divide, "hmax": np.fmax, "hmin": np.fmin,
+    "heq": np.equal, "hne": np.not_equal, "hgt": np.greater, "hge": np.greater_equal, "hlt": np.less,
+    "hle": np.less_equal, "hneg": np.negative, "habs": np.abs, "hsin": np.sin, "hcos": np.cos, "hlog": np.log,
+    "hlog10": np.log10, "hlog2": np.log2, "hexp": np.exp, "hexp2": np.exp2, "hexp10": lambda a: np.power(10.0, a),
+    "hsqrt": np.sqrt, "hrsqrt": lambda a: 1 / np.sqrt(a), "hceil": np.ceil, "hfloor": np.floor, "hrint": np.rint,
+    "htrunc": np.trunc, "hrcp": lambda a: 1 / a, "htanh": np.tanh, "htanh_approx": np.tanh,
+    "hfma": lambda a, b, c: a * b + c,
+}
+
+
+def test_fp16_reference_covers_every_fp16_function():
+    assert set(_FP16_REF) == set(device_api.FP16_OPS + device_api.FP16_MATH_OPS)
+
+
+@pytest.mark.parametrize("name", sorted(_FP16_REF))
+def test_fp16_matches_reference(name):
+    impl = _table()[f"cuda.fp16.{name}"].implementation
+    nargs = {"hneg": 1, "habs": 1, "hfma": 3}.get(name, 2 if name in device_api.FP16_OPS else 1)
+    samples = [(a,) * nargs for a in _HALVES] + ([(a, b, a)[:nargs] for a in _HALVES[:6] for b in _HALVES[:6]]
+                                                  if nargs > 1 else [])
+    for args in samples:
+        with np.errstate(all="ignore"):
+            ref = _FP16_REF[name](*(np.float32(a) for a in args))
+            got = impl(*args)
+        if isinstance(ref, (bool, np.bool_)):
+            assert bool(got) == bool(ref), (name, args)
+            continue
+        ref = np.float16(ref)
+        assert isinstance(got, np.float16), (name, type(got))
+        if np.isnan(ref):
+            assert np.isnan(got), (name, args, got)
+        else:
+            np.testing.assert_allclose(np.float32(got), np.float32(ref), rtol=1e-3, err_msg=f"{name}{args}")
+
+
+# -- atomics (single-threaded: the read-modify-write and the returned old value) ------------------
+
+
+def test_atomics_match_reference():
+    table = _table()
+    cases = {"add": (5, 3, 8), "sub": (5, 3, 2), "and_": (6, 3, 2), "or_": (6, 3, 7), "xor": (6, 3, 5),
+             "max": (5, 9, 9), "min": (5, 9, 5), "exch": (5, 9, 9), "inc": (3, 3, 0), "dec": (0, 3, 3)}
+    for name, (old, val, new) in cases.items():
+        a = np.array([old], dtype=np.int32)
+        assert table[f"cuda.atomic.{name}"].implementation(a, 0, val) == old, name
+        assert a[0] == new, name
+    a = np.array([1.0, np.nan])  # nanmax/nanmin ignore a NaN operand (fmax/fmin)
+    assert np.isnan(table["cuda.atomic.nanmax"].implementation(a, 1, 2.0)) and a[1] == 2.0
+    assert table["cuda.atomic.nanmin"].implementation(a, 0, np.nan) == 1.0 and a[0] == 1.0
+    a = np.array([7], dtype=np.int32)
+    assert table["cuda.atomic.cas"].implementation(a, 0, 7, 1) == 7 and a[0] == 1
+    assert table["cuda.atomic.compare_and_swap"].implementation(a, 5, 2) == 1 and a[0] == 1
+
+
+# -- launch configurations: the compiled runtime's checks, same exception and message ---------------
+
+_BAD_CONFIGS = [(1,), (1, 2, 0, 0, 5), (0, 1), (1, 0), (1, 2048), (1, (32, 32, 2)), (1, (1, 1, 65)),
+                (2**31, 1), (1, 1, 0, -1), (1, 1, 0, 1.5), ("a", 1), (1, (1, 2, 3, 4)), (1, 1, "stream")]
+
+
+@pytest.mark.parametrize("config", _BAD_CONFIGS, ids=repr)
+def test_bad_launch_configurations_fail_as_compiled(config):
+    @sim.jit
+    def k(a):
+        pass
+
+    with pytest.raises((ValueError, TypeError)) as expected:
+        launch_config.parse_config(config)
+    with pytest.raises(type(expected.value)) as got:
+        k[config if len(config) > 1 else config[0]](np.zeros(1))
+    assert str(got.value) == str(expected.value)
+
+
+def test_good_launch_configuration_is_the_compiled_one():
+    @sim.jit
+    def k(a):
+        a[cuda_grid()] = 1
+
+    def cuda_grid():
+        return sim.grid(1)
+
+    configured = k[(2,), 3, 0, 16]
+    assert configured.config == launch_config.make_config((2,), 3, 0, 16)
+    a = np.zeros(6)
+    configured(a)
+    assert a.tolist() == [1.0] * 6
+
+
+# -- layout: the one classifier ---------------------------------------------------------------------
+
+
+def test_simulator_and_typeof_use_the_one_layout_classifier():
+    from cudalite.core.layout import layout_of
+    from cudalite.core.types import typeof_constant
+    from cudalite.cuda._array_layout import layout_of as jit_layout_of
+
+    assert jit_layout_of is layout_of
+    base = np.zeros((4, 6), dtype=np.float32)
+    for ary in (base, base.T, base[:, ::2], base[:1, :], base[:, :1], np.zeros((0, 3)), np.zeros((3, 1))[::2]):
+        want = layout_of(ary.shape, ary.strides, ary.itemsize)
+        assert sim.DeviceNDArray(ary)._layout == want
+        assert typeof_constant(ary).layout == want
