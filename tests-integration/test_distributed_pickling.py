@@ -19,14 +19,15 @@ import pytest
 CHILD = textwrap.dedent("""
     def in_child(kernel, cc=(9, 0)):
         import functools, os
-        from cudalite.cuda import _compile, types
+        from cudalite.cuda import types
+        from cudalite.cuda._compiler import compile_code
         from cudalite.cuda._dispatch import kernel as _dispatcher
-        from cudalite.cuda._compile import CompiledKernel
+        from cudalite.cuda._compiler.kernel import CompiledKernel
 
-        def refuse(pyfunc, argtypes, opts, cc):
-            raise AssertionError(f"process {os.getpid()} compiled {pyfunc.__qualname__} for {cc}")
+        def refuse(pyfunc, argtypes, opts, options, **kw):  # the compile stage's compiler call
+            raise AssertionError(f"process {os.getpid()} compiled {pyfunc.__qualname__} for {tuple(options.cc)}")
 
-        _compile.build_kernel = refuse
+        compile_code.compile_with = refuse
         _dispatcher.current_cc = lambda: cc
         kernel._compiler.fallback = functools.partial(CompiledKernel, load=False)
         sig = (types.float32[::1], types.float32[::1], types.float32)
@@ -44,7 +45,7 @@ PARENT = textwrap.dedent("""
     from cudalite import cuda
     from cudalite.cuda import types
     from cudalite.cuda._dispatch import kernel as _dispatcher
-    from cudalite.cuda._compile import CompiledKernel
+    from cudalite.cuda._compiler.kernel import CompiledKernel
 
     if __name__ == "__main__":
         @cuda.jit(device=True)

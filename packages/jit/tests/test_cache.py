@@ -18,6 +18,7 @@ import pytest
 
 from cudalite.cuda import _cache, _cache_cli
 from cudalite.cuda._compile import JitOptions
+from cudalite.cuda._compiler import timings as _timings
 from cudalite.cuda.config import load_config
 from cudalite.core.types import parse_signature
 
@@ -180,7 +181,7 @@ def test_report_timings_format():
 
     out = io.StringIO()
     argtypes = parse_signature(SIG)[1]
-    _cache.report_timings("k", argtypes, {"parse": 0.001, "infer": 0.002, "lower": 0.003, "nvvm": 0.004,
+    _timings.report_timings("k", argtypes, {"parse": 0.001, "infer": 0.002, "lower": 0.003, "nvvm": 0.004,
                                           "link": 0.005, "load": 0.006, "total": 0.021}, "miss", file=out)
     line = out.getvalue()
     assert line.startswith("cudalite: compiled k(array(float32, 1d, C)")
@@ -719,7 +720,7 @@ def test_cli_prune_and_help(tmp_path, capsys):
 
 @pytest.fixture
 def timings_logger_reset():
-    from cudalite.cuda import _timings_log
+    from cudalite.cuda._compiler import timings as _timings_log
 
     logger = logging.getLogger(_timings_log.TIMINGS_LOGGER)
     saved = (list(logger.handlers), logger.level, logger.propagate)
@@ -728,19 +729,19 @@ def timings_logger_reset():
 
 
 def test_timings_go_through_logging(timings_logger_reset, caplog, capsys):
-    from cudalite.cuda._timings_log import TIMINGS_LOGGER, _CurrentStderr
+    from cudalite.cuda._compiler.timings import TIMINGS_LOGGER, _CurrentStderr
 
     argtypes = parse_signature(SIG)[1]
     times = {"parse": 0.001, "total": 0.002}
     with caplog.at_level(logging.INFO, logger=TIMINGS_LOGGER):
-        _cache.report_timings("k", argtypes, times, "miss", to_stderr=False)  # logging asked, not the variable
+        _timings.report_timings("k", argtypes, times, "miss", to_stderr=False)  # logging asked, not the variable
     (record,) = [r for r in caplog.records if r.name == TIMINGS_LOGGER]
     assert record.levelno == logging.INFO
     assert record.getMessage().startswith("cudalite: compiled k(array(float32, 1d, C)") and "[cache: miss]" in \
         record.getMessage()
     assert capsys.readouterr().err == ""
-    _cache.report_timings("k", argtypes, times, "hit", to_stderr=True)  # CUDALITE_TIMINGS=1: the bare line
-    _cache.report_timings("k", argtypes, times, "hit", to_stderr=True)
+    _timings.report_timings("k", argtypes, times, "hit", to_stderr=True)  # CUDALITE_TIMINGS=1: the bare line
+    _timings.report_timings("k", argtypes, times, "hit", to_stderr=True)
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 2 and all(line.startswith("cudalite: compiled k(") and "[cache: hit]" in line for line in err)
     assert sum(isinstance(h, _CurrentStderr) for h in timings_logger_reset.handlers) == 1

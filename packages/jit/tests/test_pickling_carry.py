@@ -49,17 +49,21 @@ def compiled(cc90):
 
 
 class Compiles:
-    """Counts compiles: build_kernel replaced by one that records and delegates."""
+    """Counts compiles: the compile stage's compiler call replaced by one that records
+    and delegates."""
 
     def __init__(self, monkeypatch):
+        from cudalite.cuda._compiler import compile_code
+
         self.calls = []
-        real = _compile.build_kernel
+        real = compile_code.compile_with
 
-        def counting(pyfunc, argtypes, opts, cc):
-            self.calls.append((pyfunc.__qualname__, tuple(argtypes), tuple(cc)))
-            return real(pyfunc, argtypes, opts, cc)
+        def counting(pyfunc, argtypes, opts, options, **kw):
+            if kw.get("until") is None:  # to PTX/LTO-IR: a build (a type check stops at typed IR)
+                self.calls.append((pyfunc.__qualname__, tuple(argtypes), tuple(options.cc)))
+            return real(pyfunc, argtypes, opts, options, **kw)
 
-        monkeypatch.setattr(_compile, "build_kernel", counting)
+        monkeypatch.setattr(compile_code, "compile_with", counting)
 
 
 def _unpickle_noload(data):

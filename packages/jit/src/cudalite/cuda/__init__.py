@@ -31,7 +31,7 @@ else:
     from . import bf16  # noqa: E402,F401  (cuda.bf16, as numba.cuda.bf16)
     from . import fp8  # noqa: E402,F401  (cuda.fp8: 8-bit floats, cuda_fp8.h's conversions)
     from ._compile_all import compile_all  # noqa: F401
-    from ._compile import (  # noqa: F401  (the compile API; accepts dispatchers too)
+    from ._compiler.api import (  # noqa: F401  (the compile API; accepts dispatchers too)
         compile_for_current_device, compile_ptx_for_current_device, jit_compile as compile,
         jit_compile_ptx as compile_ptx,
     )

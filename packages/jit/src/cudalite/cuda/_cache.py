@@ -54,7 +54,7 @@ import time
 
 __all__ = [
     "enable", "disable", "is_enabled", "cache_dir", "info", "entries", "clear", "CacheStore",
-    "KernelProbe", "probe_kernel", "report_timings", "ENTRY_SUFFIX", "directory_refusal",
+    "KernelProbe", "probe_kernel", "ENTRY_SUFFIX", "directory_refusal",
 ]
 
 FORMAT = 2
@@ -597,10 +597,11 @@ def compiler_fingerprint() -> str:
                 if fn.endswith(".py"):
                     st = os.stat(os.path.join(dirpath, fn))
                     h.update(f"{os.path.relpath(dirpath, root)}/{fn}:{st.st_size}:{st.st_mtime_ns}\n".encode())
-    here = os.path.dirname(os.path.abspath(__file__))
-    for fn in ("_compile.py", "_cache.py"):
-        st = os.stat(os.path.join(here, fn))
-        h.update(f"jit/{fn}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+    jit_compiler = importlib.util.find_spec("cudalite.cuda._compiler").submodule_search_locations[0]
+    paths = [os.path.join(jit_compiler, fn) for fn in sorted(os.listdir(jit_compiler)) if fn.endswith(".py")]
+    for path in paths + [os.path.abspath(__file__)]:  # the jit's compile side, and this module
+        st = os.stat(path)
+        h.update(f"jit/{os.path.basename(path)}:{st.st_size}:{st.st_mtime_ns}\n".encode())
     return h.hexdigest()
 
 
@@ -758,24 +759,3 @@ def verify_after_compile(probe: KernelProbe, result, directory) -> bool:
         return set(link_hashes(result.link_items)) <= covered
     except OSError:
         return False
-
-
-# -- timings ---------------------------------------------------------------------------------
-_ORDER = ("parse", "infer", "key", "cache", "lower", "nvvm", "link", "store", "load")
-
-
-def report_timings(qualname, argtypes, timings, status, file=None, to_stderr=True):
-    """One line per compile, ``cudalite: compiled f(types) [cache: hit] parse=..ms ...``:
-    written to ``file`` when given, else logged at INFO on ``cudalite.cuda.timings``
-    (with ``to_stderr``, as ``CUDALITE_TIMINGS=1`` asks, printed on stderr too)."""
-    parts = [f"{k}={timings[k] * 1e3:.2f}ms" for k in _ORDER if k in timings]
-    parts += [f"{k}={v * 1e3:.2f}ms" for k, v in timings.items() if k not in _ORDER and k != "total"]
-    total = timings.get("total", sum(v for k, v in timings.items() if k != "total"))
-    line = (f"cudalite: compiled {qualname}({', '.join(map(str, argtypes))}) [cache: {status}] "
-            f"{' '.join(parts)} total={total * 1e3:.2f}ms")
-    if file is not None:
-        print(line, file=file, flush=True)
-        return
-    from ._timings_log import timings_logger
-
-    timings_logger(to_stderr).info("%s", line)

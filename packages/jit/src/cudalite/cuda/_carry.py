@@ -54,7 +54,7 @@ def compiler_tag() -> str:
 
 def _carryable(kernel) -> bool:
     """Can this compiled specialization be loaded by another process as it is?"""
-    from ._compile import CompiledKernel
+    from ._compiler.kernel import CompiledKernel
 
     if not isinstance(kernel, CompiledKernel) or getattr(kernel, "_keepalive", ()):
         return False
@@ -152,7 +152,7 @@ class CarriedCode:
     """
 
     def __init__(self, artifacts, fallback=None):
-        from ._compile import CompiledKernel
+        from ._compiler.kernel import CompiledKernel
 
         self.artifacts = dict(artifacts)
         self.fallback = CompiledKernel if fallback is None else fallback
@@ -163,7 +163,7 @@ class CarriedCode:
             return self.fallback(pyfunc, argtypes, opts, cc)
         from cudalite.driver import CudaDriverError
 
-        from ._compile import KernelBuild
+        from ._compiler.kernel import KernelBuild
 
         try:
             return self.fallback(pyfunc, argtypes, opts, cc, build=KernelBuild(art, {}, "pickled"))

@@ -13,7 +13,8 @@ import functools
 
 from cudalite.core.types import parse_signature
 
-from ._compile import JitOptions, compile_code
+from ._compiler.compile_code import compile_code
+from ._compiler.options import JitOptions
 from ._dispatcher_inspect import DeviceInspectMixin
 from ._pickling import reduce_dispatcher
 from .errors import DeviceFunctionLaunchError

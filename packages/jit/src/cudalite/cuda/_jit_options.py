@@ -10,7 +10,7 @@ from dataclasses import replace
 
 from cudalite.core.errors import NumbaInvalidConfigWarning
 
-from ._compile import JitOptions, nvvm_options
+from ._compiler.options import JitOptions, compile_options_of as nvvm_options
 
 __all__ = ["jit_options", "fastmath_enabled", "inline_choice", "mark_inline", "boundscheck_choice"]
 

@@ -34,9 +34,23 @@ def _sm(arch: str) -> str:
 
 
 def make_fatbin(cubins, ptx=None, *, name="kernels.fatbin") -> Fatbin:
-    """Pack ``cubins`` (``{arch: cubin bytes}``, e.g. ``{"sm_80": ..., "sm_90": ...}``)
-    and, optionally, ``ptx`` (``{arch: PTX text}``, JIT-compiled by drivers newer than
-    every cubin) into one fatbin.
+    """Pack cubins (and optionally PTX) for several architectures into one fatbin.
+
+    Parameters
+    ----------
+    cubins : mapping
+        ``{arch: cubin bytes}``, e.g. ``{"sm_80": ..., "sm_90": ...}`` (any spelling
+        :func:`normalize_arch` accepts for the keys).
+    ptx : mapping, optional
+        ``{arch: PTX text}``: JIT-compiled by drivers for GPUs newer than every cubin.
+    name : str, optional
+        The returned object's name.
+
+    Returns
+    -------
+    Fatbin
+        The fatbin (``.data``: its bytes), loadable by ``cuModuleLoadData`` on every
+        architecture it holds.
 
     Raises
     ------
@@ -74,9 +88,35 @@ def make_fatbin(cubins, ptx=None, *, name="kernels.fatbin") -> Fatbin:
 
 
 def link_fatbin(code, archs, items=(), *, options=None, name="kernels", include_dirs=()) -> Fatbin:
-    """Link ``code`` (a PTX or LTO-IR :class:`~cudalite.linker.LinkableCode`, made for
-    the lowest of ``archs`` or older) with ``items`` for every architecture of ``archs``
-    (nvJitLink, one cubin each) and pack the cubins into one fatbin."""
+    """Link one compiled input for several architectures and pack the cubins in a fatbin.
+
+    Parameters
+    ----------
+    code : LinkableCode
+        PTX or LTO-IR made for the lowest of ``archs`` (or older): linked as trusted input.
+    archs : sequence
+        The targets (``"sm_90"``, ``90``, ``(9, 0)``...): one cubin each.
+    items : sequence of LinkableCode, optional
+        More link inputs (CUDA C++, PTX, LTO-IR, objects...), linked into every cubin.
+    options : LinkerOptions, optional
+        nvJitLink options, the same for every architecture.
+    name : str, optional
+        The base name for logs and the fatbin.
+    include_dirs : sequence of str, optional
+        Header folders for CUDA C++ inputs.
+
+    Returns
+    -------
+    Fatbin
+        One cubin per architecture, in the order given.
+
+    Raises
+    ------
+    ValueError
+        No architecture, or one cudalite cannot target.
+    LinkerError
+        nvJitLink or nvFatbin failed (the message names the input).
+    """
     from ._linker import Linker
 
     archs = [normalize_arch(a) for a in archs]
@@ -92,9 +132,24 @@ def link_fatbin(code, archs, items=(), *, options=None, name="kernels", include_
 
 
 def fatbin_cubins(data: bytes) -> dict:
-    """``{"sm_XY": cubin bytes}`` of the cubin entries of a fatbin, read from its
-    headers (GPU-less).  Each payload is returned as stored: the cubin, then any
-    alignment padding (or compressed, when nvFatbin was asked to compress)."""
+    """The cubins inside a fatbin, read from its headers (GPU-less).
+
+    Parameters
+    ----------
+    data : bytes
+        A fatbin's bytes.
+
+    Returns
+    -------
+    dict
+        ``{"sm_XY": payload}`` in file order; each payload as stored: the cubin, then
+        any alignment padding (or compressed, when nvFatbin was asked to compress).
+
+    Raises
+    ------
+    ValueError
+        ``data`` is not a fatbin, or an entry header is malformed.
+    """
     data = bytes(data)
     if data[:4] != FATBIN_MAGIC:
         raise ValueError("not a fatbin (bad magic)")
@@ -115,5 +170,21 @@ def fatbin_cubins(data: bytes) -> dict:
 
 
 def fatbin_archs(data: bytes) -> list:
-    """The ``sm_XY`` of the cubins inside a fatbin, in file order (GPU-less)."""
+    """The architectures of the cubins inside a fatbin (GPU-less).
+
+    Parameters
+    ----------
+    data : bytes
+        A fatbin's bytes.
+
+    Returns
+    -------
+    list of str
+        ``["sm_80", "sm_90", ...]`` in file order.
+
+    Raises
+    ------
+    ValueError
+        ``data`` is not a fatbin.
+    """
     return list(fatbin_cubins(data))

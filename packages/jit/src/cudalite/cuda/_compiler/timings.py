@@ -1,5 +1,9 @@
-"""The per-compile timing line's logger, ``cudalite.cuda.timings`` (docs/logging.md).
+"""The per-compile timing line (``CUDALITE_TIMINGS``) and its logger (docs/logging.md).
 
+:func:`report_timings` formats one line per compile from the build loop's record
+(``stages.run_build``): the stages in pipeline order, each nested loop's parts, then
+``other`` (time outside every stage) and ``total`` -- the parts add up to the total.
+The logger is ``cudalite.cuda.timings``:
 ``CUDALITE_TIMINGS=1`` gives it a handler printing the bare line on the ``sys.stderr``
 of the moment; without the variable the INFO record goes wherever the program's
 logging sends it.  Imported on the first compile that reports, not with the package.
@@ -12,7 +16,10 @@ import sys
 
 from cudalite.driver.logs import library_logger
 
-__all__ = ["TIMINGS_LOGGER", "timings_logger"]
+__all__ = ["TIMINGS_LOGGER", "timings_logger", "report_timings", "report_if_asked", "ORDER"]
+
+#: the order of the parts on the line: the compiler's stages, then the runtime's
+ORDER = ("parse", "infer", "key", "cache", "lower", "nvvm", "link", "fatbin", "store", "load", "other")
 
 TIMINGS_LOGGER = "cudalite.cuda.timings"
 
@@ -38,3 +45,28 @@ def timings_logger(to_stderr: bool) -> logging.Logger:
         logger.setLevel(logging.INFO)
         logger.propagate = False
     return logger
+
+
+def report_timings(qualname, argtypes, timings, status, file=None, to_stderr=True):
+    """One line per compile, ``cudalite: compiled f(types) [cache: hit] parse=..ms ...``:
+    written to ``file`` when given, else logged at INFO on ``cudalite.cuda.timings``
+    (with ``to_stderr``, as ``CUDALITE_TIMINGS=1`` asks, printed on stderr too)."""
+    parts = [f"{k}={timings[k] * 1e3:.2f}ms" for k in ORDER if k in timings]
+    parts += [f"{k}={v * 1e3:.2f}ms" for k, v in timings.items() if k not in ORDER and k != "total"]
+    total = timings.get("total", sum(v for k, v in timings.items() if k != "total"))
+    line = (f"cudalite: compiled {qualname}({', '.join(map(str, argtypes))}) [cache: {status}] "
+            f"{' '.join(parts)} total={total * 1e3:.2f}ms")
+    if file is not None:
+        print(line, file=file, flush=True)
+        return
+    timings_logger(to_stderr).info("%s", line)
+
+
+def report_if_asked(qualname, argtypes, timings, status):
+    """:func:`report_timings` when ``CUDALITE_TIMINGS=1`` or the program enabled INFO on
+    the timing lines' logger; nothing (and no logging work) otherwise."""
+    from ..config import load_config
+
+    to_stderr = load_config().timings
+    if to_stderr or logging.getLogger(TIMINGS_LOGGER).isEnabledFor(logging.INFO):
+        report_timings(qualname, argtypes, timings, status, to_stderr=to_stderr)

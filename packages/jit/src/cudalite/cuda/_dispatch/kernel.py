@@ -20,7 +20,9 @@ from cudalite.core.types import Type, parse_signature
 from cudalite.driver import CudaDriverError
 
 from .._carry import CarriedCode
-from .._compile import CompiledKernel, JitOptions, compile_code, current_cc
+from .._compiler.api import current_cc
+from .._compiler.compile_code import compile_code
+from .._compiler.options import JitOptions
 from .._dispatcher_inspect import InspectMixin
 from .._faults import jit_runtime
 from .._launch.config import MIN_GRID_SIZE, check_cluster_grid, parse_config, warn_low_occupancy
@@ -57,6 +59,15 @@ def _config_key(config):
     if type(config) is tuple and any(type(c) is list for c in config):
         config = tuple(tuple(c) if type(c) is list else c for c in config)
     return config
+
+
+def _compiled_kernel():
+    """The default compiler, ``CompiledKernel``: the build stages (and the logging they
+    use) load at the first compile -- the dispatchers' one lazy boundary, which keeps
+    ``import cudalite.cuda`` light."""
+    from .._compiler.kernel import CompiledKernel
+
+    return CompiledKernel
 
 
 def _driver_unavailable(exc) -> bool:
@@ -101,7 +112,7 @@ class CUDADispatcher(InspectMixin):
         self._rt = jit_runtime()
         start_warmup(self._rt)  # libraries and driver get ready while the program goes on
         self._names = launcher_param_names(py_func)
-        self._compiler = CompiledKernel if compiler is None else compiler  # _carry.CarriedCode once unpickled
+        self._compiler = compiler  # None: CompiledKernel; _carry.CarriedCode once unpickled
         self.stats = CompileStats()  # cache hits and misses per signature, as numba's dispatcher
         self._eager = sigs is not None
         self._sigs = tuple(sigs) if sigs is not None else None  # as given: pickling remakes the dispatcher
@@ -169,7 +180,7 @@ class CUDADispatcher(InspectMixin):
 
     def _build(self, argtypes, cc):
         """Compile and load ``argtypes`` for ``cc``; its record replaces any pending one."""
-        kernel = self._compiler(self.py_func, argtypes, self.options, cc)
+        kernel = (self._compiler or _compiled_kernel())(self.py_func, argtypes, self.options, cc)
         self.stats.record(argtypes, kernel)
         return self._table.put(Specialization(argtypes, kernel)).kernel
 
@@ -179,7 +190,8 @@ class CUDADispatcher(InspectMixin):
         With caching, the new code's key differs when a global did, so it is stored
         beside the old entry.  Compiled code a pickle carried is dropped."""
         with self._lock:
-            self._compiler = self._compiler.fallback if isinstance(self._compiler, CarriedCode) else self._compiler
+            if isinstance(self._compiler, CarriedCode):
+                self._compiler = self._compiler.fallback
             sigs = self._table.signatures()
             self._use(SpecTable())
             for argtypes in sigs:
