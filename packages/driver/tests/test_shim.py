@@ -475,3 +475,25 @@ def test_launcher_uses_shim_or_falls_back(built, monkeypatch):
     monkeypatch.setattr(L, "get_driver", lambda: _FakeDriver(None))
     lau = L.Launcher(_FakeFunction(f), "Qi")
     assert lau.backend == "bindings"  # no compiler here: silently the bindings backend
+
+
+def test_remove_shim_builds_matches_the_shim_directories_only(tmp_path):
+    """The driver names its run-time shim builds (shim_location) and removes them
+    (remove_shim_builds, what ``cudalite-cache clear`` calls): the same pattern."""
+    import os
+
+    from cudalite.driver import remove_shim_builds
+    from cudalite.driver._shim import shim_location
+    from cudalite.driver.cachedir import SHIM_BUILD_DIR
+
+    build = shim_location(tmp_path).directory
+    assert SHIM_BUILD_DIR.fullmatch(os.path.basename(build))
+    os.makedirs(os.path.join(build, "x"))
+    other = tmp_path / "kernels"
+    other.mkdir()
+    (tmp_path / "driver-cp312-0123456789abcdef").mkdir()  # another Python's build
+    (tmp_path / "driver-cp312-not-hex-at-all").mkdir()
+    os.symlink(other, tmp_path / "driver-cp311-fedcba9876543210")
+    assert remove_shim_builds(tmp_path) == 2
+    assert sorted(os.listdir(tmp_path)) == ["driver-cp311-fedcba9876543210", "driver-cp312-not-hex-at-all", "kernels"]
+    assert remove_shim_builds(tmp_path / "missing") == 0

@@ -13,7 +13,7 @@ import pytest
 
 from cudalite import cuda
 from cudalite.core.errors import NumbaWarning
-from cudalite.cuda import _carry, _compile, _vectorize, types
+from cudalite.cuda import _carry, _vectorize, types
 from cudalite.cuda._dispatch import kernel as _dispatcher
 from cudalite.cuda._compile import CompiledKernel
 

@@ -3,6 +3,8 @@
     cudalite-compile mymod.py:add "float32(float32, float32)" --abi c --output ltoir -o add.ltoir
     cudalite-compile mymod.py:Ops.add "int32(int32, int32)" --emit nvvm-ir
     cudalite-compile mymod.py:add "float32(float32, float32)" --emit all -o build/add
+    cudalite-compile mymod.py:saxpy "void(float32[::1], float32[::1], float32)" --kernel \
+        --emit fatbin --cc 80,90,100 -o saxpy.fatbin      # ahead of time: one cubin per target
 
 :func:`parse_args` is the one pure function that turns ``argv`` into a
 :class:`Request`; :func:`run` does the work; :func:`main` maps errors to one
@@ -43,7 +45,7 @@ __all__ = ["Request", "CliError", "UsageError", "OutputPlan", "parse_args", "pla
 
 PROG = "cudalite-compile"
 OUTPUTS = ("ptx", "ltoir")
-EMITS = ("source", "ast", "typed-ir", "nvvm-ir", "ptx", "ltoir", "all")
+EMITS = ("source", "ast", "typed-ir", "nvvm-ir", "ptx", "ltoir", "fatbin", "all")
 # File suffix of each stage when ``--emit all`` writes a directory.
 SUFFIXES = {
     "source": ".source.py", "ast": ".ast.txt", "typed-ir": ".typed-ir.txt",
@@ -73,6 +75,7 @@ class Request:
     abi: str = "c"
     abi_name: str | None = None
     cc: object = None  # a cudalite.core.target.ComputeCapability; None: CUDALITE_DEFAULT_CC
+    fatbin_ccs: tuple = ()  # --emit fatbin: every target (ComputeCapability), lowest first
     opt: int = 3
     fastmath: bool = False
     lineinfo: bool = False
@@ -82,13 +85,18 @@ class Request:
 
 
 def _parse_cc(text: str):
-    """``--cc``: :func:`cudalite.core.target.parse_cc`, its error as a usage error."""
+    """``--cc``: :func:`cudalite.core.target.parse_cc` of each comma-separated target (a
+    tuple, lowest first; several only for ``--emit fatbin``), its error a usage error."""
     from cudalite.core.target import parse_cc
 
+    parsed = {}
     try:
-        return parse_cc(text)
+        for part in text.split(","):
+            c = parse_cc(part.strip())
+            parsed[c.arch] = c
     except ValueError as e:
         raise argparse.ArgumentTypeError(str(e)) from None
+    return tuple(sorted(parsed.values(), key=lambda c: (c.major, c.minor, c.arch_suffix)))
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -117,7 +125,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--abi-name", default=None, metavar="NAME", help="symbol name of the C-ABI function")
     p.add_argument("--cc", type=_parse_cc, default=None, metavar="CC",
                    help="target compute capability: 90, 9.0, sm_90, sm_90a or compute_90 "
-                        "(default: CUDALITE_DEFAULT_CC, else 7.5)")
+                        "(default: CUDALITE_DEFAULT_CC, else 7.5); --emit fatbin takes a list: 80,90,100")
     p.add_argument("--opt", type=int, choices=(0, 1, 2, 3), default=3, help="libNVVM optimisation level")
     p.add_argument("--fastmath", action="store_true", help="ftz, fma, approximate division and sqrt")
     p.add_argument("--lineinfo", action="store_true", help="emit .loc line information")
@@ -146,10 +154,21 @@ def parse_args(argv) -> Request:
     output = ns.output or ("ltoir" if emit == "ltoir" else "ptx")
     if ns.forceinline and output != "ltoir" and emit != "all":
         p.error("--forceinline needs --output ltoir")
+    ccs = ns.cc or ()
+    if emit == "fatbin":
+        if ns.device:
+            p.error("--emit fatbin builds kernels: add --kernel (device functions are linked as PTX or LTO-IR)")
+        if ns.output_path in (None, "-"):
+            p.error("--emit fatbin is binary: give a file with -o FILE")
+        if not ccs:
+            p.error("--emit fatbin needs its targets: --cc 80,90,100")
+    elif len(ccs) > 1:
+        p.error(f"--cc lists {len(ccs)} targets: only --emit fatbin builds for several")
     return Request(
         path=path, qualname=qualname, signature=ns.signature, emit=emit, output_path=ns.output_path,
-        output=output,
-        device=ns.device, abi=abi, abi_name=ns.abi_name, cc=ns.cc, opt=ns.opt, fastmath=ns.fastmath,
+        output=output, fatbin_ccs=ccs if emit == "fatbin" else (),
+        device=ns.device, abi=abi, abi_name=ns.abi_name, cc=ccs[0] if ccs else None, opt=ns.opt,
+        fastmath=ns.fastmath,
         lineinfo=ns.lineinfo, debug=ns.debug, forceinline=ns.forceinline, verbose=ns.verbose,
     )
 
@@ -256,6 +275,8 @@ def compile_request(req: Request, pyfunc=None) -> dict:
         device=req.device, abi=req.abi, abi_info={"abi_name": req.abi_name} if req.abi_name else None,
         cc=req.cc, opt=req.opt, fastmath=req.fastmath, lineinfo=req.lineinfo, debug=req.debug,
     )
+    if req.emit == "fatbin":
+        return {"fatbin": _fatbin(req, pyfunc, compile_stages(pyfunc, req.signature, output="ptx", **kwargs))}
     if req.emit != "all":
         stages = compile_stages(pyfunc, req.signature, output=req.output,
                                 forceinline=req.forceinline, **kwargs)
@@ -264,6 +285,26 @@ def compile_request(req: Request, pyfunc=None) -> dict:
     lto = compile_stages(pyfunc, req.signature, output="ltoir", forceinline=req.forceinline, **kwargs)
     stages["ltoir"] = lto["ltoir"]
     return stages
+
+
+def _fatbin(req: Request, pyfunc, stages):
+    """``--emit fatbin``: the kernel's PTX (made for the lowest target) linked for every
+    target by nvJitLink and packed by nvFatbin -- both from cudalite-linker, imported
+    here only (the compiler itself needs neither; ``pip install cudalite-nvvm[fatbin]``)."""
+    try:
+        from cudalite.linker import LinkerError, PTXSource, link_fatbin
+    except ImportError:
+        raise CliError("--emit fatbin links with nvJitLink and nvFatbin: pip install cudalite-linker "
+                       "(or cudalite-nvvm[fatbin])") from None
+    from .artifacts import Artifact
+
+    ptx = stages["ptx"]
+    archs = [c.arch for c in req.fatbin_ccs]
+    try:
+        fb = link_fatbin(PTXSource(ptx.data, name=f"{pyfunc.__name__}.ptx"), archs, name=pyfunc.__name__)
+    except LinkerError as e:
+        raise CliError(f"linking {req.qualname} for {', '.join(archs)} failed: {e}") from None
+    return Artifact("fatbin", fb.data, ptx.name)
 
 
 # -- outputs: planned and checked before compiling, written all or nothing -------------------
@@ -331,7 +372,7 @@ def run(req: Request, stdout) -> None:
     if not plan.files:
         if stdout is None or getattr(stdout, "closed", False):
             raise OutputError("standard output is closed; write to a file with -o FILE")
-        if req.emit == "ltoir" and stdout.isatty():
+        if req.emit in ("ltoir", "fatbin") and stdout.isatty():
             raise UsageError(f"{req.emit} is binary; write it to a file with -o FILE")
     module, sources = load_module(req.path)
     pyfunc = find_function(module, req.path, req.qualname)

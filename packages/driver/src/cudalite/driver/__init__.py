@@ -16,6 +16,7 @@ from .profiler import driver_version, profile_start, profile_stop
 from .launch import Launcher, launch, launch_cooperative
 from .launchconfig import LaunchConfig
 from ._shim import compiled_shim_path
+from .cachedir import remove_shim_builds
 from .memory import (
     DeviceMemory,
     HostMemory,
@@ -51,6 +52,6 @@ __all__ = [
     "PointerAttributes", "pointer_attributes",
     "Stream", "Event", "elapsed_time", "add_callback", "stream_device",
     "Module", "Function", "load_module",
-    "LaunchConfig", "Launcher", "launch", "launch_cooperative", "compiled_shim_path",
+    "LaunchConfig", "Launcher", "launch", "launch_cooperative", "compiled_shim_path", "remove_shim_builds",
     "ParamLayout", "param_layout", "pack_params",
 ]

@@ -23,9 +23,12 @@ Nothing here warns: callers warn once per process (see :func:`refusal_message`).
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import stat
 
 __all__ = ["UntrustedCacheWarning", "make_private_dirs", "dir_refusal", "file_refusal", "refusal_message",
+           "remove_shim_builds", "SHIM_BUILD_DIR",
            "read_regular"]
 
 
@@ -126,3 +129,35 @@ def read_regular(path, limit: int, *, private: bool = False):
         return None
     finally:
         os.close(fd)
+
+
+SHIM_BUILD_DIR = re.compile(r"driver-cp\d+-[0-9a-f]{16}")  # _shim.shim_location's directory names (tested)
+
+
+def remove_shim_builds(cache_root) -> int:
+    """Remove the launch shim's run-time builds (``driver-cpXY-<hash>/``, every Python's
+    and version's) from the cache root ``cache_root``: only real directories with that
+    name (a symlink is left alone); returns how many were removed.
+
+    Parameters
+    ----------
+    cache_root : str or os.PathLike
+        The cudalite cache root (the ``cache_dir`` the shim was built under).
+
+    Returns
+    -------
+    int
+        The number of build directories removed.
+    """
+    root = os.fspath(cache_root)
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return 0
+    removed = 0
+    for name in names:
+        path = os.path.join(root, name)
+        if SHIM_BUILD_DIR.fullmatch(name) and os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+            removed += not os.path.exists(path)
+    return removed

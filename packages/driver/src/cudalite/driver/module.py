@@ -100,6 +100,27 @@ class Module:
         ptr, size = call("cuModuleGetGlobal", self._cu, name.encode())
         return int(ptr), size
 
+    def function_names(self) -> list:
+        """The names of the module's kernels (cuModuleEnumerateFunctions, CUDA 12.4+).
+
+        Returns
+        -------
+        list of str
+            In the driver's order.
+
+        Raises
+        ------
+        CudaDriverError
+            The driver cannot enumerate a module's functions.
+        """
+        count = call("cuModuleGetFunctionCount", self._cu)
+        functions = call("cuModuleEnumerateFunctions", int(count), self._cu)
+        names = []
+        for f in functions:
+            name = call("cuFuncGetName", f)
+            names.append(name.decode() if isinstance(name, bytes) else str(name))
+        return names
+
     def unload(self):
         """Unload the module now (idempotent); its functions become unusable."""
         self._finalizer()

@@ -48,7 +48,6 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 import sys
 import time
 
@@ -418,27 +417,6 @@ class CacheStore:
 
 def _text(value) -> str:
     return value if isinstance(value, str) else "?"
-
-
-_SHIM_DIR = re.compile(r"driver-cp\d+-[0-9a-f]{16}")  # cudalite.driver._shim.shim_location's names
-
-
-def clear_shim_builds(root) -> int:
-    """Remove the launch shim's run-time builds (``driver-cpXY-<hash>/``) from the cache
-    root ``root``: only directories with that name pattern; returns how many."""
-    import shutil
-
-    removed = 0
-    try:
-        names = os.listdir(root)
-    except OSError:
-        return 0
-    for name in names:
-        path = os.path.join(root, name)
-        if _SHIM_DIR.fullmatch(name) and os.path.isdir(path) and not os.path.islink(path):
-            shutil.rmtree(path, ignore_errors=True)
-            removed += not os.path.exists(path)
-    return removed
 
 
 def entries(path=None):

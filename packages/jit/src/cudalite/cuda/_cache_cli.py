@@ -62,7 +62,9 @@ def _parser():
 
 
 def _main(argv=None) -> int:
-    from ._cache import CacheStore, clear_shim_builds
+    from cudalite.driver import remove_shim_builds
+
+    from ._cache import CacheStore
     from .config import kernel_cache_dir, load_config, parse_size
 
     args = _parser().parse_args(argv)
@@ -110,7 +112,7 @@ def _main(argv=None) -> int:
         line = f"removed {n} entries from {store.path}"
         if args.dir is None and os.path.abspath(store.path) == os.path.abspath(kernel_cache_dir()):
             root = os.path.dirname(store.path)
-            line += f"; {clear_shim_builds(root)} launch shim builds from {root}"
+            line += f"; {remove_shim_builds(root)} launch shim builds from {root}"
         print(line)
     return 0
 

@@ -17,6 +17,8 @@ LAZY = {
         "LinkableCode", "PTXSource", "CUSource", "Cubin", "Fatbin", "Object", "Archive", "LTOIR")},
     "cudadrv": ("cudalite.cuda.cudadrv", None),
     "simulator": ("cudalite.cuda.simulator", None),  # the CPU simulator's namespace (docs/simulator.md)
+    # kernels built ahead of time (docs/aot.md): its module imports the build stages, loaded on use
+    "load_kernel": ("cudalite.cuda._dispatch.aot", "load_kernel"),
 }
 
 _SIM = ("the CUDA simulator is chosen before import: set CUDALITE_ENABLE_CUDASIM=1 (or NUMBA_ENABLE_CUDASIM=1) "

@@ -87,7 +87,12 @@ def compile_fatbin(pyfunc, sig, *, cc=None, device=False, output="fatbin", debug
         raise ValueError("output='fatbin' needs at least one target (cc=[...])")
     parsed = {}
     for t in targets:
-        c = parse_cc(t)
+        try:
+            c = parse_cc(t)
+        except ValueError as e:
+            hint = (" (for several targets pass a list: cc=[80, 90])" if isinstance(cc, tuple) and len(cc) == 2
+                    else "")
+            raise ValueError(f"{e}{hint}") from None
         parsed[c.arch] = c
     ccs = sorted(parsed.values(), key=lambda c: (c.major, c.minor, c.arch_suffix))
     ret, argtypes = parse_signature(sig)

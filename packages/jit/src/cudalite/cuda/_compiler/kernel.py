@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import copy
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from time import perf_counter
 from types import MappingProxyType
 
@@ -21,7 +21,7 @@ from .._faults import jit_runtime
 from .compile_code import compile_code
 from .linking import code_input, linker_items, source_dirs
 from .options import JitOptions, compile_options_of
-from .stages import BuildState, make_job, run_build
+from .stages import BuildState, load_job, make_job, run_build
 from .timings import report_if_asked
 
 __all__ = ["CompiledKernel", "KernelBuild", "build_kernel", "captured_arrays"]
@@ -81,12 +81,13 @@ class CompiledKernel:
         self.argtypes = tuple(argtypes)
         self.options = opts
         self.cc = tuple(cc)
-        job = make_job(pyfunc, self.argtypes, opts, self.cc, load=load)
         if build is None:  # every stage: key, cache, compile, link, (fatbin), store, load
-            state = run_build(job)
-        else:  # an artifact in hand (carried in a pickle): only the load stage runs
-            state = run_build(job, BuildState(status=build.status, artifact=build.artifact,
-                                              timings=MappingProxyType(dict(build.timings))), start="load")
+            state = run_build(make_job(pyfunc, self.argtypes, opts, self.cc, load=load))
+        else:  # an artifact in hand (carried in a pickle, built ahead of time): only the load stage runs
+            state = run_build(load_job(pyfunc, self.argtypes, opts, self.cc) if load else
+                              replace(load_job(pyfunc, self.argtypes, opts, self.cc), load=False),
+                              BuildState(status=build.status, artifact=build.artifact,
+                                         timings=MappingProxyType(dict(build.timings))), start="load")
         self.artifact = state.artifact
         self.status = state.status
         # captured device arrays live as long as the code
@@ -114,7 +115,7 @@ class CompiledKernel:
 
     def _load(self, art):
         """Load ``art`` (this kernel's artifact) on the current device."""
-        job = make_job(self.py_func, self.argtypes, self.options, self.cc, cache=False, load=True)
+        job = load_job(self.py_func, self.argtypes, self.options, self.cc)
         self._take(*run_build(job, BuildState(artifact=art), start="load").loaded)
 
     def on_device(self, device_id):
@@ -134,7 +135,7 @@ class CompiledKernel:
                 kernel = siblings.get(device_id)
                 if kernel is None:
                     cc = tuple(get_device(device_id).compute_capability)
-                    if cc == self.cc:
+                    if cc == self.cc or self.status == "ahead-of-time":  # the same image loads there
                         kernel = copy.copy(self)
                         kernel._load(self.artifact)
                     else:

@@ -33,7 +33,7 @@ from cudalite.core.errors import CudaliteError
 from . import compile_code as frontend
 from .compile_code import reraise_located
 
-__all__ = ["Stage", "BuildJob", "BuildState", "BUILD_STAGES", "STAGE_NAMES", "make_job", "run_build"]
+__all__ = ["Stage", "BuildJob", "BuildState", "BUILD_STAGES", "STAGE_NAMES", "make_job", "load_job", "run_build"]
 
 
 @dataclass(frozen=True)
@@ -96,6 +96,12 @@ def make_job(pyfunc, argtypes, options, cc, *, archs=None, cache=None, output="c
         cache = _cache.is_enabled(options)
     return BuildJob(pyfunc, tuple(argtypes), options, cc, archs, compile_options_of(options, cc), lopts,
                     bool(cache) and output == "cubin", output, bool(load))
+
+
+def load_job(pyfunc, argtypes, options, cc) -> BuildJob:
+    """The job of loading an artifact in hand (carried in a pickle, built ahead of
+    time): the load stage alone, so nothing is translated and no compiler is imported."""
+    return BuildJob(pyfunc, tuple(argtypes), options, tuple(cc), (), None, None, cache=False, load=True)
 
 
 # -- the stages -------------------------------------------------------------------------------
