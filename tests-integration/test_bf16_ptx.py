@@ -111,7 +111,7 @@ def test_constant_and_scalar_argument():
 
 def test_dlpack_dtype_code():
     ml = pytest.importorskip("ml_dtypes")
-    from cudalite.cuda._dlpack import dlpack_dtype
+    from cudalite.cuda._memory.dlpack import dlpack_dtype
 
     assert dlpack_dtype(np.dtype(ml.bfloat16)) == (4, 16, 1)
 

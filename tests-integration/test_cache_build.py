@@ -35,7 +35,7 @@ import hashlib, json, sys, time
 start = float(sys.argv[3]) if len(sys.argv) > 3 else 0.0
 sys.path.insert(0, sys.argv[1])
 import kmod
-from cudalite.cuda import _cache
+from cudalite.cuda._compiler import cache as _cache
 from cudalite.cuda._compile import CompiledKernel
 from cudalite.core.types import parse_signature
 _cache.enable(sys.argv[2])
@@ -105,7 +105,7 @@ def test_corrupt_entry_is_ignored_and_rewritten(dirs):
     path.write_bytes(data[: len(data) // 3])  # truncated
     again = _run(src, cache)
     assert again["status"] == "miss" and again["cubin"] == first["cubin"]
-    from cudalite.cuda import _cache
+    from cudalite.cuda._compiler import cache as _cache
 
     assert _cache.CacheStore(cache).info() == {"path": str(cache), "entries": 1, "bytes": len(path.read_bytes()),
                                                "invalid": 0, "max_size": 1 << 30}  # rewritten whole

@@ -14,10 +14,10 @@ import sys
 import pytest
 
 from cudalite import cuda
-from cudalite.cuda import _cache
+from cudalite.cuda._compiler import cache as _cache
 from cudalite.cuda._compile import CompiledKernel
 from cudalite.cuda._dispatch.specializations import Specialization
-from cudalite.cuda._dispatcher_inspect import find_binary_utility
+from cudalite.cuda._dispatch.inspect import find_binary_utility
 from cudalite.core.types import parse_signature
 
 SIG = "void(float32[::1], float32[::1], float32)"

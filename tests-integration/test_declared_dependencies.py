@@ -101,11 +101,12 @@ def test_version_is_the_distributions(pkg):
 
 
 @pytest.mark.parametrize("module, prog", [("cudalite.nvvm.cli", "cudalite-compile"),
-                                          ("cudalite.cuda._cache_cli", "cudalite-cache")])
+                                          ("cudalite.cuda._compiler.cache_cli", "cudalite-cache")])
 def test_clis_print_their_version(module, prog, capsys):
     import importlib
 
     with pytest.raises(SystemExit) as info:
         importlib.import_module(module).main(["--version"])
     assert info.value.code == 0
-    assert capsys.readouterr().out.strip() == f"{prog} {importlib.import_module(module.rsplit('.', 1)[0]).__version__}"
+    package = ".".join(module.split(".")[:2])  # the distribution's top module: cudalite.nvvm, cudalite.cuda
+    assert capsys.readouterr().out.strip() == f"{prog} {importlib.import_module(package).__version__}"

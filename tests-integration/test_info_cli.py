@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 
-from cudalite.cuda import _info
+from cudalite.cuda._runtime import info as _info
 
 
 def _env():

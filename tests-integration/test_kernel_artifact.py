@@ -13,8 +13,8 @@ import pytest
 
 from cudalite import cuda
 from cudalite.core.types import parse_signature
-from cudalite.cuda import _cache
-from cudalite.cuda._artifact import MAGIC, PAYLOAD_VERSION, KernelArtifact, PayloadError
+from cudalite.cuda._compiler import cache as _cache
+from cudalite.cuda._compiler.artifact import MAGIC, PAYLOAD_VERSION, KernelArtifact, PayloadError
 from cudalite.cuda._compile import build_kernel
 
 SIG = "void(float32[::1], float32[:, :], int32, complex64, Tuple(int64, float32))"

@@ -160,7 +160,7 @@ def test_emm_plugin_host_arrays_copied_for_a_launch(counting_emm):
 
 @pytest.mark.nosim("external memory managers (EMM plugins)")
 def test_set_memory_manager_reaches_existing_contexts():
-    from cudalite.cuda._faults import jit_runtime
+    from cudalite.cuda._runtime.record import jit_runtime
 
     ctx = cuda.current_context()
     before, rt_before = ctx.memory_manager, jit_runtime().memory_manager

@@ -12,7 +12,7 @@ import types
 import numpy as np
 
 from cudalite.core.abi import kernel_abi
-from cudalite.cuda import _dlpack
+from cudalite.cuda._memory import dlpack as _dlpack
 from cudalite.cuda._launch.kinds import kind_for as handler_for
 from cudalite.cuda.devicearray import DeviceNDArray
 

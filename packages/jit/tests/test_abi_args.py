@@ -14,7 +14,7 @@ from cudalite.core.abi import Role, kernel_abi
 from cudalite.core.types import (
     Array, Tuple, boolean, complex64, complex128, float32, float64, int32, int64,
 )
-from cudalite.cuda import _array_layout as L
+from cudalite.cuda._memory import layout as L
 from cudalite.cuda._launch.keys import compatible
 from cudalite.cuda._launch.config import make_config
 from cudalite.cuda._launch.fastpath import make_factory

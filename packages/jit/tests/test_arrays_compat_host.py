@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from cudalite.core.types import parse_signature
-from cudalite.cuda import _cache
+from cudalite.cuda._compiler import cache as _cache
 from cudalite.cuda._compile import JitOptions, build_kernel
 from cudalite.cuda.devicearray import DeviceNDArray
 

@@ -103,7 +103,7 @@ def test_boundscheck_on_a_device_function_warns():
 
 
 def test_options_are_part_of_the_cache_key():
-    from cudalite.cuda._cache import _options_fp
+    from cudalite.cuda._compiler.cache import _options_fp
 
     assert _options_fp(cuda.jit(store1).options) != _options_fp(cuda.jit(boundscheck=True)(store1).options)
 
@@ -285,7 +285,7 @@ def test_table_payload_round_trip_keeps_templates():
 
 
 def test_cached_artifact_keeps_the_checks(tmp_path):
-    from cudalite.cuda import _cache
+    from cudalite.cuda._compiler import cache as _cache
     from cudalite.cuda._compile import build_kernel
 
     k = cuda.jit(boundscheck=True)(load2)

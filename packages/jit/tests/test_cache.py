@@ -1,4 +1,4 @@
-"""GPU-less tests of the kernel cache's store and key layer (cudalite.cuda._cache):
+"""GPU-less tests of the kernel cache's store and key layer (cudalite.cuda._compiler.cache):
 entry format, checksums, atomic and concurrent writes (in subprocesses), the key's
 sensitivity to sources, globals, types, options, targets and linked code, the
 ``cuda.cache`` API, the ``cudalite-cache`` CLI and the configuration."""
@@ -16,7 +16,8 @@ import warnings
 
 import pytest
 
-from cudalite.cuda import _cache, _cache_cli
+from cudalite.cuda._compiler import cache as _cache
+from cudalite.cuda._compiler import cache_cli as _cache_cli
 from cudalite.cuda._compile import JitOptions
 from cudalite.cuda._compiler import timings as _timings
 from cudalite.cuda.config import load_config
@@ -83,7 +84,7 @@ def test_unwritable_directory_does_not_raise(tmp_path):
 
 _WRITER = textwrap.dedent("""
     import sys, time
-    from cudalite.cuda import _cache
+    from cudalite.cuda._compiler import cache as _cache
     path, key, tag, start = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
     while time.time() < start:
         pass
@@ -164,7 +165,7 @@ def test_cli(tmp_path, capsys):
     assert "sm_90" in out and "k(float32)" in out
     assert _cache_cli.main(["--dir", str(tmp_path), "--json", "info"]) == 0
     assert json.loads(capsys.readouterr().out)["entries"] == 1
-    proc = subprocess.run([sys.executable, "-m", "cudalite.cuda._cache_cli", "--dir", str(tmp_path), "clear"],
+    proc = subprocess.run([sys.executable, "-m", "cudalite.cuda._compiler.cache_cli", "--dir", str(tmp_path), "clear"],
                           capture_output=True, text=True, env=_env())
     assert proc.returncode == 0 and "removed 1 entries" in proc.stdout
     assert store.info()["entries"] == 0
@@ -173,7 +174,7 @@ def test_cli(tmp_path, capsys):
 def test_console_script_declared():
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     text = open(os.path.join(here, "pyproject.toml")).read()
-    assert 'cudalite-cache = "cudalite.cuda._cache_cli:main"' in text
+    assert 'cudalite-cache = "cudalite.cuda._compiler.cache_cli:main"' in text
 
 
 def test_report_timings_format():
@@ -314,7 +315,7 @@ def test_key_stable_across_processes(tmp_path, stamp_dir):
         import sys
         sys.path.insert(0, {str(tmp_path)!r})
         import kmod_e
-        from cudalite.cuda import _cache
+        from cudalite.cuda._compiler import cache as _cache
         from cudalite.core.types import parse_signature
         p = _cache.probe_kernel(kmod_e.kernel.py_func, parse_signature({SIG!r})[1], kmod_e.kernel.options,
                                 (9, 0), directory={str(stamp_dir)!r})
@@ -550,7 +551,7 @@ def test_exception_table_names_are_not_imported(tmp_path, monkeypatch):
     """A crafted entry naming a module in its exception table loads without importing it."""
     import struct
 
-    from cudalite.cuda._artifact import MAGIC, PAYLOAD_VERSION
+    from cudalite.cuda._compiler.artifact import MAGIC, PAYLOAD_VERSION
 
     marker = tmp_path / "imported"
     src = tmp_path / "mods"
@@ -625,7 +626,7 @@ def test_failed_entry_write_warns_once(tmp_path, monkeypatch, caplog):
 
     monkeypatch.setattr(_cache, "_atomic_write", full)
     store = _cache.CacheStore(tmp_path / "fresh-dir-for-this-test")
-    with caplog.at_level("WARNING", logger="cudalite.cuda._cache"):
+    with caplog.at_level("WARNING", logger="cudalite.cuda._compiler.cache"):
         with warnings.catch_warnings(record=True) as record:
             warnings.simplefilter("always")
             assert store.store("aa" * 32, _payload()) is False

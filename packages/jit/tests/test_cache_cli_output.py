@@ -12,7 +12,7 @@ import pytest
 
 def _run(tmp_path, *args, **kw):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    return subprocess.run([sys.executable, "-m", "cudalite.cuda._cache_cli", "--dir", str(tmp_path), *args],
+    return subprocess.run([sys.executable, "-m", "cudalite.cuda._compiler.cache_cli", "--dir", str(tmp_path), *args],
                           stderr=subprocess.PIPE, text=True, env=env, timeout=120, **kw)
 
 

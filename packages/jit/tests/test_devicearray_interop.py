@@ -12,7 +12,7 @@ import weakref
 import numpy as np
 import pytest
 
-from cudalite.cuda import _dlpack
+from cudalite.cuda._memory import dlpack as _dlpack
 from cudalite.cuda._hostarray import MappedNDArray, host_array_over
 from cudalite.cuda.devicearray import DeviceNDArray, is_device_array
 

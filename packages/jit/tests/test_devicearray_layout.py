@@ -8,7 +8,7 @@ a NumPy array (offset = difference of data addresses).
 import numpy as np
 import pytest
 
-from cudalite.cuda import _array_layout as L
+from cudalite.cuda._memory import layout as L
 from cudalite.cuda.devicearray import DeviceNDArray, is_device_array
 
 BASE = 0x7F0000000000

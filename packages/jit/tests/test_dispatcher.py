@@ -15,7 +15,7 @@ from cudalite.core.errors import TypingError
 from cudalite.core.types import Array, float32, float64, int64, typeof_constant, PyFunction, Tuple
 from cudalite.cuda._launch.host import RecordScalarKind
 from cudalite.cuda._launch.keys import compatible, key_to_type
-from cudalite.cuda._device_dispatcher import DeviceDispatcher
+from cudalite.cuda._dispatch.device import DeviceDispatcher
 from cudalite.cuda._dispatch.kernel import CUDADispatcher
 from cudalite.cuda._launch.fastpath import make_factory
 from _fake_arrays import FakeKernel

@@ -9,7 +9,7 @@ import weakref
 import numpy as np
 import pytest
 
-from cudalite.cuda import _dlpack
+from cudalite.cuda._memory import dlpack as _dlpack
 from cudalite.cuda._launch.kinds import kind_for as handler_for
 from cudalite.cuda._launch.foreign import DLPackKind as DLPackHandler
 from cudalite.cuda.devicearray import DeviceNDArray

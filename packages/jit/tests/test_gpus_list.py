@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from cudalite.cuda import _runtime
+from cudalite.cuda._runtime import api as _runtime
 
 
 def test_gpus_index_and_slice(monkeypatch):

@@ -36,7 +36,7 @@ def test_cudadrv_driver_object_is_the_drivers_api():
 
 
 def test_cudadrv_driver_names_are_the_runtime_classes():
-    from cudalite.cuda import _runtime
+    from cudalite.cuda._runtime import api as _runtime
 
     assert drvmod.Stream is _runtime.Stream and drvmod.Event is _runtime.Event
     assert drvmod.Device is _runtime.Device

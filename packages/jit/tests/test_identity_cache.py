@@ -272,7 +272,7 @@ def test_exit_release_drops_launchers_and_cached_arguments(fake_libs, monkeypatc
     launching afterwards still works."""
     import weakref
 
-    from cudalite.cuda._faults import jit_runtime
+    from cudalite.cuda._runtime.record import jit_runtime
 
     Tensor, _ = fake_libs
     calls = []

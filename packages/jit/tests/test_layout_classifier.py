@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from cudalite import cuda
 from cudalite.core.abi import kernel_abi
 from cudalite.core.types import float32
-from cudalite.cuda import _array_layout as L
+from cudalite.cuda._memory import layout as L
 from cudalite.cuda._launch.keys import compatible, key_to_type
 
 from _fake_arrays import BASE, SOURCES, FakeKernel, handler, install_fake_libs, make_source, numpy_layout

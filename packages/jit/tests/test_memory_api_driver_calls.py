@@ -73,7 +73,7 @@ def fake_driver(monkeypatch):
 
 
 def test_no_private_driver_access_left():
-    from cudalite.cuda import _runtime
+    from cudalite.cuda._runtime import api as _runtime
 
     assert not hasattr(_runtime, "cu_call") and "cu_call" not in _runtime.__all__
 

@@ -232,7 +232,7 @@ class BadVersion(CountingPlugin):
 
 @pytest.fixture
 def restore_manager():
-    from cudalite.cuda._faults import jit_runtime
+    from cudalite.cuda._runtime.record import jit_runtime
 
     rt = jit_runtime()
     before = rt.memory_manager

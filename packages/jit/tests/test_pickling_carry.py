@@ -13,7 +13,8 @@ import pytest
 
 from cudalite import cuda
 from cudalite.core.errors import NumbaWarning
-from cudalite.cuda import _carry, _vectorize, types
+from cudalite.cuda import _vectorize, types
+from cudalite.cuda._compiler import carry as _carry
 from cudalite.cuda._dispatch import kernel as _dispatcher
 from cudalite.cuda._compile import CompiledKernel
 
@@ -152,7 +153,8 @@ def test_eager_signature_loads_carried_code(cc90, monkeypatch):
     fn, args = k.__reduce__()
     eager = (args[0], args[1], ["void(float32[::1], float32)"], args[3], args[4])
     compiles = Compiles(monkeypatch)
-    monkeypatch.setattr("cudalite.cuda._pickling.CarriedCode", functools.partial(_carry.CarriedCode, fallback=NOLOAD))
+    monkeypatch.setattr("cudalite.cuda._dispatch.pickling.CarriedCode",
+                        functools.partial(_carry.CarriedCode, fallback=NOLOAD))
     # the eager signature is compiled in the constructor: from the carried code
     k2 = pickle.loads(pickle.dumps(_Stream(fn, eager)))
     assert compiles.calls == [] and k2.overloads[SIG].status == "pickled"

@@ -4,7 +4,7 @@ conversion and the device-list facade (nothing here touches a GPU)."""
 import pytest
 
 from cudalite import cuda
-from cudalite.cuda import _runtime
+from cudalite.cuda._runtime import api as _runtime
 from cudalite.cuda.config import Config, load_config, parse_bool
 
 
@@ -67,7 +67,7 @@ def test_default_streams_make_a_context_current_before_synchronizing(monkeypatch
     """numba's default streams synchronize before anything else touched the GPU: the
     current device's primary context is made current first (it was
     CUDA_ERROR_NOT_INITIALIZED); an owned or external stream is used as it is."""
-    import cudalite.cuda._runtime as rt
+    import cudalite.cuda._runtime.api as rt
 
     calls = []
     monkeypatch.setattr(rt._drv, "current_device", lambda: calls.append("ctx"))

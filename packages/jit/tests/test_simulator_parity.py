@@ -293,7 +293,7 @@ def test_good_launch_configuration_is_the_compiled_one():
 def test_simulator_and_typeof_use_the_one_layout_classifier():
     from cudalite.core.layout import layout_of
     from cudalite.core.types import typeof_constant
-    from cudalite.cuda._array_layout import layout_of as jit_layout_of
+    from cudalite.cuda._memory.layout import layout_of as jit_layout_of
 
     assert jit_layout_of is layout_of
     base = np.zeros((4, 6), dtype=np.float32)

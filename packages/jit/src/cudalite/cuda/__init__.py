@@ -30,7 +30,7 @@ else:
     globals().update({_name: getattr(_device_api, _name) for _name in _device_api.DEVICE_API_NAMES})
     from . import bf16  # noqa: E402,F401  (cuda.bf16, as numba.cuda.bf16)
     from . import fp8  # noqa: E402,F401  (cuda.fp8: 8-bit floats, cuda_fp8.h's conversions)
-    from ._compile_all import compile_all  # noqa: F401
+    from ._compiler.compile_all import compile_all  # noqa: F401
     from ._compiler.api import (  # noqa: F401  (the compile API; accepts dispatchers too)
         compile_for_current_device, compile_ptx_for_current_device, jit_compile as compile,
         jit_compile_ptx as compile_ptx,
@@ -39,13 +39,13 @@ else:
     from ._launch.typeof import typeof  # noqa: F401,E402  (numba.typeof: the type of a Python value)
     from cudalite.core.errors import NumbaPerformanceWarning  # noqa: F401
     CudalitePerformanceWarning = NumbaPerformanceWarning  # cudalite's older name of the warning
-    from ._faults import KernelFaultError  # noqa: F401
+    from ._runtime.faults import KernelFaultError  # noqa: F401
     from . import devicearray  # noqa: F401  (numba's cuda.devicearray module)
     from ._memory_api import (  # noqa: F401  (device, pinned, mapped, managed arrays; interop)
         as_cuda_array, device_array, device_array_like, from_cuda_array_interface, is_cuda_array, managed_array,
         mapped, mapped_array, pinned, pinned_array, pinned_array_like, to_device,
     )
-    from ._runtime import (  # noqa: F401  (devices, streams, events)
+    from ._runtime.api import (  # noqa: F401  (devices, streams, events)
         Event, Stream, close, default_stream, detect, event, event_elapsed_time, external_stream,
         get_current_device, gpus, is_available, legacy_default_stream, list_devices, per_thread_default_stream,
         select_device, stream, synchronize,
@@ -54,10 +54,10 @@ else:
     from ._reduce import Reduce, reduce  # noqa: F401  (cuda.reduce: reductions from a binary function)
     from ._vectorize import vectorize  # noqa: F401  (CUDA ufuncs)
     from ._gufunc import guvectorize  # noqa: F401  (CUDA generalized ufuncs)
-    from ._tma import make_tensor_map  # noqa: F401  (TMA descriptors, cc >= 9.0)
+    from ._memory.tma import make_tensor_map  # noqa: F401  (TMA descriptors, cc >= 9.0)
     from cudalite.core.ffi import declare_device  # noqa: F401  (foreign device functions)
     from cudalite.core.pointer_arrays import carray, farray  # noqa: F401,E402  (array views over pointers)
-    from . import _cache as cache  # noqa: F401,E402  (on-disk kernel cache: enable, info, entries, clear)
+    from ._compiler import cache  # noqa: F401,E402  (on-disk kernel cache: enable, info, entries, clear)
 
     # -- the numba.cuda compatibility names (issue 11: host side) ------------------------------------
     from cudalite.driver import CudaSupportError  # noqa: F401,E402

@@ -1,8 +1,8 @@
 """``python -m cudalite.cuda``: the ``cudalite-info`` report (versions, libraries, GPUs,
-cache, launch path) for bug reports; see :mod:`cudalite.cuda._info`."""
+cache, launch path) for bug reports; see :mod:`cudalite.cuda._runtime.info`."""
 
 import sys
 
-from ._info import main
+from ._runtime.info import main
 
 sys.exit(main())

@@ -34,7 +34,7 @@ class Context:
     :func:`current_context`, never construct it."""
 
     def __init__(self, device):
-        from ._faults import jit_runtime
+        from ._runtime.record import jit_runtime
 
         self.device = device
         self.deallocations = PendingDeallocs()
@@ -152,34 +152,34 @@ class Context:
         self.device.synchronize()
 
     def create_stream(self):
-        from ._runtime import stream
+        from ._runtime.api import stream
 
         with _on(self.device.id):
             return stream()
 
     def create_event(self, timing=True):
-        from ._runtime import Event
+        from ._runtime.api import Event
 
         with _on(self.device.id):
             return Event(timing=timing)
 
     def get_default_stream(self):
-        from ._runtime import default_stream
+        from ._runtime.api import default_stream
 
         return default_stream()
 
     def get_legacy_default_stream(self):
-        from ._runtime import legacy_default_stream
+        from ._runtime.api import legacy_default_stream
 
         return legacy_default_stream()
 
     def get_per_thread_default_stream(self):
-        from ._runtime import per_thread_default_stream
+        from ._runtime.api import per_thread_default_stream
 
         return per_thread_default_stream()
 
     def create_external_stream(self, ptr):
-        from ._runtime import external_stream
+        from ._runtime.api import external_stream
 
         return external_stream(ptr)
 
@@ -226,8 +226,8 @@ def current_context(devnum=None):
     cudalite.driver.CudaSupportError
         No CUDA driver or no device.
     """
-    from ._faults import jit_runtime
-    from ._runtime import Device
+    from ._runtime.record import jit_runtime
+    from ._runtime.api import Device
 
     dev_id = _drv.current_device().id if devnum is None else int(devnum)
     rt = jit_runtime()
@@ -296,7 +296,7 @@ def device_alloc(nbytes):
     built on it): a :class:`cudalite.driver.DeviceMemory` from the driver, or, when an
     EMM plugin is in use in the current context, what its ``memalloc(nbytes)``
     returned (after ``initialize()``, as numba)."""
-    from ._faults import jit_runtime
+    from ._runtime.record import jit_runtime
 
     rt = jit_runtime()
     if nbytes == 0 or (not rt.contexts and rt.memory_manager is None):  # no plugin can be in use

@@ -146,7 +146,7 @@ class MemoryPointer:
         stream : Stream or int, optional
             Stream of the operation (0, the default: synchronous).
         """
-        from ._runtime import driver_stream
+        from ._runtime.api import driver_stream
 
         _drv.memset(self.ptr, byte, self.size if count is None else count, stream=driver_stream(stream))
 
@@ -510,7 +510,7 @@ def set_memory_manager(mm_plugin):
     if iv != SUPPORTED_EMM_INTERFACE_VERSION:
         raise RuntimeError(f"EMM Plugin interface has version {iv} - version {SUPPORTED_EMM_INTERFACE_VERSION} "
                            "required")
-    from ._faults import jit_runtime
+    from ._runtime.record import jit_runtime
 
     rt = jit_runtime()
     with rt.lock:

@@ -17,7 +17,7 @@ import numpy as np
 
 from cudalite.core.abi import array_values
 
-from . import _array_layout as L
+from ._memory import layout as L
 
 __all__ = ["GpuAddressableArray", "MappedNDArray", "ManagedNDArray", "host_array_over"]
 

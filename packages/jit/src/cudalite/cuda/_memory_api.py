@@ -16,7 +16,7 @@ from cudalite.core.numpy_support import lazy_numpy as np  # NumPy loads on first
 
 import cudalite.driver as _drv
 
-from . import _array_layout as L
+from ._memory import layout as L
 from ._context_api import current_context, device_alloc
 from ._emm import IpcHandle
 from .devicearray import DeviceNDArray, from_cuda_array_interface, is_device_array

@@ -212,7 +212,7 @@ class Reduce:
             If ``size`` is negative or too large, or ``res`` is empty.
         """
         from ._memory_api import as_cuda_array, device_array, is_cuda_array, is_device_array, to_device
-        from ._runtime import driver_stream
+        from ._runtime.api import driver_stream
         from .devicearray import _sync
 
         arr, on_device = _as_1d_input(arr)

@@ -188,7 +188,7 @@ def to_device_array(arg, stream, dtype=None):
 def multiprocessors() -> int:
     """The current device's multiprocessor count (80 when it cannot be read)."""
     try:
-        from ._runtime import get_current_device
+        from ._runtime.api import get_current_device
 
         return int(get_current_device().MULTIPROCESSOR_COUNT)
     except Exception:
@@ -354,14 +354,14 @@ class CUDAUFunc:
     nout = 1
 
     def __reduce__(self):  # by reference when its module names it, else by value (_pickling)
-        from ._pickling import reduce_ufunc
+        from ._dispatch.pickling import reduce_ufunc
 
         return reduce_ufunc(self, self._sigs, self.identity, self._jit_options)
 
     def _carried_kernels(self):
         """``((loop argtypes, ndim, scalar mask), bundle), ...``: the compiled code of the
         loop kernels, carried by a pickle of this ufunc by value (``_carry``)."""
-        from ._carry import carried_code, make_bundle
+        from ._compiler.carry import carried_code, make_bundle
 
         out = {}
         for key, carried in self._carried.items():  # received and not used here: passed on

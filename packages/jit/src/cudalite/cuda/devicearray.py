@@ -31,9 +31,9 @@ from cudalite.core.numpy_support import lazy_numpy as np  # NumPy loads on first
 
 import cudalite.driver as _drv
 
-from . import _array_layout as L
+from ._memory import layout as L
 from ._devices import ANY, dlpack_device_of, multi_gpu, on_device
-from ._runtime import driver_stream, external_stream
+from ._runtime.api import driver_stream, external_stream
 
 __all__ = ["DeviceNDArray", "IpcArrayHandle", "auto_device", "is_device_array", "from_cuda_array_interface",
            "require_device_array"]
@@ -611,7 +611,7 @@ class DeviceNDArray:
         return ordinal
 
     def __dlpack_device__(self):
-        from ._dlpack import KDLCUDA
+        from ._memory.dlpack import KDLCUDA
 
         return (KDLCUDA, self._device_id())
 
@@ -620,7 +620,7 @@ class DeviceNDArray:
         unless the consumer stream is the same one (``stream=-1``: no sync).  A consumer
         passing ``max_version`` of 1.0 or later gets a DLPack 1.x versioned capsule
         (``"dltensor_versioned"``), any other a legacy ``"dltensor"`` one."""
-        from ._dlpack import KDLCUDA, to_dlpack
+        from ._memory.dlpack import KDLCUDA, to_dlpack
 
         if copy:
             raise BufferError("__dlpack__(copy=True) is not supported")

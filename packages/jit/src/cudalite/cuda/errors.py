@@ -27,7 +27,7 @@ from cudalite.core.errors import (  # noqa: F401  (numba's warning classes)
 )
 from cudalite.driver import CudaDriverError, CudaSupportError  # noqa: F401
 
-from ._faults import KernelFaultError  # noqa: F401
+from ._runtime.faults import KernelFaultError  # noqa: F401
 
 __all__ = [
     "KernelRuntimeError", "DeviceFunctionLaunchError", "CudaSupportError", "CudaDriverError", "CudaAPIError",

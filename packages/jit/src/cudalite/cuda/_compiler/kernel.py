@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from time import perf_counter
 from types import MappingProxyType
 
-from .._faults import jit_runtime
+from .._runtime.record import jit_runtime
 from .compile_code import compile_code
 from .linking import code_input, linker_items, source_dirs
 from .options import JitOptions, compile_options_of

@@ -91,7 +91,7 @@ def make_job(pyfunc, argtypes, options, cc, *, archs=None, cache=None, output="c
     archs = tuple(normalize_arch(a) for a in (archs or (cc,)))
     lopts = LinkerOptions(max_registers=options.max_registers, lineinfo=options.lineinfo, debug=options.debug)
     if cache is None:
-        from .. import _cache
+        from . import cache as _cache
 
         cache = _cache.is_enabled(options)
     return BuildJob(pyfunc, tuple(argtypes), options, cc, archs, compile_options_of(options, cc), lopts,
@@ -109,7 +109,7 @@ def _key(job: BuildJob, state: BuildState):
     """The cache key: the function parsed and typed once (the compile reuses it)."""
     if not job.cache:
         return state, None
-    from .. import _cache
+    from . import cache as _cache
 
     store = _cache.CacheStore()
     probe = _cache.probe_kernel(job.pyfunc, job.argtypes, job.options, job.cc, directory=store.path,
@@ -144,7 +144,7 @@ def _link(job: BuildJob, state: BuildState):
     first architecture's cubin makes the KernelArtifact."""
     if state.artifact is not None:
         return state, None
-    from .._artifact import KernelArtifact
+    from .artifact import KernelArtifact
     from .linking import link_cubin
 
     cubins, items = [], ()
@@ -170,7 +170,7 @@ def _store(job: BuildJob, state: BuildState):
     probe = state.probe
     if state.status != "miss" or state.result is None:
         return state, None
-    from .. import _cache
+    from . import cache as _cache
 
     if state.artifact.storable() and _cache.verify_after_compile(probe, state.result, state.store.path):
         state.store.store_artifact(probe.key, state.artifact, qualname=job.pyfunc.__qualname__,

@@ -24,7 +24,7 @@ from cudalite.core.abi import kernel_abi
 from cudalite.core.types import parse_signature, void
 from cudalite.driver import current_device, load_module
 
-from .._artifact import KernelArtifact
+from .._compiler.artifact import KernelArtifact
 from .._compiler.kernel import CompiledKernel, KernelBuild
 from .._compiler.options import JitOptions
 from .kernel import CUDADispatcher

@@ -2,15 +2,15 @@
 
 ``@cuda.jit`` returns a :class:`~.kernel.CUDADispatcher` (a kernel, launched with
 ``kernel[griddim, blockdim, stream, sharedmem](*args)``) or, with ``device=True``, a
-:class:`~cudalite.cuda._device_dispatcher.DeviceDispatcher` (callable from kernels
+:class:`~cudalite.cuda._dispatch.device.DeviceDispatcher` (callable from kernels
 and other device functions: the core compiler sees its ``__cudalite_pyfunc__``).
 Options are validated into one :class:`~cudalite.cuda._compile.JitOptions` here.
 """
 
 from __future__ import annotations
 
-from .._device_dispatcher import DeviceDispatcher
-from .._jit_options import jit_options, mark_inline
+from .device import DeviceDispatcher
+from .options import jit_options, mark_inline
 from .kernel import CUDADispatcher, signature_args
 
 __all__ = ["jit"]

@@ -19,19 +19,19 @@ import threading
 from cudalite.core.types import Type, parse_signature
 from cudalite.driver import CudaDriverError
 
-from .._carry import CarriedCode
+from .._compiler.carry import CarriedCode
 from .._compiler.api import current_cc
 from .._compiler.compile_code import compile_code
 from .._compiler.options import JitOptions
-from .._dispatcher_inspect import InspectMixin
-from .._faults import jit_runtime
+from .inspect import InspectMixin
+from .._runtime.record import jit_runtime
 from .._launch.config import MIN_GRID_SIZE, check_cluster_grid, parse_config, warn_low_occupancy
 from .._launch.fastpath import launcher_param_names, slow_factory
 from .._launch.hints import ArgHint
 from .._launch.keys import eager_rank, key_to_type
-from .._pickling import reduce_dispatcher
-from .._stats import CompileStats
-from .._warmup import start_warmup
+from .pickling import reduce_dispatcher
+from .stats import CompileStats
+from .._runtime.warmup import start_warmup
 from .slowpath import launch_slow
 from .specializations import Specialization, SpecTable
 

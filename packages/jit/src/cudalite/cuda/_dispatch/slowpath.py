@@ -17,7 +17,7 @@ import warnings
 
 from cudalite.driver import CudaDriverError, Stream
 
-from .._faults import kernel_fault
+from .._runtime.faults import kernel_fault
 from .._launch.devices import current_id, launch_target, multi_gpu, on_device
 from .._launch.fastpath import make_factory
 from .._launch.hints import ArgHint, prepare_hints

@@ -14,7 +14,7 @@ What this sub-package owns, from ``kernel[...]`` to the driver:
 * :mod:`.devices` -- which device a launch runs on (multi-GPU routing).
 
 It may import cudalite.core (types, ABI), cudalite.driver, and of the jit package only
-:mod:`cudalite.cuda._runtime` (the process-wide record) and :mod:`cudalite.cuda._memory`
+:mod:`cudalite.cuda._runtime.api` (the process-wide record) and :mod:`cudalite.cuda._memory`
 (copies of host arguments); the dispatchers (:mod:`cudalite.cuda._dispatch`) import it,
 never the reverse.
 """

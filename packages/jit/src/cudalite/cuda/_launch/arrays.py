@@ -2,7 +2,7 @@
 interface (CAI v0-v3) object.
 
 Every array is keyed ``(dtype, ndim, layout)``, its layout ('C', 'F' or 'A', NumPy's
-relaxed rule) from the one classifier :func:`cudalite.cuda._array_layout.layout_of`,
+relaxed rule) from the one classifier :func:`cudalite.cuda._memory.layout.layout_of`,
 so arrays of the same type from any library share one specialization.  Its values
 are the parameter's slots in order -- data pointer, extents, and byte strides for an
 'A' parameter -- spelled once by :func:`slot_source` from the kernel ABI's slots;
@@ -20,7 +20,7 @@ from cudalite.core.abi import Role, kernel_abi
 from cudalite.core.numpy_support import lazy_numpy as np
 from cudalite.core.types import bfloat16_dtype
 
-from .. import _array_layout as L
+from .._memory import layout as L
 from .keys import key_to_type
 from .kinds import ArgKind
 

@@ -29,7 +29,7 @@ import keyword
 
 from cudalite.driver import CudaDriverError, stream_device
 
-from .._faults import kernel_fault
+from .._runtime.faults import kernel_fault
 from . import devices
 
 __all__ = ["make_factory", "slow_factory", "launcher_param_names"]

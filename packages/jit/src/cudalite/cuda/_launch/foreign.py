@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import threading
 
-from .. import _array_layout as L
+from .._memory import layout as L
 from .arrays import array_flat
 from .kinds import ArgKind
 
@@ -50,7 +50,7 @@ def import_dlpack(obj, stream):
     convention: 1 is the legacy default stream): ``(ptr, shape, byte strides, dtype,
     owner)``; ``owner`` (the producer: it keeps the memory) is to be kept until the
     kernel has run.  The capsule itself is released at once."""
-    from .._dlpack import read_dlpack
+    from .._memory.dlpack import read_dlpack
 
     return (*read_dlpack(obj, stream=stream), obj)
 

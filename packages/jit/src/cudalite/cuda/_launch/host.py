@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from cudalite.core.numpy_support import lazy_numpy as np
 
-from .. import _array_layout as L
+from .._memory import layout as L
 from .._memory_api import to_device
 from .kinds import ArgKind
 

@@ -19,7 +19,7 @@ from .._emm import (  # noqa: F401
     AutoFreePointer, BaseCUDAMemoryManager, GetIpcHandleMixin, HostOnlyCUDAMemoryManager, ManagedMemory,
     IpcHandle, MappedMemory, MemoryInfo, MemoryPointer, OwnedPointer, PinnedMemory, set_memory_manager,
 )
-from .._runtime import Device, Event, Stream  # noqa: F401
+from .._runtime.api import Device, Event, Stream  # noqa: F401
 from ..errors import CudaAPIError  # noqa: F401
 
 __all__ = [

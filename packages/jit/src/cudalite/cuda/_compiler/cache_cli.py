@@ -43,7 +43,7 @@ _COMMANDS = {
 
 
 def _parser():
-    from . import __version__
+    from .. import __version__
 
     ap = argparse.ArgumentParser(
         prog="cudalite-cache", description="Show, prune or clear cudalite's on-disk kernel cache (docs/cache.md).",
@@ -64,8 +64,8 @@ def _parser():
 def _main(argv=None) -> int:
     from cudalite.driver import remove_shim_builds
 
-    from ._cache import CacheStore
-    from .config import kernel_cache_dir, load_config, parse_size
+    from .cache import CacheStore
+    from ..config import kernel_cache_dir, load_config, parse_size
 
     args = _parser().parse_args(argv)
     if args.verbose:

@@ -92,8 +92,8 @@ def compile_all(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=F
     from cudalite.nvvm import make_options
     from cudalite.nvvm.pipeline import run_pipeline
 
-    from ._compiler.api import _pyfunc
-    from ._compiler.compile_code import reraise_located
+    from .api import _pyfunc
+    from .compile_code import reraise_located
 
     if output not in ("ptx", "ltoir"):
         raise NotImplementedError(f"Unsupported output type: {output!r} (use 'ptx' or 'ltoir')")

@@ -13,11 +13,11 @@ import functools
 
 from cudalite.core.types import parse_signature
 
-from ._compiler.compile_code import compile_code
-from ._compiler.options import JitOptions
-from ._dispatcher_inspect import DeviceInspectMixin
-from ._pickling import reduce_dispatcher
-from .errors import DeviceFunctionLaunchError
+from .._compiler.compile_code import compile_code
+from .._compiler.options import JitOptions
+from .inspect import DeviceInspectMixin
+from .pickling import reduce_dispatcher
+from ..errors import DeviceFunctionLaunchError
 
 __all__ = ["DeviceDispatcher"]
 

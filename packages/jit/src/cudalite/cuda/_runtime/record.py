@@ -1,14 +1,15 @@
-"""The jit runtime record: argument handlers per class, and which kernel ran last.
+"""The jit's process-wide record: ``JitRuntime``, behind one locked accessor.
 
-One :class:`JitRuntime` per process, created by the locked accessor
-:func:`jit_runtime` (no other module-level mutable state).  It keeps
+One :class:`JitRuntime` per process, created by :func:`jit_runtime` (the jit package's
+only module-level mutable state besides the cache settings of ``cuda.cache.enable``).
+It keeps
 
 * ``kinds``: ``type(arg) -> ArgKind`` (the argument-kind table's entry for each class
-  seen, shared by all dispatchers; :mod:`._launch.kinds`);
+  seen, shared by all dispatchers; :mod:`cudalite.cuda._launch.kinds`);
 * ``last``: ``device id -> CompiledKernel`` launched last there, so that a kernel
   fault reported by a later synchronizing call can name the kernel;
 * ``refused_dirs``: the kernel cache directories refused as untrusted (each is
-  warned about once per process, see ``_cache.directory_refusal``);
+  warned about once per process, see ``_compiler.cache.directory_refusal``);
 * ``kernels``: ``CUfunction`` handle -> CompiledKernel (weak), so that a captured
   graph's kernel nodes know their kernels;
 * ``launch_state``: the dispatchers that keep launchers (weak), whose launchers and
@@ -16,10 +17,6 @@ One :class:`JitRuntime` per process, created by the locked accessor
 * ``contexts``: ``device id -> Context`` (``cuda.current_context()``, made on first
   use) and ``memory_manager``: the EMM plugin class of ``set_memory_manager`` (None:
   cudalite's allocator).
-
-:class:`KernelFaultError` (a :class:`~cudalite.driver.CudaDriverError`) wraps
-such an error; :func:`kernel_fault` builds one from a driver error, and other
-modules (synchronize, copies) may call it to name the culprit too.
 """
 
 from __future__ import annotations
@@ -29,39 +26,7 @@ import gc
 import threading
 import weakref
 
-from cudalite.driver import CudaDriverError
-
-__all__ = ["JitRuntime", "jit_runtime", "KernelFaultError", "kernel_fault"]
-
-
-class KernelFaultError(CudaDriverError):
-    """A kernel faulted (illegal address, trap, ...): the driver error, naming the
-    kernel launched last on that device.  ``.kernel`` is the kernel's Python name.
-
-    A :class:`~cudalite.driver.CudaDriverError` (so a ``CudaAPIError`` for numba code).
-
-    Parameters
-    ----------
-    code : int
-        The ``CUresult``.
-    name : str
-        Its symbolic name, ``CUDA_ERROR_...``.
-    message : str
-        The driver's description.
-    call : str
-        The driver function that reported it.
-    kernel : str, optional
-        The name of the kernel launched last on the device.
-    """
-
-    def __init__(self, code, name, message, call, kernel=None):
-        super().__init__(code, name, message, call)
-        self.kernel = kernel
-        if kernel:
-            self.args = (f"kernel {kernel!r} failed: {self.args[0]}",)
-
-    def __reduce__(self):
-        return (type(self), (self.code, self.name, self.message, self.call, self.kernel))
+__all__ = ["JitRuntime", "jit_runtime"]
 
 
 class JitRuntime:
@@ -98,7 +63,7 @@ class JitRuntime:
         """The argument kind of objects of class ``cls`` (``sample`` is one)."""
         k = self.kinds.get(cls)
         if k is None:
-            from ._launch.kinds import kind_for, kind_table
+            from .._launch.kinds import kind_for, kind_table
 
             if self.kind_table is None:
                 self.kind_table = kind_table()
@@ -126,12 +91,3 @@ def jit_runtime() -> JitRuntime:
                 _RUNTIME = JitRuntime()
             rt = _RUNTIME
     return rt
-
-
-def kernel_fault(err: CudaDriverError, device_id=None) -> CudaDriverError:
-    """``err`` as a :class:`KernelFaultError` naming the last launched kernel when it
-    is a kernel fault (a sticky error); other errors are returned unchanged."""
-    if isinstance(err, KernelFaultError) or not getattr(err, "sticky", False):
-        return err
-    name = jit_runtime().last_kernel_name(device_id)
-    return KernelFaultError(err.code, err.name, err.message, err.call, name)

@@ -14,7 +14,7 @@ import ctypes
 
 from cudalite.core.types import bfloat16_dtype
 
-from ._array_layout import c_strides
+from .layout import c_strides
 
 __all__ = ["KDLCPU", "KDLCUDA", "KDLCUDAHOST", "KDLCUDAMANAGED", "DLPACK_VERSION", "dlpack_dtype", "to_dlpack",
            "read_dlpack"]

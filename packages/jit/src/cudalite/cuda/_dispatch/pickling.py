@@ -28,7 +28,7 @@ import pickle
 import sys
 import types as pytypes
 
-from ._carry import CarriedCode, carried_code, read_carried
+from .._compiler.carry import CarriedCode, carried_code, read_carried
 
 __all__ = ["reduce_dispatcher", "reduce_ufunc"]
 

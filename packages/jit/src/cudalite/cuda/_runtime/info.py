@@ -97,8 +97,8 @@ def _gpus():
 def _cache():
     from cudalite.driver.config import load_config as driver_config
 
-    from ._cache import CacheStore
-    from .config import kernel_cache_dir
+    from .._compiler.cache import CacheStore
+    from ..config import kernel_cache_dir
 
     store = CacheStore(kernel_cache_dir())
     info = store.info()
@@ -154,7 +154,7 @@ def _text(report) -> str:
 
 def main(argv=None) -> int:
     """Entry point of ``cudalite-info``."""
-    from . import __version__
+    from .. import __version__
 
     ap = argparse.ArgumentParser(prog="cudalite-info", description="Print what a cudalite bug report needs: "
                                  "versions, libraries found, GPUs and driver, cache, launch path.")

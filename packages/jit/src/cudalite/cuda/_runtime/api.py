@@ -139,7 +139,7 @@ class Stream:
         ValueError
             This is a default stream (they cannot be captured) or ``mode`` is unknown.
         """
-        from ._graphs import CUDAGraph
+        from .._launch.graphs import CUDAGraph
 
         if graph is None:
             return CUDAGraph(self, mode)
@@ -586,7 +586,7 @@ def list_devices():
 def is_available():
     """True when a CUDA driver and at least one device can be used (never raises)."""
     try:
-        from .config import load_config
+        from ..config import load_config
 
         if load_config().disable_cuda:
             return False

@@ -41,7 +41,7 @@ def make_tensor_map(array, box, swizzle=0):
 
     from cudalite.driver.tensormap import encode_tensor_map
 
-    from ._memory_api import as_cuda_array, to_device
+    from .._memory_api import as_cuda_array, to_device
 
     arr = as_cuda_array(array)
     box = (box,) if isinstance(box, int) else tuple(int(b) for b in box)

@@ -38,7 +38,7 @@ class CompileStats:
 
     @property
     def cache_path(self) -> str:
-        from ._cache import cache_dir
+        from .._compiler.cache import cache_dir
 
         return cache_dir()
 

@@ -47,14 +47,14 @@ def compiler_tag() -> str:
     whose tag is the same."""
     from cudalite import core, nvvm
 
-    from ._artifact import PAYLOAD_VERSION
+    from .artifact import PAYLOAD_VERSION
 
     return f"core {core.__version__}; nvvm {nvvm.__version__}; artifact {PAYLOAD_VERSION}"
 
 
 def _carryable(kernel) -> bool:
     """Can this compiled specialization be loaded by another process as it is?"""
-    from ._compiler.kernel import CompiledKernel
+    from .kernel import CompiledKernel
 
     if not isinstance(kernel, CompiledKernel) or getattr(kernel, "_keepalive", ()):
         return False
@@ -100,7 +100,7 @@ def read_carried(bundle, qualname):
     """
     from cudalite.core.types import Type
 
-    from ._artifact import KernelArtifact, PayloadError
+    from .artifact import KernelArtifact, PayloadError
 
     if bundle is None:
         return {}
@@ -152,7 +152,7 @@ class CarriedCode:
     """
 
     def __init__(self, artifacts, fallback=None):
-        from ._compiler.kernel import CompiledKernel
+        from .kernel import CompiledKernel
 
         self.artifacts = dict(artifacts)
         self.fallback = CompiledKernel if fallback is None else fallback
@@ -163,7 +163,7 @@ class CarriedCode:
             return self.fallback(pyfunc, argtypes, opts, cc)
         from cudalite.driver import CudaDriverError
 
-        from ._compiler.kernel import KernelBuild
+        from .kernel import KernelBuild
 
         try:
             return self.fallback(pyfunc, argtypes, opts, cc, build=KernelBuild(art, {}, "pickled"))

@@ -67,7 +67,7 @@ _settings = {"enabled": None, "dir": None}  # the runtime switch: enable()/disab
 
 # -- the switch and the directory ------------------------------------------------------------
 def _config():
-    from .config import load_config
+    from ..config import load_config
 
     return load_config()
 
@@ -98,7 +98,7 @@ def cache_dir() -> str:
     else ``~/.cache/cudalite/kernels``)."""
     if _settings["dir"]:
         return _settings["dir"]
-    from .config import kernel_cache_dir
+    from ..config import kernel_cache_dir
 
     return kernel_cache_dir()
 
@@ -177,7 +177,7 @@ def _atomic_write(path: str, data: bytes):
 def _checked_dirs(directory):
     """The kernel directory, preceded by cudalite's cache root when it is the default
     ``<root>/kernels`` (a directory given to :func:`enable` is its own root)."""
-    from .config import kernel_cache_dir
+    from ..config import kernel_cache_dir
 
     default = kernel_cache_dir()
     if os.path.abspath(directory) == os.path.abspath(default):
@@ -217,7 +217,7 @@ def _warn_once(directory, reason):
 
     from cudalite.driver.cachedir import UntrustedCacheWarning, refusal_message
 
-    from ._faults import jit_runtime
+    from .._runtime.record import jit_runtime
 
     rt = jit_runtime()
     seen = os.path.realpath(directory)
@@ -245,7 +245,7 @@ def _warn_unusable_once(directory, reason):
     from cudalite.driver.logs import library_logger
     from cudalite.driver.cachedir import CacheUnavailableWarning
 
-    from ._faults import jit_runtime
+    from .._runtime.record import jit_runtime
 
     rt = jit_runtime()
     seen = ("unusable", os.path.abspath(directory))
@@ -298,7 +298,7 @@ class CacheStore:
     def load_artifact(self, key: str, argtypes, link_items=()):
         """The :class:`KernelArtifact` stored for ``key`` (a kernel of ``argtypes``;
         ``link_items``: the code in hand, for setup callbacks), or None."""
-        from ._artifact import KernelArtifact, PayloadError
+        from .artifact import KernelArtifact, PayloadError
 
         entry = self.load(key)
         if entry is None:

@@ -120,7 +120,7 @@ class InspectMixin:
         GPU; the first launch on a device compiles it for that device."""
         from cudalite.nvvm.config import load_config
 
-        from ._compiler.kernel import CompiledKernel
+        from .._compiler.kernel import CompiledKernel
 
         if loaded:
             raise RuntimeError(f"{self.py_func.__qualname__}{argtypes} is not loaded on a device (no usable "

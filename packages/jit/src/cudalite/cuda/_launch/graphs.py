@@ -25,7 +25,7 @@ import ctypes
 from cudalite.driver import CudaDriverError
 from cudalite.driver.graph import CAPTURE_MODES, begin_capture, end_capture, is_capturing
 
-from ._faults import jit_runtime
+from .._runtime.record import jit_runtime
 
 __all__ = ["CUDAGraph", "GraphKernelNode", "GraphCaptureError"]
 
@@ -64,8 +64,8 @@ class GraphKernelNode:
             The number or the types of ``args`` differ from the captured
             specialization's (a graph node cannot switch to another specialization).
         """
-        from ._launch.keys import key_to_type
-        from ._launch.kinds import flatten
+        from .keys import key_to_type
+        from .kinds import flatten
 
         kernel = self.kernel
         name = kernel.py_func.__name__
