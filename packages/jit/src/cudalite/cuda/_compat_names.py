@@ -9,6 +9,10 @@ access (:data:`LAZY`); any other unknown attribute raises ``AttributeError``; fo
 
 from __future__ import annotations
 
+import importlib
+
+import cudalite.driver as drv
+
 __all__ = ["ABSENT", "LAZY", "lazy_attribute", "missing_name", "cuda_error"]
 
 # names of cudalite.cuda imported on first access (``import cudalite.cuda`` stays light)
@@ -46,7 +50,6 @@ def lazy_attribute(name):
     spec = LAZY.get(name)
     if spec is None:
         return None
-    import importlib
 
     module = importlib.import_module(spec[0])
     return module if spec[1] is None else getattr(module, spec[1])
@@ -63,7 +66,6 @@ def missing_name(module_name, name):
 def cuda_error():
     """None when the CUDA driver initializes, else a string saying why not
     (numba's ``cuda.cuda_error()``)."""
-    import cudalite.driver as drv
 
     try:
         drv.device_count()

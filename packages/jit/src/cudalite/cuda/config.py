@@ -50,6 +50,7 @@ import os
 from dataclasses import dataclass
 
 from cudalite.core.switches import parse_bool
+from cudalite.driver.config import default_cache_dir
 
 __all__ = ["Config", "load_config", "parse_bool", "parse_size", "kernel_cache_dir", "simulator_enabled"]
 
@@ -131,7 +132,6 @@ _TOOLCHAIN_VARS = ("CUDA_HOME", "CUDA_PATH", "CONDA_PREFIX", "LD_LIBRARY_PATH")
 def kernel_cache_dir(environ=None) -> str:
     """``$CUDALITE_CACHE_DIR/kernels``, else ``$XDG_CACHE_HOME/cudalite/kernels`` or
     ``~/.cache/cudalite/kernels``."""
-    from cudalite.driver.config import default_cache_dir
 
     env = os.environ if environ is None else environ
     root = env.get("CUDALITE_CACHE_DIR")

@@ -8,6 +8,9 @@ nvFatbin).
 
 from __future__ import annotations
 
+from cudalite.core.types import parse_signature, void
+from cudalite.driver import current_device
+
 from .options import JitOptions
 
 __all__ = ["jit_compile", "jit_compile_ptx", "compile_fatbin", "compile_for_current_device",
@@ -16,7 +19,6 @@ __all__ = ["jit_compile", "jit_compile_ptx", "compile_fatbin", "compile_for_curr
 
 def current_cc() -> tuple:
     """The compute capability of the current device (initializes the driver)."""
-    from cudalite.driver import current_device
 
     return tuple(current_device().compute_capability)
 
@@ -65,7 +67,6 @@ def compile_fatbin(pyfunc, sig, *, cc=None, device=False, output="fatbin", debug
     the lowest target, linked for every target (nvJitLink), packed by nvFatbin -- the
     build stages through ``fatbin``.  ``(fatbin bytes, void)``."""
     from cudalite.core.target import parse_cc
-    from cudalite.core.types import parse_signature, void
 
     from .stages import make_job, run_build
 

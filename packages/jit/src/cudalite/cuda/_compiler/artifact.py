@@ -23,6 +23,7 @@ import json
 import struct
 from dataclasses import dataclass, field
 
+from cudalite.core.abi import KernelABI
 from cudalite.nvvm.artifacts import ExceptionTable, PayloadError
 
 __all__ = ["KernelArtifact", "PayloadError", "PAYLOAD_VERSION"]
@@ -104,7 +105,6 @@ class KernelArtifact:
     def from_payload(cls, data: bytes, argtypes, link_items=()) -> "KernelArtifact":
         """Rebuild the artifact stored by :meth:`to_payload` for a kernel of
         ``argtypes``; :class:`PayloadError` (a ValueError) when ``data`` is not one."""
-        from cudalite.core.abi import KernelABI
 
         data = bytes(data)
         if not data.startswith(MAGIC) or len(data) < len(MAGIC) + _HEAD.size:

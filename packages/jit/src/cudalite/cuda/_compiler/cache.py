@@ -46,10 +46,35 @@ repairs the stamp.
 
 from __future__ import annotations
 
+import enum
 import functools
+import hashlib
+import importlib.util
+import json
 import os
+import pickle
+import struct
 import sys
+import tempfile
 import time
+import types as pytypes
+import warnings
+from dataclasses import fields
+
+from cudalite.core.ffi import ForeignFunction
+from cudalite.core.types import DeviceArrayRef, Type
+from cudalite.driver.cachedir import (
+    CacheUnavailableWarning,
+    UntrustedCacheWarning,
+    dir_refusal,
+    make_private_dirs,
+    read_regular,
+    refusal_message,
+)
+from cudalite.driver.logs import library_logger
+
+from .._runtime.record import jit_runtime
+from ..config import kernel_cache_dir, load_config
 
 __all__ = [
     "enable", "disable", "is_enabled", "cache_dir", "info", "entries", "clear", "CacheStore",
@@ -67,8 +92,6 @@ _settings = {"enabled": None, "dir": None}  # the runtime switch: enable()/disab
 
 # -- the switch and the directory ------------------------------------------------------------
 def _config():
-    from ..config import load_config
-
     return load_config()
 
 
@@ -98,21 +121,16 @@ def cache_dir() -> str:
     else ``~/.cache/cudalite/kernels``)."""
     if _settings["dir"]:
         return _settings["dir"]
-    from ..config import kernel_cache_dir
 
     return kernel_cache_dir()
 
 
 # -- entries on disk -------------------------------------------------------------------------
 def _header():
-    import struct
-
     return struct.Struct(_HEADER_FMT)
 
 
 def _encode(meta: dict, payload: bytes) -> bytes:
-    import hashlib
-    import json
 
     head = json.dumps(meta, separators=(",", ":")).encode()
     body = head + payload
@@ -122,8 +140,6 @@ def _encode(meta: dict, payload: bytes) -> bytes:
 def _decode(blob: bytes):
     """``(metadata dict, artifact payload bytes)`` of an entry, or None when it is not
     a whole, intact entry."""
-    import hashlib
-    import json
 
     header = _header()
     start = len(MAGIC) + header.size
@@ -146,7 +162,6 @@ def _read_regular(path: str, limit: int = _MAX_ENTRY):
     """The bytes of ``path`` if it is a regular file of at most ``limit`` bytes (a
     FIFO, device or symlink is never opened for reading: no hang, no unbounded read);
     None otherwise."""
-    from cudalite.driver.cachedir import read_regular
 
     return read_regular(path, limit)
 
@@ -154,9 +169,7 @@ def _read_regular(path: str, limit: int = _MAX_ENTRY):
 def _atomic_write(path: str, data: bytes):
     """Write ``data`` to a 0600 temporary file in ``path``'s directory (made 0700 with
     its missing parents) and publish it with ``os.replace``."""
-    import tempfile
 
-    from cudalite.driver.cachedir import make_private_dirs
 
     directory = os.path.dirname(path)
     make_private_dirs(directory)
@@ -177,7 +190,6 @@ def _atomic_write(path: str, data: bytes):
 def _checked_dirs(directory):
     """The kernel directory, preceded by cudalite's cache root when it is the default
     ``<root>/kernels`` (a directory given to :func:`enable` is its own root)."""
-    from ..config import kernel_cache_dir
 
     default = kernel_cache_dir()
     if os.path.abspath(directory) == os.path.abspath(default):
@@ -193,7 +205,6 @@ def directory_refusal(directory, *, create=False, warn=True):
     with its missing parents); one that cannot be made is not refused (nothing is
     stored).  ``warn``: an :class:`UntrustedCacheWarning` naming the directory, why
     and how to fix it, once per process per directory."""
-    from cudalite.driver.cachedir import dir_refusal, make_private_dirs
 
     if create:
         try:
@@ -213,11 +224,7 @@ def directory_refusal(directory, *, create=False, warn=True):
 
 
 def _warn_once(directory, reason):
-    import warnings
 
-    from cudalite.driver.cachedir import UntrustedCacheWarning, refusal_message
-
-    from .._runtime.record import jit_runtime
 
     rt = jit_runtime()
     seen = os.path.realpath(directory)
@@ -240,12 +247,8 @@ def _os_error(exc) -> str:
 def _warn_unusable_once(directory, reason):
     """One :class:`CacheUnavailableWarning` (and a logged warning) per process per
     directory that cannot be created or written; kernels go on compiling and running."""
-    import warnings
 
-    from cudalite.driver.logs import library_logger
-    from cudalite.driver.cachedir import CacheUnavailableWarning
 
-    from .._runtime.record import jit_runtime
 
     rt = jit_runtime()
     seen = ("unusable", os.path.abspath(directory))
@@ -437,7 +440,8 @@ def clear(path=None) -> int:
 # -- the key ---------------------------------------------------------------------------------
 def _walk_consts(body, out):
     """Named constants (frozen globals, closure values, folded attributes) in a function body."""
-    from cudalite.core import ir
+
+    from cudalite.core import ir  # lazy: the IR (a compiler module) loads with the first key
 
     for stmt in ir.walk_stmts(body):
         for e in ir.walk_exprs(stmt):
@@ -450,8 +454,6 @@ class Uncacheable(Exception):
 
 
 def _type_fp(t):
-    from cudalite.core.types import Type
-
     if isinstance(t, Type):
         return (type(t).__name__, _type_fp(t.key))
     if isinstance(t, (tuple, list)):
@@ -461,9 +463,7 @@ def _type_fp(t):
 
 def _value_fp(value, links, depth=0):
     """A stable fingerprint of a compile-time constant."""
-    import hashlib
 
-    import types as pytypes
 
     if depth > 8:
         raise Uncacheable("nested too deep")
@@ -482,10 +482,7 @@ def _value_fp(value, links, depth=0):
                     hashlib.sha256(data.view(np.uint8).reshape(-1) if data.size else b"").hexdigest())
         if isinstance(value, (np.generic, np.dtype)):
             return (type(value).__name__, repr(value), str(getattr(value, "dtype", value)))
-    import pickle
 
-    from cudalite.core.ffi import ForeignFunction
-    from cudalite.core.types import DeviceArrayRef, Type
 
     if isinstance(value, Type):
         return ("type", _type_fp(value))
@@ -505,7 +502,6 @@ def _value_fp(value, links, depth=0):
         return ("dispatcher", type(value).__name__, pyfunc.__module__, pyfunc.__qualname__, choice, force)
     if isinstance(value, (type, pytypes.FunctionType, pytypes.BuiltinFunctionType)):
         return ("callable", getattr(value, "__module__", None), getattr(value, "__qualname__", repr(value)))
-    import enum
 
     if isinstance(value, enum.Enum):
         return ("enum", type(value).__module__, type(value).__qualname__, value.name, repr(value.value))
@@ -516,8 +512,6 @@ def _value_fp(value, links, depth=0):
 
 
 def _source_fp(pyfunc):
-    import hashlib
-
     from cudalite.core.frontend import capture
 
     src = capture(pyfunc)
@@ -559,9 +553,7 @@ def link_hashes(items):
 def compiler_fingerprint() -> str:
     """size+mtime of every module of the compiler (core, nvvm, linker) and of this
     runtime's compile modules: a changed or reinstalled compiler invalidates entries."""
-    import hashlib
 
-    import importlib.util
 
     h = hashlib.sha256(f"{FORMAT}|{sys.version}".encode())
     roots = []
@@ -584,8 +576,6 @@ def compiler_fingerprint() -> str:
 
 
 def _toolchain_fp(cfg) -> str:
-    import hashlib
-
     h = hashlib.sha256(repr(cfg.toolchain_env).encode())
     for p in sys.path:  # pip renames a wheel's .dist-info on every version change
         if os.path.basename(p.rstrip(os.sep)) not in ("site-packages", "dist-packages"):
@@ -628,7 +618,6 @@ def toolchain_versions(directory, cfg, refresh=False) -> tuple:
 
 def _read_stamp(path):
     """The versions in a stamp: three lists of at most 8 small ints, else None."""
-    import json
 
     blob = _read_regular(path, 4096)
     try:
@@ -643,8 +632,6 @@ def _read_stamp(path):
 
 
 def _options_fp(opts):
-    from dataclasses import fields
-
     return tuple((f.name, repr(getattr(opts, f.name))) for f in fields(opts) if f.name not in ("link", "cache"))
 
 
@@ -660,8 +647,6 @@ class KernelProbe:
         self.parts = None
 
     def rekey(self, versions):
-        import hashlib
-
         self.parts = self.parts[:-1] + (("toolchain", versions),)
         self.key = hashlib.sha256(repr(self.parts).encode()).hexdigest()
 
@@ -669,7 +654,6 @@ class KernelProbe:
 def probe_kernel(pyfunc, argtypes, opts, cc, *, directory=None, kind="kernel", compile_options=None) -> KernelProbe:
     """Type ``pyfunc`` for ``argtypes`` and compute its cache key.  ``compile_options``:
     the compiler's options for the typing context (the compile on a miss reuses it)."""
-    import hashlib
 
     from cudalite.core.registry import registry
     from cudalite.core.typing import TypingContext
@@ -720,8 +704,6 @@ def probe_kernel(pyfunc, argtypes, opts, cc, *, directory=None, kind="kernel", c
 
 
 def _is_foreign(obj):
-    from cudalite.core.ffi import ForeignFunction
-
     return isinstance(obj, ForeignFunction)
 
 

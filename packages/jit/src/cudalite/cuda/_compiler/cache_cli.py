@@ -21,6 +21,13 @@ import json
 import os
 import sys
 
+from cudalite.core.progress import log_to_stderr
+from cudalite.driver import remove_shim_builds
+
+from .. import __version__
+from ..config import kernel_cache_dir, load_config, parse_size
+from .cache import CacheStore
+
 __all__ = ["main"]
 
 
@@ -43,8 +50,6 @@ _COMMANDS = {
 
 
 def _parser():
-    from .. import __version__
-
     ap = argparse.ArgumentParser(
         prog="cudalite-cache", description="Show, prune or clear cudalite's on-disk kernel cache (docs/cache.md).",
         epilog="commands:\n" + "\n".join(f"  {name:<6} {text}" for name, text in _COMMANDS.items()),
@@ -62,15 +67,9 @@ def _parser():
 
 
 def _main(argv=None) -> int:
-    from cudalite.driver import remove_shim_builds
-
-    from .cache import CacheStore
-    from ..config import kernel_cache_dir, load_config, parse_size
 
     args = _parser().parse_args(argv)
     if args.verbose:
-        from cudalite.core.progress import log_to_stderr
-
         log_to_stderr(args.verbose)
     store = CacheStore(args.dir)
     if args.command == "path":

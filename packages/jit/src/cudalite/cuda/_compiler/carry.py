@@ -35,6 +35,10 @@ from __future__ import annotations
 import pickle
 import warnings
 
+from cudalite import core
+from cudalite.core.types import Type
+from cudalite.driver import CudaDriverError
+
 __all__ = ["CarriedCode", "carried_code", "make_bundle", "read_carried", "compiler_tag"]
 
 _MAGIC = "cudalite-carried-code"
@@ -45,9 +49,10 @@ def compiler_tag() -> str:
     """The versions of the compiler (typing and ABI in cudalite-core, code generation in
     cudalite-nvvm) and of the artifact format: carried code is used only by a process
     whose tag is the same."""
-    from cudalite import core, nvvm
 
     from .artifact import PAYLOAD_VERSION
+
+    from cudalite import nvvm  # lazy: the compiler package loads when a pickle is made or read
 
     return f"core {core.__version__}; nvvm {nvvm.__version__}; artifact {PAYLOAD_VERSION}"
 
@@ -98,7 +103,6 @@ def read_carried(bundle, qualname):
     pickle.UnpicklingError
         ``bundle`` does not have the bundle's structure.
     """
-    from cudalite.core.types import Type
 
     from .artifact import KernelArtifact, PayloadError
 
@@ -161,7 +165,6 @@ class CarriedCode:
         art = self.artifacts.get((tuple(argtypes), tuple(cc)))
         if art is None:
             return self.fallback(pyfunc, argtypes, opts, cc)
-        from cudalite.driver import CudaDriverError
 
         from .kernel import KernelBuild
 

@@ -12,7 +12,13 @@ them all itself (e.g. into a C++ program with nvJitLink).
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Mapping
+
+from cudalite.core.errors import CudaliteError, NumbaInvalidConfigWarning
+
+from .api import _pyfunc
+from .compile_code import reraise_located
 
 __all__ = ["compile_all"]
 
@@ -84,16 +90,12 @@ def compile_all(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=F
     cudalite.linker.NvrtcError
         A CUDA C++ link item does not compile.
     """
-    import warnings
 
-    from cudalite.core.errors import CudaliteError, NumbaInvalidConfigWarning
     from cudalite.core.frontend import python_function
     from cudalite.linker import LinkableCode, normalize_arch
     from cudalite.nvvm import make_options
     from cudalite.nvvm.pipeline import run_pipeline
 
-    from .api import _pyfunc
-    from .compile_code import reraise_located
 
     if output not in ("ptx", "ltoir"):
         raise NotImplementedError(f"Unsupported output type: {output!r} (use 'ptx' or 'ltoir')")

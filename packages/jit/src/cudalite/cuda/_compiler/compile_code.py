@@ -8,7 +8,10 @@ compiler's options already translated (the ``compile`` stage of ``stages``).
 
 from __future__ import annotations
 
-from cudalite.core.errors import CompilerError, CudaliteError, Loc
+import linecache
+import warnings
+
+from cudalite.core.errors import CompilerError, CudaliteError, Loc, NumbaDebugInfoWarning
 
 from .options import JitOptions, compile_options_of, is_ltoir
 
@@ -68,10 +71,7 @@ def warn_missing_source(pyfunc):
     """A debug build of a function whose source file a debugger cannot read (made by
     ``exec``, its file gone): NumbaDebugInfoWarning, as numba warns.  The line table
     still names its lines; the debugger cannot show them."""
-    import linecache
-    import warnings
 
-    from cudalite.core.errors import NumbaDebugInfoWarning
 
     code = getattr(pyfunc, "__code__", None)
     if code is None or linecache.getlines(code.co_filename):

@@ -17,6 +17,14 @@ from dataclasses import dataclass, field, replace
 from time import perf_counter
 from types import MappingProxyType
 
+import numpy as np
+from cudalite.core import ir
+from cudalite.core.types import DeviceArrayRef, Signature, void
+from cudalite.driver import Device, Stream, copy_device_to_host, get_device, memset
+from cudalite.linker import Linker, PTXSource
+from cudalite.nvvm.pipeline import compile_nvvm_ir
+
+from .._launch.devices import on_device
 from .._runtime.record import jit_runtime
 from .compile_code import compile_code
 from .linking import code_input, linker_items, source_dirs
@@ -40,8 +48,6 @@ class KernelBuild:
 
 def captured_arrays(result) -> tuple:
     """The device arrays a compiled kernel (or any callee) captured by reference."""
-    from cudalite.core import ir
-    from cudalite.core.types import DeviceArrayRef
 
     if result is None:  # loaded from the cache: the key covered them (no device array is cacheable)
         return ()
@@ -127,9 +133,6 @@ class CompiledKernel:
         siblings, lock = self.__dict__.setdefault("_siblings", ({self.device_id: self}, threading.Lock()))
         kernel = siblings.get(device_id)
         if kernel is None:
-            from cudalite.driver import get_device
-
-            from .._launch.devices import on_device
 
             with lock, on_device(device_id):
                 kernel = siblings.get(device_id)
@@ -163,8 +166,6 @@ class CompiledKernel:
 
     @property
     def signature(self):
-        from cudalite.core.types import Signature, void
-
         return Signature(void, self.argtypes)
 
     @property
@@ -181,7 +182,6 @@ class CompiledKernel:
     def ptx(self):
         ptx = self.artifact.stage("ptx")
         if ptx is None:  # an LTO build: PTX from the stored NVVM IR (libNVVM only)
-            from cudalite.nvvm.pipeline import compile_nvvm_ir
 
             ptx = compile_nvvm_ir(self.artifact.stage("nvvm-ir"), compile_options_of(self.options, self.cc), "ptx")
         return ptx
@@ -192,7 +192,6 @@ class CompiledKernel:
         (numba's ``inspect_lto_ptx``): the kernel compiled again to LTO-IR (GPU-less)
         and linked with its link items (CUDA C++ compiled to LTO-IR, with each
         file's folder searched for headers) by nvJitLink with ``-lto -ptx``."""
-        from cudalite.linker import Linker, PTXSource
 
         res = compile_code(self.py_func, self.argtypes, self.options, self.cc, until="ltoir")
         link = tuple(self.options.link) + tuple(res.link_items)
@@ -221,7 +220,6 @@ class CompiledKernel:
         ``dynsmemsize`` bytes of dynamic shared memory that a cooperative launch of
         this kernel can have resident at once on its device: the occupancy per
         multiprocessor times the multiprocessors (numba's method of the same name)."""
-        from cudalite.driver import get_device
 
         threads = 1
         for n in (blockdim if isinstance(blockdim, (tuple, list)) else (blockdim,)):
@@ -250,8 +248,6 @@ class CompiledKernel:
         (the function attribute, up to the device's opt-in limit per block less the
         kernel's static shared memory); above that limit, a ``ValueError`` naming both."""
         if nbytes > self._max_dynamic_shared:
-            from cudalite.driver import Device
-
             optin = Device(self.device_id).attribute("MAX_SHARED_MEMORY_PER_BLOCK_OPTIN")
             static = self.function.attribute("shared_size_bytes")
             if nbytes + static > optin:
@@ -266,9 +262,7 @@ class CompiledKernel:
     def check_exceptions(self, stream_handle):
         """debug=True or boundscheck=True: synchronize, and raise what a thread
         recorded (then reset it, so the next launch starts clean)."""
-        import numpy as np
 
-        from cudalite.driver import Stream, copy_device_to_host, memset
 
         if self.exc_global is None:
             return

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import os
 
+from cudalite.linker import LTOIR, LinkableCode, Linker, LinkerError, NvrtcError, PTXSource
+from cudalite.linker.config import load_config as linker_config
+
 __all__ = ["link_cubin", "linker_items", "source_dirs", "code_input"]
 
 
 def linker_items(link):
     """Linkable-code objects for paths and objects, each content once (a kernel's own
     ``link=`` and its callees' link lists may name the same code)."""
-    from cudalite.linker import LinkableCode
 
     items, seen = [], set()
     for item in link:
@@ -30,7 +32,6 @@ def source_dirs(link) -> tuple:
     """The folders of the CUDA C++ files named by path in ``link``, in order, each once:
     NVRTC searches them for ``#include "..."`` headers (as a C compiler searches the
     including file's folder), then the ``CUDALITE_NVRTC_EXTRA_SEARCH_PATHS`` folders."""
-    from cudalite.linker.config import load_config as linker_config
 
     out = []
     for item in link:
@@ -43,7 +44,6 @@ def source_dirs(link) -> tuple:
 
 def code_input(result, name):
     """The compiler's output as a trusted link input: LTO-IR when it made LTO-IR, else PTX."""
-    from cudalite.linker import LTOIR, PTXSource
 
     if "ltoir" in result.artifacts:  # libNVVM's output, just made: trusted (user link items are not)
         return LTOIR(result.artifacts["ltoir"].data, name=f"{name}.ltoir")
@@ -53,8 +53,6 @@ def code_input(result, name):
 def link_cubin(result, pyfunc, opts, link_options, arch: str):
     """nvJitLink the pipeline's PTX/LTO-IR with every link item for ``arch``:
     ``(cubin bytes, items)``."""
-    from cudalite.linker import Linker, LinkerError, NvrtcError
-    from cudalite.linker.config import load_config as linker_config
 
     link = tuple(opts.link) + tuple(result.link_items)
     linker = Linker(arch, options=link_options, name=pyfunc.__name__, isolate=linker_config().isolate,

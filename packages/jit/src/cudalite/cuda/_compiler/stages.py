@@ -29,9 +29,14 @@ from time import perf_counter
 from types import MappingProxyType
 
 from cudalite.core.errors import CudaliteError
+from cudalite.driver import current_device, load_module
+from cudalite.linker import LinkerOptions, make_fatbin, normalize_arch
 
 from . import compile_code as frontend
+from .artifact import KernelArtifact
 from .compile_code import reraise_located
+from .linking import link_cubin
+from . import options as _options
 
 __all__ = ["Stage", "BuildJob", "BuildState", "BUILD_STAGES", "STAGE_NAMES", "make_job", "load_job", "run_build"]
 
@@ -83,9 +88,7 @@ class Stage:
 def make_job(pyfunc, argtypes, options, cc, *, archs=None, cache=None, output="cubin", load=False) -> BuildJob:
     """The :class:`BuildJob` of one specialization; the options are translated here,
     once (and validated: a bad option raises now, GPU-less)."""
-    from cudalite.linker import LinkerOptions, normalize_arch
 
-    from .options import compile_options_of
 
     cc = tuple(cc)
     archs = tuple(normalize_arch(a) for a in (archs or (cc,)))
@@ -94,7 +97,7 @@ def make_job(pyfunc, argtypes, options, cc, *, archs=None, cache=None, output="c
         from . import cache as _cache
 
         cache = _cache.is_enabled(options)
-    return BuildJob(pyfunc, tuple(argtypes), options, cc, archs, compile_options_of(options, cc), lopts,
+    return BuildJob(pyfunc, tuple(argtypes), options, cc, archs, _options.compile_options_of(options, cc), lopts,
                     bool(cache) and output == "cubin", output, bool(load))
 
 
@@ -144,8 +147,6 @@ def _link(job: BuildJob, state: BuildState):
     first architecture's cubin makes the KernelArtifact."""
     if state.artifact is not None:
         return state, None
-    from .artifact import KernelArtifact
-    from .linking import link_cubin
 
     cubins, items = [], ()
     for arch in job.archs:
@@ -159,7 +160,6 @@ def _fatbin(job: BuildJob, state: BuildState):
     """nvFatbin: every architecture's cubin in one fatbin (``output="fatbin"`` only)."""
     if job.output != "fatbin":
         return state, None
-    from cudalite.linker import make_fatbin
 
     return replace(state, fatbin=make_fatbin(dict(state.cubins), name=f"{job.pyfunc.__name__}.fatbin").data), None
 
@@ -183,7 +183,6 @@ def _load(job: BuildJob, state: BuildState):
     the debug exception record, after the link items' setup callbacks ran."""
     if not job.load:
         return state, None
-    from cudalite.driver import current_device, load_module
 
     art = state.artifact
     device_id = current_device().id

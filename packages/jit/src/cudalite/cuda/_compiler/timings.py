@@ -16,6 +16,8 @@ import sys
 
 from cudalite.driver.logs import library_logger
 
+from ..config import load_config
+
 __all__ = ["TIMINGS_LOGGER", "timings_logger", "report_timings", "report_if_asked", "ORDER"]
 
 #: the order of the parts on the line: the compiler's stages, then the runtime's
@@ -65,7 +67,6 @@ def report_timings(qualname, argtypes, timings, status, file=None, to_stderr=Tru
 def report_if_asked(qualname, argtypes, timings, status):
     """:func:`report_timings` when ``CUDALITE_TIMINGS=1`` or the program enabled INFO on
     the timing lines' logger; nothing (and no logging work) otherwise."""
-    from ..config import load_config
 
     to_stderr = load_config().timings
     if to_stderr or logging.getLogger(TIMINGS_LOGGER).isEnabledFor(logging.INFO):

@@ -22,7 +22,8 @@ import stat
 
 from cudalite.core.abi import kernel_abi
 from cudalite.core.types import parse_signature, void
-from cudalite.driver import current_device, load_module
+from cudalite.driver import CudaDriverError, current_device, load_module
+from cudalite.linker import fatbin_archs
 
 from .._compiler.artifact import KernelArtifact
 from .._compiler.kernel import CompiledKernel, KernelBuild
@@ -83,7 +84,6 @@ def _entry(module, name, where):
     """The entry to load: ``name`` when the module has it (found directly, so a driver
     that cannot enumerate a module's kernels -- before CUDA 12.4 -- still loads a named
     one), else the module's only kernel; errors list what the module holds."""
-    from cudalite.driver import CudaDriverError
 
     if name is not None:
         try:
@@ -105,7 +105,6 @@ def _check_arch(data, arch, where):
     (before the driver's 'no kernel image' error)."""
     if data[:4] != _FATBIN_MAGIC:
         return
-    from cudalite.linker import fatbin_archs  # reads the headers: no compiler, no native library
 
     try:
         archs = fatbin_archs(data)

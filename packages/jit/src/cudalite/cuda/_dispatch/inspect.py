@@ -19,6 +19,8 @@ import subprocess
 import sys
 import tempfile
 
+from cudalite.core.types import parse_signature
+
 __all__ = ["InspectMixin", "DeviceInspectMixin", "find_binary_utility", "disassemble_cubin"]
 
 
@@ -60,8 +62,6 @@ def disassemble_cubin(data: bytes) -> str:
 
 
 def _argtypes_of(signature):
-    from cudalite.core.types import parse_signature
-
     if isinstance(signature, tuple) and all(hasattr(t, "name") for t in signature):
         return signature
     return tuple(parse_signature(signature)[1])

@@ -17,23 +17,23 @@ import functools
 import threading
 
 from cudalite.core.types import Type, parse_signature
-from cudalite.driver import CudaDriverError
+from cudalite.driver import CudaDriverError, CudaSupportError
 
-from .._compiler.carry import CarriedCode
 from .._compiler.api import current_cc
+from .._compiler.carry import CarriedCode
 from .._compiler.compile_code import compile_code
 from .._compiler.options import JitOptions
-from .inspect import InspectMixin
-from .._runtime.record import jit_runtime
 from .._launch.config import MIN_GRID_SIZE, check_cluster_grid, parse_config, warn_low_occupancy
 from .._launch.fastpath import launcher_param_names, slow_factory
 from .._launch.hints import ArgHint
 from .._launch.keys import eager_rank, key_to_type
-from .pickling import reduce_dispatcher
-from .stats import CompileStats
+from .._runtime.record import jit_runtime
 from .._runtime.warmup import start_warmup
+from .inspect import InspectMixin
+from .pickling import reduce_dispatcher
 from .slowpath import launch_slow
 from .specializations import Specialization, SpecTable
+from .stats import CompileStats
 
 __all__ = ["CUDADispatcher", "ForAll"]
 
@@ -337,7 +337,6 @@ class CUDADispatcher(InspectMixin):
         if kernel is None:
             kernel = self.compile(argtypes)
             if kernel is None:  # no device: compiled on first launch only
-                from cudalite.driver import CudaSupportError
 
                 raise CudaSupportError(100, "CUDA_ERROR_NO_DEVICE",
                                        f"{self.py_func.__qualname__}{argtypes} was type-checked; "

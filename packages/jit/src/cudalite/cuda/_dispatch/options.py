@@ -10,7 +10,9 @@ from dataclasses import replace
 
 from cudalite.core.errors import NumbaInvalidConfigWarning
 
-from .._compiler.options import JitOptions, compile_options_of as nvvm_options
+from .._compiler.options import JitOptions
+from .._compiler.options import compile_options_of as nvvm_options
+from ..config import load_config
 
 __all__ = ["jit_options", "fastmath_enabled", "inline_choice", "mark_inline", "boundscheck_choice"]
 
@@ -117,7 +119,6 @@ def jit_options(debug, opt, lineinfo, cache, link, inline, kws, device=False) ->
     ``debug=None``: the ``CUDALITE_CUDA_DEBUGINFO`` default (off)."""
     _check_ignored(kws)
     _warn_device_boundscheck(device, kws)
-    from ..config import load_config
 
     config = load_config()
     if debug is None:

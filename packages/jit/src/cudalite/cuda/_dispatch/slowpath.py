@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import warnings
 
+from cudalite.core.errors import NumbaPerformanceWarning
 from cudalite.driver import CudaDriverError, Stream
 
-from .._runtime.faults import kernel_fault
 from .._launch.devices import current_id, launch_target, multi_gpu, on_device
 from .._launch.fastpath import make_factory
 from .._launch.hints import ArgHint, prepare_hints
 from .._launch.kinds import flatten
+from .._runtime.faults import kernel_fault
+from ..config import load_config
 
 __all__ = ["launch_slow"]
 
@@ -29,9 +31,6 @@ _BIG_SHARED = 48 * 1024  # more dynamic shared memory than this: the slow path o
 
 
 def _warn_copies(kinds, args):
-    from cudalite.core.errors import NumbaPerformanceWarning
-
-    from ..config import load_config
 
     cfg = load_config()
     if cfg.warn_on_implicit_copy and not cfg.disable_performance_warnings and any(

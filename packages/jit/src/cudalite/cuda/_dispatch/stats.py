@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from collections import Counter
 
+from .._compiler.cache import cache_dir
+
 __all__ = ["CompileStats"]
 
 
@@ -38,8 +40,6 @@ class CompileStats:
 
     @property
     def cache_path(self) -> str:
-        from .._compiler.cache import cache_dir
-
         return cache_dir()
 
     def __repr__(self):

@@ -19,8 +19,10 @@ import sys
 from cudalite.core.abi import Role, kernel_abi
 from cudalite.core.numpy_support import lazy_numpy as np
 from cudalite.core.types import bfloat16_dtype
+from cudalite.driver import Event, Stream, pointer_attributes
 
 from .._memory import layout as L
+from .devices import ANY
 from .keys import key_to_type
 from .kinds import ArgKind
 
@@ -83,9 +85,7 @@ def is_device_array_like(obj) -> bool:
 def pointer_devices(ptr):
     """``(device,)`` of a device address (``(ANY,)`` for managed or mapped host
     memory, ``()`` for NULL), asking the driver (cuPointerGetAttributes)."""
-    from cudalite.driver import pointer_attributes
 
-    from .devices import ANY
 
     if not ptr:
         return ()
@@ -97,7 +97,6 @@ def pointer_devices(ptr):
 
 def stream_wait(consumer, producer):
     """Make work on stream ``consumer`` wait for what is queued on ``producer``."""
-    from cudalite.driver import Event, Stream
 
     Stream.external(consumer).wait_event(Event(timing=False).record(Stream.external(producer)))
 

@@ -18,8 +18,12 @@ Streams may be cudalite stream objects (anything with an int ``handle``, or
 from __future__ import annotations
 
 import operator
+import warnings
 
+from cudalite.core.errors import NumbaPerformanceWarning
 from cudalite.driver import LaunchConfig
+
+from ..config import load_config
 
 __all__ = [
     "LaunchConfig", "parse_config", "make_config", "shared_bytes", "check_cluster_grid", "normalize_dim",
@@ -132,11 +136,8 @@ def warn_low_occupancy(grid):
     ``CUDALITE_CUDA_LOW_OCCUPANCY_WARNINGS=0`` or performance warnings are disabled.
     Called when a launch configuration is first seen (configurations are kept by the
     dispatcher, so the launch hot path never comes here)."""
-    import warnings
 
-    from cudalite.core.errors import NumbaPerformanceWarning
 
-    from ..config import load_config
 
     cfg = load_config()
     if cfg.low_occupancy_warnings and not cfg.disable_performance_warnings:

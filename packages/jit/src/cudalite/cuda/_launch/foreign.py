@@ -26,7 +26,12 @@ from __future__ import annotations
 
 import threading
 
+import numpy as np
+import cudalite.driver as _drv
+from cudalite.driver import graph as _graph
+
 from .._memory import layout as L
+from .._memory.dlpack import read_dlpack
 from .arrays import array_flat
 from .kinds import ArgKind
 
@@ -50,7 +55,6 @@ def import_dlpack(obj, stream):
     convention: 1 is the legacy default stream): ``(ptr, shape, byte strides, dtype,
     owner)``; ``owner`` (the producer: it keeps the memory) is to be kept until the
     kernel has run.  The capsule itself is released at once."""
-    from .._memory.dlpack import read_dlpack
 
     return (*read_dlpack(obj, stream=stream), obj)
 
@@ -75,16 +79,14 @@ class KeepUntilDone:
         stream being captured gets no callback (a driver call it refuses would end the
         capture): the graph's launches use the memory, and the program keeps what its
         graphs use alive, as for every argument of a captured launch."""
-        from cudalite.driver import Stream, add_callback
-        from cudalite.driver.graph import is_capturing
 
         self.prune()
-        if sh != 0 and is_capturing(sh):
+        if sh != 0 and _graph.is_capturing(sh):
             return
         rec = [False, kept]
         with self._lock:
             self._records.append(rec)
-        add_callback(Stream.external(sh), lambda status, rec=rec: rec.__setitem__(0, True))
+        _drv.add_callback(_drv.Stream.external(sh), lambda status, rec=rec: rec.__setitem__(0, True))
 
     def __len__(self):
         with self._lock:
@@ -193,8 +195,6 @@ class CoreBufferKind(ArgKind):
         return _core_devices(arg)
 
     def key(self, arg):
-        import numpy as np
-
         return (np.dtype(np.uint8), 1, "C")
 
     def flat(self, arg, spec, sh):

@@ -26,6 +26,8 @@ from cudalite.driver import CudaDriverError
 from cudalite.driver.graph import CAPTURE_MODES, begin_capture, end_capture, is_capturing
 
 from .._runtime.record import jit_runtime
+from .keys import key_to_type
+from .kinds import flatten
 
 __all__ = ["CUDAGraph", "GraphKernelNode", "GraphCaptureError"]
 
@@ -64,8 +66,6 @@ class GraphKernelNode:
             The number or the types of ``args`` differ from the captured
             specialization's (a graph node cannot switch to another specialization).
         """
-        from .keys import key_to_type
-        from .kinds import flatten
 
         kernel = self.kernel
         name = kernel.py_func.__name__

@@ -10,13 +10,15 @@ never copied.  Copies back complete before the launch returns.
 
 from __future__ import annotations
 
+from cudalite.core.numpy_support import lazy_numpy as np
+
+from .. import _memory_api
+from ..devicearray import is_device_array
+
 __all__ = ["ArgHint", "In", "Out", "InOut", "wrap_arg", "prepare_hints"]
 
 
 def _is_host_array(value):
-    from cudalite.core.numpy_support import lazy_numpy as np
-
-    from ..devicearray import is_device_array
 
     return isinstance(value, np.ndarray) and not is_device_array(value)
 
@@ -36,9 +38,8 @@ class ArgHint:
         value = self.value
         if not _is_host_array(value):
             return value
-        from .._memory_api import to_device
 
-        dev = to_device(value, stream=stream, copy=self.copy_input)
+        dev = _memory_api.to_device(value, stream=stream, copy=self.copy_input)
         if self.copy_output:
             retr.append(lambda: dev.copy_to_host(value, stream=stream))
         else:

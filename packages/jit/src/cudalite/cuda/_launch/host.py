@@ -11,6 +11,7 @@ generated fast path.
 from __future__ import annotations
 
 from cudalite.core.numpy_support import lazy_numpy as np
+from cudalite.driver import Stream
 
 from .._memory import layout as L
 from .._memory_api import to_device
@@ -68,8 +69,6 @@ class RecordCopyBack:
 
 
 def _synchronize(stream):
-    from cudalite.driver import Stream
-
     Stream.external(int(stream) if stream else 0).synchronize()
 
 

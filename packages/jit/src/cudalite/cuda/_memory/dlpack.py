@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ctypes
 
+import numpy as np
 from cudalite.core.types import bfloat16_dtype
 
 from .layout import c_strides
@@ -179,7 +180,6 @@ def read_dlpack(obj, stream=None):
     strides, NumPy dtype)``.  ``stream``: the consumer's stream handle (DLPack's
     convention: 1 is the legacy default stream), which the producer orders its work
     before.  The capsule is released at once: ``obj`` keeps the memory alive."""
-    import numpy as np
 
     device_type, _device_id = obj.__dlpack_device__()
     if int(device_type) not in (KDLCUDA, KDLCUDAMANAGED):

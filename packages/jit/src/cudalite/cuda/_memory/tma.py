@@ -8,6 +8,10 @@ small array that keeps the described array alive; kernels pass that array to
 
 from __future__ import annotations
 
+import weakref
+
+from .._memory_api import as_cuda_array, to_device
+
 __all__ = ["make_tensor_map"]
 
 
@@ -35,13 +39,10 @@ def make_tensor_map(array, box, swizzle=0):
     ValueError
         The array or the box breaks a rule above.
     """
-    import weakref
 
     import numpy as np
-
     from cudalite.driver.tensormap import encode_tensor_map
 
-    from .._memory_api import as_cuda_array, to_device
 
     arr = as_cuda_array(array)
     box = (box,) if isinstance(box, int) else tuple(int(b) for b in box)

@@ -19,6 +19,17 @@ import json
 import os
 import platform
 import sys
+from importlib import metadata
+
+from cudalite import driver
+from cudalite.driver import compiled_shim_path
+from cudalite.driver.config import load_config as driver_config
+
+from cuda.pathfinder import load_nvidia_dynamic_lib
+
+from .. import __version__
+from .._compiler.cache import CacheStore
+from ..config import kernel_cache_dir
 
 __all__ = ["collect", "main"]
 
@@ -32,8 +43,6 @@ def _python():
 
 
 def _packages():
-    from importlib import metadata
-
     out = {}
     names = list(_DISTRIBUTIONS)
     names += sorted({d.metadata["Name"] for d in metadata.distributions()
@@ -47,8 +56,6 @@ def _packages():
 
 
 def _library(name):
-    from cuda.pathfinder import load_nvidia_dynamic_lib
-
     lib = load_nvidia_dynamic_lib(name)
     return {"path": getattr(lib, "abs_path", None), "found_via": getattr(lib, "found_via", None)}
 
@@ -80,8 +87,6 @@ def _libraries():
 
 
 def _gpus():
-    from cudalite import driver
-
     try:
         version = driver.driver_version()
     except Exception as e:
@@ -95,10 +100,6 @@ def _gpus():
 
 
 def _cache():
-    from cudalite.driver.config import load_config as driver_config
-
-    from .._compiler.cache import CacheStore
-    from ..config import kernel_cache_dir
 
     store = CacheStore(kernel_cache_dir())
     info = store.info()
@@ -108,8 +109,6 @@ def _cache():
 
 
 def _launch():
-    from cudalite.driver import compiled_shim_path
-
     path = compiled_shim_path()
     if path is not None:
         return {"path": "compiled shim (installed with cudalite-driver)", "shim": path}
@@ -154,7 +153,6 @@ def _text(report) -> str:
 
 def main(argv=None) -> int:
     """Entry point of ``cudalite-info``."""
-    from .. import __version__
 
     ap = argparse.ArgumentParser(prog="cudalite-info", description="Print what a cudalite bug report needs: "
                                  "versions, libraries found, GPUs and driver, cache, launch path.")

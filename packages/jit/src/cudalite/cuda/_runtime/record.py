@@ -26,6 +26,8 @@ import gc
 import threading
 import weakref
 
+from .._launch.kinds import kind_for, kind_table
+
 __all__ = ["JitRuntime", "jit_runtime"]
 
 
@@ -63,8 +65,6 @@ class JitRuntime:
         """The argument kind of objects of class ``cls`` (``sample`` is one)."""
         k = self.kinds.get(cls)
         if k is None:
-            from .._launch.kinds import kind_for, kind_table
-
             if self.kind_table is None:
                 self.kind_table = kind_table()
             k = self.kinds[cls] = kind_for(cls, sample, self.kind, self.kind_table)

@@ -10,14 +10,32 @@ of imported ``__cuda_array_interface__`` arrays, as in numba)."""
 
 from __future__ import annotations
 
-from cudalite.driver import CudaDriverError, CudaSupportError, profile_start, profile_stop  # noqa: F401
+from cudalite.driver import (  # noqa: F401
+    CudaDriverError,
+    CudaSupportError,
+    address_range,
+    driver_version,
+    profile_start,
+    profile_stop,
+)
+from cudalite.driver import device_pointer as drv_pointer
 from cudalite.driver import driver_api as driver  # noqa: F401
 from cudalite.linker import LinkerError  # noqa: F401
 
 from .._context_api import Context, profiling  # noqa: F401
 from .._emm import (  # noqa: F401
-    AutoFreePointer, BaseCUDAMemoryManager, GetIpcHandleMixin, HostOnlyCUDAMemoryManager, ManagedMemory,
-    IpcHandle, MappedMemory, MemoryInfo, MemoryPointer, OwnedPointer, PinnedMemory, set_memory_manager,
+    AutoFreePointer,
+    BaseCUDAMemoryManager,
+    GetIpcHandleMixin,
+    HostOnlyCUDAMemoryManager,
+    IpcHandle,
+    ManagedMemory,
+    MappedMemory,
+    MemoryInfo,
+    MemoryPointer,
+    OwnedPointer,
+    PinnedMemory,
+    set_memory_manager,
 )
 from .._runtime.api import Device, Event, Stream  # noqa: F401
 from ..errors import CudaAPIError  # noqa: F401
@@ -39,7 +57,6 @@ def device_pointer(obj):
     dev = getattr(obj, "_ptr", None)
     if isinstance(dev, int):
         return dev
-    from cudalite.driver import device_pointer as drv_pointer
 
     return drv_pointer(obj)
 
@@ -47,7 +64,6 @@ def device_pointer(obj):
 def device_extents(devmem):
     """``(start, end)`` of the device allocation that contains ``devmem`` (numba's
     helper, used by EMM plugins' ``get_ipc_handle``)."""
-    from cudalite.driver import address_range
 
     base, size = address_range(device_pointer(devmem))
     return base, base + size
@@ -64,6 +80,5 @@ def device_memory_size(devmem):
 
 def get_version():
     """``(major, minor)`` of the CUDA version the installed driver supports."""
-    from cudalite.driver import driver_version
 
     return driver_version()
