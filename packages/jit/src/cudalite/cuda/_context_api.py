@@ -12,7 +12,9 @@ a context (``memalloc``, ``memhostalloc``, ``mempin``, ``memallocmanaged``), IPC
 
 Also here: ``defer_cleanup``, ``profile_start``/``profile_stop``/``profiling``,
 ``is_float16_supported``/``is_bfloat16_supported``/``is_fp8_supported``, and
-:func:`device_alloc`, the allocation of ``cuda.device_array`` (the EMM hook).
+:func:`memory_plugin`, the one place deciding whether an allocation goes to an EMM
+plugin or to the driver, and :func:`device_alloc`, the device allocation every device
+array of cudalite.cuda gets its memory from.
 """
 
 from __future__ import annotations
@@ -22,10 +24,11 @@ import contextlib
 import cudalite.driver as _drv
 
 from ._emm import DefaultMemoryManager, MemoryInfo, PendingDeallocs
+from ._runtime.record import jit_runtime
 
 __all__ = [
-    "Context", "current_context", "device_alloc", "defer_cleanup", "profile_start", "profile_stop", "profiling",
-    "is_float16_supported", "is_bfloat16_supported", "is_fp8_supported",
+    "Context", "current_context", "device_alloc", "memory_plugin", "defer_cleanup", "profile_start", "profile_stop",
+    "profiling", "is_float16_supported", "is_bfloat16_supported", "is_fp8_supported",
 ]
 
 
@@ -34,8 +37,6 @@ class Context:
     :func:`current_context`, never construct it."""
 
     def __init__(self, device):
-        from ._runtime.record import jit_runtime
-
         self.device = device
         self.deallocations = PendingDeallocs()
         self.extras = {}
@@ -226,7 +227,6 @@ def current_context(devnum=None):
     cudalite.driver.CudaSupportError
         No CUDA driver or no device.
     """
-    from ._runtime.record import jit_runtime
     from ._runtime.api import Device
 
     dev_id = _drv.current_device().id if devnum is None else int(devnum)
@@ -291,17 +291,50 @@ def is_fp8_supported():
     return current_context().device.supports_fp8
 
 
+def memory_plugin():
+    """The EMM plugin instance in use in the current context, or None when the
+    built-in allocator (:class:`DefaultMemoryManager`, the driver) serves it: the one
+    place that decides where an allocation goes.  Every allocation of cudalite.cuda
+    asks it (through :func:`device_alloc` and the pinned/mapped/managed helpers of
+    ``_memory_api``).  A plugin comes from :func:`~cudalite.cuda.set_memory_manager`
+    or from assigning ``current_context().memory_manager``; it is ``initialize()``-d
+    before it is returned, as numba does on each context access.
+
+    Returns
+    -------
+    BaseCUDAMemoryManager or None
+    """
+    rt = jit_runtime()
+    if rt.memory_manager is None:  # no plugin class: only an assigned ctx.memory_manager can be one
+        if not rt.contexts:
+            return None
+        ctx = rt.contexts.get(_drv.current_device_id())
+        if ctx is None or type(ctx.memory_manager) is DefaultMemoryManager:
+            return None
+    mm = current_context().memory_manager  # makes the context (with the plugin) and initializes it
+    return None if type(mm) is DefaultMemoryManager else mm
+
+
 def device_alloc(nbytes):
     """Device memory for a new device array (``cuda.device_array`` and everything
-    built on it): a :class:`cudalite.driver.DeviceMemory` from the driver, or, when an
-    EMM plugin is in use in the current context, what its ``memalloc(nbytes)``
-    returned (after ``initialize()``, as numba)."""
-    from ._runtime.record import jit_runtime
+    built on it: ``to_device``, ``auto_device``, ``DeviceNDArray(...)`` without
+    memory, ufunc and gufunc outputs, reduction buffers, random states): a
+    :class:`cudalite.driver.DeviceMemory` from the driver, or, when an EMM plugin is
+    in use in the current context (:func:`memory_plugin`), what its
+    ``memalloc(nbytes)`` returned.  Zero bytes never reach a plugin (a NULL
+    allocation, as numba).
 
+    Parameters
+    ----------
+    nbytes : int
+        Bytes to allocate.
+
+    Returns
+    -------
+    cudalite.driver.DeviceMemory or MemoryPointer
+    """
     rt = jit_runtime()
-    if nbytes == 0 or (not rt.contexts and rt.memory_manager is None):  # no plugin can be in use
+    if nbytes == 0 or (rt.memory_manager is None and not rt.contexts):  # the default path: no plugin anywhere
         return _drv.alloc(nbytes)
-    mm = current_context().memory_manager
-    if type(mm) is DefaultMemoryManager:
-        return _drv.alloc(nbytes)
-    return mm.memalloc(nbytes)
+    mm = memory_plugin()
+    return _drv.alloc(nbytes) if mm is None else mm.memalloc(nbytes)

@@ -3,19 +3,35 @@
 A plugin written for numba-cuda (RMM's ``RMMNumbaManager``, a CuPy-pool adapter, a
 counting test double) subclasses :class:`HostOnlyCUDAMemoryManager` (or
 :class:`BaseCUDAMemoryManager`), is installed with :func:`set_memory_manager`, and from
-then on every device array cudalite allocates (``device_array``, ``to_device``,
-``device_array_like``, the copies of host arrays passed to kernels, ...) is memory its
-``memalloc(size)`` returned: a :class:`MemoryPointer` whose finalizer runs when the last
-array over it dies.  One plugin instance lives in each device's context
-(``cuda.current_context().memory_manager``, assignable as in numba), made with
-``plugin(context=ctx)`` and ``initialize()``-d before its first ``memalloc``.
+then on every allocation cudalite.cuda makes goes through it, as in numba:
 
-Without a plugin, device arrays take the driver's allocator directly
-(:func:`cudalite.driver.alloc`) and ``ctx.memory_manager`` is the built-in
-:class:`DefaultMemoryManager`, which implements the same protocol over cudalite.driver.
+* device memory -- ``device_array``, ``device_array_like``, ``to_device``,
+  ``auto_device``, ``DeviceNDArray(...)`` without memory, the copies of host arrays
+  passed to kernels (and ``In``/``Out``/``InOut``), ufunc and gufunc outputs and input
+  copies, ``cuda.reduce``'s buffers, random states, TMA descriptors -- is memory its
+  ``memalloc(size)`` returned: a :class:`MemoryPointer` whose finalizer (the plugin's
+  free) runs when the last array over it dies;
+* pinned and mapped host memory (``pinned_array``, ``mapped_array``) comes from its
+  ``memhostalloc``, page-locking (``cuda.pinned``, ``cuda.mapped``) from its ``mempin``
+  and managed memory (``managed_array``) from its ``memallocmanaged``
+  (:class:`HostOnlyCUDAMemoryManager` implements these three with the CUDA driver).
+
+Arrays over memory cudalite did not allocate (IPC-opened handles, DLPack and CUDA
+array interface imports) are not allocations and never reach a plugin; neither do
+zero-byte device arrays (a NULL pointer, as numba).  One plugin instance lives in each
+device's context (``cuda.current_context().memory_manager``, assignable as in numba),
+made with ``plugin(context=ctx)`` and ``initialize()``-d before its first allocation.
+:func:`._context_api.memory_plugin` is the one place that decides which manager serves
+an allocation.
+
+Without a plugin, allocations take the driver's allocator directly
+(:func:`cudalite.driver.alloc`, ``alloc_host``, ``alloc_managed``, ``register_host``)
+and ``ctx.memory_manager`` is the built-in :class:`DefaultMemoryManager`, which
+implements the same protocol over cudalite.driver.  Memory is freed when its last
+reference dies (a plugin's finalizer, or the driver's free), so numba's queue of
+pending deallocations is always empty; ``cuda.defer_cleanup()`` enters the plugin's
+``defer_cleanup()``, which decides what deferring means for its pool.
 :class:`IpcHandle` is numba's picklable CUDA IPC handle (64 bytes, size, offset).
-Pinned, mapped and managed host arrays do not go through plugins (numba routes them
-through ``HostOnlyCUDAMemoryManager``'s own driver calls, which do the same thing).
 """
 
 from __future__ import annotations
@@ -28,11 +44,10 @@ from collections import namedtuple
 
 import cudalite.driver as _drv
 
-
 __all__ = [
     "MemoryInfo", "MemoryPointer", "AutoFreePointer", "MappedMemory", "PinnedMemory", "ManagedMemory",
     "OwnedPointer", "DevicePointer", "BaseCUDAMemoryManager", "HostOnlyCUDAMemoryManager", "GetIpcHandleMixin",
-    "DefaultMemoryManager", "set_memory_manager", "PendingDeallocs", "IpcHandle", "handle_bytes",
+    "DefaultMemoryManager", "set_memory_manager", "PendingDeallocs", "IpcHandle", "handle_bytes", "host_address",
     "SUPPORTED_EMM_INTERFACE_VERSION",
 ]
 
@@ -216,6 +231,18 @@ class MappedMemory(AutoFreePointer):
 
 class PinnedMemory(MemoryPointer):
     """Page-locked host memory (``.ptr`` is the host address)."""
+
+    @property
+    def host_pointer(self):
+        """The host address (``.ptr``), as numba's ``PinnedMemory.host_pointer``."""
+        return self.ptr
+
+
+def host_address(mem) -> int:
+    """The int host address of pinned or mapped memory an EMM plugin returned
+    (``host_pointer``, else ``ptr``)."""
+    hp = getattr(mem, "host_pointer", None)
+    return _address(hp if hp is not None else mem.ptr)
 
 
 class ManagedMemory(AutoFreePointer):
@@ -473,7 +500,8 @@ class GetIpcHandleMixin:
 
 class DefaultMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
     """cudalite's own allocator (cuMemAlloc through cudalite.driver), behind numba's
-    EMM protocol; device arrays use the driver directly when it is installed."""
+    EMM protocol; while it is a context's manager, allocations skip it and call the
+    driver directly (the same calls, without the wrapping)."""
 
     def initialize(self):
         pass
@@ -491,8 +519,11 @@ class DefaultMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
 
 
 def set_memory_manager(mm_plugin):
-    """Use the EMM plugin class ``mm_plugin`` for device allocations from now on, in
-    every device's context (numba's ``set_memory_manager``).
+    """Use the EMM plugin class ``mm_plugin`` for every allocation from now on, in
+    every device's context, those made before included (numba's ``set_memory_manager``):
+    device memory through its ``memalloc``, pinned and mapped host memory through
+    ``memhostalloc``, page-locking through ``mempin``, managed memory through
+    ``memallocmanaged`` (see docs/guide/memory.md for the list of APIs).
 
     Parameters
     ----------

@@ -6,19 +6,24 @@ context managers (page-locking existing NumPy arrays with cuMemHostRegister),
 ``as_cuda_array``, ``is_cuda_array`` and ``from_cuda_array_interface``.  Every driver
 call (allocation, copies, managed memory, host registration, mapped device pointers)
 goes through the public API of :mod:`cudalite.driver`.
+
+Every allocation goes through the active memory manager, as numba's: device memory
+through :func:`._context_api.device_alloc`, pinned and mapped host memory through the
+EMM plugin's ``memhostalloc``, page-locking (``pinned``/``mapped``) through its
+``mempin`` and managed memory through its ``memallocmanaged`` when a plugin is in use
+(:func:`._context_api.memory_plugin` decides); without one, the driver directly.
 """
 
 from __future__ import annotations
 
 import contextlib
 
+import cudalite.driver as _drv
 from cudalite.core.numpy_support import lazy_numpy as np  # NumPy loads on first use
 
-import cudalite.driver as _drv
-
+from ._context_api import current_context, device_alloc, memory_plugin
+from ._emm import IpcHandle, host_address
 from ._memory import layout as L
-from ._context_api import current_context, device_alloc
-from ._emm import IpcHandle
 from .devicearray import DeviceNDArray, from_cuda_array_interface, is_device_array
 
 __all__ = [
@@ -58,6 +63,38 @@ def _strides_like(ary):
         out[axis] = step
         step *= shape[axis]
     return tuple(out)
+
+
+def _host_alloc(nbytes, mapped=False, portable=False, wc=False):
+    """``(owner, host address, device address or None)`` of new pinned host memory:
+    the EMM plugin's ``memhostalloc`` when one is in use, else cuMemHostAlloc."""
+    mm = memory_plugin()
+    if mm is None:
+        mem = _drv.alloc_host(nbytes, portable=portable, mapped=mapped, write_combined=wc)
+        return mem, mem.ptr, (_drv.host_device_pointer(mem) if mapped else None)
+    mem = mm.memhostalloc(nbytes, mapped, portable, wc)
+    return mem, host_address(mem), (mem.ptr if mapped else None)
+
+
+def _managed_alloc(nbytes, attach_global):
+    """The owner of new managed memory (``.ptr``: its address, host and device): the EMM
+    plugin's ``memallocmanaged`` when one is in use (the built-in one for a plugin
+    without that method), else cuMemAllocManaged."""
+    if memory_plugin() is None:
+        return _drv.alloc_managed(nbytes, attach_global=attach_global)  # freed (cuMemFree) with the array
+    return current_context().memallocmanaged(nbytes, attach_global)
+
+
+def _host_pin(owner, ptr, nbytes, mapped, portable=False):
+    """Page-lock ``nbytes`` of host memory at ``ptr``: ``(release, device address or
+    None)``; ``release()`` undoes it.  The EMM plugin's ``mempin`` when one is in use
+    (``portable`` is not part of that protocol), else cuMemHostRegister."""
+    mm = memory_plugin()
+    if mm is None:
+        reg = _drv.register_host(ptr, nbytes, portable=portable, mapped=mapped)
+        return reg.unregister, (reg.device_ptr if mapped else None)
+    mem = mm.mempin(owner, ptr, nbytes, mapped)
+    return mem.free, (mem.ptr if mapped else None)
 
 
 def _nbytes(shape, dtype, strides):
@@ -224,10 +261,10 @@ def pinned_array(shape, dtype=float, strides=None, order="C"):
     dtype = np.dtype(dtype)
     strides = _strides_for(shape, dtype, strides, order)
     nbytes = _nbytes(shape, dtype, strides)
-    mem = _drv.alloc_host(nbytes)
+    mem, ptr, _ = _host_alloc(nbytes)
     from ._hostarray import host_array_over  # defines an ndarray subclass: needs NumPy
 
-    return host_array_over(mem.ptr, nbytes, mem, shape, dtype, strides)
+    return host_array_over(ptr, nbytes, mem, shape, dtype, strides)
 
 
 def pinned_array_like(ary):
@@ -294,12 +331,11 @@ def mapped_array(shape, dtype=float, strides=None, order="C", stream=0, portable
     dtype = np.dtype(dtype)
     strides = _strides_for(shape, dtype, strides, order)
     nbytes = _nbytes(shape, dtype, strides)
-    mem = _drv.alloc_host(nbytes, portable=portable, mapped=True, write_combined=wc)
-    devptr = _drv.host_device_pointer(mem)
+    mem, ptr, devptr = _host_alloc(nbytes, mapped=True, portable=portable, wc=wc)
     from ._hostarray import MappedNDArray, host_array_over
 
-    arr = host_array_over(mem.ptr, nbytes, mem, shape, dtype, strides, cls=MappedNDArray)
-    return arr._attach(mem.ptr, devptr, max(nbytes, 1), mem, stream)
+    arr = host_array_over(ptr, nbytes, mem, shape, dtype, strides, cls=MappedNDArray)
+    return arr._attach(ptr, devptr, max(nbytes, 1), mem, stream)
 
 
 def mapped_array_like(ary, stream=0, portable=False, wc=False):
@@ -370,7 +406,7 @@ def managed_array(shape, dtype=float, strides=None, order="C", stream=0, attach_
     dtype = np.dtype(dtype)
     strides = _strides_for(shape, dtype, strides, order)
     nbytes = _nbytes(shape, dtype, strides)
-    mem = _drv.alloc_managed(nbytes, attach_global=attach_global)  # freed (cuMemFree) with the array
+    mem = _managed_alloc(nbytes, attach_global)
     ptr = mem.ptr
     from ._hostarray import ManagedNDArray, host_array_over
 
@@ -408,7 +444,7 @@ def pinned(*arylist):
         for ary in arylist:
             ptr, nbytes, _ = _host_span(ary)
             if nbytes:
-                registered.append(_drv.register_host(ptr, nbytes))
+                registered.append(_host_pin(ary, ptr, nbytes, mapped=False)[0])
         yield
     finally:
         _unregister(registered)
@@ -449,9 +485,8 @@ def mapped(*arylist, stream=0, portable=False, wc=False):
             ptr, nbytes, lo = _host_span(ary)
             devptr = 0
             if nbytes:
-                reg = _drv.register_host(ptr, nbytes, portable=portable, mapped=True)
-                registered.append(reg)
-                devptr = reg.device_ptr
+                release, devptr = _host_pin(ary, ptr, nbytes, mapped=True, portable=portable)
+                registered.append(release)
             devarys.append(DeviceNDArray(ary.shape, ary.strides, ary.dtype, stream, ptr=devptr - lo if nbytes else 0,
                                          owner=ary))
         yield devarys[0] if len(devarys) == 1 else devarys
@@ -460,11 +495,12 @@ def mapped(*arylist, stream=0, portable=False, wc=False):
 
 
 def _unregister(registered):
-    """Undo every registration (in order), then raise the first error, if any."""
+    """Undo every registration (``release()`` functions, in order), then raise the
+    first error, if any."""
     first = None
-    for reg in registered:
+    for release in registered:
         try:
-            reg.unregister()
+            release()
         except Exception as exc:
             first = first or exc
     if first is not None:

@@ -26,13 +26,13 @@ import contextlib
 import copy as _copy
 import ctypes
 
+import cudalite.driver as _drv
 from cudalite.core.abi import array_values
 from cudalite.core.numpy_support import lazy_numpy as np  # NumPy loads on first use
 
-import cudalite.driver as _drv
-
-from ._memory import layout as L
+from ._context_api import device_alloc
 from ._devices import ANY, dlpack_device_of, multi_gpu, on_device
+from ._memory import layout as L
 from ._runtime.api import driver_stream, external_stream
 
 __all__ = ["DeviceNDArray", "IpcArrayHandle", "auto_device", "is_device_array", "from_cuda_array_interface",
@@ -95,8 +95,8 @@ class DeviceNDArray:
             raise ValueError(f"strides {strides} do not match shape {shape}")
         if ptr is None:
             lo, hi = L.extent(shape, strides, dtype.itemsize)
-            if gpu_data is None:
-                gpu_data = _drv.alloc(hi - lo)
+            if gpu_data is None:  # through the active memory manager (an EMM plugin's memalloc)
+                gpu_data = device_alloc(hi - lo)
             ptr = (_drv.device_pointer(gpu_data) - lo) if hi > lo else _drv.device_pointer(gpu_data)
         else:
             gpu_data = owner if owner is not None else gpu_data
