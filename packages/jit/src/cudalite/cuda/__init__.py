@@ -30,11 +30,6 @@ else:
     globals().update({_name: getattr(_device_api, _name) for _name in _device_api.DEVICE_API_NAMES})
     from . import bf16  # noqa: E402,F401  (cuda.bf16, as numba.cuda.bf16)
     from . import fp8  # noqa: E402,F401  (cuda.fp8: 8-bit floats, cuda_fp8.h's conversions)
-    from ._compiler.compile_all import compile_all  # noqa: F401
-    from ._compiler.api import (  # noqa: F401  (the compile API; accepts dispatchers too)
-        compile_for_current_device, compile_ptx_for_current_device, jit_compile as compile,
-        jit_compile_ptx as compile_ptx,
-    )
     from ._dispatch.decorator import jit  # noqa: F401  (kernels and device functions)
     from ._launch.typeof import typeof  # noqa: F401,E402  (numba.typeof: the type of a Python value)
     from cudalite.core.errors import NumbaPerformanceWarning  # noqa: F401

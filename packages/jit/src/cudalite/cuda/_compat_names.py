@@ -23,6 +23,12 @@ LAZY = {
     "simulator": ("cudalite.cuda.simulator", None),  # the CPU simulator's namespace (docs/simulator.md)
     # kernels built ahead of time (docs/aot.md): its module imports the build stages, loaded on use
     "load_kernel": ("cudalite.cuda._dispatch.aot", "load_kernel"),
+    # the compile API (accepts dispatchers too): the compiler loads when it is first named
+    "compile": ("cudalite.cuda._compiler.api", "jit_compile"),
+    "compile_ptx": ("cudalite.cuda._compiler.api", "jit_compile_ptx"),
+    "compile_for_current_device": ("cudalite.cuda._compiler.api", "compile_for_current_device"),
+    "compile_ptx_for_current_device": ("cudalite.cuda._compiler.api", "compile_ptx_for_current_device"),
+    "compile_all": ("cudalite.cuda._compiler.compile_all", "compile_all"),
 }
 
 _SIM = ("the CUDA simulator is chosen before import: set CUDALITE_ENABLE_CUDASIM=1 (or NUMBA_ENABLE_CUDASIM=1) "

@@ -1,6 +1,7 @@
 """Moved to :mod:`cudalite.cuda._compiler` (transitional re-export until the regroup)."""
+from ._launch.devices import current_cc  # noqa: F401
 from ._compiler.api import (  # noqa: F401
-    compile_fatbin, compile_for_current_device, compile_ptx_for_current_device, current_cc, jit_compile,
+    compile_fatbin, compile_for_current_device, compile_ptx_for_current_device, jit_compile,
     jit_compile_ptx,
 )
 from ._compiler.compile_code import compile_code, reraise_located, warn_missing_source  # noqa: F401

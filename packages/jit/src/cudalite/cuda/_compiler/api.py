@@ -1,26 +1,26 @@
 """``cuda.compile`` / ``cuda.compile_ptx`` and numba's current-device spellings.
 
 They are ``cudalite.nvvm``'s compile functions (GPU-less), also accepting ``@cuda.jit``
-dispatchers; ``cuda.compile(..., output="fatbin", cc=[80, 90, 100])`` runs the
-runtime's build stages through ``fatbin`` (one compile, a link per architecture, one
-nvFatbin).
+dispatchers.  This module, and with it the compiler, loads when ``cuda.compile`` or a
+sibling is first named (``cudalite.cuda``'s lazy attributes).
+``cuda.compile(..., output="fatbin", cc=[80, 90, 100])`` runs the runtime's build stages
+through ``fatbin`` (one compile, a link per architecture, one nvFatbin).
 """
 
 from __future__ import annotations
 
+from cudalite.core.target import parse_cc
 from cudalite.core.types import parse_signature, void
-from cudalite.driver import current_device
+from cudalite.nvvm import compile as nvvm_compile
+from cudalite.nvvm import compile_ptx
+from cudalite.nvvm.config import load_config as nvvm_config
 
+from .._launch.devices import current_cc
 from .options import JitOptions
+from .stages import make_job, run_build
 
 __all__ = ["jit_compile", "jit_compile_ptx", "compile_fatbin", "compile_for_current_device",
-           "compile_ptx_for_current_device", "current_cc"]
-
-
-def current_cc() -> tuple:
-    """The compute capability of the current device (initializes the driver)."""
-
-    return tuple(current_device().compute_capability)
+           "compile_ptx_for_current_device"]
 
 
 def _pyfunc(obj):
@@ -56,8 +56,6 @@ def jit_compile(pyfunc, sig, *args, **kwargs):
     """
     if kwargs.get("output") == "fatbin":
         return compile_fatbin(_pyfunc(pyfunc), sig, **kwargs)
-    from cudalite.nvvm import compile as nvvm_compile
-
     return nvvm_compile(_pyfunc(pyfunc), sig, *args, **kwargs)
 
 
@@ -66,9 +64,6 @@ def compile_fatbin(pyfunc, sig, *, cc=None, device=False, output="fatbin", debug
     """A multi-architecture fatbin of kernel ``pyfunc`` for ``sig``: compiled once, for
     the lowest target, linked for every target (nvJitLink), packed by nvFatbin -- the
     build stages through ``fatbin``.  ``(fatbin bytes, void)``."""
-    from cudalite.core.target import parse_cc
-
-    from .stages import make_job, run_build
 
     if device:
         raise ValueError("output='fatbin' builds kernels: pass device=False (a device function is linked into "
@@ -76,9 +71,7 @@ def compile_fatbin(pyfunc, sig, *, cc=None, device=False, output="fatbin", debug
     if unsupported:
         raise TypeError(f"output='fatbin' does not take {', '.join(sorted(unsupported))}")
     if cc is None:
-        from cudalite.nvvm.config import load_config
-
-        targets = [load_config().default_cc]
+        targets = [nvvm_config().default_cc]
     elif isinstance(cc, list) or (isinstance(cc, tuple) and not (len(cc) == 2 and all(isinstance(v, int)
                                                                                      for v in cc))):
         targets = list(cc)  # several targets: [80, 90], ("8.0", (9, 0)), ...
@@ -124,8 +117,6 @@ def jit_compile_ptx(pyfunc, sig, *args, **kwargs):
     tuple
         ``(ptx, resty)``.
     """
-    from cudalite.nvvm import compile_ptx
-
     return compile_ptx(_pyfunc(pyfunc), sig, *args, **kwargs)
 
 
@@ -153,8 +144,6 @@ def compile_for_current_device(pyfunc, sig, debug=False, lineinfo=False, device=
     CudaDriverError
         No usable device (the driver is initialized to read the compute capability).
     """
-    from cudalite.nvvm import compile as nvvm_compile
-
     return nvvm_compile(_pyfunc(pyfunc), sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath,
                         cc=current_cc(), opt=opt, abi=abi, abi_info=abi_info, output=output,
                         forceinline=forceinline, launch_bounds=launch_bounds)
@@ -178,8 +167,6 @@ def compile_ptx_for_current_device(pyfunc, sig, debug=False, lineinfo=False, dev
     tuple
         ``(ptx, resty)``.
     """
-    from cudalite.nvvm import compile_ptx
-
     return compile_ptx(_pyfunc(pyfunc), sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath,
                        cc=current_cc(), opt=opt, abi=abi, abi_info=abi_info, forceinline=forceinline,
                        launch_bounds=launch_bounds)

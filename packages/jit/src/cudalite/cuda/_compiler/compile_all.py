@@ -16,6 +16,12 @@ import warnings
 from collections.abc import Mapping
 
 from cudalite.core.errors import CudaliteError, NumbaInvalidConfigWarning
+from cudalite.core.frontend import python_function
+from cudalite.linker import CUSource, LinkableCode, compile_cuda, normalize_arch
+from cudalite.linker.config import load_config as linker_config
+from cudalite.nvvm import make_options
+from cudalite.nvvm.lower import is_symbol_name
+from cudalite.nvvm.pipeline import EntrySpec, run_pipeline
 
 from .api import _pyfunc
 from .compile_code import reraise_located
@@ -24,9 +30,6 @@ __all__ = ["compile_all"]
 
 
 def _entry(device, abi, abi_info):
-    from cudalite.nvvm.lower import is_symbol_name
-    from cudalite.nvvm.pipeline import EntrySpec
-
     if abi not in ("numba", "c"):
         raise NotImplementedError(f"unsupported ABI: {abi!r} (use 'numba' or 'c')")
     abi_info = {} if abi_info is None else abi_info
@@ -41,8 +44,6 @@ def _entry(device, abi, abi_info):
 def _linked_code(item, output, arch, debug, lineinfo):
     """One link item as compile_all returns it: a CUDA C++ source compiled by NVRTC
     (its own folder searched for headers), anything else as a LinkableCode."""
-    from cudalite.linker import CUSource, LinkableCode, compile_cuda
-    from cudalite.linker.config import load_config as linker_config
 
     path = os.fspath(item) if isinstance(item, (str, os.PathLike)) else None
     code = item if isinstance(item, LinkableCode) else LinkableCode.from_path(path)
@@ -91,10 +92,6 @@ def compile_all(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=F
         A CUDA C++ link item does not compile.
     """
 
-    from cudalite.core.frontend import python_function
-    from cudalite.linker import LinkableCode, normalize_arch
-    from cudalite.nvvm import make_options
-    from cudalite.nvvm.pipeline import run_pipeline
 
 
     if output not in ("ptx", "ltoir"):

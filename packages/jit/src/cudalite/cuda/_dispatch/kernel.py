@@ -19,10 +19,10 @@ import threading
 from cudalite.core.types import Type, parse_signature
 from cudalite.driver import CudaDriverError, CudaSupportError
 
-from .._compiler.api import current_cc
 from .._compiler.carry import CarriedCode
 from .._compiler.compile_code import compile_code
 from .._compiler.options import JitOptions
+from .._launch.devices import current_cc
 from .._launch.config import MIN_GRID_SIZE, check_cluster_grid, parse_config, warn_low_occupancy
 from .._launch.fastpath import launcher_param_names, slow_factory
 from .._launch.hints import ArgHint

@@ -23,8 +23,8 @@ import contextlib
 
 import cudalite.driver as _drv
 
-__all__ = ["ANY", "multi_gpu", "current_id", "current_reader", "on_device", "launch_device", "launch_target",
-           "MixedDevicesError", "dlpack_device_of"]
+__all__ = ["ANY", "multi_gpu", "current_cc", "current_id", "current_reader", "on_device", "launch_device",
+           "launch_target", "MixedDevicesError", "dlpack_device_of"]
 
 ANY = -1  # memory every device can address (managed): no constraint on the launch device
 
@@ -35,6 +35,11 @@ def multi_gpu() -> bool:
         return _drv.device_count() > 1
     except Exception:  # no driver, no device: nothing to route
         return False
+
+
+def current_cc() -> tuple:
+    """The compute capability of the current device, ``(major, minor)`` (initializes the driver)."""
+    return tuple(_drv.current_device().compute_capability)
 
 
 def current_id() -> int:
