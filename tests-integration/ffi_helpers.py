@@ -108,7 +108,8 @@ def link_kernel(kernel, argtypes, cc=(9, 0)):
     """GPU-less: compile ``kernel`` (a @cuda.jit dispatcher) for ``argtypes`` and link
     it into a cubin for ``cc`` exactly as the runtime does before loading it.
     Returns (pipeline result, cubin)."""
-    from cudalite.cuda._compile import _linker_items, compile_code
+    from cudalite.cuda._compiler.linking import linker_items as _linker_items
+    from cudalite.cuda._compiler.compile_code import compile_code
     from cudalite.linker import LTOIR, Linker, LinkerError, PTXSource
 
     from cudalite.core.types import parse_signature

@@ -10,7 +10,8 @@ import re
 from cudalite import cuda
 from cudalite.core.abi import kernel_abi
 from cudalite.core.types import parse_signature
-from cudalite.cuda._compile import CompiledKernel, JitOptions
+from cudalite.cuda._compiler.kernel import CompiledKernel
+from cudalite.cuda._compiler.options import JitOptions
 from cudalite.driver import param_layout
 
 SIG = ("void(complex64[::1], float64[:, :], Tuple(int32, boolean, float16), uint8, int16[::1, :], "

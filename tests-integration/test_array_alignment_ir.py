@@ -9,7 +9,8 @@ import pytest
 
 from cudalite import cuda
 from cudalite import types as T
-from cudalite.cuda._compile import JitOptions, compile_code
+from cudalite.cuda._compiler.options import JitOptions
+from cudalite.cuda._compiler.compile_code import compile_code
 
 PACKED = np.dtype([("a", np.uint8), ("b", np.int32), ("c", np.float64), ("d", np.complex64),
                    ("e", (np.uint8, 5))], align=False)  # 26 bytes

@@ -36,7 +36,7 @@ start = float(sys.argv[3]) if len(sys.argv) > 3 else 0.0
 sys.path.insert(0, sys.argv[1])
 import kmod
 from cudalite.cuda._compiler import cache as _cache
-from cudalite.cuda._compile import CompiledKernel
+from cudalite.cuda._compiler.kernel import CompiledKernel
 from cudalite.core.types import parse_signature
 _cache.enable(sys.argv[2])
 while time.time() < start:

@@ -15,7 +15,7 @@ import pytest
 
 from cudalite import cuda
 from cudalite.cuda._compiler import cache as _cache
-from cudalite.cuda._compile import CompiledKernel
+from cudalite.cuda._compiler.kernel import CompiledKernel
 from cudalite.cuda._dispatch.specializations import Specialization
 from cudalite.cuda._dispatch.inspect import find_binary_utility
 from cudalite.core.types import parse_signature

@@ -23,7 +23,7 @@ def k(a):
 
 
 def test_cluster_dims_reach_the_ptx():
-    from cudalite.cuda._compile import compile_code
+    from cudalite.cuda._compiler.compile_code import compile_code
 
     d = cuda.jit(cluster_dims=(2, 1, 1))(k)
     ptx = compile_code(k, (types.float32[:],), d.options, (9, 0))["ptx"]

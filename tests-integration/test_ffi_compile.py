@@ -15,7 +15,8 @@ import pytest
 import ffi_helpers as H
 from cudalite import cuda
 from cudalite.core.errors import SignatureError, TypingError
-from cudalite.cuda._compile import _linker_items, compile_code
+from cudalite.cuda._compiler.linking import linker_items as _linker_items
+from cudalite.cuda._compiler.compile_code import compile_code
 from cudalite.linker import CUSource, LinkerError, MissingFileError, compile_cuda
 
 CC = (9, 0)

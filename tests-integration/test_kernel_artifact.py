@@ -15,7 +15,7 @@ from cudalite import cuda
 from cudalite.core.types import parse_signature
 from cudalite.cuda._compiler import cache as _cache
 from cudalite.cuda._compiler.artifact import MAGIC, PAYLOAD_VERSION, KernelArtifact, PayloadError
-from cudalite.cuda._compile import build_kernel
+from cudalite.cuda._compiler.kernel import build_kernel
 
 SIG = "void(float32[::1], float32[:, :], int32, complex64, Tuple(int64, float32))"
 

@@ -191,7 +191,8 @@ def test_is_between_numbers_is_refused_with_a_hint():
     code, so identity cannot be told from equality): a located error suggesting ``==``."""
     from cudalite import types as T
     from cudalite.core.errors import TypingError
-    from cudalite.cuda._compile import JitOptions, compile_code
+    from cudalite.cuda._compiler.options import JitOptions
+    from cudalite.cuda._compiler.compile_code import compile_code
 
     def f(a, b, out):
         out[0] = a is b
@@ -243,7 +244,8 @@ def test_this_grid_and_cooperative_foreign_functions_mark_the_kernel_cooperative
     declared ``use_cooperative=True`` is launched cooperatively; others are not."""
     from cudalite import cuda
     from cudalite import types as T
-    from cudalite.cuda._compile import JitOptions, compile_code
+    from cudalite.cuda._compiler.options import JitOptions
+    from cudalite.cuda._compiler.compile_code import compile_code
 
     def grid_only(a):
         g = cuda.cg.this_grid()  # noqa: F841  (taken, not synced)

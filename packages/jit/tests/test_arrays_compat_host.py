@@ -12,7 +12,8 @@ import pytest
 
 from cudalite.core.types import parse_signature
 from cudalite.cuda._compiler import cache as _cache
-from cudalite.cuda._compile import JitOptions, build_kernel
+from cudalite.cuda._compiler.options import JitOptions
+from cudalite.cuda._compiler.kernel import build_kernel
 from cudalite.cuda.devicearray import DeviceNDArray
 
 from _fake_arrays import BASE
@@ -80,7 +81,7 @@ def test_captured_device_array_lives_as_long_as_the_kernel():
     ((10, 12), "C", (slice(None, None, 2), slice(None, None, 3))),
 ])
 def test_like_strides_of_a_view_follow_numpy_order_k(shape, order, index):
-    from cudalite.cuda._memory_api import _strides_like
+    from cudalite.cuda._memory.api import _strides_like
 
     view = np.zeros(shape, order=order)[index]
     assert _strides_like(view) == np.zeros_like(view).strides

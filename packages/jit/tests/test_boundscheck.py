@@ -14,7 +14,7 @@ import pytest
 from cudalite import cuda
 from cudalite import types as T
 from cudalite.core.errors import NumbaInvalidConfigWarning
-from cudalite.cuda._compile import compile_code
+from cudalite.cuda._compiler.compile_code import compile_code
 from cudalite.nvvm.artifacts import (
     EXC_RECORD_VALUES, EXC_RECORD_WORDS, EXC_VALUES_RECORD_WORDS, ExceptionInfo, ExceptionTable,
 )
@@ -286,7 +286,7 @@ def test_table_payload_round_trip_keeps_templates():
 
 def test_cached_artifact_keeps_the_checks(tmp_path):
     from cudalite.cuda._compiler import cache as _cache
-    from cudalite.cuda._compile import build_kernel
+    from cudalite.cuda._compiler.kernel import build_kernel
 
     k = cuda.jit(boundscheck=True)(load2)
     sig = (T.float64[:], T.float64[:, :], T.int32, T.int32)

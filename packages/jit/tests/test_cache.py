@@ -18,7 +18,7 @@ import pytest
 
 from cudalite.cuda._compiler import cache as _cache
 from cudalite.cuda._compiler import cache_cli as _cache_cli
-from cudalite.cuda._compile import JitOptions
+from cudalite.cuda._compiler.options import JitOptions
 from cudalite.cuda._compiler import timings as _timings
 from cudalite.cuda.config import load_config
 from cudalite.core.types import parse_signature
@@ -412,7 +412,7 @@ def _raiser(out, n):
 
 
 def _build(kernel, sig, directory, monkeypatch):
-    from cudalite.cuda._compile import build_kernel
+    from cudalite.cuda._compiler.kernel import build_kernel
 
     monkeypatch.setattr(_cache, "_settings", {"enabled": True, "dir": str(directory)})
     return build_kernel(kernel.py_func, parse_signature(sig)[1], kernel.options, (9, 0))
@@ -483,7 +483,7 @@ def test_group_or_other_writable_dir_is_refused_with_one_warning(tmp_path, monke
 def test_shared_default_cache_root_is_refused(tmp_path, monkeypatch):
     """``$CUDALITE_CACHE_DIR/kernels``: the root is judged too (others could swap
     ``kernels`` for their own directory)."""
-    from cudalite.cuda._compile import build_kernel
+    from cudalite.cuda._compiler.kernel import build_kernel
 
     root = tmp_path / "root"
     (root / "kernels").mkdir(parents=True, mode=0o700)

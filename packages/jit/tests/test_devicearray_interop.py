@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from cudalite.cuda._memory import dlpack as _dlpack
-from cudalite.cuda._hostarray import MappedNDArray, host_array_over
+from cudalite.cuda._memory.hostarray import MappedNDArray, host_array_over
 from cudalite.cuda.devicearray import DeviceNDArray, is_device_array
 
 BASE = 0x7F0000000000

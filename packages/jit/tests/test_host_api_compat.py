@@ -56,7 +56,7 @@ def test_masked_cai_message_is_numbas():
 
 
 def test_ipc_handle_exposes_reserved_bytes_and_pickles():
-    from cudalite.cuda._emm import IpcHandle
+    from cudalite.cuda._memory.emm import IpcHandle
 
     raw = bytes(range(64))
     h = IpcHandle(None, raw, 80)
@@ -70,7 +70,8 @@ def _write(x):
 
 
 def test_compiled_kernel_inspect_asm_and_llvm():
-    from cudalite.cuda._compile import CompiledKernel, JitOptions
+    from cudalite.cuda._compiler.kernel import CompiledKernel
+    from cudalite.cuda._compiler.options import JitOptions
 
     ck = CompiledKernel(_write, (T.float32[::1],), JitOptions(), (8, 0), load=False)
     assert ck.inspect_asm() == ck.ptx and ".target sm_80" in ck.inspect_asm((8, 0))

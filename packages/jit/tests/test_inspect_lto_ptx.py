@@ -5,7 +5,8 @@ and launching with numba's RuntimeError (GPU-less: libNVVM, NVRTC, nvJitLink).""
 import pytest
 
 from cudalite import cuda, types
-from cudalite.cuda._compile import CompiledKernel, JitOptions
+from cudalite.cuda._compiler.kernel import CompiledKernel
+from cudalite.cuda._compiler.options import JitOptions
 
 
 def _square(r, x):

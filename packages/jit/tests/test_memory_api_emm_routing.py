@@ -289,8 +289,8 @@ class _Managed:
 
 # -- which manager: the one decision -----------------------------------------------------------------
 def test_assigning_the_contexts_manager_routes_and_restoring_it_stops(fake_gpu, isolated_runtime, monkeypatch):
-    from cudalite.cuda._context_api import memory_plugin
-    from cudalite.cuda._emm import DefaultMemoryManager
+    from cudalite.cuda._runtime.context import memory_plugin
+    from cudalite.cuda._memory.emm import DefaultMemoryManager
 
     CountingPlugin.log = log = []
     assert memory_plugin() is None  # nothing installed

@@ -15,7 +15,7 @@ from cudalite import cuda
 from cudalite.cuda import devicearray
 from cudalite.cuda._dispatch import kernel as _dispatcher, slowpath as _slowpath
 from cudalite.cuda._launch import devices as _devices
-from cudalite.cuda._devices import ANY, MixedDevicesError, launch_device
+from cudalite.cuda._launch.devices import ANY, MixedDevicesError, launch_device
 from cudalite.cuda.devicearray import DeviceNDArray
 
 from _fake_arrays import CupyArray, FakeKernel, FakeMemory, TorchTensor, install_fake_libs
@@ -290,8 +290,8 @@ def test_cai_view_takes_the_producers_dlpack_device():
     """as_cuda_array / from_cuda_array_interface: a producer that states its device
     through __dlpack_device__ (CuPy, torch, cuda.core) is believed, kDLCUDAManaged is
     'any device', and one that does not say is left to the driver (None)."""
-    from cudalite.cuda._devices import ANY
-    from cudalite.cuda._devices import dlpack_device_of as _dlpack_device_of
+    from cudalite.cuda._launch.devices import ANY
+    from cudalite.cuda._launch.devices import dlpack_device_of as _dlpack_device_of
 
     class Owner:
         def __init__(self, dev):

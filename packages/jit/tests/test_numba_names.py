@@ -280,7 +280,7 @@ def test_memory_pointer_finalizer_view_and_free():
 
 
 def test_device_array_allocates_through_the_driver_without_a_plugin(monkeypatch, restore_manager):
-    from cudalite.cuda import _context_api
+    from cudalite.cuda._runtime import context as _context_api
 
     calls = []
     monkeypatch.setattr(_context_api._drv, "alloc", lambda n: calls.append(n) or "mem")
@@ -310,7 +310,7 @@ def test_ipc_handle_bytes_are_checked():
 
 # -- context helpers --------------------------------------------------------------------------------
 def test_pending_deallocations_api():
-    from cudalite.cuda._emm import PendingDeallocs
+    from cudalite.cuda._memory.emm import PendingDeallocs
 
     d = PendingDeallocs()
     assert len(d) == 0 and not d.is_disabled
@@ -334,7 +334,7 @@ class _FakeDev:
 @pytest.mark.parametrize("hint,copy_in,copy_back", [("In", True, False), ("Out", False, True),
                                                      ("InOut", True, True)])
 def test_transfer_hints(monkeypatch, hint, copy_in, copy_back):
-    from cudalite.cuda import _memory_api
+    from cudalite.cuda._memory import api as _memory_api
     from cudalite.cuda._launch import hints as _arghints
 
     made = []

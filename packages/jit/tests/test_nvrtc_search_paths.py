@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from cudalite.cuda._compile import source_dirs
+from cudalite.cuda._compiler.linking import source_dirs
 
 
 def test_source_folders_then_extra_search_paths(tmp_path, monkeypatch):

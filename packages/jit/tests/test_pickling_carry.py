@@ -13,10 +13,11 @@ import pytest
 
 from cudalite import cuda
 from cudalite.core.errors import NumbaWarning
-from cudalite.cuda import _vectorize, types
+from cudalite.cuda import types
+from cudalite.cuda._ufuncs import vectorize as _vectorize
 from cudalite.cuda._compiler import carry as _carry
 from cudalite.cuda._dispatch import kernel as _dispatcher
-from cudalite.cuda._compile import CompiledKernel
+from cudalite.cuda._compiler.kernel import CompiledKernel
 
 SIG = (types.float32[::1], types.float32)
 NOLOAD = functools.partial(CompiledKernel, load=False)

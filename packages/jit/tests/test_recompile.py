@@ -8,7 +8,7 @@ import functools
 from cudalite import cuda
 from cudalite.cuda import types
 from cudalite.cuda._dispatch import kernel as _dispatcher
-from cudalite.cuda._compile import CompiledKernel
+from cudalite.cuda._compiler.kernel import CompiledKernel
 
 Z = 1
 

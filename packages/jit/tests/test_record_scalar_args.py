@@ -9,7 +9,8 @@ from cudalite.core.abi import Role, kernel_abi
 from cudalite.cuda._launch.host import DeviceRecord, RecordCopyBack, RecordScalarKind
 from cudalite.cuda._launch.keys import compatible, key_to_type
 from cudalite.cuda._launch.kinds import kind_for
-from cudalite.cuda._compile import CompiledKernel, JitOptions
+from cudalite.cuda._compiler.kernel import CompiledKernel
+from cudalite.cuda._compiler.options import JitOptions
 
 REC = np.dtype([("a", np.float64), ("b", np.int32)], align=True)
 

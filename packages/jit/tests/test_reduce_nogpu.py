@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from cudalite import cuda
-from cudalite.cuda._dispatcher import DeviceDispatcher
-from cudalite.cuda._reduce import Reduce
+from cudalite.cuda._dispatch.device import DeviceDispatcher
+from cudalite.cuda._ufuncs.reduce import Reduce
 
 SIG = "void({t}[{lay}], int64, {t}[::1], {t}, int64)"
 

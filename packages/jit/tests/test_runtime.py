@@ -99,7 +99,7 @@ def test_default_streams_make_a_context_current_before_synchronizing(monkeypatch
 def test_ipc_handle_of_a_device_arrays_gpu_data(monkeypatch):
     """``ctx.get_ipc_handle(devarr.gpu_data)`` (numba's spelling): the default allocator's
     memory has no ``device_pointer``; its address is used (it raised AttributeError)."""
-    import cudalite.cuda._emm as emm
+    import cudalite.cuda._memory.emm as emm
     from cudalite.driver import DeviceMemory
 
     mem = DeviceMemory(0x7000_0010, 64, 0)

@@ -14,11 +14,13 @@ where the reference is not finite, the one documented divergence."""
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
 
 from cudalite.core import device_api
+from cudalite.core.libdevice_table import FUNCTIONS as LIBDEVICE
 from cudalite.core.typing.rules.mathfuncs import MATH_BINARY, MATH_PREDICATES, MATH_UNARY
 from cudalite.cuda import simulator as sim
 from cudalite.cuda._launch import config as launch_config
@@ -45,6 +47,8 @@ def test_the_walk_covers_every_family():
         assert name in table, name
     assert table["cuda.mma.ldmatrix"].not_simulated and table["cuda.mma.ldmatrix"].implementation is None
     assert table["cuda.inline_ptx"].not_simulated == "inline PTX"
+    for name in ("cuda.bf16.hadd", "cuda.fp8.cvt_float_to_fp8", "cuda.cg.this_cluster", "cuda.libdevice.rsqrtf"):
+        assert table[name].implementation is None and table[name].not_simulated, name
     assert table["cuda.popc"].implementation is sim.popc
     assert table["cuda.atomic.add"].implementation is sim.atomic.add
     assert table["math.sin"].implementation is math.sin
@@ -57,6 +61,36 @@ def test_a_device_function_without_an_implementation_is_reported():
     assert entry.implementation is None and entry.not_simulated is None
     entry = dt.simulator_entry(device_api.DeviceFunction("cuda.libdevice.no_such_function"))
     assert entry.implementation is None and entry.not_simulated is None
+
+
+def _reach(qualname):
+    """What a simulated kernel reaches for ``cuda.a.b``: ``sim.a.b``, attribute by attribute."""
+    obj = sim
+    for part in qualname.split(".")[1:]:
+        obj = getattr(obj, part)
+    return obj
+
+
+def test_not_simulated_functions_raise_their_reason():
+    # the one table is what the simulator does: a kernel reaching a listed function gets
+    # NotImplementedError with the table's reason (at the call, or at the name for libdevice)
+    listed = [e for e in dt.device_table() if e.not_simulated]
+    assert len(listed) > 300
+    for e in listed:
+        with pytest.raises(NotImplementedError) as info:
+            _reach(e.qualname)()
+        message = str(info.value)
+        assert message.startswith(f"{e.qualname}: {e.not_simulated} cannot be simulated"), message
+
+
+def test_the_walk_is_the_registry_s_keys():
+    from cudalite.core.registry import registry
+
+    keys = {id(k) for k in dt.device_api_keys()}
+    stubs = [k for k in registry.call_objects() + registry.value_objects()
+             if isinstance(k, (device_api.DeviceFunction, device_api.DeviceValue))]
+    assert stubs and all(id(k) in keys for k in stubs)
+    assert id(math.isqrt) not in keys  # typed only as a builtin method (no math typing): not a device function
 
 
 def test_keys_are_the_registry_objects():
@@ -301,3 +335,173 @@ def test_simulator_and_typeof_use_the_one_layout_classifier():
         want = layout_of(ary.shape, ary.strides, ary.itemsize)
         assert sim.DeviceNDArray(ary)._layout == want
         assert typeof_constant(ary).layout == want
+
+
+# -- one comparison for every family below -----------------------------------------------------------
+
+
+def _compare(label, got, ref):
+    """``got`` (the simulator's result) against ``ref`` (NumPy/Python, in the result's
+    type): tuples element by element, bools and integers exactly, floats after the
+    kernel's store into the reference's dtype with its ``rtol`` (NaN for NaN, the sign of
+    a zero exact), complex numbers part by part."""
+    if isinstance(ref, tuple):
+        assert isinstance(got, tuple) and len(got) == len(ref), (label, got, ref)
+        for g, r in zip(got, ref):
+            _compare(label, g, r)
+        return
+    if isinstance(ref, (bool, np.bool_)):
+        assert bool(got) == bool(ref), (label, got, ref)
+    elif isinstance(ref, (int, np.integer)):
+        assert int(got) == int(ref), (label, got, ref)
+    elif isinstance(ref, (complex, np.complexfloating)):
+        _compare(label, (np.float64(np.real(got)), np.float64(np.imag(got))),
+                 (np.float64(np.real(ref)), np.float64(np.imag(ref))))
+    else:
+        dtype = type(ref) if isinstance(ref, np.floating) else np.float64
+        with np.errstate(over="ignore"):
+            got = dtype(got)
+        if np.isnan(ref):
+            assert np.isnan(got), (label, got, ref)
+        else:
+            np.testing.assert_allclose(got, ref, rtol=_RTOL[dtype], atol=0, err_msg=label)
+            assert ref != 0 or np.signbit(got) == np.signbit(ref), (label, got, ref)
+
+
+def _sampled(label, impl, ref_fn, samples):
+    for args in samples:
+        with np.errstate(all="ignore"):
+            ref = ref_fn(*args)
+        try:
+            got = impl(*args)
+        except (ValueError, OverflowError):  # Python's math raises where the GPU gives NaN/inf
+            assert not all(np.isfinite(np.asarray(ref, dtype=complex)).flat), f"{label}{args} raised; reference {ref}"
+            continue
+        _compare(f"{label}{args}", got, ref)
+
+
+# -- the other math functions the registry types: log (one or two arguments), frexp, ldexp, modf, gcd --
+
+_MATH_EXTRA = {
+    "log": (np.log, [(x,) for x in _SAMPLE]),
+    "frexp": (lambda x: (lambda m, e: (m, int(e)))(*np.frexp(x)), [(x,) for x in _SAMPLE if np.isfinite(x)]),
+    "ldexp": (lambda x, n: np.ldexp(x, n), [(x, n) for x in _SAMPLE for n in (0, 3, -2, 60) if np.isfinite(x)]),
+    "modf": (lambda x: tuple(np.modf(x)), [(x,) for x in _SAMPLE if np.isfinite(x)]),
+    "gcd": (lambda a, b: int(np.gcd(a, b)), [(a, b) for a in (0, 12, -18, 7) for b in (0, 8, 27, -4)]),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", sorted(_MATH_EXTRA))
+def test_math_extras_match_reference(name, dtype):
+    ref_fn, samples = _MATH_EXTRA[name]
+    if name != "gcd":
+        samples = [(dtype(args[0]), *args[1:]) for args in samples]
+    _sampled(f"math.{name}", _table()[f"math.{name}"].implementation, ref_fn, samples)
+
+
+def test_math_log_with_a_base():
+    impl = _table()["math.log"].implementation
+    _sampled("math.log", impl, lambda x, b: np.log(x) / np.log(b), [(8.0, 2.0), (1000.0, 10.0), (0.25, 0.5)])
+
+
+# -- cmath on complex128 (NumPy's complex ufuncs as the reference) ----------------------------------------
+
+_COMPLEX = (0.5 + 0.25j, -1.5 + 2j, 3 - 0.5j, -0.25 - 0.75j, 2 + 0j, 1j, 1e-3 + 1e3j, -7.5 + 1e-9j)
+_NONFINITE = (complex(math.inf, 1.0), complex(1.0, math.nan), complex(-math.inf, math.inf))
+_CMATH_REF = {
+    "sqrt": np.sqrt, "exp": np.exp, "log": np.log, "log10": np.log10, "sin": np.sin, "cos": np.cos, "tan": np.tan,
+    "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
+    "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh, "phase": np.angle,
+    "polar": lambda z: (np.float64(np.abs(z)), np.float64(np.angle(z))),
+    "rect": lambda r, phi: np.complex128(complex(r * np.cos(phi), r * np.sin(phi))),
+    "isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite,
+}
+
+
+@pytest.mark.parametrize("name", sorted(_CMATH_REF))
+def test_cmath_matches_reference(name):
+    impl = _table()[f"cmath.{name}"].implementation
+    if name == "rect":
+        samples = [(r, phi) for r in (0.0, 1.0, 2.5) for phi in (0.0, 0.5, -2.0, math.pi)]
+    elif name.startswith("is"):
+        samples = [(z,) for z in _COMPLEX + _NONFINITE]
+    else:
+        samples = [(np.complex128(z),) for z in _COMPLEX]
+    _sampled(f"cmath.{name}", impl, _CMATH_REF[name], samples)
+
+
+# -- cuda.libdevice: every simulated function on the sample of its signature's types -------------------
+
+_LIBDEVICE_REF = {  # the reference of a libdevice stem whose math counterpart is not _NP's
+    "log": np.log,
+    "sincos": lambda x: (np.sin(x), np.cos(x)),
+    "frexp": _MATH_EXTRA["frexp"][0], "modf": _MATH_EXTRA["modf"][0], "ldexp": _MATH_EXTRA["ldexp"][0],
+    "remquo": lambda x, y: (type(x)(math.remainder(x, y)),
+                            round(Fraction(float(x)) / Fraction(float(y)))),  # the exact quotient, rounded to even
+    "abs": np.abs, "llabs": np.abs,
+    "popc": lambda x: sum(_bits(x)),
+    "clz": lambda x: len(_bits(x)) - (max(i for i, b in enumerate(_bits(x)) if b) + 1 if any(_bits(x)) else 0),
+    "ffs": lambda x: (_bits(x).index(1) + 1) if 1 in _bits(x) else 0,
+    "brev": lambda x: _signed_brev_ref(x),
+}
+_LD_TYPES = {"float32": np.float32, "float64": np.float64, "int32": np.int32, "int64": np.int64}
+
+
+def _signed_brev_ref(x):
+    bits = _bits(x)
+    r = sum(b << (len(bits) - 1 - i) for i, b in enumerate(bits))
+    return r - (1 << len(bits)) if r >> (len(bits) - 1) else r
+
+
+def _libdevice_stem(name):
+    inputs = LIBDEVICE[name][1]
+    stem = name[len("fast_"):] if name.startswith("fast_") else name
+    if inputs[0] == "float32" and stem.endswith("f"):
+        stem = stem[:-1]
+    stem = {"popcll": "popc", "clzll": "clz", "ffsll": "ffs", "brevll": "brev"}.get(stem, stem)
+    return stem
+
+
+def _libdevice_reference(name):
+    stem = _libdevice_stem(name)
+    ref = _LIBDEVICE_REF.get(stem)
+    if ref is not None:
+        return ref
+    dtype = _LD_TYPES[LIBDEVICE[name][1][0]]
+    return lambda *args: _reference(stem, dtype, args)
+
+
+def _libdevice_samples(name):
+    _result, inputs, _outputs = LIBDEVICE[name]
+    types = [_LD_TYPES[t] for t in inputs]
+    if types[0] in (np.int32, np.int64):
+        return [(types[0](x),) for x in _INTS if x.dtype.itemsize == np.dtype(types[0]).itemsize]
+    if _libdevice_stem(name) == "ldexp":
+        return [(types[0](x), np.int32(n)) for x, n in _MATH_EXTRA["ldexp"][1]]
+    if _libdevice_stem(name) == "remquo":
+        return [(types[0](a), types[0](b)) for a, b in _SAMPLE_PAIRS + ((7.0, 3.0), (-7.5, 2.0), (10.0, 4.0))
+                if np.isfinite(a) and np.isfinite(b) and b != 0]
+    if len(types) == 1:
+        return [(types[0](x),) for x in _SAMPLE]
+    return [(types[0](a), types[1](b)) for a, b in _SAMPLE_PAIRS + ((1.0, 2.0),)]
+
+
+_SIMULATED_LIBDEVICE = sorted(e.qualname.rsplit(".", 1)[1] for e in dt.device_table()
+                              if e.qualname.startswith("cuda.libdevice.") and e.implementation is not None)
+
+
+@pytest.mark.parametrize("name", _SIMULATED_LIBDEVICE)
+def test_libdevice_matches_reference(name):
+    result, _inputs, outputs = LIBDEVICE[name]
+    impl = _table()[f"cuda.libdevice.{name}"].implementation
+    for args in _libdevice_samples(name):
+        try:
+            got = impl(*args)
+        except (ValueError, OverflowError):  # compared below
+            continue
+        # numba's shape: the result, then the output parameters; a void result gives only the outputs
+        expected_len = (result != "void") + len(outputs)
+        assert (isinstance(got, tuple) and len(got) == expected_len) if expected_len > 1 else \
+            not isinstance(got, tuple), (name, got)
+    _sampled(f"cuda.libdevice.{name}", impl, _libdevice_reference(name), _libdevice_samples(name))

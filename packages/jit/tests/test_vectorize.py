@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from cudalite import cuda, types
-from cudalite.cuda import _gufunc as G
-from cudalite.cuda import _vectorize as V
+from cudalite.cuda._ufuncs import gufunc as G
+from cudalite.cuda._ufuncs import vectorize as V
 from cudalite.types import float32, float64, int32, uint32, void
 
 
@@ -245,7 +245,7 @@ def test_launch_waits_on_producer_streams_on_the_device(monkeypatch):
     device-side wait of the launch stream (no host synchronization), once per
     distinct producer, skipped for the launch stream itself and with
     CUDALITE_CUDA_ARRAY_INTERFACE_SYNC=0."""
-    import cudalite.cuda._vectorize as V
+    import cudalite.cuda._ufuncs.vectorize as V
 
     waits = []
     monkeypatch.setattr(V, "_stream_wait", lambda consumer, producer: waits.append((consumer, producer)))
@@ -262,7 +262,7 @@ def test_launch_waits_on_producer_streams_on_the_device(monkeypatch):
 
 
 def test_broadcast_shape_equal_shapes_and_errors():
-    from cudalite.cuda._vectorize import broadcast_shape
+    from cudalite.cuda._ufuncs.vectorize import broadcast_shape
 
     assert broadcast_shape([(3, 4), (3, 4)]) == (3, 4)
     assert broadcast_shape([(3, 1), (1, 4), ()]) == (3, 4)

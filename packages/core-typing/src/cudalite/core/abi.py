@@ -9,7 +9,7 @@ free of llvmlite) and its ``struct`` code.  Everything else derives from that va
 * the codegen's kernel and device-function wrappers (``cudalite.nvvm.lower._abi``)
   take their parameter types from the slots and rebuild each argument from them;
 * the driver launcher's parameter format is :attr:`KernelABI.param_format`;
-* the runtime's argument packing (``cudalite.cuda._args``) walks :attr:`KernelABI.args`
+* the runtime's argument packing (the argument kinds of ``cudalite.cuda._launch``) walks :attr:`KernelABI.args`
   (one :class:`ArgABI` per argument, with one per tuple item inside it) and packs
   array values with :func:`array_values`;
 * the kernel cache stores :meth:`KernelABI.to_payload` (plain JSON-able data) and

@@ -143,6 +143,16 @@ class Registry(KeyedTable):
 
         return deco
 
+    # -- walking (tools that check every entry: the simulator's parity test) -------------
+    def call_objects(self) -> tuple:
+        """Every object registered with :meth:`call`, in registration order (a
+        library registered lazily appears once one of its objects was looked up)."""
+        return tuple(k for k in self._calls if not _is_wrapped_key(k))
+
+    def value_objects(self) -> tuple:
+        """Every object registered with :meth:`value`, in registration order."""
+        return tuple(k for k in self._values if not _is_wrapped_key(k))
+
     def method(self, type_class, name, params=None):
         """Register the typer for calling ``value.name(...)``; ``site.recv`` is the
         receiver type and the receiver is passed to the lowering first."""
@@ -152,6 +162,12 @@ class Registry(KeyedTable):
             return fn
 
         return deco
+
+
+def _is_wrapped_key(key) -> bool:
+    """Whether ``key`` is :func:`registry_key`'s wrapper (a tuple) of a number, string,
+    tuple or unhashable object, rather than the registered object itself."""
+    return isinstance(key, tuple)
 
 
 def _name(obj):

@@ -36,7 +36,7 @@ else:
     CudalitePerformanceWarning = NumbaPerformanceWarning  # cudalite's older name of the warning
     from ._runtime.faults import KernelFaultError  # noqa: F401
     from . import devicearray  # noqa: F401  (numba's cuda.devicearray module)
-    from ._memory_api import (  # noqa: F401  (device, pinned, mapped, managed arrays; interop)
+    from ._memory.api import (  # noqa: F401  (device, pinned, mapped, managed arrays; interop)
         as_cuda_array, device_array, device_array_like, from_cuda_array_interface, is_cuda_array, managed_array,
         mapped, mapped_array, pinned, pinned_array, pinned_array_like, to_device,
     )
@@ -46,9 +46,9 @@ else:
         select_device, stream, synchronize,
     )
     from .devicearray import DeviceNDArray  # noqa: F401
-    from ._reduce import Reduce, reduce  # noqa: F401  (cuda.reduce: reductions from a binary function)
-    from ._vectorize import vectorize  # noqa: F401  (CUDA ufuncs)
-    from ._gufunc import guvectorize  # noqa: F401  (CUDA generalized ufuncs)
+    from ._ufuncs.reduce import Reduce, reduce  # noqa: F401  (cuda.reduce: reductions from a binary function)
+    from ._ufuncs.vectorize import vectorize  # noqa: F401  (CUDA ufuncs)
+    from ._ufuncs.gufunc import guvectorize  # noqa: F401  (CUDA generalized ufuncs)
     from ._memory.tma import make_tensor_map  # noqa: F401  (TMA descriptors, cc >= 9.0)
     from cudalite.core.ffi import declare_device  # noqa: F401  (foreign device functions)
     from cudalite.core.pointer_arrays import carray, farray  # noqa: F401,E402  (array views over pointers)
@@ -59,15 +59,15 @@ else:
     from . import errors, runtime  # noqa: F401,E402
     from .errors import KernelRuntimeError  # noqa: F401,E402
     from ._launch.hints import In, InOut, Out  # noqa: F401,E402  (transfer hints for kernel arguments)
-    from ._context_api import (  # noqa: F401,E402
+    from ._runtime.context import (  # noqa: F401,E402
         current_context, defer_cleanup, is_bfloat16_supported, is_float16_supported, is_fp8_supported,
         profile_start, profile_stop, profiling,
     )
-    from ._emm import (  # noqa: F401,E402  (external memory management plugins, IPC handles)
+    from ._memory.emm import (  # noqa: F401,E402  (external memory management plugins, IPC handles)
         BaseCUDAMemoryManager, GetIpcHandleMixin, HostOnlyCUDAMemoryManager, IpcHandle, MappedMemory, MemoryInfo,
         MemoryPointer, PinnedMemory, set_memory_manager,
     )
-    from ._memory_api import mapped_array_like, open_ipc_array  # noqa: F401,E402
+    from ._memory.api import mapped_array_like, open_ipc_array  # noqa: F401,E402
     from ._compat_names import cuda_error  # noqa: F401,E402
     from .runtime import is_supported_version  # noqa: F401,E402
 

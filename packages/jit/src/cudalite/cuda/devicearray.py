@@ -30,10 +30,12 @@ import cudalite.driver as _drv
 from cudalite.core.abi import array_values
 from cudalite.core.numpy_support import lazy_numpy as np  # NumPy loads on first use
 
-from ._context_api import device_alloc
-from ._devices import ANY, dlpack_device_of, multi_gpu, on_device
+from ._launch.devices import ANY, dlpack_device_of, multi_gpu, on_device
 from ._memory import layout as L
+from ._memory.emm import MemoryPointer
 from ._runtime.api import driver_stream, external_stream
+from ._runtime.context import current_context, device_alloc
+from .config import load_config
 
 __all__ = ["DeviceNDArray", "IpcArrayHandle", "auto_device", "is_device_array", "from_cuda_array_interface",
            "require_device_array"]
@@ -584,8 +586,6 @@ class DeviceNDArray:
     def get_ipc_handle(self):
         """A picklable :class:`~cudalite.cuda.IpcArrayHandle` that another process
         opens to get a device array over this array's memory (CUDA IPC)."""
-        from ._context_api import current_context
-        from ._emm import MemoryPointer
 
         dev = self.device_id if multi_gpu() else None
         ctx = current_context(dev)
@@ -647,7 +647,6 @@ class IpcArrayHandle:
 
     def open(self):
         """A device array over the exported memory."""
-        from ._context_api import current_context
 
         d = self._array_desc
         return DeviceNDArray(d["shape"], d["strides"], d["dtype"], gpu_data=self._ipc_handle.open(current_context()))
@@ -753,8 +752,6 @@ def from_cuda_array_interface(desc, owner=None, sync=True):
             raise ValueError("stream 0 is not allowed by __cuda_array_interface__ v3")
         stream = external_stream(int(stream_ptr))
         if sync:
-            from .config import load_config
-
             if load_config().cuda_array_interface_sync:
                 stream.synchronize()
     arr = DeviceNDArray(shape, strides, dtype, stream, ptr=ptr, owner=owner)

@@ -29,13 +29,14 @@ import math
 
 import numpy as np
 
+from ._memory.api import to_device
 from .config import simulator_enabled
 
 if simulator_enabled():  # CUDALITE_ENABLE_CUDASIM=1: the device functions run as Python
     from .simulator.host import to_device as _sim_to_device
     from .simulator.kernel import jit
 else:
-    from ._dispatcher import jit
+    from ._dispatch.decorator import jit
 
     _sim_to_device = None
 
@@ -213,7 +214,6 @@ def create_xoroshiro128p_states(n, seed, subsequence_start=0, stream=0):
     """A new device array of n xoroshiro128+ states (see :func:`init_xoroshiro128p_states`)."""
     if _sim_to_device is not None:
         return _sim_to_device(xoroshiro128p_states_host(n, seed, subsequence_start), stream=stream)
-    from ._memory_api import to_device
 
     return to_device(xoroshiro128p_states_host(n, seed, subsequence_start), stream=stream)
 

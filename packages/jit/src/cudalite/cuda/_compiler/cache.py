@@ -441,6 +441,7 @@ def clear(path=None) -> int:
 def _walk_consts(body, out):
     """Named constants (frozen globals, closure values, folded attributes) in a function body."""
 
+
     from cudalite.core import ir  # lazy: the IR (a compiler module) loads with the first key
 
     for stmt in ir.walk_stmts(body):

@@ -52,6 +52,7 @@ def compiler_tag() -> str:
 
     from .artifact import PAYLOAD_VERSION
 
+
     from cudalite import nvvm  # lazy: the compiler package loads when a pickle is made or read
 
     return f"core {core.__version__}; nvvm {nvvm.__version__}; artifact {PAYLOAD_VERSION}"

@@ -33,10 +33,10 @@ from cudalite.driver import current_device, load_module
 from cudalite.linker import LinkerOptions, make_fatbin, normalize_arch
 
 from . import compile_code as frontend
+from . import options as _options
 from .artifact import KernelArtifact
 from .compile_code import reraise_located
 from .linking import link_cubin
-from . import options as _options
 
 __all__ = ["Stage", "BuildJob", "BuildState", "BUILD_STAGES", "STAGE_NAMES", "make_job", "load_job", "run_build"]
 

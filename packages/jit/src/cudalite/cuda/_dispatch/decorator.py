@@ -4,7 +4,7 @@
 ``kernel[griddim, blockdim, stream, sharedmem](*args)``) or, with ``device=True``, a
 :class:`~cudalite.cuda._dispatch.device.DeviceDispatcher` (callable from kernels
 and other device functions: the core compiler sees its ``__cudalite_pyfunc__``).
-Options are validated into one :class:`~cudalite.cuda._compile.JitOptions` here.
+Options are validated into one :class:`~cudalite.cuda._compiler.options.JitOptions` here.
 """
 
 from __future__ import annotations

@@ -15,9 +15,9 @@ from cudalite.core.types import parse_signature
 
 from .._compiler.compile_code import compile_code
 from .._compiler.options import JitOptions
+from ..errors import DeviceFunctionLaunchError
 from .inspect import DeviceInspectMixin
 from .pickling import reduce_dispatcher
-from ..errors import DeviceFunctionLaunchError
 
 __all__ = ["DeviceDispatcher"]
 

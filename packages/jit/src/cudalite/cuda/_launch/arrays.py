@@ -51,7 +51,7 @@ def slot_source(spec, data, shape, stride) -> str:
 def _slot_function(spec):
     src = slot_source(spec, "p", lambda d: f"s[{d}]", lambda d: f"t[{d}]")
     ns = {}
-    exec(f"def values(p, s, t):\n    return ({src},)\n", ns)
+    exec(compile(f"def values(p, s, t):\n    return ({src},)\n", "<cudalite array values>", "exec"), ns)
     return ns["values"]
 
 

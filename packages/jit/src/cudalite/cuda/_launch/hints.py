@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from cudalite.core.numpy_support import lazy_numpy as np
 
-from .. import _memory_api
+from .._memory import api as _memory_api
 from ..devicearray import is_device_array
 
 __all__ = ["ArgHint", "In", "Out", "InOut", "wrap_arg", "prepare_hints"]

@@ -14,7 +14,7 @@ from cudalite.core.numpy_support import lazy_numpy as np
 from cudalite.driver import Stream
 
 from .._memory import layout as L
-from .._memory_api import to_device
+from .._memory.api import to_device
 from .kinds import ArgKind
 
 __all__ = ["HostArrayKind", "RecordScalarKind", "DeviceRecordKind", "HostBufferKind", "DeviceRecord", "RecordCopyBack",

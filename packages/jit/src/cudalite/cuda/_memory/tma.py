@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import weakref
 
-from .._memory_api import as_cuda_array, to_device
+from .api import as_cuda_array, to_device
 
 __all__ = ["make_tensor_map"]
 

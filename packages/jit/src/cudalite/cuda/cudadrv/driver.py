@@ -22,8 +22,8 @@ from cudalite.driver import device_pointer as drv_pointer
 from cudalite.driver import driver_api as driver  # noqa: F401
 from cudalite.linker import LinkerError  # noqa: F401
 
-from .._context_api import Context, profiling  # noqa: F401
-from .._emm import (  # noqa: F401
+from .._runtime.context import Context, profiling  # noqa: F401
+from .._memory.emm import (  # noqa: F401
     AutoFreePointer,
     BaseCUDAMemoryManager,
     GetIpcHandleMixin,

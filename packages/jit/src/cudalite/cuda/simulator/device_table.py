@@ -20,16 +20,14 @@ compares the implementations with NumPy/Python references on shared inputs.
 
 from __future__ import annotations
 
-import cmath
 import inspect
-import math
 from typing import NamedTuple
 
 from cudalite.core import device_api
 from cudalite.core.registry import registry
 from cudalite.core.typing import rules as _rules  # noqa: F401  (fills the registry)
 
-from .unsupported import UNSUPPORTED, UNSUPPORTED_LIBDEVICE, UNSUPPORTED_NAMESPACES
+from .unsupported import UNSUPPORTED, UNSUPPORTED_LIBDEVICE, UNSUPPORTED_MEMBERS, UNSUPPORTED_NAMESPACES
 
 __all__ = ["SimEntry", "KNOWN_DIVERGENCES", "device_api_keys", "simulator_entry", "device_table"]
 
@@ -57,35 +55,14 @@ class SimEntry(NamedTuple):
     not_simulated: str | None = None
 
 
-def _known(obj) -> bool:
-    return registry.lookup_call(obj) is not None or registry.lookup_value(obj) is not None
-
-
-def _walk(obj, seen):
-    if id(obj) in seen:
-        return
-    seen.add(id(obj))
-    if isinstance(obj, _STUBS):
-        yield obj
-        return
-    if type(obj).__name__ == "_Namespace" and type(obj).__module__ == device_api.__name__:
-        for value in vars(obj).values():
-            yield from _walk(value, seen)
-
-
 def device_api_keys():
-    """Every device-API callable or value the typing registry knows: the stubs of
-    :mod:`cudalite.core.device_api` (namespaces walked) and the ``math``/``cmath``
-    functions, each once."""
-    seen, out = set(), []
-    for name in device_api.DEVICE_API_NAMES:
-        out.extend(s for s in _walk(getattr(device_api, name), seen) if _known(s))
-    for module in (math, cmath):
-        for name in sorted(vars(module)):
-            fn = getattr(module, name)
-            if callable(fn) and not name.startswith("_") and registry.lookup_call(fn) is not None:
-                out.append(fn)
-    return out
+    """Every device-API callable or value the typing registry knows, each once, sorted
+    by qualified name: the registry's own keys that are stubs of
+    :mod:`cudalite.core.device_api` (``cuda.popc``, ``cuda.bf16.hadd``,
+    ``cuda.threadIdx.x`` ...) and the ``math``/``cmath`` functions it types."""
+    keys = [k for k in registry.call_objects() + registry.value_objects()
+            if isinstance(k, _STUBS) or getattr(k, "__module__", None) in ("math", "cmath")]
+    return sorted(dict.fromkeys(keys), key=_qualname)
 
 
 def _qualname(key) -> str:
@@ -102,7 +79,7 @@ def _reason(parts):
         return UNSUPPORTED_NAMESPACES[parts[0]]
     if parts[0] == "libdevice" and len(parts) == 2:
         return UNSUPPORTED_LIBDEVICE.get(parts[1])
-    return None
+    return UNSUPPORTED_MEMBERS.get(".".join(parts))
 
 
 def _resolve(parts):

@@ -12,6 +12,7 @@ from ._state import current, in_kernel
 from .context import WARP_SIZE
 from .dtypes import normalize_shape, to_dtype
 from .namespaces import Namespace
+from .unsupported import unsupported_member
 
 __all__ = [
     "threadIdx", "blockIdx", "blockDim", "gridDim", "grid", "gridsize", "laneid", "warpsize",
@@ -182,9 +183,4 @@ def _this_grid():
     return _GridGroup()
 
 
-def _this_cluster():
-    raise NotImplementedError("cuda.cg.this_cluster(): thread-block clusters cannot be simulated by the cudalite "
-                              "CUDA simulator; run on a GPU (cc >= 9.0)")
-
-
-cg = Namespace("cg", this_grid=_this_grid, this_cluster=_this_cluster)
+cg = Namespace("cg", this_grid=_this_grid, this_cluster=unsupported_member("cg.this_cluster"))

@@ -7,7 +7,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
 from .namespaces import Namespace
+from .unsupported import UNSUPPORTED_LIBDEVICE, not_simulated
 
 __all__ = [
     "popc", "brev", "clz", "ffs", "fma", "cbrt", "selp", "fp16", "libdevice", "vector_constructors",
@@ -93,8 +95,16 @@ def _remquo(x, y):
     return r, int(round((x - r) / y))
 
 
+def _float_result(f):
+    """A libdevice rounding function (``floor``, ``ceilf`` ...): a float result, as its
+    signature says (Python's ``math.floor`` returns an int, losing ``-0.0``, inf and NaN)."""
+    return lambda x: f(x if isinstance(x, np.floating) else np.float64(x))
+
+
 _LIBDEVICE = {
     "sincos": lambda x: (math.sin(x), math.cos(x)), "remquo": _remquo,
+    "floor": _float_result(np.floor), "ceil": _float_result(np.ceil), "trunc": _float_result(np.trunc),
+    "nextafterf": lambda x, y: np.nextafter(np.float32(x), np.float32(y)),  # the next float32, not float64
     "popc": popc, "popcll": popc, "brev": _signed_brev, "brevll": _signed_brev, "clz": clz, "clzll": clz,
     "ffs": ffs, "ffsll": ffs, "abs": abs, "llabs": abs,
 }
@@ -104,17 +114,26 @@ class _Libdevice:
     """``cuda.libdevice.<name>``: the bit functions (``popc``, ``brev``, ``clz``, ``ffs``,
     ``abs`` and their ``ll`` forms), ``sincos`` and ``remquo`` (tuples, as in numba), else
     the :mod:`math` function of the same name, with a trailing ``f`` (the float32 variant)
-    and a leading ``fast_`` (the approximate variant) dropped; others raise
-    NotImplementedError."""
+    and a leading ``fast_`` (the approximate variant) dropped.  A libdevice function of
+    the one not-simulated table (:data:`.unsupported.UNSUPPORTED_LIBDEVICE`) raises
+    NotImplementedError with its reason; a name libdevice does not have, AttributeError."""
 
     def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        reason = UNSUPPORTED_LIBDEVICE.get(name)
+        if reason is not None:
+            not_simulated(f"cuda.libdevice.{name}", reason)
         base = name[len("fast_"):] if name.startswith("fast_") else name
         for candidate in (base, base[:-1] if base.endswith("f") else None):
             if candidate in _LIBDEVICE:
                 return _LIBDEVICE[candidate]
             if candidate and hasattr(math, candidate):
                 return getattr(math, candidate)
-        raise NotImplementedError(f"cuda.libdevice.{name} is not available in the cudalite CUDA simulator")
+        raise AttributeError(f"cuda.libdevice has no function {name!r} (see cudalite.core.libdevice_table)")
+
+    def __repr__(self):
+        return "<cudalite simulator namespace cuda.libdevice>"
 
 
 libdevice = _Libdevice()

@@ -1,13 +1,18 @@
 """What the simulator cannot do: each such name raises a NotImplementedError that
 names the feature.  :data:`UNSUPPORTED` maps the ``cudalite.cuda`` name to the
 feature; :data:`UNSUPPORTED_NAMESPACES` the device-side namespaces (any member);
+:data:`UNSUPPORTED_MEMBERS` single members of simulated namespaces (``cg.this_cluster``);
+:data:`UNSUPPORTED_LIBDEVICE` the ``cuda.libdevice`` functions;
 :data:`UNSUPPORTED_CLASSES` the classes: they can be named and subclassed (a module that
-defines an EMM plugin imports), but creating an instance raises."""
+defines an EMM plugin imports), but creating an instance raises.  Together with the
+first four this is the one table of the device functions the simulator does not run,
+each with its reason (``test_simulator_parity.py`` fails on any other registered device
+function without a simulator implementation)."""
 
 from __future__ import annotations
 
-__all__ = ["not_simulated", "UNSUPPORTED", "UNSUPPORTED_CLASSES", "UNSUPPORTED_NAMESPACES", "UNSUPPORTED_LIBDEVICE",
-           "unsupported_objects"]
+__all__ = ["not_simulated", "UNSUPPORTED", "UNSUPPORTED_CLASSES", "UNSUPPORTED_NAMESPACES", "UNSUPPORTED_MEMBERS",
+           "UNSUPPORTED_LIBDEVICE", "unsupported_objects", "unsupported_member"]
 
 UNSUPPORTED = {
     "inline_ptx": "inline PTX",
@@ -38,6 +43,10 @@ UNSUPPORTED_NAMESPACES = {
     "bf16": "bfloat16 arithmetic (cuda.bf16)",
     "fp8": "8-bit float conversions (cuda.fp8)",
     "cache": "the on-disk kernel cache (cuda.cache)",
+}
+# single members of a simulated namespace ("namespace.member")
+UNSUPPORTED_MEMBERS = {
+    "cg.this_cluster": "thread-block clusters (cuda.cg.this_cluster)",
 }
 
 # cuda.libdevice functions the simulator does not implement (the others map onto math
@@ -107,6 +116,11 @@ def _raiser(name, feature):
     unsupported.__qualname__ = name
     unsupported.__doc__ = f"Not available in the simulator: {feature}."
     return unsupported
+
+
+def unsupported_member(qualname):
+    """The raising stand-in of ``UNSUPPORTED_MEMBERS[qualname]`` (``"cg.this_cluster"``)."""
+    return _raiser(qualname, UNSUPPORTED_MEMBERS[qualname])
 
 
 def _unsupported_class(name, feature):

@@ -23,8 +23,17 @@ import contextlib
 
 import cudalite.driver as _drv
 
-from ._emm import DefaultMemoryManager, MemoryInfo, PendingDeallocs
-from ._runtime.record import jit_runtime
+from .._memory.emm import DefaultMemoryManager, MemoryInfo, MemoryPointer, PendingDeallocs
+from .api import (
+    Device,
+    Event,
+    default_stream,
+    external_stream,
+    legacy_default_stream,
+    per_thread_default_stream,
+    stream,
+)
+from .record import jit_runtime
 
 __all__ = [
     "Context", "current_context", "device_alloc", "memory_plugin", "defer_cleanup", "profile_start", "profile_stop",
@@ -102,7 +111,6 @@ class Context:
     def open_ipc_handle(self, handle, size):
         """Map another process's allocation (its 64-byte IPC handle); returns a
         :class:`~cudalite.cuda.MemoryPointer` that closes the mapping when it dies."""
-        from ._emm import MemoryPointer
 
         ptr = _drv.ipc_open_handle(handle)
         return MemoryPointer(self, ptr, size, finalizer=_closer(ptr))
@@ -153,35 +161,23 @@ class Context:
         self.device.synchronize()
 
     def create_stream(self):
-        from ._runtime.api import stream
-
         with _on(self.device.id):
             return stream()
 
     def create_event(self, timing=True):
-        from ._runtime.api import Event
-
         with _on(self.device.id):
             return Event(timing=timing)
 
     def get_default_stream(self):
-        from ._runtime.api import default_stream
-
         return default_stream()
 
     def get_legacy_default_stream(self):
-        from ._runtime.api import legacy_default_stream
-
         return legacy_default_stream()
 
     def get_per_thread_default_stream(self):
-        from ._runtime.api import per_thread_default_stream
-
         return per_thread_default_stream()
 
     def create_external_stream(self, ptr):
-        from ._runtime.api import external_stream
-
         return external_stream(ptr)
 
 
@@ -227,7 +223,6 @@ def current_context(devnum=None):
     cudalite.driver.CudaSupportError
         No CUDA driver or no device.
     """
-    from ._runtime.api import Device
 
     dev_id = _drv.current_device().id if devnum is None else int(devnum)
     rt = jit_runtime()

@@ -14,10 +14,9 @@ from __future__ import annotations
 import ctypes
 
 import numpy as np
-
 from cudalite.core.abi import array_values
 
-from ._memory import layout as L
+from . import layout as L
 
 __all__ = ["GpuAddressableArray", "MappedNDArray", "ManagedNDArray", "host_array_over"]
 

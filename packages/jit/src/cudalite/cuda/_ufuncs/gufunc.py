@@ -18,11 +18,27 @@ from __future__ import annotations
 import re
 import threading
 
+from cudalite.core.types import Array
 
-from ._vectorize import (
-    broadcast_shape, broadcast_view, check_target, classify, device_function, dtype_of_type, launch_config,
-    loop_kernel, multiprocessors, no_loop_error, order_after_producers, parse_signatures, select_loop,
-    split_options, stream_sync, to_device_array, unflatten_lines,
+from .._memory.api import device_array
+from .vectorize import (
+    broadcast_shape,
+    broadcast_view,
+    check_target,
+    classify,
+    device_function,
+    dtype_of_type,
+    launch_config,
+    loop_kernel,
+    multiprocessors,
+    no_loop_error,
+    order_after_producers,
+    parse_signatures,
+    select_loop,
+    split_options,
+    stream_sync,
+    to_device_array,
+    unflatten_lines,
 )
 
 __all__ = ["CUDAGUFunc", "guvectorize", "parse_layout", "gufunc_source"]
@@ -98,8 +114,6 @@ class CUDAGUFunc:
     ``f(*inputs, out=None, stream=0)`` or ``f(*inputs, *outputs, stream=0)``."""
 
     def __init__(self, func, sigs, layout, identity=None, jit_options=None):
-        from cudalite.core.types import Array
-
         self.py_func = getattr(func, "py_func", func)
         self.__name__ = getattr(self.py_func, "__name__", "gufunc")
         self.__qualname__ = getattr(self.py_func, "__qualname__", self.__name__)
@@ -206,7 +220,6 @@ class CUDAGUFunc:
                 raise ValueError(f"{self.__name__}: output of shape {o.shape} does not have the loop "
                                  f"dimensions {loop_shape}")
         on_device = any(a.kind == "device" for a in ins + out_args)
-        from ._memory_api import device_array
 
         out_shapes = [loop_shape + tuple(sizes[d] for d in dims) for dims in self._outputs]
         dev_outs = []

@@ -21,10 +21,10 @@ import contextlib
 import cudalite.driver as _drv
 from cudalite.core.numpy_support import lazy_numpy as np  # NumPy loads on first use
 
-from ._context_api import current_context, device_alloc, memory_plugin
-from ._emm import IpcHandle, host_address
-from ._memory import layout as L
-from .devicearray import DeviceNDArray, from_cuda_array_interface, is_device_array
+from .._runtime.context import current_context, device_alloc, memory_plugin
+from ..devicearray import DeviceNDArray, from_cuda_array_interface, is_device_array
+from . import layout as L
+from .emm import IpcHandle, host_address
 
 __all__ = [
     "to_device", "device_array", "device_array_like", "pinned_array", "pinned_array_like",
@@ -262,7 +262,7 @@ def pinned_array(shape, dtype=float, strides=None, order="C"):
     strides = _strides_for(shape, dtype, strides, order)
     nbytes = _nbytes(shape, dtype, strides)
     mem, ptr, _ = _host_alloc(nbytes)
-    from ._hostarray import host_array_over  # defines an ndarray subclass: needs NumPy
+    from .hostarray import host_array_over  # defines an ndarray subclass: needs NumPy
 
     return host_array_over(ptr, nbytes, mem, shape, dtype, strides)
 
@@ -332,7 +332,7 @@ def mapped_array(shape, dtype=float, strides=None, order="C", stream=0, portable
     strides = _strides_for(shape, dtype, strides, order)
     nbytes = _nbytes(shape, dtype, strides)
     mem, ptr, devptr = _host_alloc(nbytes, mapped=True, portable=portable, wc=wc)
-    from ._hostarray import MappedNDArray, host_array_over
+    from .hostarray import MappedNDArray, host_array_over
 
     arr = host_array_over(ptr, nbytes, mem, shape, dtype, strides, cls=MappedNDArray)
     return arr._attach(ptr, devptr, max(nbytes, 1), mem, stream)
@@ -408,7 +408,7 @@ def managed_array(shape, dtype=float, strides=None, order="C", stream=0, attach_
     nbytes = _nbytes(shape, dtype, strides)
     mem = _managed_alloc(nbytes, attach_global)
     ptr = mem.ptr
-    from ._hostarray import ManagedNDArray, host_array_over
+    from .hostarray import ManagedNDArray, host_array_over
 
     arr = host_array_over(ptr, nbytes, mem, shape, dtype, strides, cls=ManagedNDArray)
     return arr._attach(ptr, ptr, max(nbytes, 1), mem, stream)

@@ -25,16 +25,31 @@ compilation of generated source.
 from __future__ import annotations
 
 import hashlib
+import inspect
 import linecache
+import pickle
 import threading
 import warnings
 
+from cudalite.core import device_api
 from cudalite.core.numpy_support import lazy_numpy as np  # NumPy loads on first use
+from cudalite.core.types import dtype_of, parse_signature, type_from_dtype
 
-from ._args import _needs_wait, _stream_wait
-from ._devices import current_id
-from .devicearray import DeviceNDArray
-from ._launchconfig import stream_handle_of
+from .._compiler.carry import carried_code, make_bundle
+from .._compiler.compile_code import compile_code
+from .._compiler.options import JitOptions
+from .._dispatch.decorator import jit
+from .._dispatch.device import DeviceDispatcher
+from .._dispatch.kernel import CUDADispatcher
+from .._dispatch.pickling import reduce_ufunc
+from .._launch.arrays import needs_wait as _needs_wait
+from .._launch.arrays import stream_wait as _stream_wait
+from .._launch.config import stream_handle_of
+from .._launch.devices import current_id
+from .._memory.api import as_cuda_array, device_array, is_cuda_array, to_device
+from ..config import load_config
+from ..devicearray import DeviceNDArray, is_device_array
+from .reduce import Reduce
 
 __all__ = ["CUDAUFunc", "vectorize", "elementwise_source", "select_loop", "broadcast_shape",
            "parse_signatures", "check_target"]
@@ -54,7 +69,6 @@ def check_target(target, what):
 def parse_signatures(sigs):
     """``[(return type or None, argtypes)]`` of a signature list (strings, ``Signature``
     objects such as ``float32(float32, float32)`` or tuples of argument types)."""
-    from cudalite.core.types import parse_signature
 
     if isinstance(sigs, str):
         sigs = [sigs]
@@ -62,14 +76,10 @@ def parse_signatures(sigs):
 
 
 def dtype_of_type(t):
-    from cudalite.core.types import dtype_of
-
     return np.dtype(dtype_of(t))
 
 
 def type_of_dtype(dtype):
-    from cudalite.core.types import type_from_dtype
-
     t = type_from_dtype(np.dtype(dtype))
     if t is None:
         raise TypeError(f"unsupported dtype {np.dtype(dtype)} for a CUDA ufunc")
@@ -103,8 +113,6 @@ def classify(obj):
     """The :class:`Arg` of a call argument (device arrays are never copied)."""
     if type(obj) is DeviceNDArray:  # the common case first
         return Arg("device", obj, obj.dtype, obj.shape)
-    from ._memory_api import as_cuda_array, is_cuda_array
-    from .devicearray import is_device_array
 
     if is_device_array(obj):
         return Arg("device", obj, obj.dtype, tuple(obj.shape))
@@ -175,7 +183,6 @@ def broadcast_view(dev, shape):
 
 def to_device_array(arg, stream, dtype=None):
     """The device array of an array :class:`Arg` (NumPy arrays copied, as ``dtype`` when given)."""
-    from ._memory_api import to_device
 
     if arg.kind == "device":
         return arg.value
@@ -188,7 +195,7 @@ def to_device_array(arg, stream, dtype=None):
 def multiprocessors() -> int:
     """The current device's multiprocessor count (80 when it cannot be read)."""
     try:
-        from ._runtime.api import get_current_device
+        from .._runtime.api import get_current_device
 
         return int(get_current_device().MULTIPROCESSOR_COUNT)
     except Exception:
@@ -212,7 +219,6 @@ def order_after_producers(args, stream):
     waits = [p for p in producers if _needs_wait(p, sh)]
     if not waits:  # the launch stream itself, or both the legacy default stream
         return
-    from .config import load_config
 
     if load_config().cuda_array_interface_sync:
         for p in waits:
@@ -222,7 +228,6 @@ def order_after_producers(args, stream):
 def compile_source(source, entry, namespace, jit_options):
     """``cuda.jit`` of function ``entry`` defined by generated ``source`` (registered in
     linecache under a name derived from the text, so errors and the compiler see it)."""
-    from ._dispatcher import jit
 
     filename = f"<cudalite-ufunc-{hashlib.sha1(source.encode()).hexdigest()[:16]}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
@@ -234,7 +239,6 @@ def compile_source(source, entry, namespace, jit_options):
 def loop_kernel(source, entry, argtypes, device_fn, jit_options):
     """Kernel ``entry`` of generated ``source``, which calls ``device_fn`` (``_F``) on
     arguments of ``argtypes`` (``_T0``, ``_T1``, ...), with the device API as ``_cuda``."""
-    from cudalite.core import device_api
 
     ns = {"_cuda": device_api, "_F": device_fn}
     ns.update({f"_T{j}": t for j, t in enumerate(argtypes)})
@@ -243,7 +247,6 @@ def loop_kernel(source, entry, argtypes, device_fn, jit_options):
 
 def device_function(func, jit_options):
     """``func`` as a device function (an existing ``cuda.jit(device=True)`` one is used as is)."""
-    from ._dispatcher import CUDADispatcher, DeviceDispatcher, jit
 
     if isinstance(func, DeviceDispatcher):
         return func
@@ -256,8 +259,6 @@ def device_function(func, jit_options):
 
 def infer_return(func, argtypes):
     """The return type of ``func`` typed for ``argtypes`` (compiled without a GPU)."""
-    from ._compile import JitOptions, compile_code
-    from ._dispatcher import DeviceDispatcher
 
     py = func.py_func if isinstance(func, DeviceDispatcher) else func
     return compile_code(py, tuple(argtypes), JitOptions(), None, device=True, until="typed-ir").return_type
@@ -344,7 +345,6 @@ class CUDAUFunc:
         nins = {len(lp.argtypes) for lp in self._loops}
         if len(nins) > 1:
             raise TypeError(f"vectorize {self.__name__}: the signatures take different numbers of arguments")
-        import inspect
 
         try:
             self.nin = nins.pop() if nins else len(inspect.signature(self.py_func).parameters)
@@ -354,14 +354,12 @@ class CUDAUFunc:
     nout = 1
 
     def __reduce__(self):  # by reference when its module names it, else by value (_pickling)
-        from ._dispatch.pickling import reduce_ufunc
 
         return reduce_ufunc(self, self._sigs, self.identity, self._jit_options)
 
     def _carried_kernels(self):
         """``((loop argtypes, ndim, scalar mask), bundle), ...``: the compiled code of the
         loop kernels, carried by a pickle of this ufunc by value (``_carry``)."""
-        from ._compiler.carry import carried_code, make_bundle
 
         out = {}
         for key, carried in self._carried.items():  # received and not used here: passed on
@@ -376,8 +374,6 @@ class CUDAUFunc:
     def _add_carried(self, key, carried):
         """Load the loop kernel of ``key`` (see :meth:`_carried_kernels`) from ``carried``."""
         if not (type(key) is tuple and len(key) == 3):
-            import pickle
-
             raise pickle.UnpicklingError(f"the compiled code carried in the pickle of ufunc {self.__qualname__} "
                                          "is malformed: the pickle was not made by cudalite, or was altered")
         self._carried[key] = carried
@@ -530,7 +526,6 @@ class CUDAUFunc:
 
     def _run(self, ins, loop, index, shape, out_arg, stream):
         """Launch over ``shape`` and return the device output (1 element for shape ``()``)."""
-        from ._memory_api import device_array
 
         size = 1
         for n in shape:
@@ -562,8 +557,6 @@ class CUDAUFunc:
         order_after_producers(ins + [out_arg], stream)
         kernel[blocks, threads, stream](target, *values)
         if out_arg is not None and out_arg.kind == "device" and dout is not out_arg.value:
-            from ._memory_api import to_device
-
             cast = dout.copy_to_host(stream=stream).astype(out_arg.dtype)
             stream_sync(stream)
             to_device(cast, stream=stream, to=out_arg.value)
@@ -592,8 +585,6 @@ class CUDAUFunc:
         src = a.value if a.kind == "device" else np.ascontiguousarray(a.value, dtype=dt)
         reducer = self._reducers.get(index)
         if reducer is None:
-            from ._reduce import Reduce
-
             with self._lock:
                 reducer = self._reducers.setdefault(index, Reduce(self._device_fn))
         result = reducer(src, stream=stream)

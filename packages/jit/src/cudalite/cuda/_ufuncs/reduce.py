@@ -23,9 +23,20 @@ unspecified), as in numba.
 
 from __future__ import annotations
 
+import inspect
 import threading
 
+from cudalite.core import device_api as cuda
+from cudalite.core.errors import SignatureError
 from cudalite.core.numpy_support import lazy_numpy as np  # NumPy loads on first use
+from cudalite.core.types import as_type
+
+from .._dispatch.decorator import jit
+from .._dispatch.device import DeviceDispatcher
+from .._dispatch.kernel import CUDADispatcher
+from .._memory.api import as_cuda_array, device_array, is_cuda_array, is_device_array, to_device
+from .._runtime.api import driver_stream
+from ..devicearray import _sync
 
 __all__ = ["Reduce", "reduce"]
 
@@ -39,9 +50,7 @@ def _make_kernel(op, nbtype, block):
     ``kernel(arr, n, out, init, use_init)`` folds ``arr[:n]`` block by block and
     writes block ``b``'s value to ``out[b]``, combined with ``init`` when
     ``use_init`` is nonzero (the last pass, launched with a single block)."""
-    from cudalite.core import device_api as cuda  # the device API the kernel below calls
 
-    from ._dispatcher import jit
 
     half = block // 2
 
@@ -74,9 +83,6 @@ def _make_kernel(op, nbtype, block):
 
 
 def _check_functor(functor):
-    import inspect
-
-    from ._dispatcher import CUDADispatcher, DeviceDispatcher
 
     if isinstance(functor, CUDADispatcher):
         raise TypeError("cuda.reduce takes a binary function or a device function, not a kernel "
@@ -107,7 +113,6 @@ def _check_size(size, n):
 def _as_1d_input(arr):
     """``(array, is_device)``: a device array stays where it is; anything else
     becomes a NumPy array."""
-    from ._memory_api import as_cuda_array, is_cuda_array, is_device_array
 
     if is_device_array(arr):
         device = True
@@ -123,8 +128,6 @@ def _as_1d_input(arr):
 
 
 def _element_type(dtype):
-    from cudalite.core.types import as_type
-    from cudalite.core.errors import SignatureError
 
     try:
         return as_type(dtype)
@@ -151,8 +154,6 @@ class Reduce:
     """
 
     def __init__(self, functor):
-        from ._dispatcher import jit
-
         device_fn = _check_functor(functor)
         self._functor = functor
         self._device_fn = device_fn if device_fn is not None else jit(device=True)(functor)
@@ -211,9 +212,6 @@ class Reduce:
         ValueError
             If ``size`` is negative or too large, or ``res`` is empty.
         """
-        from ._memory_api import as_cuda_array, device_array, is_cuda_array, is_device_array, to_device
-        from ._runtime.api import driver_stream
-        from .devicearray import _sync
 
         arr, on_device = _as_1d_input(arr)
         n = _check_size(size, arr.shape[0])

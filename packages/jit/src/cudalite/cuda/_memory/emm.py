@@ -44,6 +44,9 @@ from collections import namedtuple
 
 import cudalite.driver as _drv
 
+from .._runtime.api import driver_stream
+from .._runtime.record import jit_runtime
+
 __all__ = [
     "MemoryInfo", "MemoryPointer", "AutoFreePointer", "MappedMemory", "PinnedMemory", "ManagedMemory",
     "OwnedPointer", "DevicePointer", "BaseCUDAMemoryManager", "HostOnlyCUDAMemoryManager", "GetIpcHandleMixin",
@@ -161,7 +164,6 @@ class MemoryPointer:
         stream : Stream or int, optional
             Stream of the operation (0, the default: synchronous).
         """
-        from ._runtime.api import driver_stream
 
         _drv.memset(self.ptr, byte, self.size if count is None else count, stream=driver_stream(stream))
 
@@ -541,7 +543,6 @@ def set_memory_manager(mm_plugin):
     if iv != SUPPORTED_EMM_INTERFACE_VERSION:
         raise RuntimeError(f"EMM Plugin interface has version {iv} - version {SUPPORTED_EMM_INTERFACE_VERSION} "
                            "required")
-    from ._runtime.record import jit_runtime
 
     rt = jit_runtime()
     with rt.lock:
@@ -569,8 +570,6 @@ def handle_bytes(handle) -> bytes:
     byte array or a cuda.bindings ``CUipcMemHandle`` (what plugins pass)."""
     get_ptr = getattr(handle, "getPtr", None)
     if get_ptr is not None:
-        import ctypes
-
         return ctypes.string_at(get_ptr(), 64)
     reserved = getattr(handle, "reserved", None)  # older cuda-bindings CUipcMemHandle
     if reserved is not None:
