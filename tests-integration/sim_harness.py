@@ -33,28 +33,39 @@ __all__ = ["SimGpu"]
 
 
 def _stand_ins() -> dict:
-    """``{id(compiler-only object): simulator object}``: the ``cudalite.nvvm`` module and
-    each of its device-side names the simulator also has."""
+    """``{id(compiler-only object): simulator object}``: the ``cudalite.nvvm`` module, each
+    device-side name it exports that the simulator has (the namespaces ``fp16``,
+    ``atomic`` ... included), and every device function of the one device-function table
+    (:mod:`cudalite.cuda.simulator.device_table`): its simulator implementation, or a
+    function raising the table's NotImplementedError when it is not simulated (``fn =
+    cuda.fp16.hcos`` at module level, then ``fn(x)`` in the kernel)."""
     import cudalite.nvvm as nvvm
-    from cudalite.core.device_api import DEVICE_API_NAMES
+    from cudalite.core.device_api import DEVICE_API_NAMES, DeviceFunction
     from cudalite.cuda import simulator
+    from cudalite.cuda.simulator.device_table import device_table
 
     out = {id(nvvm): simulator}
     for name in DEVICE_API_NAMES:
         obj = getattr(nvvm, name, None)
         if name in simulator.__all__ and not _primitive(obj):
-            sim = getattr(simulator, name)
-            out[id(obj)] = sim
-            for attr in dir(obj):  # namespaces' members too: fn = fp16.hcos, then fn(x) in the kernel
-                if attr.startswith("_"):
-                    continue
-                try:
-                    member, stand_in = getattr(obj, attr), getattr(sim, attr)
-                except Exception:  # noqa: BLE001  (a member the simulator lacks, a device-only property)
-                    continue
-                if not _primitive(member):
-                    out[id(member)] = stand_in
+            out[id(obj)] = getattr(simulator, name)
+    for entry in device_table():
+        if not isinstance(entry.key, DeviceFunction):  # values (threadIdx.x) are read through their namespace
+            continue
+        if entry.implementation is not None:
+            out.setdefault(id(entry.key), entry.implementation)
+        else:
+            out.setdefault(id(entry.key), _not_simulated(entry.qualname, entry.not_simulated))
     return out
+
+
+def _not_simulated(qualname, reason):
+    from cudalite.cuda.simulator.unsupported import not_simulated
+
+    def stand_in(*args, **kwargs):
+        not_simulated(qualname, reason)
+
+    return stand_in
 
 
 def _primitive(value) -> bool:

@@ -212,6 +212,106 @@ def test_ipc_handle_of_plugin_memory_comes_from_the_plugin(plugin):
     assert d.get_ipc_handle()._ipc_handle == ("ipc", d.gpu_data.ptr)
 
 
+# -- ufunc outputs, reductions, launch copies: the kernels run on the host -------------------------
+def _host_view(d):
+    """The NumPy array over a (fake) device array's memory, views and zero strides kept."""
+    cai = d.__cuda_array_interface__
+    dtype, shape = np.dtype(cai["typestr"]), tuple(cai["shape"])
+    strides = cai["strides"] or tuple(int(s) for s in np.empty(shape, dtype).strides)
+    span = dtype.itemsize + sum((n - 1) * abs(s) for n, s in zip(shape, strides)) if all(shape) else 0
+    buf = (ctypes.c_char * max(span, 1)).from_address(cai["data"][0])
+    return np.ndarray(shape, dtype, buffer=buf, strides=strides)
+
+
+class _HostKernel:
+    """``kernel[grid, block, stream](*args)`` running ``body(grid, *args)`` on the host."""
+
+    def __init__(self, body):
+        self.body, self.grids = body, []
+
+    def __getitem__(self, config):
+        self.grids.append(config[0])
+        return lambda *args: self.body(config[0], *args)
+
+
+def _add(a, b):
+    return a + b
+
+
+def test_vectorize_output_and_input_copies_go_through_the_plugin(plugin, monkeypatch):
+    f = cuda.vectorize(["float64(float64, float64)"])(_add)
+
+    def body(grid, out, a, b):
+        _host_view(out)[...] = _host_view(a) + _host_view(b)
+
+    kernel = _HostKernel(body)
+    monkeypatch.setattr(f, "_kernel", lambda index, ndim, scalars: kernel)
+    monkeypatch.setattr(f, "_multiprocessors", lambda: 4)
+    x, y = np.arange(50.0), np.linspace(0, 1, 50)
+    np.testing.assert_array_equal(f(x, y), x + y)  # host inputs: both copied, the output allocated
+    assert sorted(_allocs(plugin)) == [("memalloc", 400)] * 3
+    dx, dy = cuda.to_device(x), cuda.to_device(y)
+    del plugin[:]
+    got = f(dx, dy)  # device inputs: only the output is new
+    assert _allocs(plugin) == [("memalloc", 400)]
+    assert isinstance(got.gpu_data, cuda.MemoryPointer)
+    np.testing.assert_array_equal(got.copy_to_host(), x + y)
+
+
+def test_gufunc_output_and_input_copy_go_through_the_plugin(plugin, monkeypatch):
+    g = cuda.guvectorize(["void(float64[:], float64[:])"], "(n)->()")(_row_sum)
+
+    def body(grid, nloops, a, out):
+        _host_view(out)[...] = _host_view(a).sum(axis=-1, keepdims=True)
+
+    monkeypatch.setattr(g, "_kernel", lambda index, nloop, scalars: _HostKernel(body))
+    x = np.arange(12.0).reshape(3, 4)
+    np.testing.assert_array_equal(g(x), x.sum(axis=1))
+    assert sorted(_allocs(plugin)) == [("memalloc", 24), ("memalloc", 96)]  # the output, the input's copy
+
+
+def _row_sum(a, out):
+    out[0] = a.sum()
+
+
+def test_reduce_input_copy_result_and_partials_go_through_the_plugin(plugin, monkeypatch):
+    from cudalite.cuda._ufuncs import reduce as R
+
+    r = cuda.reduce(_add)
+
+    def body(grid, arr, n, out, init, final):
+        parts = np.array_split(_host_view(arr)[:n], grid)
+        _host_view(out)[:grid] = [init + p.sum() for p in parts] if final else [p.sum() for p in parts]
+
+    kernel = _HostKernel(body)
+    monkeypatch.setattr(r, "_kernel", lambda dtype: kernel)
+    x = np.arange(3 * R._BLOCK, dtype=np.int64)  # more than one block: a buffer of partials
+    assert r(x, init=5) == x.sum() + 5
+    assert kernel.grids == [3, 1]
+    assert sorted(_allocs(plugin)) == [("memalloc", 8), ("memalloc", 24), ("memalloc", x.nbytes)]
+    del plugin[:]
+    small = np.arange(10, dtype=np.int64)
+    assert r(cuda.to_device(small)) == small.sum()  # one block, a device input: the result only
+    assert _allocs(plugin) == [("memalloc", 80), ("memalloc", 8)]
+
+
+def test_launch_copies_of_host_arguments_go_through_the_plugin(plugin):
+    from cudalite.cuda._launch.host import HostArrayKind, HostBufferKind, RecordScalarKind
+
+    x, after = np.arange(6, dtype=np.float32), []
+    d = HostArrayKind().stage_in(x, 0, after)
+    assert _allocs(plugin) == [("memalloc", 24)] and isinstance(d.gpu_data, cuda.MemoryPointer)
+    _host_view(d)[...] *= 2  # "the kernel"
+    for copy_back in after:
+        copy_back()
+    np.testing.assert_array_equal(x, np.arange(6) * 2)
+    HostBufferKind().stage_in(bytearray(b"abcd"), 0, [])
+    assert _allocs(plugin)[-1] == ("memalloc", 4)
+    rec = np.zeros(1, dtype=[("a", np.int32), ("b", np.float64)])[0]
+    RecordScalarKind().stage_in(rec, 0, [])
+    assert _allocs(plugin)[-1] == ("memalloc", rec.dtype.itemsize)
+
+
 # -- host memory ------------------------------------------------------------------------------------
 def test_pinned_array_through_memhostalloc(plugin):
     a = cuda.pinned_array((2, 3), np.float32)

@@ -15,6 +15,8 @@ import sys
 
 from llvmlite import ir
 
+from cudalite.core.typing.rules.mathfuncs import CMATH_UNARY
+
 from ._floats import complex_div, fneg
 from ._casts import complex_parts, make_complex
 from ._irtypes import value_type
@@ -296,8 +298,7 @@ def _unary(name):
     return lower
 
 
-for _name in ("sqrt", "exp", "log10", "sin", "cos", "tan", "sinh", "cosh", "tanh", "asin",
-              "acos", "atan", "asinh", "acosh", "atanh"):
+for _name in CMATH_UNARY:  # the one list of cmath's one-argument functions (core's typing rules)
     lowerings.call(getattr(cmath, _name))(_unary(_name))
 
 

@@ -21,8 +21,6 @@ import numpy as np
 from cudalite.core import ir
 from cudalite.core.types import DeviceArrayRef, Signature, void
 from cudalite.driver import Device, Stream, copy_device_to_host, get_device, memset
-from cudalite.linker import Linker, PTXSource
-from cudalite.nvvm.pipeline import compile_nvvm_ir
 
 from .._launch.devices import on_device
 from .._runtime.record import jit_runtime
@@ -183,6 +181,8 @@ class CompiledKernel:
         ptx = self.artifact.stage("ptx")
         if ptx is None:  # an LTO build: PTX from the stored NVVM IR (libNVVM only)
 
+            from cudalite.nvvm.pipeline import compile_nvvm_ir  # lazy: a loaded kernel may need no compiler
+
             ptx = compile_nvvm_ir(self.artifact.stage("nvvm-ir"), compile_options_of(self.options, self.cc), "ptx")
         return ptx
 
@@ -196,6 +196,8 @@ class CompiledKernel:
         res = compile_code(self.py_func, self.argtypes, self.options, self.cc, until="ltoir")
         link = tuple(self.options.link) + tuple(res.link_items)
         job = make_job(self.py_func, self.argtypes, self.options, self.cc, cache=False)
+        from cudalite.linker import Linker, PTXSource  # lazy: as above
+
         linker = Linker(self.artifact.arch, options=job.link_options, name=self.py_func.__name__,
                         include_dirs=source_dirs(link))
         linker.add(code_input(res, self.py_func.__name__), trusted=True)

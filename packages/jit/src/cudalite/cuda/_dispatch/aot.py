@@ -165,7 +165,7 @@ def load_kernel(source, signature, name=None, *, cooperative=False):
     def loaded(pyfunc, types, opts, cc):  # the dispatcher's "compiler": only the load stage runs
         return CompiledKernel(pyfunc, types, opts, cc, build=build)
 
-    disp = CUDADispatcher(_stand_in(entry, len(argtypes)), None, JitOptions(), compiler=loaded)
+    disp = CUDADispatcher(_stand_in(entry, len(argtypes)), None, JitOptions(), compiler=loaded, warm_up=False)
     disp._eager = True  # arguments convert to the one signature, as with @cuda.jit(sig)
     disp._build(argtypes, cc)  # the one specialization (its record): loaded now
     return disp

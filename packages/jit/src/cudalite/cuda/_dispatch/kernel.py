@@ -26,7 +26,7 @@ from .._launch.devices import current_cc
 from .._launch.config import MIN_GRID_SIZE, check_cluster_grid, parse_config, warn_low_occupancy
 from .._launch.fastpath import launcher_param_names, slow_factory
 from .._launch.hints import ArgHint
-from .._launch.keys import eager_rank, key_to_type
+from .._launch.keys import compatible, eager_rank, key_to_type
 from .._runtime.record import jit_runtime
 from .._runtime.warmup import start_warmup
 from .inspect import InspectMixin
@@ -100,7 +100,7 @@ class CUDADispatcher(InspectMixin):
     (:meth:`_configure_new`).
     """
 
-    def __init__(self, py_func, sigs=None, options: JitOptions = JitOptions(), *, compiler=None):
+    def __init__(self, py_func, sigs=None, options: JitOptions = JitOptions(), *, compiler=None, warm_up=True):
         functools.update_wrapper(self, py_func)
         self.py_func = py_func
         # called (not launched) from device code, a kernel is compiled into its caller as
@@ -110,7 +110,8 @@ class CUDADispatcher(InspectMixin):
         self.options = options
         self._lock = threading.RLock()
         self._rt = jit_runtime()
-        start_warmup(self._rt)  # libraries and driver get ready while the program goes on
+        if warm_up:  # libraries and driver get ready while the program goes on (not for code built ahead of time)
+            start_warmup(self._rt)
         self._names = launcher_param_names(py_func)
         self._compiler = compiler  # None: CompiledKernel; _carry.CarriedCode once unpickled
         self.stats = CompileStats()  # cache hits and misses per signature, as numba's dispatcher
@@ -225,6 +226,9 @@ class CUDADispatcher(InspectMixin):
         then safe conversions, then promotions (numba's kinds); two best ones are
         ambiguous (TypeError), as in numba."""
         sigs = self._table.signatures()
+        if len(sigs) == 1 and len(sigs[0]) == len(keys):  # one signature: it fits or nothing does (no ranking)
+            if all(compatible(k, p, True) >= 0 for k, p in zip(keys, sigs[0])):
+                return sigs[0]
         ranked = []
         for argtypes in sigs:
             rank = eager_rank(keys, argtypes, len(sigs) == 1) if len(argtypes) == len(keys) else None

@@ -40,6 +40,8 @@ KNOWN_DIVERGENCES = {
     "math.ceil": _INT_RESULT,
     "math.trunc": _INT_RESULT + "; a NumPy float32/float64 argument raises TypeError",
     "math.nextafter": "computes in float64: a float32 argument steps to the next float64, not the next float32",
+    "math.ldexp": "a NumPy integer exponent (an element of an int32 array) raises TypeError: Python's "
+                  "math.ldexp takes only int",
 }
 
 _STUBS = (device_api.DeviceFunction, device_api.DeviceValue)

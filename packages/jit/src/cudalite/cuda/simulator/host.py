@@ -8,7 +8,7 @@ import contextlib
 
 import numpy as np
 
-from cudalite.core.layout import layout_of
+from cudalite.core.layout import is_c_contiguous, is_f_contiguous, layout_of
 
 from .dtypes import to_dtype
 
@@ -52,10 +52,10 @@ class DeviceNDArray:
         np.copyto(self._ary, src, casting="unsafe")
 
     def is_c_contiguous(self):
-        return bool(self._ary.flags.c_contiguous)
+        return is_c_contiguous(self._ary.shape, self._ary.strides, self._ary.itemsize)
 
     def is_f_contiguous(self):
-        return bool(self._ary.flags.f_contiguous)
+        return is_f_contiguous(self._ary.shape, self._ary.strides, self._ary.itemsize)
 
     @property
     def _layout(self):
@@ -212,7 +212,7 @@ def auto_device(obj, stream=0, copy=True):
     if isinstance(obj, DeviceNDArray):
         return obj, False
     ary = np.asarray(obj)
-    if not (ary.flags.c_contiguous or ary.flags.f_contiguous):
+    if layout_of(ary.shape, ary.strides, ary.itemsize) == "A":
         raise ValueError("Array contains non-contiguous buffer and cannot be transferred as a single memory "
                          "region. Please ensure contiguous buffer with numpy .ascontiguousarray()")
     return to_device(ary, stream), True

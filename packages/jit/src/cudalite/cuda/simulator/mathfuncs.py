@@ -5,6 +5,7 @@ stores, and the vector types (``cuda.float32x4`` ...) as small Python objects.""
 from __future__ import annotations
 
 import math
+import operator
 
 import numpy as np
 
@@ -105,6 +106,7 @@ _LIBDEVICE = {
     "sincos": lambda x: (math.sin(x), math.cos(x)), "remquo": _remquo,
     "floor": _float_result(np.floor), "ceil": _float_result(np.ceil), "trunc": _float_result(np.trunc),
     "nextafterf": lambda x, y: np.nextafter(np.float32(x), np.float32(y)),  # the next float32, not float64
+    "ldexp": lambda x, n: math.ldexp(x, operator.index(n)),  # an int32 exponent (math.ldexp takes only int)
     "popc": popc, "popcll": popc, "brev": _signed_brev, "brevll": _signed_brev, "clz": clz, "clzll": clz,
     "ffs": ffs, "ffsll": ffs, "abs": abs, "llabs": abs,
 }
