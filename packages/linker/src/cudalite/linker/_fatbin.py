@@ -24,7 +24,8 @@ def _nvfatbin():
     try:
         from cuda.bindings import nvfatbin
     except ImportError as e:  # cuda-bindings older than nvFatbin's bindings
-        raise LinkerError(f"nvFatbin is not available ({e}): install cuda-bindings>=13 and nvidia-nvfatbin") from None
+        raise LinkerError(f"nvFatbin is not available ({e}): fatbins need cuda-bindings>=13.2 (its nvFatbin "
+                          "bindings) and the nvidia-nvfatbin wheel") from None
     return nvfatbin
 
 

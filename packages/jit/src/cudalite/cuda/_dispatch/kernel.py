@@ -86,9 +86,6 @@ class CUDADispatcher(InspectMixin):
         The decorated Python function.
     options : JitOptions
         The compile options given to :func:`jit`.
-    overloads : dict
-        Argument types (a tuple of ``cudalite.types``) -> compiled kernel, one per
-        specialization compiled so far (a new dict per read).
 
     Notes
     -----
@@ -127,7 +124,8 @@ class CUDADispatcher(InspectMixin):
 
     @property
     def overloads(self) -> dict:
-        """Argument types -> compiled kernel (a new dict: the table's compiled records)."""
+        """dict: argument types (a tuple of ``cudalite.types``) -> compiled kernel, one
+        per specialization compiled so far (a new dict per read: the table's records)."""
         return self._table.kernels()
 
     @property
