@@ -53,6 +53,13 @@ def require_device_array(obj):
     return obj
 
 
+def _dlpack():
+    """The DLPack module (it needs NumPy: loaded at the first DLPack export)."""
+    from ._memory import dlpack
+
+    return dlpack
+
+
 class DeviceNDArray:
     """An array in device memory: ``DeviceNDArray(shape, strides, dtype, stream=0,
     gpu_data=None)`` allocates when ``gpu_data`` is None; ``ptr=``/``owner=`` wrap
@@ -611,17 +618,13 @@ class DeviceNDArray:
         return ordinal
 
     def __dlpack_device__(self):
-        from ._memory.dlpack import KDLCUDA
-
-        return (KDLCUDA, self._device_id())
+        return (_dlpack().KDLCUDA, self._device_id())
 
     def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
         """A DLPack capsule over this array; the array's stream is synchronized first
         unless the consumer stream is the same one (``stream=-1``: no sync).  A consumer
         passing ``max_version`` of 1.0 or later gets a DLPack 1.x versioned capsule
         (``"dltensor_versioned"``), any other a legacy ``"dltensor"`` one."""
-        from ._memory.dlpack import KDLCUDA, to_dlpack
-
         if copy:
             raise BufferError("__dlpack__(copy=True) is not supported")
         if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
@@ -633,7 +636,8 @@ class DeviceNDArray:
                 with self._on_own_device():
                     _sync(driver_stream(own))
         versioned = max_version is not None and tuple(max_version)[0] >= 1
-        return to_dlpack(self, KDLCUDA, self._device_id(), versioned=versioned)
+        dlpack = _dlpack()
+        return dlpack.to_dlpack(self, dlpack.KDLCUDA, self._device_id(), versioned=versioned)
 
 
 class IpcArrayHandle:

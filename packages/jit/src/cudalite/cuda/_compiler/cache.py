@@ -609,8 +609,6 @@ def toolchain_versions(directory, cfg, refresh=False) -> tuple:
             return versions
     versions = real_toolchain_versions()
     try:
-        import json
-
         _atomic_write(path, json.dumps([list(v) for v in versions]).encode())
     except OSError:
         pass
@@ -656,13 +654,12 @@ def probe_kernel(pyfunc, argtypes, opts, cc, *, directory=None, kind="kernel", c
     """Type ``pyfunc`` for ``argtypes`` and compute its cache key.  ``compile_options``:
     the compiler's options for the typing context (the compile on a miss reuses it)."""
 
-    from cudalite.core.registry import registry
-    from cudalite.core.typing import TypingContext
+    from cudalite.core import registry, typing  # lazy: typing loads with the first key
 
     p = KernelProbe()
     t0 = time.perf_counter()
     try:
-        p.context = TypingContext(registry, compile_options)
+        p.context = typing.TypingContext(registry.registry, compile_options)
         p.context.function_ir(pyfunc)
         t1 = time.perf_counter()
         tf = p.typed = p.context.type_function(pyfunc, tuple(argtypes))

@@ -36,6 +36,7 @@ import pickle
 import warnings
 
 from cudalite import core
+from cudalite.core.errors import NumbaWarning
 from cudalite.core.types import Type
 from cudalite.driver import CudaDriverError
 
@@ -45,24 +46,31 @@ _MAGIC = "cudalite-carried-code"
 _VERSION = 1
 
 
+def _compile_side():
+    """``(cudalite.nvvm, artifact, kernel)``: what carried code is checked and loaded with,
+    imported when a pickle is first made or read (the compiler stays unloaded until then)."""
+    from cudalite import nvvm
+
+    from . import artifact, kernel
+
+    return nvvm, artifact, kernel
+
+
 def compiler_tag() -> str:
     """The versions of the compiler (typing and ABI in cudalite-core, code generation in
     cudalite-nvvm) and of the artifact format: carried code is used only by a process
     whose tag is the same."""
 
-    from .artifact import PAYLOAD_VERSION
 
 
-    from cudalite import nvvm  # lazy: the compiler package loads when a pickle is made or read
+    nvvm, artifact, _kernel = _compile_side()
 
-    return f"core {core.__version__}; nvvm {nvvm.__version__}; artifact {PAYLOAD_VERSION}"
+    return f"core {core.__version__}; nvvm {nvvm.__version__}; artifact {artifact.PAYLOAD_VERSION}"
 
 
 def _carryable(kernel) -> bool:
     """Can this compiled specialization be loaded by another process as it is?"""
-    from .kernel import CompiledKernel
-
-    if not isinstance(kernel, CompiledKernel) or getattr(kernel, "_keepalive", ()):
+    if not isinstance(kernel, _compile_side()[2].CompiledKernel) or getattr(kernel, "_keepalive", ()):
         return False
     art = kernel.artifact
     return art.storable() and art.setup_callback() is None
@@ -105,7 +113,8 @@ def read_carried(bundle, qualname):
         ``bundle`` does not have the bundle's structure.
     """
 
-    from .artifact import KernelArtifact, PayloadError
+    _nvvm, artifact, _kernel = _compile_side()
+    KernelArtifact, PayloadError = artifact.KernelArtifact, artifact.PayloadError
 
     if bundle is None:
         return {}
@@ -133,8 +142,6 @@ def read_carried(bundle, qualname):
             if art.arch != f"sm_{cc[0]}{cc[1]}":
                 raise PayloadError(f"code for {art.arch} labelled compute capability {cc[0]}.{cc[1]}")
         except PayloadError as e:
-            from cudalite.core.errors import NumbaWarning
-
             warnings.warn(f"the compiled code carried in the pickle of kernel {shown} is not valid ({e}); "
                           "it is compiled again on first use", NumbaWarning, stacklevel=2)
             continue
@@ -157,23 +164,18 @@ class CarriedCode:
     """
 
     def __init__(self, artifacts, fallback=None):
-        from .kernel import CompiledKernel
-
         self.artifacts = dict(artifacts)
-        self.fallback = CompiledKernel if fallback is None else fallback
+        self.fallback = _compile_side()[2].CompiledKernel if fallback is None else fallback
 
     def __call__(self, pyfunc, argtypes, opts, cc):
         art = self.artifacts.get((tuple(argtypes), tuple(cc)))
         if art is None:
             return self.fallback(pyfunc, argtypes, opts, cc)
 
-        from .kernel import KernelBuild
-
+        KernelBuild = _compile_side()[2].KernelBuild
         try:
             return self.fallback(pyfunc, argtypes, opts, cc, build=KernelBuild(art, {}, "pickled"))
         except CudaDriverError as e:  # the driver refuses the carried cubin: compile it here
-            from cudalite.core.errors import NumbaWarning
-
             self.artifacts.pop((tuple(argtypes), tuple(cc)), None)
             warnings.warn(f"the compiled code carried in the pickle of kernel {pyfunc.__qualname__} does not "
                           f"load ({e}); compiling it again", NumbaWarning, stacklevel=2)

@@ -52,10 +52,9 @@ def compile_with(pyfunc, argtypes, opts: JitOptions, options, *, device=False, u
         warn_missing_source(pyfunc)
     try:
         if context is None:
-            from cudalite.core.registry import registry
-            from cudalite.core.typing import TypingContext
+            from cudalite.core import registry, typing  # lazy: the compiler loads at the first compile
 
-            context = TypingContext(registry, options)
+            context = typing.TypingContext(registry.registry, options)
         res = run_pipeline(pyfunc, tuple(argtypes), EntrySpec(device=device), options,
                            until=until or "nvvm-ir", context=context)
         if until is None:

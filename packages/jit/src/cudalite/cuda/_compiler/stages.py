@@ -32,6 +32,7 @@ from cudalite.core.errors import CudaliteError
 from cudalite.driver import current_device, load_module
 from cudalite.linker import LinkerOptions, make_fatbin, normalize_arch
 
+from . import cache as cache_mod
 from . import compile_code as frontend
 from . import options as _options
 from .artifact import KernelArtifact
@@ -94,9 +95,7 @@ def make_job(pyfunc, argtypes, options, cc, *, archs=None, cache=None, output="c
     archs = tuple(normalize_arch(a) for a in (archs or (cc,)))
     lopts = LinkerOptions(max_registers=options.max_registers, lineinfo=options.lineinfo, debug=options.debug)
     if cache is None:
-        from . import cache as _cache
-
-        cache = _cache.is_enabled(options)
+        cache = cache_mod.is_enabled(options)
     return BuildJob(pyfunc, tuple(argtypes), options, cc, archs, _options.compile_options_of(options, cc), lopts,
                     bool(cache) and output == "cubin", output, bool(load))
 
@@ -112,10 +111,8 @@ def _key(job: BuildJob, state: BuildState):
     """The cache key: the function parsed and typed once (the compile reuses it)."""
     if not job.cache:
         return state, None
-    from . import cache as _cache
-
-    store = _cache.CacheStore()
-    probe = _cache.probe_kernel(job.pyfunc, job.argtypes, job.options, job.cc, directory=store.path,
+    store = cache_mod.CacheStore()
+    probe = cache_mod.probe_kernel(job.pyfunc, job.argtypes, job.options, job.cc, directory=store.path,
                                 compile_options=job.compile_options)
     status = "miss" if probe.key is not None else f"off ({probe.reason})"
     return replace(state, probe=probe, store=store, status=status), dict(probe.timings)
@@ -170,9 +167,7 @@ def _store(job: BuildJob, state: BuildState):
     probe = state.probe
     if state.status != "miss" or state.result is None:
         return state, None
-    from . import cache as _cache
-
-    if state.artifact.storable() and _cache.verify_after_compile(probe, state.result, state.store.path):
+    if state.artifact.storable() and cache_mod.verify_after_compile(probe, state.result, state.store.path):
         state.store.store_artifact(probe.key, state.artifact, qualname=job.pyfunc.__qualname__,
                                    argtypes=job.argtypes)
     return state, None

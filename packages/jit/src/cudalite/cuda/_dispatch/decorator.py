@@ -16,6 +16,13 @@ from .kernel import CUDADispatcher, signature_args
 __all__ = ["jit"]
 
 
+def _python_function():
+    """The frontend's ``python_function`` (the frontend loads at the first kernel)."""
+    from cudalite.core.frontend import python_function
+
+    return python_function
+
+
 def jit(func_or_sig=None, device=False, inline="never", link=(), debug=None, opt=None, lineinfo=False,
         cache=False, **kws):
     """Compile a Python function as a CUDA kernel, or as a device function.
@@ -95,9 +102,7 @@ def jit(func_or_sig=None, device=False, inline="never", link=(), debug=None, opt
     cls = DeviceDispatcher if device else CUDADispatcher
     if callable(func_or_sig) and not isinstance(func_or_sig, (CUDADispatcher, DeviceDispatcher)) and (
             hasattr(func_or_sig, "__code__") or hasattr(func_or_sig, "__wrapped__")):
-        from cudalite.core.frontend import python_function  # lazy: the frontend loads at the first kernel
-
-        return mark_inline(cls(python_function(func_or_sig, "jit-compile", stacklevel=2), None, opts), inline, opts)
+        return mark_inline(cls(_python_function()(func_or_sig, "jit-compile", stacklevel=2), None, opts), inline, opts)
     if func_or_sig is None:
         sigs = None
     elif isinstance(func_or_sig, list):
@@ -113,10 +118,8 @@ def jit(func_or_sig=None, device=False, inline="never", link=(), debug=None, opt
             func = func.py_func
         if not callable(func):
             raise TypeError(f"cuda.jit decorates Python functions, not {func!r}")
-        from cudalite.core.frontend import python_function  # lazy: the frontend loads at the first kernel
-
         try:
-            func = python_function(func, "jit-compile", stacklevel=2)  # a C-level wrapper: its __wrapped__
+            func = _python_function()(func, "jit-compile", stacklevel=2)  # a C-level wrapper: its __wrapped__
         except TypeError:
             raise TypeError(f"cuda.jit decorates Python functions, not {func!r}") from None
         return mark_inline(cls(func, sigs, opts), inline, opts)

@@ -22,6 +22,13 @@ from .pickling import reduce_dispatcher
 __all__ = ["DeviceDispatcher"]
 
 
+def _nvvm():
+    """``cudalite.nvvm``, loaded when a device function is first compiled alone."""
+    import cudalite.nvvm
+
+    return cudalite.nvvm
+
+
 class DeviceDispatcher(DeviceInspectMixin):
     """A ``device=True`` function: compiled into the kernels (and device functions)
     that call it; calling it from Python is an error.  Not constructed directly: see :func:`jit`."""
@@ -98,9 +105,7 @@ class DeviceDispatcher(DeviceInspectMixin):
             An invalid option value (``abi_info`` key, ``launch_bounds``,
             ``forceinline=True``, which needs :meth:`compile` with LTO-IR output).
         """
-        from cudalite.nvvm import compile_ptx
-
-        return compile_ptx(self.py_func, sig, device=True, cc=cc, abi=abi, **kws)
+        return _nvvm().compile_ptx(self.py_func, sig, device=True, cc=cc, abi=abi, **kws)
 
     def compile(self, sig, cc=None, abi="c", output="ptx", **kws):
         """This device function compiled to PTX or LTO-IR without a GPU, for CUDA
@@ -138,9 +143,7 @@ class DeviceDispatcher(DeviceInspectMixin):
             An invalid option value (``output``, ``abi_info`` key,
             ``launch_bounds``, ``forceinline`` without ``output="ltoir"``).
         """
-        from cudalite.nvvm import compile as nvvm_compile
-
-        return nvvm_compile(self.py_func, sig, device=True, cc=cc, abi=abi, output=output, **kws)
+        return _nvvm().compile(self.py_func, sig, device=True, cc=cc, abi=abi, output=output, **kws)
 
     def __repr__(self):
         return f"<DeviceDispatcher {self.py_func.__qualname__}>"

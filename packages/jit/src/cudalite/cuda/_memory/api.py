@@ -226,6 +226,14 @@ def to_device(obj, stream=0, copy=True, to=None):
 
 
 # -- host arrays --------------------------------------------------------------------------------
+def _hostarray():
+    """The host-array module (it defines NumPy subclasses: loaded at the first pinned,
+    mapped or managed array, with NumPy)."""
+    from . import hostarray
+
+    return hostarray
+
+
 def pinned_array(shape, dtype=float, strides=None, order="C"):
     """An uninitialized NumPy array in page-locked (pinned) host memory: its copies
     to and from the device are faster, and asynchronous on a stream.
@@ -262,9 +270,7 @@ def pinned_array(shape, dtype=float, strides=None, order="C"):
     strides = _strides_for(shape, dtype, strides, order)
     nbytes = _nbytes(shape, dtype, strides)
     mem, ptr, _ = _host_alloc(nbytes)
-    from .hostarray import host_array_over  # defines an ndarray subclass: needs NumPy
-
-    return host_array_over(ptr, nbytes, mem, shape, dtype, strides)
+    return _hostarray().host_array_over(ptr, nbytes, mem, shape, dtype, strides)
 
 
 def pinned_array_like(ary):
@@ -332,7 +338,8 @@ def mapped_array(shape, dtype=float, strides=None, order="C", stream=0, portable
     strides = _strides_for(shape, dtype, strides, order)
     nbytes = _nbytes(shape, dtype, strides)
     mem, ptr, devptr = _host_alloc(nbytes, mapped=True, portable=portable, wc=wc)
-    from .hostarray import MappedNDArray, host_array_over
+    hostarray = _hostarray()
+    MappedNDArray, host_array_over = hostarray.MappedNDArray, hostarray.host_array_over
 
     arr = host_array_over(ptr, nbytes, mem, shape, dtype, strides, cls=MappedNDArray)
     return arr._attach(ptr, devptr, max(nbytes, 1), mem, stream)
@@ -408,7 +415,8 @@ def managed_array(shape, dtype=float, strides=None, order="C", stream=0, attach_
     nbytes = _nbytes(shape, dtype, strides)
     mem = _managed_alloc(nbytes, attach_global)
     ptr = mem.ptr
-    from .hostarray import ManagedNDArray, host_array_over
+    hostarray = _hostarray()
+    ManagedNDArray, host_array_over = hostarray.ManagedNDArray, hostarray.host_array_over
 
     arr = host_array_over(ptr, nbytes, mem, shape, dtype, strides, cls=ManagedNDArray)
     return arr._attach(ptr, ptr, max(nbytes, 1), mem, stream)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import weakref
 
+from cudalite.driver.tensormap import encode_tensor_map
+
 from .api import as_cuda_array, to_device
 
 __all__ = ["make_tensor_map"]
@@ -41,7 +43,6 @@ def make_tensor_map(array, box, swizzle=0):
     """
 
     import numpy as np
-    from cudalite.driver.tensormap import encode_tensor_map
 
 
     arr = as_cuda_array(array)

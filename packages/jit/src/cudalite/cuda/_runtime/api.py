@@ -15,6 +15,8 @@ import threading
 
 import cudalite.driver as _drv
 
+from ..config import load_config
+
 __all__ = [
     "Device", "Stream", "Event", "gpus", "select_device", "get_current_device", "list_devices",
     "detect", "is_available", "close", "synchronize", "stream", "default_stream",
@@ -139,11 +141,9 @@ class Stream:
         ValueError
             This is a default stream (they cannot be captured) or ``mode`` is unknown.
         """
-        from .._launch.graphs import CUDAGraph
-
         if graph is None:
-            return CUDAGraph(self, mode)
-        if not isinstance(graph, CUDAGraph):
+            return _graphs().CUDAGraph(self, mode)
+        if not isinstance(graph, _graphs().CUDAGraph):
             raise TypeError(f"graph must be a CUDAGraph from an earlier capture, not {type(graph).__name__}")
         if graph._stream_handle != self._handle:
             raise ValueError(f"that graph was captured on {graph._stream!r}; capture it again on the same stream")
@@ -562,6 +562,13 @@ def select_device(device_id):
     return Device(device_id)
 
 
+def _graphs():
+    """The CUDA-graph module, loaded at the first capture (it loads the driver's graph API)."""
+    from .._launch import graphs
+
+    return graphs
+
+
 def get_current_device():
     """The calling thread's current device (device 0 unless another was selected).
 
@@ -586,8 +593,6 @@ def list_devices():
 def is_available():
     """True when a CUDA driver and at least one device can be used (never raises)."""
     try:
-        from ..config import load_config
-
         if load_config().disable_cuda:
             return False
         return _drv.device_count() > 0

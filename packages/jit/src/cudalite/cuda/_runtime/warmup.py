@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import threading
 
+from cudalite.driver import current_device
+
 __all__ = ["start_warmup"]
 
 
@@ -32,8 +34,6 @@ def _warm():
     except Exception:
         pass
     try:
-        from cudalite.driver import current_device
-
         current_device().make_current()  # cuInit + primary context
     except Exception:
         pass

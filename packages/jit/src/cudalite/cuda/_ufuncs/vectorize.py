@@ -48,6 +48,7 @@ from .._launch.config import stream_handle_of
 from .._launch.devices import current_id
 from .._memory.api import as_cuda_array, device_array, is_cuda_array, to_device
 from ..config import load_config
+from .._runtime.api import get_current_device
 from ..devicearray import DeviceNDArray, is_device_array
 from .reduce import Reduce
 
@@ -195,9 +196,7 @@ def to_device_array(arg, stream, dtype=None):
 def multiprocessors() -> int:
     """The current device's multiprocessor count (80 when it cannot be read)."""
     try:
-        from .._runtime.api import get_current_device
-
-        return int(get_current_device().MULTIPROCESSOR_COUNT)
+            return int(get_current_device().MULTIPROCESSOR_COUNT)
     except Exception:
         return 80
 

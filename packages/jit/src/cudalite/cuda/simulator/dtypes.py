@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from cudalite import types
+
 __all__ = ["to_dtype", "normalize_shape"]
 
 
@@ -14,8 +16,6 @@ def to_dtype(dtype) -> np.dtype:
         return np.dtype(np.float64)
     if isinstance(dtype, np.dtype):
         return dtype
-    from cudalite import types
-
     if isinstance(dtype, types.Type):
         return types.as_dtype(dtype)
     return np.dtype(dtype)

@@ -11,6 +11,7 @@ import numpy as np
 from cudalite.core.layout import is_c_contiguous, is_f_contiguous, layout_of
 
 from .dtypes import to_dtype
+from .unsupported import not_simulated
 
 __all__ = [
     "DeviceNDArray", "DeviceRecord", "to_device", "device_array", "device_array_like", "pinned_array",
@@ -103,8 +104,6 @@ class DeviceNDArray:
         return self._ary
 
     def get_ipc_handle(self):
-        from .unsupported import not_simulated
-
         not_simulated("DeviceNDArray.get_ipc_handle", "CUDA IPC")
 
     def __getitem__(self, item):

@@ -9,6 +9,8 @@ import operator
 
 import numpy as np
 
+from cudalite.core.types import VECTOR_ALIASES, vector_types
+
 from .namespaces import Namespace
 from .unsupported import UNSUPPORTED_LIBDEVICE, not_simulated
 
@@ -179,8 +181,6 @@ def _components(args):
 
 def vector_constructors():
     """``{name: constructor}`` for every vector type name and alias of cudalite."""
-    from cudalite.core.types import VECTOR_ALIASES, vector_types
-
     def make(name):
         vt = vector_types[name]
         scalar = np.dtype(str(vt.base_type)).type if str(vt.base_type) != "bool" else bool

@@ -5,10 +5,12 @@ exceptions numba.cuda programs catch."""
 from __future__ import annotations
 
 import contextlib
+import time
 from typing import NamedTuple
 
 from ._state import SIM
 from .namespaces import Namespace
+from .unsupported import not_simulated
 
 __all__ = [
     "CudaSupportError", "KernelRuntimeError", "CudaDriverError", "SimulatedDevice", "Stream", "Event", "stream",
@@ -100,8 +102,6 @@ class Stream:
         return future
 
     def capture(self, *args, **kwargs):
-        from .unsupported import not_simulated
-
         not_simulated("Stream.capture", "CUDA graphs")
 
     def __int__(self):
@@ -121,8 +121,6 @@ class Event:
         self._time = None
 
     def record(self, stream=0):
-        import time
-
         self._time = time.perf_counter()
         return self  # as the compiled runtime: cuda.event().record() chains
 

@@ -7,6 +7,8 @@ import functools
 
 import numpy as np
 
+from cudalite.core.types import parse_signature, typeof_constant
+
 from .dtypes import to_dtype
 from .host import DeviceNDArray
 
@@ -36,8 +38,6 @@ def reduce(func):
 def _loop(sig):
     """``(argument dtypes, return dtype)`` of one ``vectorize`` signature, or None when it
     is not a scalar NumPy signature."""
-    from cudalite.core.types import parse_signature
-
     try:
         ret, args = parse_signature(sig)
         return tuple(to_dtype(a) for a in args), to_dtype(ret)
@@ -118,8 +118,6 @@ def vectorize(signatures=(), **options):
 
 def typeof(value, purpose=None):
     """The cudalite type of a Python value (a simulated device array types as its NumPy array)."""
-    from cudalite.core.types import typeof_constant
-
     if isinstance(value, DeviceNDArray):
         value = np.asarray(value)
     return typeof_constant(value)
