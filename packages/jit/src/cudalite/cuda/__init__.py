@@ -52,7 +52,6 @@ else:
     from ._memory.tma import make_tensor_map  # noqa: F401  (TMA descriptors, cc >= 9.0)
     from cudalite.core.ffi import declare_device  # noqa: F401  (foreign device functions)
     from cudalite.core.pointer_arrays import carray, farray  # noqa: F401,E402  (array views over pointers)
-    from ._compiler import cache  # noqa: F401,E402  (on-disk kernel cache: enable, info, entries, clear)
 
     # -- the numba.cuda compatibility names (issue 11: host side) ------------------------------------
     from cudalite.driver import CudaSupportError  # noqa: F401,E402

@@ -29,6 +29,8 @@ LAZY = {
     "compile_for_current_device": ("cudalite.cuda._compiler.api", "compile_for_current_device"),
     "compile_ptx_for_current_device": ("cudalite.cuda._compiler.api", "compile_ptx_for_current_device"),
     "compile_all": ("cudalite.cuda._compiler.compile_all", "compile_all"),
+    # the on-disk kernel cache API (enable, disable, info, entries, clear): loaded on use
+    "cache": ("cudalite.cuda._compiler.cache", None),
 }
 
 _SIM = ("the CUDA simulator is chosen before import: set CUDALITE_ENABLE_CUDASIM=1 (or NUMBA_ENABLE_CUDASIM=1) "

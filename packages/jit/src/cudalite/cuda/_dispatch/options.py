@@ -5,6 +5,7 @@ CUDA accepted and ignored, numba's configuration warnings)."""
 from __future__ import annotations
 
 import os
+import sys
 import warnings
 from dataclasses import replace
 
@@ -89,9 +90,8 @@ def mark_inline(dispatcher, inline, opts):
 
 
 def _is_numpy_bool(value) -> bool:
-    import numpy as np  # only here: importing cudalite.cuda loads no numpy
-
-    return isinstance(value, np.bool_)
+    np = sys.modules.get("numpy")  # a NumPy bool exists only once NumPy is loaded: never import it here
+    return np is not None and isinstance(value, np.bool_)
 
 
 def boundscheck_choice(value, override) -> bool:

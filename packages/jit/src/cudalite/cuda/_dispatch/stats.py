@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .._compiler.cache import cache_dir
 
 __all__ = ["CompileStats"]
 
@@ -40,6 +39,8 @@ class CompileStats:
 
     @property
     def cache_path(self) -> str:
+        from .._compiler.cache import cache_dir  # lazy: the cache module (and json) loads on use
+
         return cache_dir()
 
     def __repr__(self):
