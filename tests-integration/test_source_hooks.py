@@ -119,14 +119,16 @@ def test_a_remembered_text_that_is_not_the_source_is_refused(monkeypatch):
     # a text another test registered in linecache as '<string>' is proved first (and its own
     # error reported): this test is about the remembered texts alone
     monkeypatch.delitem(linecache.cache, "<string>", raising=False)
+    # the function's name is one no other '<string>' text has (namedtuple's eval'd lambdas,
+    # compiled by any thread, are '<string>' texts too; a candidate must name the function)
     ns = {}
-    exec(compile("def h(x):\n    return x * 3.0\n", "<string>", "exec"), ns)
-    f = ns["h"]
-    f.__code__ = compile("def h(x):\n    return x * 4.0\n", "<elsewhere>", "exec").co_consts[0].replace(
+    exec(compile("def remembered_h(x):\n    return x * 3.0\n", "<string>", "exec"), ns)
+    f = ns["remembered_h"]
+    f.__code__ = compile("def remembered_h(x):\n    return x * 4.0\n", "<elsewhere>", "exec").co_consts[0].replace(
         co_filename="<string>")  # a code object no remembered '<string>' text compiles to
     with pytest.raises(SourceError) as info:
         nvvm.compile_ptx(f, "float64(float64)", device=True, cc=(9, 0))
-    assert "is not the source of h" in info.value.msg
+    assert "is not the source of remembered_h" in info.value.msg
 
 
 def _run(code):

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import functools
 
+import pytest
+
 from cudalite import cuda
 from cudalite.cuda import types
 from cudalite.cuda._dispatch import kernel as _dispatcher
@@ -32,3 +34,17 @@ def test_recompile_reads_globals_again(monkeypatch):
     after = k.overloads[sig].inspect_llvm()
     assert "1234567" in after and "1234567" not in before
     assert list(k.overloads) == [sig] and k.stats.cache_misses[sig] == 2
+
+
+def test_specialization_records_are_immutable_values():
+    from cudalite.cuda._dispatch.specializations import Specialization, SpecTable
+
+    k = object()
+    a = Specialization((types.float32,), k)
+    assert a == Specialization([types.float32], k) and a != Specialization((types.float32,), object())
+    with pytest.raises(AttributeError, match="immutable"):
+        a.kernel = None
+    table = SpecTable([Specialization((types.int32,))])
+    assert table.pending() == [(types.int32,)] and table.kernels() == {}
+    table.put(Specialization((types.int32,), k))  # replaces the pending record
+    assert table.pending() == [] and table.kernels() == {(types.int32,): k}

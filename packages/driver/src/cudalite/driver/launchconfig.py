@@ -13,9 +13,8 @@ never per launch.  GPU-less: nothing here touches the driver.
 
 from __future__ import annotations
 
-import dataclasses
+import dataclasses  # FrozenInstanceError (the module is loaded with the package anyway)
 import operator
-from dataclasses import dataclass
 
 __all__ = ["LaunchConfig"]
 
@@ -61,7 +60,6 @@ def _flag(value, field):
     return bool(value)
 
 
-@dataclass(frozen=True)
 class LaunchConfig:
     """How to launch a kernel: a frozen value, equal and hashable by its contents.
 
@@ -95,25 +93,43 @@ class LaunchConfig:
         A field of the wrong type or out of range; the message names the field.
     """
 
-    grid: tuple
-    block: tuple
-    shared_mem: int = 0
-    stream: int = 0
-    cooperative: bool = False
-    cluster: tuple | None = None
-    programmatic_dependent_launch: bool = False
+    __slots__ = _FIELDS = ("grid", "block", "shared_mem", "stream", "cooperative", "cluster",
+                           "programmatic_dependent_launch")
 
-    def __post_init__(self):
-        put = object.__setattr__  # frozen: normalise in place once, here
-        put(self, "grid", _dim3(self.grid, "grid"))
-        put(self, "block", _dim3(self.block, "block"))
-        put(self, "shared_mem", _count(self.shared_mem, "shared_mem", 1 << 32))
-        put(self, "stream", _count(self.stream, "stream", 1 << 64))
-        put(self, "cooperative", _flag(self.cooperative, "cooperative"))
-        if self.cluster is not None:
-            put(self, "cluster", _dim3(self.cluster, "cluster"))
+    def __init__(self, grid, block, shared_mem=0, stream=0, cooperative=False, cluster=None,
+                 programmatic_dependent_launch=False):
+        put = object.__setattr__  # immutable: every field is set (normalised) here, once
+        put(self, "grid", _dim3(grid, "grid"))
+        put(self, "block", _dim3(block, "block"))
+        put(self, "shared_mem", _count(shared_mem, "shared_mem", 1 << 32))
+        put(self, "stream", _count(stream, "stream", 1 << 64))
+        put(self, "cooperative", _flag(cooperative, "cooperative"))
+        put(self, "cluster", None if cluster is None else _dim3(cluster, "cluster"))
         put(self, "programmatic_dependent_launch",
-            _flag(self.programmatic_dependent_launch, "programmatic_dependent_launch"))
+            _flag(programmatic_dependent_launch, "programmatic_dependent_launch"))
+
+    def _values(self) -> tuple:
+        return tuple(getattr(self, name) for name in self._FIELDS)
+
+    def __setattr__(self, name, value):
+        raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r} of a LaunchConfig")
+
+    def __delattr__(self, name):
+        raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r} of a LaunchConfig")
+
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self):
+        return hash(self._values())
+
+    def __repr__(self):
+        return "LaunchConfig(" + ", ".join(f"{n}={v!r}" for n, v in zip(self._FIELDS, self._values())) + ")"
+
+    def __reduce__(self):
+        return (LaunchConfig, self._values())
 
     @property
     def has_attributes(self) -> bool:
@@ -134,7 +150,7 @@ class LaunchConfig:
         TypeError, ValueError
             An unknown field, or a value :class:`LaunchConfig` refuses.
         """
-        unknown = sorted(set(changes) - {f.name for f in dataclasses.fields(self)})
+        unknown = sorted(set(changes) - set(self._FIELDS))
         if unknown:
             raise TypeError(f"LaunchConfig has no field {unknown[0]!r}")
-        return dataclasses.replace(self, **changes)
+        return LaunchConfig(**{**dict(zip(self._FIELDS, self._values())), **changes})

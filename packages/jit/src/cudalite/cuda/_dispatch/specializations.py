@@ -11,18 +11,34 @@ fields, so launchers made before keep the code they were made with.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 __all__ = ["Specialization", "SpecTable"]
 
 
-@dataclass(frozen=True)
 class Specialization:
     """One signature of a kernel: ``argtypes`` (a tuple of cudalite types) and ``kernel``
-    (the loaded ``CompiledKernel``; None until a device is usable)."""
+    (the loaded ``CompiledKernel``; None until a device is usable).  Immutable, equal by
+    value.  (A plain class rather than a dataclass: this module loads with
+    ``import cudalite.cuda``, and making a dataclass costs a compile.)"""
 
-    argtypes: tuple
-    kernel: object = None
+    __slots__ = ("argtypes", "kernel")
+
+    def __init__(self, argtypes, kernel=None):
+        object.__setattr__(self, "argtypes", tuple(argtypes))
+        object.__setattr__(self, "kernel", kernel)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"a Specialization is immutable: make a new one instead of setting {name!r}")
+
+    def __eq__(self, other):
+        if not isinstance(other, Specialization):
+            return NotImplemented
+        return self.argtypes == other.argtypes and self.kernel is other.kernel
+
+    def __hash__(self):
+        return hash((self.argtypes, id(self.kernel)))
+
+    def __repr__(self):
+        return f"Specialization(argtypes={self.argtypes!r}, kernel={self.kernel!r})"
 
 
 class SpecTable:
