@@ -88,7 +88,7 @@ def compile_check(cc=(9, 0)):
     """GPU-less: the PTX (for ``cc``) of every loop kernel the benchmark launches
     (1-d contiguous and 2-d broadcast element-wise kernels, the gufunc's kernel),
     ``{description: ptx}``.  Uses the ufuncs' generated kernels (``_kernel``,
-    internal: keep in step with cudalite.cuda._ufuncs.vectorize / _gufunc)."""
+    internal: keep in step with cudalite.cuda._ufuncs.vectorize / gufunc)."""
     from cudalite import cuda, types
 
     uf = ufuncs(cuda)
