@@ -108,7 +108,10 @@ def test_compile_output_fatbin_refuses_what_it_cannot_build():
 
 
 def _cli(*args, cwd):
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    from plugin_path import fatbin_plugin_dir
+
+    paths = [fatbin_plugin_dir(cwd)] + [p for p in sys.path if p]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(paths))
     return subprocess.run([sys.executable, "-m", "cudalite.nvvm.cli", *map(str, args)], capture_output=True,
                           text=True, env=env, cwd=cwd)
 
@@ -120,6 +123,20 @@ def test_cli_emit_fatbin(tmp_path):
     r = _cli(f"{here}:saxpy", SIG, "--kernel", "--emit", "fatbin", "--cc", "80,9.0,sm_100", "-o", out, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert fatbin_archs(out.read_bytes()) == ["sm_80", "sm_90", "sm_100"]
+
+
+def test_cli_fatbin_without_a_linking_package_says_what_to_install(tmp_path, monkeypatch, capsys):
+    import importlib.metadata
+
+    from cudalite.nvvm import cli
+
+    monkeypatch.setattr(importlib.metadata, "entry_points", lambda **kw: [])
+    out = tmp_path / "x.fatbin"
+    rc = cli.main([f"{os.path.abspath(__file__)}:saxpy", SIG, "--kernel", "--emit", "fatbin", "--cc", "80,90",
+                   "-o", str(out)])
+    assert rc == 1 and "--emit fatbin needs a package that links and packs fatbins: pip install cudalite-linker" \
+        in capsys.readouterr().err
+    assert not out.exists()
 
 
 @pytest.mark.parametrize("args, message", [

@@ -95,17 +95,11 @@ def imported_names(source: str, filename: str = "<src>"):
 # cuda.core's StridedMemoryView (DLPack import, issue 12), a reader of other libraries'
 # objects that makes no driver call of cudalite's; the rest of cuda.core stays forbidden.
 EXCEPTIONS = {"jit": ("cuda.core.utils",)}
-# ...and one file's: the compiler's CLI links and packs ``--emit fatbin`` with the linker
-# when it is installed (the optional extra ``cudalite-nvvm[fatbin]``), importing it inside
-# that one function; the compiler itself never imports the linker.
-FILE_EXCEPTIONS = {"cudalite/nvvm/cli.py": ("cudalite.linker",)}
 
 
 def violations(package: str, source: str, filename: str = "<src>"):
     allowed, forbidden = RULES[package]
-    excepted = EXCEPTIONS.get(package, ()) + tuple(
-        e for path, names in FILE_EXCEPTIONS.items() if str(filename).replace("\\", "/").endswith(path)
-        for e in names)
+    excepted = EXCEPTIONS.get(package, ())
     out = []
     for lineno, name in imported_names(source, filename):
         if any(_matches(name, e) for e in excepted):

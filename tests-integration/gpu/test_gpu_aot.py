@@ -48,8 +48,13 @@ RUN = textwrap.dedent("""
 """)
 
 
-def _env():
-    return dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+def _env(tmp_path=None):
+    paths = [p for p in sys.path if p]
+    if tmp_path is not None:  # the linker's --emit fatbin entry point, for source-tree runs
+        from plugin_path import fatbin_plugin_dir
+
+        paths.insert(0, fatbin_plugin_dir(tmp_path))
+    return dict(os.environ, PYTHONPATH=os.pathsep.join(paths))
 
 
 def test_fatbin_built_ahead_of_time_runs_without_compiling(gpu, tmp_path):
@@ -60,7 +65,7 @@ def test_fatbin_built_ahead_of_time_runs_without_compiling(gpu, tmp_path):
     targets = ",".join(sorted({"80", here}))
     build = subprocess.run([sys.executable, "-m", "cudalite.nvvm.cli", "kernels.py:saxpy",
                             "void(float32[::1], float32[::1], float32[::1], float32)", "--kernel", "--emit", "fatbin",
-                            "--cc", targets, "-o", str(fatbin)], capture_output=True, text=True, env=_env(),
+                            "--cc", targets, "-o", str(fatbin)], capture_output=True, text=True, env=_env(tmp_path),
                            cwd=tmp_path)
     assert build.returncode == 0, build.stderr
     (tmp_path / "run.py").write_text(RUN)

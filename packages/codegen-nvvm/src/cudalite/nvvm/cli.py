@@ -287,24 +287,29 @@ def compile_request(req: Request, pyfunc=None) -> dict:
     return stages
 
 
+FATBIN_PLUGINS = "cudalite.compile_outputs"  # the entry-point group a linking package registers in
+
+
 def _fatbin(req: Request, pyfunc, stages):
-    """``--emit fatbin``: the kernel's PTX (made for the lowest target) linked for every
-    target by nvJitLink and packed by nvFatbin -- both from cudalite-linker, imported
-    here only (the compiler itself needs neither; ``pip install cudalite-nvvm[fatbin]``)."""
-    try:
-        from cudalite.linker import LinkerError, PTXSource, link_fatbin
-    except ImportError:
-        raise CliError("--emit fatbin links with nvJitLink and nvFatbin: pip install cudalite-linker "
-                       "(or cudalite-nvvm[fatbin])") from None
+    """``--emit fatbin``: the kernel's PTX (made for the lowest target) handed to the
+    ``fatbin`` entry point of the :data:`FATBIN_PLUGINS` group -- cudalite-linker registers
+    one that links it for every target (nvJitLink) and packs the cubins (nvFatbin).  The
+    compiler imports no linker: the package that links extends the command."""
+    from importlib.metadata import entry_points
+
     from .artifacts import Artifact
 
+    found = list(entry_points(group=FATBIN_PLUGINS, name="fatbin"))
+    if not found:
+        raise CliError("--emit fatbin needs a package that links and packs fatbins: pip install cudalite-linker "
+                       "(or cudalite-nvvm[fatbin])")
     ptx = stages["ptx"]
     archs = [c.arch for c in req.fatbin_ccs]
     try:
-        fb = link_fatbin(PTXSource(ptx.data, name=f"{pyfunc.__name__}.ptx"), archs, name=pyfunc.__name__)
-    except LinkerError as e:
-        raise CliError(f"linking {req.qualname} for {', '.join(archs)} failed: {e}") from None
-    return Artifact("fatbin", fb.data, ptx.name)
+        data = found[0].load()(ptx.data, archs, pyfunc.__name__)
+    except Exception as e:  # the plugin's own error (LinkerError...): reported, not a traceback
+        raise CliError(f"linking {req.qualname} for {', '.join(archs)} failed: {type(e).__name__}: {e}") from None
+    return Artifact("fatbin", data, ptx.name)
 
 
 # -- outputs: planned and checked before compiling, written all or nothing -------------------

@@ -15,7 +15,7 @@ from ._code import Fatbin
 from ._errors import LinkerError
 from ._options import normalize_arch
 
-__all__ = ["make_fatbin", "link_fatbin", "fatbin_archs", "fatbin_cubins", "FATBIN_MAGIC"]
+__all__ = ["make_fatbin", "link_fatbin", "fatbin_archs", "fatbin_cubins", "fatbin_from_ptx", "FATBIN_MAGIC"]
 
 FATBIN_MAGIC = b"\x50\xed\x55\xba"  # 0xBA55ED50, little-endian: a fatbin's first four bytes
 
@@ -130,6 +130,35 @@ def link_fatbin(code, archs, items=(), *, options=None, name="kernels", include_
         linker.add(*items)
         cubins[arch] = bytes(linker.link().data)
     return make_fatbin(cubins, name=f"{name}.fatbin")
+
+
+def fatbin_from_ptx(ptx, archs, name="kernels") -> bytes:
+    """``cudalite-compile --emit fatbin``'s step after the compiler (registered as the
+    ``fatbin`` entry point of the ``cudalite.compile_outputs`` group): ``ptx`` (text
+    made for the lowest of ``archs``) linked for every one of ``archs`` and packed.
+
+    Parameters
+    ----------
+    ptx : str
+        The kernel's PTX.
+    archs : sequence
+        The targets, lowest first.
+    name : str, optional
+        The base name for logs.
+
+    Returns
+    -------
+    bytes
+        The fatbin.
+
+    Raises
+    ------
+    LinkerError
+        nvJitLink or nvFatbin failed.
+    """
+    from ._code import PTXSource
+
+    return link_fatbin(PTXSource(ptx, name=f"{name}.ptx"), archs, name=name).data
 
 
 def fatbin_cubins(data: bytes) -> dict:
