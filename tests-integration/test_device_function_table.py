@@ -61,5 +61,7 @@ def test_math_lowerings_are_the_typed_names():
     from cudalite.core.typing.rules.mathfuncs import MATH_BINARY, MATH_PREDICATES, MATH_UNARY
 
     for name in MATH_UNARY + MATH_BINARY + MATH_PREDICATES:
+        if not hasattr(math, name):  # math.cbrt and math.exp2 are Python 3.11+
+            continue
         fn = getattr(math, name)
         assert registry.lookup_call(fn) is not None and lowerings.lookup_call(fn) is not None, name

@@ -111,6 +111,8 @@ _LIBDEVICE = {
     "ldexp": lambda x, n: math.ldexp(x, operator.index(n)),  # an int32 exponent (math.ldexp takes only int)
     "popc": popc, "popcll": popc, "brev": _signed_brev, "brevll": _signed_brev, "clz": clz, "clzll": clz,
     "ffs": ffs, "ffsll": ffs, "abs": abs, "llabs": abs,
+    # math.cbrt and math.exp2 are Python 3.11+; libdevice has them on every Python
+    "cbrt": lambda x: float(np.cbrt(x)), "exp2": lambda x: float(np.exp2(x)),
 }
 
 
