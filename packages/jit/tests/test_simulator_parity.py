@@ -24,12 +24,13 @@ from cudalite.core.libdevice_table import FUNCTIONS as LIBDEVICE
 from cudalite.core.typing.rules.mathfuncs import MATH_BINARY, MATH_PREDICATES
 from cudalite.core.typing.rules.mathfuncs import MATH_UNARY as _ALL_UNARY
 
-# The math functions this Python has (math.cbrt and math.exp2 are 3.11+: on 3.10 the
-# typing registry has no entry for them, as a kernel cannot name them)
-MATH_UNARY = tuple(n for n in _ALL_UNARY if hasattr(math, n))
 from cudalite.cuda import simulator as sim
 from cudalite.cuda._launch import config as launch_config
 from cudalite.cuda.simulator import device_table as dt
+
+# The math functions this Python has (math.cbrt and math.exp2 are 3.11+: on 3.10 the
+# typing registry has no entry for them, as a kernel cannot name them)
+MATH_UNARY = tuple(n for n in _ALL_UNARY if hasattr(math, n))
 
 # -- the table ----------------------------------------------------------------------------
 

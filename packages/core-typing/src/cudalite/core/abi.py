@@ -190,8 +190,21 @@ def _flatten(t, arg, path, out) -> ArgABI:
                             f"numba-cuda): pass its components, or an array, and build the vector inside with "
                             f"cuda.{t}(...)")
     else:
-        raise CompilerError(f"a value of type {t} cannot be passed as an argument of an entry point")
+        members = _model_members(t)
+        if members is None:
+            raise CompilerError(f"a value of type {t} cannot be passed as an argument of an entry point")
+        items = tuple(_flatten(item, arg, path + (j,), out) for j, item in enumerate(members))
     return ArgABI(t, path, tuple(out[start:]), items)
+
+
+def _model_members(t):
+    """The member types of extension type ``t`` whose data model is a struct (flattened
+    like a tuple's items: the extension API's kernel arguments), else None."""
+    from .datamodel import data_models
+
+    model = data_models.lookup(t)
+    flat = getattr(model, "flat_members", None)
+    return tuple(flat()) if flat is not None else None
 
 
 def _layout(argtypes):

@@ -20,6 +20,10 @@ LAZY = {
     **{name: ("cudalite.linker", name) for name in (
         "LinkableCode", "PTXSource", "CUSource", "Cubin", "Fatbin", "Object", "Archive", "LTOIR")},
     "cudadrv": ("cudalite.cuda.cudadrv", None),
+    # the extension API (docs/extending.md): the compiler loads when it is first named
+    "extending": ("cudalite.cuda.extending", None),
+    "cgutils": ("cudalite.cuda.cgutils", None),
+    "models": ("cudalite.cuda.models", None),
     "simulator": ("cudalite.cuda.simulator", None),  # the CPU simulator's namespace (docs/simulator.md)
     # kernels built ahead of time (docs/aot.md): its module imports the build stages, loaded on use
     "load_kernel": ("cudalite.cuda._dispatch.aot", "load_kernel"),
@@ -45,10 +49,8 @@ ABSENT = {
     "initialize": "cuda.initialize is numba-internal: cudalite initializes the driver on first use",
     "reduction": "cuda.reduction is numba's module path: use cuda.reduce / cuda.Reduce",
     "testing": "numba.cuda.testing is numba's own test harness: test cudalite kernels with pytest",
-    "cudaimpl": "numba's lowering registry is not provided: extend cudalite through cudalite.core.registry "
-                "(docs/architecture.md) or cuda.declare_device (docs/ffi.md)",
-    "extending": "numba.cuda.extending is not provided: extend cudalite through cudalite.core.registry "
-                 "(docs/architecture.md) or cuda.declare_device (docs/ffi.md)",
+    "cudaimpl": "numba's lowering registry module is not provided: register lowerings with "
+                "cudalite.cuda.extending (lower_builtin, lower_getattr, intrinsic; docs/extending.md)",
     "config_default_cc": "cuda.config_default_cc is not provided: set CUDALITE_DEFAULT_CC (docs/abi.md)",
 }
 

@@ -128,7 +128,7 @@ def _rebuild(b, params, arg):
     ``params`` maps each of ``arg.slots`` (an :class:`~cudalite.core.abi.ArgABI`) to
     its IR value."""
     t = arg.type
-    if isinstance(t, Tuple):
+    if isinstance(t, Tuple) or arg.items:  # a tuple, or an extension type's struct model: its items
         v = ir.Constant(value_type(t), ir.Undefined)
         for i, item in enumerate(arg.items):
             v = b.insert_value(v, _rebuild(b, params, item), i)

@@ -11,6 +11,7 @@ from cudalite.core.types import (
 
 from ._bf16conv import bf16_to_f32, cast_bf16
 from ._fp8conv import cast_fp8, fp8_truth
+from ._ext_tables import casts as ext_casts
 from ._irtypes import I1, value_type
 
 __all__ = ["cast", "char_seq_constant", "truth", "make_complex", "complex_parts", "float_const", "zero_of"]
@@ -97,6 +98,9 @@ def cast(b: ir.IRBuilder, v, src, dst):
         return v
     if isinstance(src, (StringLiteral, BytesLiteral)) and isinstance(dst, (CharSeq, UnicodeCharSeq)):
         return char_seq_constant(src.value, dst)
+    run = ext_casts.find(src, dst)  # an extension type's lower_cast
+    if run is not None:
+        return run(None, b, src, dst, v)
     raise TypeError(f"no conversion from {src} to {dst}")
 
 

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from llvmlite import ir
 
+from cudalite.core.errors import LoweringError
 from cudalite.core.numpy_support import is_ndarray, numpy
 from cudalite.core.types import (
     Array, BFloat16, Boolean, Complex, DeviceArrayRef, Float, Fp8, Integer, NoneType, Tuple, bfloat16_bits, fp8_bits,
 )
 
+from ._ext_tables import constants as ext_constants
 from ._irtypes import ADDRSPACE_CONST, ADDRSPACE_GLOBAL, I8, I64, memory_type, ptr, value_type
 
 __all__ = ["lower_constant", "constant_array_global", "array_struct"]
@@ -63,6 +65,13 @@ def lower_constant(lc, value, ty, in_tuple=False):
                             [ir.Constant(I64, s) for s in strides])
     if isinstance(ty, NoneType):
         return ir.Constant(value_type(ty), None)
+    if not type(ty).__module__.startswith("cudalite.core."):
+        run = ext_constants.find(ty)  # an extension type's lower_constant
+        if run is not None:
+            return run(lc, lc.builder, ty, value)
+        if value_type(ty) != ir.LiteralStructType([]):  # a value with a representation: never guess it
+            raise LoweringError(f"the value {value!r} of extension type {ty} cannot be frozen into device code: "
+                                f"register its conversion with @lower_constant({type(ty).__name__})")
     return ir.Constant(value_type(ty), None)  # compile-time objects carry no runtime value
 
 

@@ -424,6 +424,8 @@ class FunctionLowerer:
         if isinstance(t, BoundMethod):
             return self.expr(e.value)  # the receiver; the Call lowers the method
         info = self.tf.calls.get(e)
+        if info is not None and info.kind is CallKind.FUNCTION:  # overload_attribute: a getter's call
+            return self.call_function(e, info)
         value = self.expr(e.value)
         fn = self.module.lowerings.attr_at(info.key) if info else None
         if fn is None:
@@ -448,19 +450,7 @@ class FunctionLowerer:
     def expr_Call(self, e):
         info = self.tf.calls[e]
         if info.kind is CallKind.FUNCTION:
-            self.module.add_links(info.links)
-            if should_inline(self, e, info):
-                res = inline_call(self, info.callee, self.call_args(e, info))
-                if records_exceptions(self.module.options):
-                    check_status_after_call(self)
-                return res if res is not None else ir.Constant(value_type(info.sig.return_type), None)
-            fn = self.module.function_for(info.callee)
-            if info.inline[1]:  # @cuda.jit(forceinline=True): LLVM inlines it
-                fn.attributes.add("alwaysinline")
-            res = self.builder.call(fn, self.call_args(e, info))
-            if records_exceptions(self.module.options):
-                check_status_after_call(self)
-            return res if self.return_is_value(info.callee) else ir.Constant(value_type(info.sig.return_type), None)
+            return self.call_function(e, info)
         if info.kind is CallKind.CAST:
             if not e.args:  # fp8_e4m3(): zero (CUDA's default constructor leaves it undefined)
                 return ir.Constant(value_type(info.sig.return_type), 0)
@@ -476,6 +466,22 @@ class FunctionLowerer:
         if fn is None:
             raise self.error(f"no lowering for {info.name or info.key}()", e.loc)
         return fn(self, e, self.call_args(e, info), info)
+
+    def call_function(self, e, info):
+        """A call of a device function (``info.callee``): inlined or called."""
+        self.module.add_links(info.links)
+        if should_inline(self, e, info):
+            res = inline_call(self, info.callee, self.call_args(e, info))
+            if records_exceptions(self.module.options):
+                check_status_after_call(self)
+            return res if res is not None else ir.Constant(value_type(info.sig.return_type), None)
+        fn = self.module.function_for(info.callee)
+        if info.inline[1]:  # @cuda.jit(forceinline=True): LLVM inlines it
+            fn.attributes.add("alwaysinline")
+        res = self.builder.call(fn, self.call_args(e, info))
+        if records_exceptions(self.module.options):
+            check_status_after_call(self)
+        return res if self.return_is_value(info.callee) else ir.Constant(value_type(info.sig.return_type), None)
 
     @staticmethod
     def return_is_value(tf):

@@ -20,6 +20,7 @@ Value representations:
 * vector type (``float32x4``) -> ``{float, float, float, float}`` (foreign calls use a
   named struct of CUDA C's alignment: ``lower/_vectors.py``)
 * CPointer(T) -> ``T*``; compile-time objects -> ``{}`` (no runtime value)
+* an extension type -> what its data model says (``cudalite.nvvm.extending.models``)
 
 :func:`type_from_text` reads the IR text of a type (as printed by llvmlite) back into
 an llvmlite type: the kernel ABI (:mod:`cudalite.core.abi`) spells parameter types
@@ -34,6 +35,7 @@ import re
 
 from llvmlite import ir
 
+from cudalite.core.datamodel import data_models
 from cudalite.core.types import (
     Array, ArrayCTypes, BFloat16, BFloat16Raw, Boolean, CharSeq, Complex, CPointer, Float, Fp8, Integer, NoneType,
     Record, SliceType, Tuple, UnicodeCharSeq, VectorType,
@@ -108,6 +110,9 @@ def value_type(t):
         return ir.LiteralStructType([value_type(t.base_type)] * t.count)
     if isinstance(t, NoneType):
         return EMPTY
+    model = data_models.lookup(t)  # an extension type: its registered data model
+    if model is not None:
+        return model.get_value_type()
     return EMPTY
 
 
@@ -164,7 +169,10 @@ def memory_type(t):
         return I8
     if isinstance(t, Record):
         return ir.ArrayType(I8, t.size)
-    return value_type(t)
+    if type(t).__module__.startswith("cudalite.core."):
+        return value_type(t)
+    model = data_models.lookup(t)
+    return model.get_data_type() if model is not None else value_type(t)
 
 
 _NAMED = {"half": _FLOATS[16], "float": _FLOATS[32], "double": _FLOATS[64], "void": ir.VoidType()}

@@ -13,6 +13,7 @@ from . import _fp8 as F, _scalar as S
 from ._base import Type
 from ._containers import Array, NamedTuple, NestedArray, Record, Tuple
 from ._enums import EnumClass, EnumMember
+from ._extension import extension_typeof
 from ._npextra import BytesLiteral, CharSeq, NPDatetime, NPTimedelta, UnicodeCharSeq
 from ._functions import DType, Module, NumberClass, Opaque, PyFunction, StringLiteral
 
@@ -263,4 +264,7 @@ def typeof_constant(value) -> Type | None:
         return EnumClass(value)
     if isinstance(value, _enum.Enum):  # IntEnum members are ints (typed above)
         return EnumMember(value)
+    ext = extension_typeof(value)  # an extension's class (typeof_impl.register)
+    if ext is not None:
+        return ext
     return Opaque(value)

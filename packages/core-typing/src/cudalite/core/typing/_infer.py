@@ -29,6 +29,8 @@ from ..types import (
     Signature, SliceType, StringLiteral, Tuple, Type, boolean, int64, typeof_constant, void,
 )
 from ._eager_calls import eager_signature
+from ._binding import bind_arguments, fold_kwargs
+from ._implementations import implementation_call, method_implementation_call
 from ._membership import identity_comparison, membership
 from ._unroll import check_unroll, run_unrolling
 from ._fold import ConstantRangeError, fold_binop, fold_unary
@@ -36,7 +38,9 @@ from ._flow import falls_through
 from ._recursion import CallStack, Unknown as _Unknown, recursion_error
 from ._specialize import live_branch, type_call
 from ._starargs import expand_starred, star_item_type
-from ._records import ArrayIter, CallInfo, CallKind, Comparison, EnumerateIter, RangeIter, Resolved, TupleIter, ZipIter
+from ._records import (
+    ArrayIter, CallInfo, CallKind, Comparison, EnumerateIter, Implementation, RangeIter, Resolved, TupleIter, ZipIter,
+)
 from .rules.arithmetic import binop_signature, compare_signature, int_result, unary_signature
 from .rules.casts import can_convert, explicit_conversion, unify
 from .rules.fp8conv import fp8_hint
@@ -637,6 +641,8 @@ class _Inference:
         typer, cls = self.reg.lookup_attr(t, e.attr)
         if typer is not None:
             rt = typer(t)
+            if isinstance(rt, Implementation):  # overload_attribute: a getter compiled for t
+                return implementation_call(self, e, rt, [t], [ir.NOTCONST], (e.value,), e.loc)
             if rt is not None:
                 self.record_call(e, CallInfo(CallKind.ATTR, Signature(rt, (t,)), (cls, e.attr), e.attr))
                 return rt
@@ -670,8 +676,8 @@ class _Inference:
             return info.sig.return_type
         if isinstance(ft, NumberClass):
             return self.cast_call(e, ft.instance_type, args, kw)
-        if isinstance(ft, PyFunction):
-            args, consts, nodes = self.bind_arguments(e, self.ctx.function_ir(ft.obj), args, consts, kw)
+        if isinstance(ft, PyFunction) and self.reg.lookup_call(ft.obj) is None:  # else: overload/type_callable
+            args, consts, nodes = bind_arguments(self, e, self.ctx.function_ir(ft.obj), args, consts, kw)
             args, rt = eager_signature(ft, args, e.loc)  # a device function's eager signatures
             callee = type_call(self.ctx, ft.obj, args, consts, loc=e.loc, return_type=rt)
             sig = Signature(callee.return_type, tuple(args))
@@ -693,13 +699,15 @@ class _Inference:
                                       e.func.loc)
                 raise TypingError(f"{ft} is not supported in device code", e.func.loc)
             if kw:
-                args, consts, nodes = self.fold_kwargs(e, entry.params, args, consts, kw, entry.name)
+                args, consts, nodes = fold_kwargs(e, entry.params, args, consts, kw, entry.name)
             name = getattr(obj, "name", None) if isinstance(obj, ForeignFunction) else entry.name
             site = CallSite(name or entry.name, tuple(args), tuple(consts), e.loc, self.ctx, callee=obj)
             sig, payload = _typed(entry.typer(site))
             if sig is None:
                 raise TypingError(f"no implementation of {site.name}() for argument types "
                                   f"({', '.join(map(str, args))})", e.loc)
+            if isinstance(sig, Implementation):  # overload(): Python code for these types
+                return implementation_call(self, e, sig, args, consts, nodes or tuple(e.args), e.loc)
             self.record_call(e, CallInfo(CallKind.REGISTRY, sig, obj, site.name, payload=payload, arg_nodes=nodes))
             return sig.return_type
         raise TypingError(f"a value of type {ft} is not callable", e.func.loc)
@@ -728,59 +736,6 @@ class _Inference:
         self.record_call(e, CallInfo(CallKind.CAST, sig, target, str(target)))
         return target
 
-    def bind_arguments(self, e, fir, args, consts, kw):
-        """Arguments of a call to a Python function in parameter order: positional,
-        then keywords, then the function's default values (as constants)."""
-        params = fir.params
-        if len(args) > len(params):
-            raise TypingError(f"{fir.qualname}() takes {len(params)} argument(s) but {len(args)} were given",
-                              e.loc)
-        if not kw and len(args) == len(params):
-            return args, consts, None
-        unknown = set(kw) - set(params)
-        if unknown:
-            raise TypingError(f"{fir.qualname}() got an unexpected keyword argument {sorted(unknown)[0]!r}", e.loc)
-        twice = [p for p in params[:len(args)] if p in kw]
-        if twice:
-            raise TypingError(f"{fir.qualname}() got multiple values for argument {twice[0]!r}", e.loc)
-        if not kw and any(p not in fir.defaults for p in params[len(args):]):
-            raise TypingError(f"{fir.qualname}() takes {len(params)} argument(s) but {len(args)} were given", e.loc)
-        args, consts, nodes = list(args), list(consts), list(e.args)
-        for p in params[len(args):]:
-            if p in kw:
-                t, c, node = kw.pop(p)
-            elif p in fir.defaults:
-                node = ir.Const(e.loc, fir.defaults[p], f"default of {p}")
-                t, c = self.expr(node), fir.defaults[p]
-            else:
-                raise TypingError(f"{fir.qualname}() is missing argument {p!r}", e.loc)
-            args.append(t)
-            consts.append(c)
-            nodes.append(node)
-        if kw:
-            raise TypingError(f"{fir.qualname}() got multiple values for argument {next(iter(kw))!r}", e.loc)
-        return args, consts, tuple(nodes)
-
-    def fold_kwargs(self, e, params, args, consts, kw, name=None):
-        """Fold keyword arguments into positional order: (types, consts, arg nodes)."""
-        name = name or "function"
-        if params is None:
-            raise TypingError(f"{name}() does not take keyword arguments", e.loc)
-        args, consts, nodes = list(args), list(consts), list(e.args)
-        for i, p in enumerate(params):
-            if p in kw:
-                if i < len(args):
-                    raise TypingError(f"{name}() got multiple values for argument {p!r}", e.loc)
-                if len(args) < i:
-                    raise TypingError(f"{name}() is missing argument {params[len(args)]!r}", e.loc)
-                t, c, node = kw.pop(p)
-                args.append(t)
-                consts.append(c)
-                nodes.append(node)
-        if kw:
-            raise TypingError(f"{name}() got an unexpected keyword argument {next(iter(kw))!r}", e.loc)
-        return args, consts, tuple(nodes)
-
     def method_call(self, node, recv, name, args, consts, loc, op=None, kwargs=None):
         entry, cls = self.reg.lookup_method(recv, name)
         what = op or f"method {name}()"
@@ -788,11 +743,13 @@ class _Inference:
             raise TypingError(f"{recv} does not support {what}", loc)
         args, consts, nodes = list(args), list(consts), None
         if kwargs:
-            args, consts, nodes = self.fold_kwargs(node, entry.params, args, consts, kwargs, name)
+            args, consts, nodes = fold_kwargs(node, entry.params, args, consts, kwargs, name)
         site = CallSite(name, tuple(args), tuple(consts), loc, self.ctx, recv=recv)
         sig, payload = _typed(entry.typer(site))
         if sig is None:
             raise TypingError(f"{recv} does not support {what} with ({', '.join(map(str, args))})", loc)
+        if isinstance(sig, Implementation):  # overload_method(): the receiver is the first argument
+            return method_implementation_call(self, node, sig, recv, name, args, consts, nodes, op, loc)
         return CallInfo(CallKind.METHOD, sig, (cls, name), name, recv, payload, arg_nodes=nodes)
 
     def record_call(self, node, info):

@@ -18,7 +18,7 @@ from enum import Enum
 from ..types import Array, Signature, Tuple, Type
 
 __all__ = [
-    "CallKind", "CallInfo", "Resolved", "Comparison",
+    "CallKind", "CallInfo", "Resolved", "Implementation", "Comparison",
     "IterPlan", "ArrayIter", "TupleIter", "RangeIter", "EnumerateIter", "ZipIter",
     "AtomicOp", "GridDims", "Fp16Op", "ArrayView", "TupleIndex", "RecordField", "ArraySpec", "ConstArray",
     "UfuncLoop",
@@ -75,6 +75,19 @@ class Resolved:
 
     sig: Signature
     payload: object = None
+
+
+@dataclass(frozen=True, slots=True)
+class Implementation:
+    """A typer's answer that is Python code: compile ``pyfunc`` as a device function for
+    the call's argument types (the receiver first for a method or an attribute) and
+    call it.  What ``overload``, ``overload_method`` and ``overload_attribute`` of the
+    extension API return; the call is then recorded as a :attr:`CallKind.FUNCTION` call
+    of ``pyfunc``, so it is typed, inlined and located like any device function."""
+
+    pyfunc: object
+    name: str = ""
+    inline: tuple = ("never", False)  # as CallInfo.inline: ``overload(..., inline="always")``
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,7 @@ import enum
 
 from cudalite.core.numpy_support import lazy_numpy as np  # NumPy loads on first use
 from cudalite.core.types import (
-    Array, Boolean, Complex, CPointer, Float, Integer, NamedTuple, Tuple, type_from_dtype, typeof_constant,
+    Array, Boolean, Complex, CPointer, Float, Integer, NamedTuple, Tuple, Type, type_from_dtype, typeof_constant,
 )
 
 __all__ = ["key_to_type", "compatible", "eager_rank", "SCALAR_CLASSES"]
@@ -28,6 +28,8 @@ _NAMED_KEYS = ("namedtuple", "namedtuple-host")
 
 def key_to_type(key):
     """A type key -> the cudalite type compiled for it."""
+    if isinstance(key, Type):  # an extension type: its own key (``.extension``)
+        return key
     if isinstance(key, enum.Enum):
         return typeof_constant(key)
     if isinstance(key, tuple):

@@ -36,7 +36,7 @@ import importlib
 __all__ = ["ArgKind", "KIND_MODULES", "kind_table", "kind_for", "flatten"]
 
 #: The modules holding the table's entries (each lists its kinds in ``KINDS``).
-KIND_MODULES = ("scalars", "arrays", "host", "tuples", "foreign")
+KIND_MODULES = ("extension", "scalars", "arrays", "host", "tuples", "foreign")
 
 
 class ArgKind:

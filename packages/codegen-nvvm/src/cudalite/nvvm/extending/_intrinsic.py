@@ -1,0 +1,126 @@
+"""``@intrinsic``: a device function whose body is LLVM IR the extension builds.
+
+    @intrinsic
+    def popc_twice(typingctx, x):
+        sig = types.int32(x)
+        def codegen(context, builder, signature, args):
+            c = builder.ctpop(args[0])
+            return builder.trunc(builder.add(c, c), ir.IntType(32))
+        return sig, codegen
+
+The decorated function is the typing half: called with the typing context and the
+argument types at each call site, it returns ``(signature, codegen)`` or None (no
+match).  ``codegen(context, builder, signature, args)`` receives the llvmlite
+``IRBuilder`` positioned in the caller, the chosen signature and the LLVM argument
+values (already converted to the signature's argument types), and returns the
+result value (for a ``void`` result: anything, ignored).  Inline PTX goes through
+``ir.InlineAsm`` as in numba.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+from llvmlite import ir
+
+from cudalite.core.errors import LoweringError, TypingError
+from cudalite.core.registry import registry
+from cudalite.core.types import NoneType, Signature, Void
+from cudalite.core.typing import Resolved
+
+from ..lower._registry import lowerings
+from ._context import LoweringContext
+from ._typing import TypingContextView, _call_generator, _where
+
+__all__ = ["intrinsic", "Intrinsic"]
+
+
+class Intrinsic:
+    """The object ``@intrinsic`` makes; calling it from Python (outside a kernel) is an
+    error, as in numba."""
+
+    def __init__(self, name, defn, prefer_literal=False):
+        self._name = name
+        self._defn = defn
+        self.prefer_literal = prefer_literal
+        functools.update_wrapper(self, defn)
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(f"{self._name} is an @intrinsic: it can only be called from device code")
+
+    def __repr__(self):
+        return f"<intrinsic {self._name}>"
+
+    def __reduce__(self):  # by reference, like a function
+        return (_intrinsic_by_name, (self.__module__, self.__qualname__))
+
+
+def _intrinsic_by_name(module, qualname):
+    import importlib
+
+    obj = importlib.import_module(module)
+    for part in qualname.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+@dataclass(frozen=True, slots=True)
+class IntrinsicCall:
+    """What typing decided for one intrinsic call: the code generator to run."""
+
+    codegen: object
+    name: str
+
+
+def intrinsic(*args, **kwargs):
+    """``@intrinsic`` / ``@intrinsic(prefer_literal=True)``: see the module docstring."""
+    prefer_literal = kwargs.pop("prefer_literal", False)
+    kwargs.pop("target", None)
+    if kwargs:
+        raise TypeError(f"intrinsic() got unexpected keyword arguments {sorted(kwargs)}")
+
+    def wrap(fn):
+        return Intrinsic(fn.__name__, fn, prefer_literal)
+
+    if len(args) == 1 and callable(args[0]):
+        return wrap(args[0])
+    if args:
+        raise TypeError("intrinsic() takes the function to decorate, or keyword options")
+    return wrap
+
+
+@registry.call_class(Intrinsic)
+def _type_intrinsic(site):
+    obj = site.callee
+    answer = _call_generator(obj._defn, site, (TypingContextView(), *site.args), f"{obj._name}()")
+    if answer is None:
+        return None
+    if not (isinstance(answer, tuple) and len(answer) == 2 and isinstance(answer[0], Signature)
+            and callable(answer[1])):
+        raise TypingError(f"{obj._name}(): the intrinsic {_where(obj._defn)} must return (signature, codegen) "
+                          f"or None, not {answer!r}", site.loc)
+    sig, codegen = answer
+    if len(sig.args) != len(site.args):
+        raise TypingError(f"{obj._name}(): the intrinsic's signature {sig} takes {len(sig.args)} argument(s), "
+                          f"the call gives {len(site.args)}", site.loc)
+    return Resolved(sig, IntrinsicCall(codegen, obj._name))
+
+
+@lowerings.call_class(Intrinsic)
+def _lower_intrinsic(lc, node, args, info):
+    call = info.payload
+    try:
+        out = call.codegen(LoweringContext(lc), lc.builder, info.sig, list(args))
+    except LoweringError:
+        raise
+    except Exception as e:
+        raise LoweringError(f"{call.name}(): the intrinsic's codegen {_where(call.codegen)} raised "
+                            f"{type(e).__name__}: {e}", getattr(node, "loc", None)) from e
+    rt = info.sig.return_type
+    if rt is None or isinstance(rt, (Void, NoneType)):
+        return ir.Constant(ir.LiteralStructType([]), None)
+    if not isinstance(out, ir.Value):
+        raise LoweringError(f"{call.name}(): the intrinsic's codegen returned {out!r}, not an LLVM value of "
+                            f"type {rt}", getattr(node, "loc", None))
+    return out

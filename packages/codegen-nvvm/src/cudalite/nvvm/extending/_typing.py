@@ -1,0 +1,265 @@
+"""The high-level half of the extension API: typing from Python code.
+
+* ``@overload(func)`` -- ``generator(*argtypes)`` returns a Python implementation for
+  those types (or None: no match); the implementation is compiled by cudalite as a
+  device function for the call's argument types, so it is typed per call site and
+  errors in it are located in the extension's own file;
+* ``@overload_method(TypeClass, "name")`` / ``@overload_attribute(TypeClass, "name")``
+  -- the same for ``value.name(...)`` (the receiver first) and ``value.name``;
+* ``register_jitable(fn)`` -- ``fn`` itself becomes callable from device code;
+* ``@type_callable(func)`` -- ``typer_factory(context)`` returns ``typer(*argtypes)``
+  giving the return type (or a signature) of a call of ``func``; the call is then
+  lowered by a ``lower_builtin`` of the same ``func``;
+* :func:`make_attribute_wrapper` -- a struct-model member read as an attribute.
+
+All of them fill cudalite's one typing registry (:data:`cudalite.core.registry.registry`),
+which the built-ins fill too, and a typer answers with an
+:class:`~cudalite.core.typing.Implementation` when Python code implements the call.
+"""
+
+from __future__ import annotations
+
+import inspect
+import types as pytypes
+
+from cudalite.core.datamodel import data_models
+from cudalite.core.errors import TypingError
+from cudalite.core.registry import registry
+from cudalite.core.types import Signature, Type
+from cudalite.core.typing import Implementation
+
+from ..lower._registry import lowerings
+
+__all__ = ["overload", "overload_method", "overload_attribute", "overload_classmethod", "register_jitable",
+           "type_callable", "make_attribute_wrapper", "python_attribute", "TypingContextView"]
+
+_INLINE = ("never", "always")
+
+
+class TypingContextView:
+    """What a ``type_callable`` factory or an ``@intrinsic`` receives as ``context`` /
+    ``typingctx``: a way to ask for types (numba's typing context, the parts extension
+    code uses)."""
+
+    __slots__ = ()
+
+    def resolve_value_type(self, value):
+        from cudalite.core.types import typeof_constant
+
+        return typeof_constant(value)
+
+    def unify_types(self, *types):
+        from cudalite.core.typing.rules.casts import unify
+
+        out = types[0]
+        for t in types[1:]:
+            out = unify(out, t)
+            if out is None:
+                return None
+        return out
+
+    unify_pairs = unify_types
+
+    def can_convert(self, fromty, toty):
+        from cudalite.core.typing.rules.casts import can_convert
+
+        return can_convert(fromty, toty)
+
+
+def _inline_choice(inline, who):
+    if inline in _INLINE:
+        return (inline, False)
+    if callable(inline):
+        return (inline, False)
+    raise TypeError(f"{who}: inline must be 'never', 'always' or a callable, not {inline!r}")
+
+
+def _where(fn) -> str:
+    code = getattr(fn, "__code__", None)
+    return f"{fn.__qualname__} ({code.co_filename}:{code.co_firstlineno})" if code else repr(fn)
+
+
+def _call_generator(gen, site, args, what):
+    """``gen(*args)``: the extension's typing function; its exception, re-raised as a
+    located TypingError naming the function (never an internal exception)."""
+    try:
+        return gen(*args)
+    except TypingError:
+        raise
+    except Exception as e:
+        raise TypingError(f"{what}: the typing function {_where(gen)} raised {type(e).__name__}: {e}",
+                          site.loc) from e
+
+
+def _implementation(impl, gen, site, what, inline):
+    if impl is None:
+        return None
+    if not isinstance(impl, pytypes.FunctionType):
+        pyfunc = getattr(impl, "__cudalite_pyfunc__", None) or getattr(impl, "py_func", None)
+        if not isinstance(pyfunc, pytypes.FunctionType):
+            raise TypingError(f"{what}: the typing function {_where(gen)} must return a Python function (the "
+                              f"implementation) or None, not {impl!r}", site.loc)
+        impl = pyfunc
+    return Implementation(impl, what, inline)
+
+
+def _params(func, skip=0):
+    try:
+        names = list(inspect.signature(func).parameters)
+    except (TypeError, ValueError):
+        return None
+    return tuple(names[skip:]) or None
+
+
+def overload(func, jit_options=None, strict=True, inline="never", prefer_literal=False, target="cuda", **kwargs):
+    """Decorator: ``generator(*argtypes) -> implementation or None`` implements calls of
+    ``func`` in device code (numba's ``@overload``)."""
+    choice = _inline_choice(inline, "overload()")
+    what = getattr(func, "__name__", None) or repr(func)
+
+    def deco(gen):
+        params = _params(func) if callable(func) else None
+        prev = registry.lookup_call(func)  # numba's overload extends what a callable accepts
+
+        @registry.call(func, params=params or (prev.declared if prev else None), name=what)
+        def _type(site):
+            found = _implementation(_call_generator(gen, site, site.args, f"{what}()"), gen, site, what, choice)
+            return found if found is not None or prev is None else prev.typer(site)
+
+        return gen
+
+    return deco
+
+
+def register_jitable(*args, **kwargs):
+    """``@register_jitable`` / ``@register_jitable(inline=...)``: the function is
+    callable from device code (compiled for each call's argument types) and stays an
+    ordinary Python function."""
+
+    def wrap(fn):
+        inline = kwargs.get("inline", "never")
+        overload(fn, inline=inline)(lambda *a, **k: fn)
+        return fn
+
+    if len(args) == 1 and not kwargs and callable(args[0]):
+        return wrap(args[0])
+    return wrap
+
+
+def overload_method(typ, attr, target="cuda", inline="never", prefer_literal=False, **kwargs):
+    """Decorator: ``generator(self_type, *argtypes) -> implementation or None``
+    implements ``value.attr(...)`` for values of ``typ`` (a type class or a type)."""
+    choice = _inline_choice(inline, "overload_method()")
+    cls = typ if isinstance(typ, type) else type(typ)
+
+    def deco(gen):
+        params = _params(gen, skip=1)
+        prev = registry.method_at((cls, attr))
+
+        @registry.method(cls, attr, params=params)
+        def _type(site):
+            found = None
+            if isinstance(typ, type) or site.recv == typ:
+                impl = _call_generator(gen, site, (site.recv, *site.args), f"{site.recv}.{attr}()")
+                found = _implementation(impl, gen, site, attr, choice)
+            return found if found is not None or prev is None else prev.typer(site)
+
+        return gen
+
+    return deco
+
+
+overload_classmethod = overload_method
+
+
+def overload_attribute(typ, attr, target="cuda", inline="never", **kwargs):
+    """Decorator: ``generator(self_type) -> getter or None`` implements ``value.attr``."""
+    choice = _inline_choice(inline, "overload_attribute()")
+    cls = typ if isinstance(typ, type) else type(typ)
+
+    def deco(gen):
+        prev = registry.attr_at((cls, attr))
+
+        @registry.attr(cls, attr)
+        def _type(recv):
+            impl = gen(recv) if isinstance(typ, type) or recv == typ else None
+            if impl is None:
+                return prev(recv) if prev is not None else None
+            if not isinstance(impl, pytypes.FunctionType):
+                raise TypeError(f"overload_attribute({cls.__name__}, {attr!r}): {_where(gen)} must return a "
+                                f"Python function (the getter) or None, not {impl!r}")
+            return Implementation(impl, attr, choice)
+
+        return gen
+
+    return deco
+
+
+def type_callable(func):
+    """Decorator: ``typer_factory(context) -> typer``; ``typer(*argtypes)`` returns the
+    result type (or a full signature, or None: no match) of calling ``func``."""
+    what = getattr(func, "__name__", None) or repr(func)
+
+    def deco(factory):
+        typer = factory(TypingContextView())
+        if not callable(typer):
+            raise TypeError(f"type_callable({what}): {_where(factory)} must return the typer function, "
+                            f"not {typer!r}")
+        params = _params(typer)
+        prev = registry.lookup_call(func)
+
+        @registry.call(func, params=params or (prev.declared if prev else None), name=what)
+        def _type(site):
+            rt = _call_generator(typer, site, site.args, f"{what}()")
+            if rt is None:
+                return prev.typer(site) if prev is not None else None
+            if isinstance(rt, Signature):
+                return rt
+            if not isinstance(rt, Type):
+                raise TypingError(f"{what}(): the typer {_where(typer)} returned {rt!r}, not a type or a "
+                                  "signature", site.loc)
+            return Signature(rt, tuple(site.args))
+
+        return factory
+
+    return deco
+
+
+def make_attribute_wrapper(typeclass, struct_attr, python_attr):
+    """Expose member ``struct_attr`` of ``typeclass``'s struct model as the attribute
+    ``python_attr`` (read-only), in device code and for kernel arguments."""
+    if not isinstance(typeclass, type) or not issubclass(typeclass, Type):
+        raise TypeError(f"make_attribute_wrapper() takes a type class, not {typeclass!r}")
+
+    def member_model(t):
+        model = data_models.lookup(t)
+        if model is None or not hasattr(model, "get_field_position"):
+            raise TypingError(f"make_attribute_wrapper({typeclass.__name__}, {struct_attr!r}): {t} has no "
+                              "StructModel (register one with @register_model)")
+        return model
+
+    @registry.attr(typeclass, python_attr)
+    def _type(t):
+        return member_model(t).get_type(struct_attr)
+
+    @lowerings.attr(typeclass, python_attr)
+    def _lower(lc, value, info):
+        model = member_model(info.sig.args[0])
+        return lc.builder.extract_value(value, model.get_field_position(struct_attr))
+
+    ATTRIBUTE_WRAPPERS.setdefault(typeclass, {})[struct_attr] = python_attr
+    return None
+
+
+#: ``type class -> {struct member: Python attribute}`` (the runtime reads kernel arguments by it)
+ATTRIBUTE_WRAPPERS: dict = {}
+
+
+def python_attribute(t, member):
+    """The Python attribute a kernel argument of extension type ``t`` gives struct member
+    ``member`` from: the one :func:`make_attribute_wrapper` named, else the member's name."""
+    for cls in type(t).__mro__:
+        mapped = ATTRIBUTE_WRAPPERS.get(cls, {}).get(member)
+        if mapped is not None:
+            return mapped
+    return member

@@ -1,0 +1,59 @@
+"""Calls answered by Python code: the extension API's overloads, typed as device functions.
+
+A typer of the registry (``overload``, ``overload_method``, ``overload_attribute`` of
+:mod:`cudalite.nvvm.extending`) may answer a call with an
+:class:`~._records.Implementation`: a Python function to compile for the call's
+argument types.  :func:`implementation_call` types it (defaults filled in, arity
+checked against the implementation) and records the call as a
+:attr:`~._records.CallKind.FUNCTION` call, so lowering, inlining, exceptions and error
+locations treat it as any device function.
+"""
+
+from __future__ import annotations
+
+from .. import ir
+from ..errors import TypingError
+from ..types import Signature
+from ._records import CallInfo, CallKind
+from ._specialize import type_call
+
+__all__ = ["implementation_call", "method_implementation_call"]
+
+
+def implementation_call(inf, node, impl, args, consts, arg_nodes, loc):
+    """For inference ``inf``, record ``node`` as a device-function call of the extension
+    code ``impl`` (an :class:`Implementation`) with the argument types ``args``
+    (keywords already folded; ``arg_nodes``: the argument expressions); its result type."""
+    fn = impl.pyfunc
+    fir = inf.ctx.function_ir(fn)
+    n = len(fir.params)
+    if len(args) < n:  # the implementation's defaults fill the rest, as in a call of it
+        missing = [p for p in fir.params[len(args):] if p not in fir.defaults]
+        if missing:
+            raise TypingError(f"{impl.name or fir.qualname}(): the implementation {fir.qualname} needs argument "
+                              f"{missing[0]!r}, which the call does not give", loc)
+        nodes = list(arg_nodes)
+        for p in fir.params[len(args):]:
+            d = ir.Const(loc, fir.defaults[p], f"default of {p}")
+            args, consts = [*args, inf.expr(d)], [*consts, fir.defaults[p]]
+            nodes.append(d)
+        arg_nodes = tuple(nodes)
+    elif len(args) > n:
+        raise TypingError(f"{impl.name or fir.qualname}(): the implementation {fir.qualname} takes {n} "
+                          f"argument(s) but the call gives {len(args)}", loc)
+    callee = type_call(inf.ctx, fn, args, consts, loc=loc)
+    sig = Signature(callee.return_type, tuple(args))
+    inf.record_call(node, CallInfo(CallKind.FUNCTION, sig, fn, impl.name or fir.qualname, callee=callee,
+                                    arg_nodes=tuple(arg_nodes), inline=impl.inline))
+    return callee.return_type
+
+
+def method_implementation_call(inf, node, impl, recv, name, args, consts, nodes, op, loc):
+    """``value.name(...)`` answered by ``impl`` (``overload_method``): a call of it with
+    the receiver first; its :class:`CallInfo`."""
+    if op is not None or not isinstance(node, ir.Call) or not isinstance(node.func, ir.Attr):
+        raise TypingError(f"{recv}: the overload_method implementation of {name!r} can only be called as a "
+                          f"method, value.{name}(...)", loc)
+    implementation_call(inf, node, impl, [recv, *args], [ir.NOTCONST, *consts],
+                        (node.func.value, *(nodes or node.args)), loc)
+    return inf.tf.calls[node]
