@@ -80,7 +80,10 @@ class FunctionLowerer:
         fnty = ir.FunctionType(ret, [value_type(t) for t in self.tf.argtypes])
         name = mangle(fir.module, fir.qualname, self.tf.argtypes) + "$impl"
         if self.tf.arg_consts:  # specialized on call-site constants: one function per set of values
-            name = self.module.ir_module.get_unique_name(name + "$const")
+            name += "$const"
+        # two functions of one qualified name and signature (closures made by one factory,
+        # e.g. an overload's implementations): each its own symbol
+        name = self.module.ir_module.get_unique_name(name)
         fn = ir.Function(self.module.ir_module, fnty, name)
         fn.linkage = "internal"
         if self.module.options.forceinline:

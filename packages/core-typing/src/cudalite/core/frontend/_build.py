@@ -15,6 +15,7 @@ from .. import ir
 from ..numpy_support import is_ndarray, is_numpy_scalar
 from ..errors import TypingError, UnsupportedError
 from ..types import DeviceArrayRef
+from ..types._extension import has_extension_type
 from ..typing._fold import fold_literals
 from ._source import SourceInfo, capture, free_values, lookup_free
 
@@ -296,9 +297,10 @@ def _describe(n):
 
 
 def _foldable(value) -> bool:
-    """Attributes of these compile-time objects are resolved by the frontend."""
+    """Attributes of these compile-time objects are resolved by the frontend (a value an
+    extension types is a typed constant: its attributes are the extension's)."""
     return not (isinstance(value, _VALUE_TYPES) or is_ndarray(value) or is_numpy_scalar(value)
-                or isinstance(value, DeviceArrayRef))
+                or isinstance(value, DeviceArrayRef) or has_extension_type(value))
 
 
 def _assigned_names(fn_node) -> set[str]:

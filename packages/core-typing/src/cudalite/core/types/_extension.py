@@ -18,7 +18,7 @@ import functools
 
 from ._base import Type
 
-__all__ = ["typeof_impl", "Purpose", "TypeofContext", "extension_typeof", "as_numba_type"]
+__all__ = ["typeof_impl", "Purpose", "TypeofContext", "extension_typeof", "has_extension_type", "as_numba_type"]
 
 
 class Purpose(enum.Enum):
@@ -44,6 +44,17 @@ def typeof_impl(val, c):
 
 
 _DEFAULT = typeof_impl.dispatch(object)
+
+
+def has_extension_type(value) -> bool:
+    """Whether an extension types ``value``'s class (without calling its typeof_impl):
+    the frontend then leaves ``value.attr`` to typing instead of reading the attribute."""
+    if typeof_impl.dispatch(type(value)) is not _DEFAULT:
+        return True
+    try:
+        return isinstance(getattr(type(value), "_numba_type_", None), Type)
+    except Exception:
+        return False
 
 
 def extension_typeof(value, purpose=Purpose.constant):

@@ -54,7 +54,17 @@ def can_convert(src, dst) -> bool:
         return src.dtype == dst.dtype
     if isinstance(src, NoneType) and isinstance(dst, NoneType):
         return True
-    return _string_store(src, dst)
+    return _string_store(src, dst) or _extension_converts(src, dst)
+
+
+def _extension_converts(src, dst) -> bool:
+    """An extension type's own rule (numba's ``Type.can_convert_to(typingctx, other)`` /
+    ``can_convert_from``, lowered by its ``lower_cast``); cudalite's types have none."""
+    for t, other, hook in ((src, dst, "can_convert_to"), (dst, src, "can_convert_from")):
+        fn = getattr(t, hook, None)
+        if fn is not None and fn(None, other):
+            return True
+    return False
 
 
 def _string_store(src, dst) -> bool:

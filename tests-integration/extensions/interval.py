@@ -1,0 +1,188 @@
+"""numba's documented ``Interval`` example (docs "Extending Numba: a worked example")
+plus an overload, a method, a property, a register_jitable helper, an intrinsic that
+emits inline PTX and a constant; only the import line differs from numba's."""
+
+from llvmlite import ir
+
+from cudalite.cuda import types
+from cudalite.cuda.extending import (
+    cgutils, intrinsic, lower_builtin, lower_cast, lower_constant, make_attribute_wrapper, models, overload,
+    overload_attribute, overload_method, register_jitable, register_model, type_callable, typeof_impl,
+)
+
+
+class Interval:
+    """A half-open interval on the real number line."""
+
+    def __init__(self, lo, hi):
+        self.lo = lo
+        self.hi = hi
+
+    def __repr__(self):
+        return "Interval(%f, %f)" % (self.lo, self.hi)
+
+    @property
+    def width(self):
+        return self.hi - self.lo
+
+
+class IntervalType(types.Type):
+    def __init__(self):
+        super().__init__(name="Interval")
+
+    def can_convert_to(self, typingctx, other):  # numba's hook: an Interval converts to a float
+        if isinstance(other, types.Float):
+            return True
+
+
+interval_type = IntervalType()
+
+
+@typeof_impl.register(Interval)
+def typeof_interval(val, c):
+    return interval_type
+
+
+@type_callable(Interval)
+def type_interval(context):
+    def typer(lo, hi):
+        if isinstance(lo, types.Float) and isinstance(hi, types.Float):
+            return interval_type
+
+    return typer
+
+
+@register_model(IntervalType)
+class IntervalModel(models.StructModel):
+    def __init__(self, dmm, fe_type):
+        members = [("lo", types.float64), ("hi", types.float64)]
+        models.StructModel.__init__(self, dmm, fe_type, members)
+
+
+make_attribute_wrapper(IntervalType, "lo", "lo")
+make_attribute_wrapper(IntervalType, "hi", "hi")
+
+
+@lower_builtin(Interval, types.Float, types.Float)
+def impl_interval(context, builder, sig, args):
+    typ = sig.return_type
+    lo, hi = args
+    interval = cgutils.create_struct_proxy(typ)(context, builder)
+    interval.lo = lo
+    interval.hi = hi
+    return interval._getvalue()
+
+
+@lower_constant(IntervalType)
+def constant_interval(context, builder, ty, pyval):
+    lo = context.get_constant(types.float64, pyval.lo)
+    hi = context.get_constant(types.float64, pyval.hi)
+    return ir.Constant.literal_struct([lo, hi])
+
+
+@lower_cast(IntervalType, types.Float)
+def interval_to_float(context, builder, fromty, toty, val):  # an Interval converts to its width
+    width = builder.fsub(builder.extract_value(val, 1), builder.extract_value(val, 0))
+    return context.cast(builder, width, types.float64, toty)
+
+
+@overload_attribute(IntervalType, "width")
+def get_width(interval):
+    def getter(interval):
+        return interval.hi - interval.lo
+
+    return getter
+
+
+@overload_method(IntervalType, "contains")
+def interval_contains(interval, x):
+    if isinstance(x, (types.Float, types.Integer)):
+        def impl(interval, x):
+            return interval.lo <= x < interval.hi
+
+        return impl
+
+
+@overload_method(IntervalType, "scaled")
+def interval_scaled(interval, factor=None):
+    def impl(interval, factor=2.0):
+        return Interval(interval.lo * factor, interval.hi * factor)
+
+    return impl
+
+
+def clamp(x, lo, hi):
+    """Pure Python; device code gets the overload below."""
+    return min(max(x, lo), hi)
+
+
+@overload(clamp)
+def ol_clamp(x, lo, hi):
+    if isinstance(x, types.Integer) and isinstance(lo, types.Integer) and isinstance(hi, types.Integer):
+        def impl(x, lo, hi):
+            return min(max(x, lo), hi)
+
+        return impl
+    if isinstance(x, types.Float):
+        def impl(x, lo, hi):
+            if x < lo:
+                return lo
+            if x > hi:
+                return hi
+            return x
+
+        return impl
+
+
+@register_jitable
+def hypot2(a, b):
+    return a * a + b * b
+
+
+@intrinsic
+def popc_twice(typingctx, x):
+    """LLVM IR: twice the population count of an integer."""
+    if isinstance(x, types.Integer):
+        sig = types.int32(x)
+
+        def codegen(context, builder, signature, args):
+            c = builder.ctpop(args[0])
+            c = builder.add(c, c)
+            return builder.trunc(c, ir.IntType(32)) if c.type.width > 32 else builder.zext(c, ir.IntType(32)) \
+                if c.type.width < 32 else c
+
+        return sig, codegen
+
+
+@intrinsic
+def lane_id(typingctx):
+    """Inline PTX: ``mov.u32 %0, %laneid;``."""
+    sig = types.uint32()
+
+    def codegen(context, builder, signature, args):
+        fnty = ir.FunctionType(ir.IntType(32), [])
+        asm = ir.InlineAsm(fnty, "mov.u32 $0, %laneid;", "=r", side_effect=True)
+        return builder.call(asm, [])
+
+    return sig, codegen
+
+
+def bad_helper(x):
+    raise NotImplementedError
+
+
+@overload(bad_helper)
+def ol_bad_helper(x):
+    def impl(x):
+        return x + "text"  # a typing error in the extension's implementation
+
+    return impl
+
+
+def raising_helper(x):
+    raise NotImplementedError
+
+
+@overload(raising_helper)
+def ol_raising_helper(x):
+    raise ValueError("this overload refuses everything")

@@ -1,0 +1,186 @@
+"""The extension API without a GPU: numba's documented Interval example and the other
+extension forms compile to PTX, kernel arguments of an extension type flatten as the
+ABI says, and errors in extension code are located in the user's file."""
+
+from __future__ import annotations
+
+import inspect
+import struct
+
+import pytest
+
+from cudalite import cuda
+from cudalite.core.abi import kernel_abi
+from cudalite.cuda import types
+from cudalite.cuda._launch.typeof import _resolve
+from cudalite.cuda.errors import LoweringError, TypingError
+from extensions import interval as X
+
+CC = (8, 0)
+
+
+def _ptx(fn, sig):
+    ptx, _ = cuda.compile_ptx(fn, sig, cc=CC)
+    return ptx
+
+
+def test_typeof_gives_the_registered_type():
+    assert cuda.typeof(X.Interval(1.0, 2.0)) is X.interval_type
+
+
+def test_interval_kernel_argument_is_flattened_as_its_members():
+    abi = kernel_abi((types.float64[:], X.interval_type))
+    assert [s.llvm_type for s in abi.slots] == ["double*", "i64", "i64", "double", "double"]
+    iv = X.Interval(1.5, 4)
+    kind = _resolve(type(iv), iv)
+    assert kind.key(iv) is X.interval_type
+    assert kind.flat(iv, abi.args[1], 0) == (1.5, 4.0)
+
+
+def test_kernel_argument_missing_member_is_a_clear_error():
+    class Half:
+        lo = 1.0
+
+    X.typeof_impl.register(Half)(lambda v, c: X.interval_type)
+    abi = kernel_abi((X.interval_type,))
+    kind = _resolve(Half, Half())
+    with pytest.raises(TypeError, match="member 'hi' is read from attribute 'hi'"):
+        kind.flat(Half(), abi.args[0], 0)
+
+
+def test_every_extension_form_compiles():
+    def k(r, x, n, iv):
+        made = X.Interval(x[0], x[1])
+        r[0] = made.lo + iv.hi
+        r[1] = made.width
+        r[2] = made.contains(1.7)
+        r[3] = X.clamp(x[2], 0.0, 1.0)
+        r[4] = X.popc_twice(n)
+        r[5] = X.hypot2(x[0], x[1])
+        r[6] = X.lane_id()
+        r[7] = made.scaled().hi + made.scaled(3.0).lo
+        r[8] = X.clamp(n, 0, 10)
+
+    ptx = _ptx(k, (types.float64[:], types.float64[:], types.int64, X.interval_type))
+    assert "popc.b64" in ptx and "%laneid" in ptx
+    params = [line for line in ptx.splitlines() if line.strip().startswith(".param")]
+    assert sum(".f64" in p for p in params) == 2  # the Interval argument: lo, hi
+
+
+def test_device_function_takes_and_returns_an_extension_type():
+    dev = cuda.jit(device=True)(lambda a, b: X.Interval(a.lo + b.lo, a.hi + b.hi))
+
+    def k(r, a, b):
+        s = dev(a, b)
+        r[0] = s.width
+
+    assert "add.f64" in _ptx(k, (types.float64[:], X.interval_type, X.interval_type))
+
+
+def test_global_constant_of_an_extension_type_uses_lower_constant():
+    unit = X.Interval(0.25, 0.75)
+
+    def k(r):
+        r[0] = unit.width
+
+    bits = str(struct.unpack("<q", struct.pack("<d", 0.5))[0])
+    assert bits in _ptx(k, (types.float64[:],))  # 0.5: the width of the frozen constant, folded
+
+
+def test_lower_cast_converts_where_the_type_allows_it():
+    def k(r, iv):
+        r[0] = iv  # an Interval stored into a float64 array: its width (IntervalType.can_convert_to)
+
+    assert "sub.f64" in _ptx(k, (types.float64[:], X.interval_type))
+
+
+def _line_of(fn, text):
+    lines, start = inspect.getsourcelines(fn)
+    return start + next(i for i, line in enumerate(lines) if text in line)
+
+
+def test_error_in_an_overload_implementation_is_located_in_its_file():
+    def k(r, x):
+        r[0] = X.bad_helper(x[0])
+
+    with pytest.raises(TypingError) as info:
+        _ptx(k, (types.float64[:], types.float64[:]))
+    text = str(info.value)
+    assert f"interval.py:{_line_of(X.ol_bad_helper, 'return x + ')}" in text
+    assert f"test_extending_compile.py:{_line_of(k, 'bad_helper(')}" in text
+
+
+def test_exception_in_a_typing_function_names_it_at_the_call():
+    def k(r, x):
+        r[0] = X.raising_helper(x[0])
+
+    with pytest.raises(TypingError, match=r"ol_raising_helper .*raised ValueError: this overload refuses"):
+        _ptx(k, (types.float64[:], types.float64[:]))
+
+
+def test_no_matching_overload_is_a_typing_error():
+    def k(r, x):
+        r[0] = X.clamp(x, 0.0, 1.0)  # an array: ol_clamp returns None
+
+    with pytest.raises(TypingError, match=r"no implementation of clamp\(\)"):
+        _ptx(k, (types.float64[:], types.float64[:]))
+
+
+def test_unknown_member_of_an_extension_type():
+    def k(r, iv):
+        r[0] = iv.middle
+
+    with pytest.raises(TypingError, match="Interval has no attribute 'middle'"):
+        _ptx(k, (types.float64[:], X.interval_type))
+
+
+def test_constant_without_lower_constant_is_refused():
+    class Pair(types.Type):
+        def __init__(self):
+            super().__init__(name="PairNoConst")
+
+    pair_t = Pair()
+
+    class PyPair:
+        pass
+
+    X.typeof_impl.register(PyPair)(lambda v, c: pair_t)
+    X.register_model(Pair)(type("PairModel", (X.models.StructModel,), {
+        "__init__": lambda self, dmm, fe: X.models.StructModel.__init__(self, dmm, fe, [("a", types.int32)])}))
+    X.make_attribute_wrapper(Pair, "a", "a")
+    g = PyPair()
+
+    def k(r):
+        r[0] = g.a
+
+    with pytest.raises(LoweringError, match="cannot be frozen into device code: register its conversion"):
+        _ptx(k, (types.int32[:],))
+
+
+def test_intrinsic_called_from_python_is_refused():
+    with pytest.raises(TypeError, match="can only be called from device code"):
+        X.popc_twice(3)
+
+
+def test_overload_extends_a_builtin_without_replacing_it():
+    from cudalite.cuda.extending import overload
+
+    class Bag(types.Type):
+        def __init__(self):
+            super().__init__(name="Bag")
+
+    bag_t = Bag()
+    X.register_model(Bag)(type("BagModel", (X.models.StructModel,), {
+        "__init__": lambda self, dmm, fe: X.models.StructModel.__init__(self, dmm, fe, [("n", types.int64)])}))
+    X.make_attribute_wrapper(Bag, "n", "n")
+
+    @overload(len)
+    def bag_len(b):
+        if isinstance(b, Bag):
+            return lambda b: b.n
+
+    def k(r, b, a):
+        r[0] = len(b) + len(a)  # the overload for a Bag, the built-in for the array
+
+    ptx = _ptx(k, (types.int64[:], bag_t, types.float32[:]))
+    assert ".param .u64" in ptx
