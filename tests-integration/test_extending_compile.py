@@ -184,3 +184,12 @@ def test_overload_extends_a_builtin_without_replacing_it():
 
     ptx = _ptx(k, (types.int64[:], bag_t, types.float32[:]))
     assert ".param .u64" in ptx
+
+
+def test_operator_overload_on_extension_types_and_numbers_untouched():
+    def k(r, a, b, x):
+        s = a + b  # overload(operator.add) of two Intervals
+        r[0] = s.hi + (x + 1.0)  # numbers keep cudalite's arithmetic
+
+    ptx = _ptx(k, (types.float64[:], X.interval_type, X.interval_type, types.float64))
+    assert ptx.count("add.f64") >= 3

@@ -2,6 +2,8 @@
 plus an overload, a method, a property, a register_jitable helper, an intrinsic that
 emits inline PTX and a constant; only the import line differs from numba's."""
 
+import operator
+
 from llvmlite import ir
 
 from cudalite.cuda import types
@@ -186,3 +188,13 @@ def raising_helper(x):
 @overload(raising_helper)
 def ol_raising_helper(x):
     raise ValueError("this overload refuses everything")
+
+
+@overload(operator.add)
+def interval_add(a, b):
+    """``a + b`` of two Intervals: the Minkowski sum."""
+    if isinstance(a, IntervalType) and isinstance(b, IntervalType):
+        def impl(a, b):
+            return Interval(a.lo + b.lo, a.hi + b.hi)
+
+        return impl

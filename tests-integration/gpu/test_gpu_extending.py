@@ -132,3 +132,15 @@ def test_math_in_an_overload_matches_python(cuda):
     r = np.zeros_like(x)
     f[1, 128](r, x)
     np.testing.assert_allclose(r, [softplus(v) for v in x], rtol=1e-14)
+
+
+def test_operator_overload(cuda):
+    @cuda.jit
+    def f(r, a, b):
+        s = a + b
+        r[0] = s.lo
+        r[1] = s.hi
+
+    r = np.zeros(2)
+    f[1, 1](r, X.Interval(1.0, 2.0), X.Interval(0.5, 4.0))
+    np.testing.assert_equal(r, [1.5, 6.0])

@@ -314,6 +314,8 @@ class FunctionLowerer:
 
     def expr_BinOp(self, e):
         info = self.tf.calls[e]
+        if info.kind is CallKind.FUNCTION:  # an extension's overload of the operator
+            return self.call_function(e, info)
         a, bv = self.expr(e.left), self.expr(e.right)
         lt, rt = self.typeof(e.left), self.typeof(e.right)
         if info.kind is CallKind.TUPLE_CONCAT:

@@ -11,13 +11,15 @@ locations treat it as any device function.
 
 from __future__ import annotations
 
+import operator
+
 from .. import ir
 from ..errors import TypingError
 from ..types import Signature
 from ._records import CallInfo, CallKind
 from ._specialize import type_call
 
-__all__ = ["implementation_call", "method_implementation_call"]
+__all__ = ["implementation_call", "method_implementation_call", "operator_overload"]
 
 
 def implementation_call(inf, node, impl, args, consts, arg_nodes, loc):
@@ -57,3 +59,29 @@ def method_implementation_call(inf, node, impl, recv, name, args, consts, nodes,
     implementation_call(inf, node, impl, [recv, *args], [ir.NOTCONST, *consts],
                         (node.func.value, *(nodes or node.args)), loc)
     return inf.tf.calls[node]
+
+
+#: a binary operator's symbol -> the ``operator`` function an extension overloads for it
+BINARY_OPERATORS = {
+    "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv, "//": operator.floordiv,
+    "%": operator.mod, "**": operator.pow, "<<": operator.lshift, ">>": operator.rshift, "&": operator.and_,
+    "|": operator.or_, "^": operator.xor, "@": operator.matmul,
+}
+
+
+def operator_overload(inf, node, op, a, b):
+    """``a op b`` where cudalite's arithmetic has no rule: an extension's
+    ``overload(operator.add)`` (etc.) answering with an implementation; its result type,
+    or None when no extension does."""
+    from ..registry import CallSite
+    from ._records import Implementation
+
+    fn = BINARY_OPERATORS.get(op)
+    entry = inf.reg.lookup_call(fn) if fn is not None else None
+    if entry is None:
+        return None
+    consts = (inf.const_of(node.left), inf.const_of(node.right))
+    answer = entry.typer(CallSite(entry.name, (a, b), consts, node.loc, inf.ctx, callee=fn))
+    if not isinstance(answer, Implementation):
+        return None
+    return implementation_call(inf, node, answer, [a, b], list(consts), (node.left, node.right), node.loc)

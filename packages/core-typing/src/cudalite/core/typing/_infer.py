@@ -30,7 +30,7 @@ from ..types import (
 )
 from ._eager_calls import eager_signature
 from ._binding import bind_arguments, fold_kwargs
-from ._implementations import implementation_call, method_implementation_call
+from ._implementations import implementation_call, method_implementation_call, operator_overload
 from ._membership import identity_comparison, membership
 from ._unroll import check_unroll, run_unrolling
 from ._fold import ConstantRangeError, fold_binop, fold_unary
@@ -548,6 +548,9 @@ class _Inference:
             return t
         sig = binop_signature(e.op, a, b)
         if sig is None:
+            found = operator_overload(self, e, e.op, a, b)  # overload(operator.add) of an extension
+            if found is not None:
+                return found
             raise TypingError(f"unsupported operand types for {e.op}: {a} and {b}{fp8_hint(a, b)}", e.loc)
         self.record_call(e, CallInfo(CallKind.BINOP, sig, name=e.op))
         return sig.return_type
