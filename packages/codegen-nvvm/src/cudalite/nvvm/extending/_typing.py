@@ -126,6 +126,12 @@ def overload(func, jit_options=None, strict=True, inline="never", prefer_literal
             found = _implementation(_call_generator(gen, site, site.args, f"{what}()"), gen, site, what, choice)
             return found if found is not None or prev is None else prev.typer(site)
 
+        def extension_typer(site):  # the overloads alone, without the built-in (operators ask this)
+            found = _implementation(_call_generator(gen, site, site.args, f"{what}()"), gen, site, what, choice)
+            earlier = getattr(prev.typer, "extension_typer", None) if prev is not None else None
+            return found if found is not None or earlier is None else earlier(site)
+
+        _type.extension_typer = extension_typer
         return gen
 
     return deco
@@ -182,12 +188,18 @@ def overload_attribute(typ, attr, target="cuda", inline="never", **kwargs):
 
         @registry.attr(cls, attr)
         def _type(recv):
-            impl = gen(recv) if isinstance(typ, type) or recv == typ else None
+            try:
+                impl = gen(recv) if isinstance(typ, type) or recv == typ else None
+            except TypingError:
+                raise
+            except Exception as e:  # the extension's typing function failed: name it
+                raise TypingError(f"{recv}.{attr}: the typing function {_where(gen)} raised "
+                                  f"{type(e).__name__}: {e}") from e
             if impl is None:
                 return prev(recv) if prev is not None else None
             if not isinstance(impl, pytypes.FunctionType):
-                raise TypeError(f"overload_attribute({cls.__name__}, {attr!r}): {_where(gen)} must return a "
-                                f"Python function (the getter) or None, not {impl!r}")
+                raise TypingError(f"overload_attribute({cls.__name__}, {attr!r}): {_where(gen)} must return a "
+                                  f"Python function (the getter) or None, not {impl!r}")
             return Implementation(impl, attr, choice)
 
         return gen

@@ -78,10 +78,11 @@ def operator_overload(inf, node, op, a, b):
 
     fn = BINARY_OPERATORS.get(op)
     entry = inf.reg.lookup_call(fn) if fn is not None else None
-    if entry is None:
-        return None
+    ext = getattr(entry.typer, "extension_typer", None) if entry is not None else None
+    if ext is None:
+        return None  # no extension overloads it (cudalite's own operator.add typer keeps its errors)
     consts = (inf.const_of(node.left), inf.const_of(node.right))
-    answer = entry.typer(CallSite(entry.name, (a, b), consts, node.loc, inf.ctx, callee=fn))
+    answer = ext(CallSite(entry.name, (a, b), consts, node.loc, inf.ctx, callee=fn))
     if not isinstance(answer, Implementation):
         return None
     return implementation_call(inf, node, answer, [a, b], list(consts), (node.left, node.right), node.loc)
