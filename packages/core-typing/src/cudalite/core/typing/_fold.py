@@ -11,7 +11,11 @@ folds the expression into one too-big literal (its limit is 128 bits: ``1 << 64`
 ``2**64``, ``(1 << 40) * (1 << 40)``, ``-(2**64)``).  Larger expressions CPython leaves
 to run time (``10**100``, ``(-2**62) ** 4``, ``6364136223846793005 ** 3``) are not folded
 either: they run with numba's wrapping int64 arithmetic, and a consumer that needs the
-value at compile time (a shape) reports a runtime value.  Sizes are decided before
+value at compile time (a shape) reports a runtime value.  So do operations whose
+operands are constant but not literals (:func:`literal_operands` is false: a tuple
+item, a variable or a global holding a constant): CPython folds none of them, numba
+types them as int64 and computes them at run time, so ``t = (2**62, 4); t[0] * t[1]``
+compiles and wraps.  Sizes are decided before
 computing, so ``10**10**10`` costs nothing.
 """
 
@@ -19,10 +23,13 @@ from __future__ import annotations
 
 import operator
 
+from .. import ir
 from ..ir import NOTCONST
 from ..numpy_support import is_numpy_integer
 
-__all__ = ["ConstantRangeError", "fold_binop", "fold_unary", "fold_literals", "INT_MIN", "INT_LIMIT"]
+__all__ = [
+    "ConstantRangeError", "fold_binop", "fold_unary", "fold_literals", "literal_operands", "INT_MIN", "INT_LIMIT",
+]
 
 INT_MIN = -(1 << 63)  # the smallest int64
 INT_LIMIT = 1 << 64  # one more than the largest uint64
@@ -92,9 +99,29 @@ def _binop_overflow(op, x, y):
     return None
 
 
-def fold_binop(op: str, a, b):
+def _literal(node) -> bool:
+    """Whether ``node`` is what CPython's compiler sees as a literal: a constant written
+    in the source (not a named global), or ``-``/``+``/``~`` or an operation of literals."""
+    if isinstance(node, ir.Const):
+        return node.name is None
+    if isinstance(node, ir.UnaryOp):
+        return node.op in ("-", "+", "~") and _literal(node.operand)
+    if isinstance(node, ir.BinOp):
+        return _literal(node.left) and _literal(node.right)
+    return False
+
+
+def literal_operands(node) -> bool:
+    """Whether both operands of the ``ir.BinOp`` ``node`` are literals, so that CPython
+    folds it into one constant (and numba refuses one that is too big)."""
+    return _literal(node.left) and _literal(node.right)
+
+
+def fold_binop(op: str, a, b, literals: bool = True):
     """``a op b`` for integers ``a`` and ``b``, or NOTCONST (also when the value needs more
-    than 64 bits and CPython would not fold it: it runs, and wraps, as in numba)."""
+    than 64 bits and CPython would not fold it: it runs, and wraps, as in numba).
+    ``literals`` false: the operands are constants but not literals (a tuple item, a
+    variable); a value that does not fit is then never refused, it runs and wraps."""
     x, y = _as_int(a), _as_int(b)
     fn = _BINOPS.get(op)
     if x is None or y is None or fn is None:
@@ -107,7 +134,7 @@ def fold_binop(op: str, a, b):
         return NOTCONST  # ValueError in Python
     err = _binop_overflow(op, x, y)
     if err is not None:
-        if _cpython_folds(op, x, y):
+        if literals and _cpython_folds(op, x, y):
             raise err  # numba sees one literal too big for any integer type
         return NOTCONST
     return fn(x, y)

@@ -24,7 +24,7 @@ from ..errors import CompilerError, TypingError
 from ..ffi import ForeignFunction, resolve_extension
 from ..registry import CallSite, Registry
 from ..types import (
-    Array, BFloat16, Boolean, BoundMethod, Complex, Float, Fp8, Integer, NoneType, NumberClass, Opaque, PyFunction,
+    Array, BFloat16, Boolean, BoundMethod, Complex, Fp8, Integer, NoneType, NumberClass, Opaque, PyFunction,
     RangeType,
     Signature, SliceType, StringLiteral, Tuple, Type, boolean, int64, typeof_constant, void,
 )
@@ -33,7 +33,7 @@ from ._binding import bind_arguments, fold_kwargs
 from ._implementations import implementation_call, method_implementation_call, operator_overload
 from ._membership import identity_comparison, membership
 from ._unroll import check_unroll, run_unrolling
-from ._fold import ConstantRangeError, fold_binop, fold_unary
+from ._fold import ConstantRangeError, fold_binop, fold_unary, literal_operands
 from ._flow import falls_through
 from ._recursion import CallStack, Unknown as _Unknown, recursion_error
 from ._specialize import live_branch, type_call
@@ -42,6 +42,7 @@ from ._records import (
     ArrayIter, CallInfo, CallKind, Comparison, EnumerateIter, Implementation, RangeIter, Resolved, TupleIter, ZipIter,
 )
 from .rules.arithmetic import binop_signature, compare_signature, int_result, unary_signature
+from .rules.builtins import builtin_cast_result
 from .rules.casts import can_convert, explicit_conversion, unify
 from .rules.fp8conv import fp8_hint
 from .rules.enums import enum_comparison
@@ -503,7 +504,7 @@ class _Inference:
             left = self.const_of(e.left)
             if left is ir.NOTCONST:
                 return left
-            return self.folded(e, fold_binop, e.op, left, self.const_of(e.right))
+            return self.folded(e, fold_binop, e.op, left, self.const_of(e.right), literal_operands(e))
         return ir.NOTCONST
 
     def folded(self, e, fold, *args):
@@ -731,8 +732,8 @@ class _Inference:
         if kw or len(args) != 1:
             raise TypingError(f"{target}() takes exactly one positional argument", e.loc)
         (a,) = args
-        if isinstance(a, Float) and isinstance(e.func, ir.Const) and e.func.value is float:
-            target = a  # numba: float() of a float keeps its width (float32 stays float32)
+        if isinstance(e.func, ir.Const):  # int()/float()/complex(): numba's result types (int(uint32) is uint32)
+            target = builtin_cast_result(e.func.value, a, target)
         if not explicit_conversion(a, target):
             raise TypingError(f"cannot convert {a} to {target}{fp8_hint(a, target)}", e.loc)
         sig = Signature(target, (a,))
