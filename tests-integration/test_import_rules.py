@@ -45,7 +45,7 @@ RULES = {
     ),
     # the runtime sits on top: it may use every package below it
     "jit": (
-        ("cudalite", "cuda.bindings", "cuda.pathfinder", "numpy", "cffi", "llvmlite"),
+        ("cudalite", "cuda.bindings", "cuda.pathfinder", "numpy", "cffi", "llvmlite", "cloudpickle"),
         ("cuda.core", "cuda.bindings.driver", "cuda.bindings.runtime"),  # driver calls: cudalite.driver
     ),
     "driver": (

@@ -151,20 +151,19 @@ def test_eager_signature_loads_carried_code(cc90, monkeypatch):
     k = make()
     k._compiler = NOLOAD
     k.compile(SIG)
-    fn, args = k.__reduce__()
-    eager = (args[0], args[1], ["void(float32[::1], float32)"], args[3], args[4])
+    k._sigs = ("void(float32[::1], float32)",)  # as if declared eagerly: remade with that signature
+    data = pickle.dumps(k)
     compiles = Compiles(monkeypatch)
     monkeypatch.setattr("cudalite.cuda._dispatch.pickling.CarriedCode",
                         functools.partial(_carry.CarriedCode, fallback=NOLOAD))
     # the eager signature is compiled in the constructor: from the carried code
-    k2 = pickle.loads(pickle.dumps(_Stream(fn, eager)))
+    k2 = pickle.loads(data)
     assert compiles.calls == [] and k2.overloads[SIG].status == "pickled"
 
 
 def test_no_compiled_code_pickles_as_before(cc90):
     k = _make(2.0)
-    fn, args = k.__reduce__()
-    assert len(args) == 4  # nothing carried: the same stream as before
+    assert _carry.carried_code(k) is None  # nothing compiled: nothing carried
     assert not isinstance(pickle.loads(pickle.dumps(k))._compiler, _carry.CarriedCode)
 
 
@@ -185,25 +184,22 @@ def test_module_level_kernel_still_pickles_by_reference(tmp_path, monkeypatch, c
         sys.modules.pop("cl_carry_mod", None)
 
 
-class _Stream:
-    """Pickles as ``fn(*args)``: a pickle of a kernel with its carried code replaced."""
-
-    def __init__(self, fn, args):
-        self.fn, self.args = fn, args
-
-    def __reduce__(self):
-        return self.fn, self.args
-
-
 def _bundle(k):
     """``(loads, args, bundle)``: ``loads(*args, other_bundle)`` unpickles ``k`` as if
-    its pickle had carried ``other_bundle``."""
-    fn, args = k.__reduce__()
+    its pickle had carried ``other_bundle`` (``bundle``: what it carries)."""
+    from cudalite.cuda._dispatch import pickling
 
-    def loads(*a):
-        return pickle.loads(pickle.dumps(_Stream(fn, a)))
+    real = pickling.carried_code
 
-    return loads, args[:4], args[4]
+    def loads(other):
+        pickling.carried_code = lambda d: other if d is k else real(d)
+        try:
+            data = pickle.dumps(k)
+        finally:
+            pickling.carried_code = real
+        return pickle.loads(data)
+
+    return loads, (), real(k)
 
 
 @pytest.mark.parametrize("cut, reason", [(lambda p: p[:len(p) // 2], "truncated header"),
@@ -324,7 +320,9 @@ def test_ufunc_carries_its_loop_kernels(cc90, monkeypatch):
 
 
 def test_ufunc_malformed_carried_code(cc90):
-    fn, args = _vectorize.CUDAUFunc(lambda x: x, ["float32(float32)"]).__reduce__()
+    uf = _vectorize.CUDAUFunc(lambda x: x, ["float32(float32)"])
+    uf._carried_kernels = lambda: ("nonsense",)
+    data = pickle.dumps(uf)
     with pytest.raises(pickle.UnpicklingError, match=r"ufunc test_ufunc_malformed_carried_code.<locals>.<lambda> "
                        "is malformed"):
-        pickle.loads(pickle.dumps(_Stream(fn, (*args, ("nonsense",)))))
+        pickle.loads(data)

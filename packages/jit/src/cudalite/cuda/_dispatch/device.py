@@ -17,7 +17,7 @@ from .._compiler.compile_code import compile_code
 from .._compiler.options import JitOptions
 from ..errors import DeviceFunctionLaunchError
 from .inspect import DeviceInspectMixin
-from .pickling import reduce_dispatcher
+from .pickling import dispatcher_reduction, reduce_dispatcher
 
 __all__ = ["DeviceDispatcher"]
 
@@ -51,7 +51,9 @@ class DeviceDispatcher(DeviceInspectMixin):
         self.__cudalite_sigs__ = tuple(eager)  # calls convert to these (cudalite.core typing)
 
     def __reduce__(self):
-        return reduce_dispatcher(self, self._sigs)
+        return reduce_dispatcher(self)
+
+    __cudalite_by_value__ = dispatcher_reduction  # inside a by-value pickle (_dispatch.pickling)
 
     @property
     def signatures(self):

@@ -30,7 +30,7 @@ from .._launch.keys import compatible, eager_rank, key_to_type
 from .._runtime.record import jit_runtime
 from .._runtime.warmup import start_warmup
 from .inspect import InspectMixin
-from .pickling import reduce_dispatcher
+from .pickling import dispatcher_reduction, reduce_dispatcher
 from .slowpath import launch_slow
 from .specializations import Specialization, SpecTable
 from .stats import CompileStats
@@ -475,8 +475,10 @@ class CUDADispatcher(InspectMixin):
     def __repr__(self):
         return f"<CUDADispatcher {self.py_func.__qualname__}>"
 
-    def __reduce__(self):  # by reference when its module names it, else by value (_pickling)
-        return reduce_dispatcher(self, self._sigs)
+    def __reduce__(self):  # by reference when its module names it, else by value (_dispatch.pickling)
+        return reduce_dispatcher(self)
+
+    __cudalite_by_value__ = dispatcher_reduction  # inside a by-value pickle (_dispatch.pickling)
 
     @property
     def __cudalite_not_device__(self):

@@ -1,28 +1,41 @@
 """Pickling ``@cuda.jit`` dispatchers and ``@vectorize(target="cuda")`` ufuncs
-(``pickle.dumps(kernel)``, multiprocessing), as numba does.
+(``pickle.dumps(kernel)``, multiprocessing, Dask), as numba does.
 
 A dispatcher that its module names (``module.qualname`` is this very object) pickles
 by reference: unpickling imports the module and takes the dispatcher there.  Any
 other one (defined in ``__main__`` -- a script or a notebook --, in a function, a
-closure, replaced in its module) pickles *by value*: its Python function is rebuilt
-from its code object (``marshal``), the globals its code reads, its closure cells,
-defaults and name, and a new dispatcher of the same class, signatures and options is
-made around it.  A kernel pickled by value carries the compiled code of its
-specializations (``_carry``): the receiving process loads the cubin without compiling
-when its device has the same compute capability, and compiles otherwise; a
-``vectorize`` ufunc carries its loop kernels' code the same way.  A device function
-has no code of its own to carry (it is compiled into each kernel that calls it, and
-those carry it).  Modules among the globals travel by name, functions that their
-module does not name travel by value, everything else through pickle itself (so a
-global device array refuses to pickle, as in numba).
+closure, replaced in its module) pickles *by value*, as one ``cloudpickle`` stream
+(what Dask, loky and numba use) wrapped in cudalite's own record:
 
-This is only for ``pickle`` streams the user makes and loads; cudalite's disk cache
-never unpickles anything.
+- the Python function: its code, the globals it reads, closure cells, defaults and
+  annotations; by value what the receiving process could not import (classes,
+  enums, dataclasses and functions of ``__main__`` or of a function body); modules
+  and what an importable module names by name.  The device functions, kernels and
+  ufuncs it calls travel in the same stream, so a helper or class that several of
+  them read is one object again after loading, and a function that calls itself
+  (or two that call each other) names the rebuilt dispatcher.  Code objects keep
+  their file name, and the record carries the text of the files and notebook cells
+  they come from (cudalite compiles from source; the receiving process may not have
+  the file): loading registers it in ``linecache`` where that process has no text
+  of its own under that name.  Anything pickle refuses refuses here too (a global
+  device array, as in numba).
+- the compiled code of its specializations (``_carry``), cudalite's plain payload
+  (versioned fields and the cubin, never a pickle): the receiving process loads the
+  cubin without compiling when its device has the same compute capability, and
+  compiles otherwise; a ``vectorize`` ufunc carries its loop kernels' code the same
+  way.  A device function has no code of its own to carry (it is compiled into each
+  kernel that calls it).
+
+``cloudpickle`` is imported only when a by-value pickle is made or loaded.
+
+This is only for ``pickle`` streams the user makes and loads (loading one runs code
+from it, as any pickle does); cudalite's disk cache never unpickles anything.
 """
 
 from __future__ import annotations
 
-import importlib
+import io
+import linecache
 import marshal
 import pickle
 import sys
@@ -30,7 +43,9 @@ import types as pytypes
 
 from .._compiler.carry import CarriedCode, carried_code, read_carried
 
-__all__ = ["reduce_dispatcher", "reduce_ufunc"]
+__all__ = ["reduce_dispatcher", "reduce_ufunc", "dispatcher_reduction", "ufunc_reduction"]
+
+_MAGIC, _VERSION = "cudalite-by-value", 1
 
 
 def _named(obj, module, qualname) -> bool:
@@ -50,103 +65,114 @@ def _named(obj, module, qualname) -> bool:
     return target is obj
 
 
-class _Module:
-    """A module inside a pickled function's globals: pickled by name."""
-
-    def __init__(self, name):
-        self.name = name
-
-    def __reduce__(self):
-        return importlib.import_module, (self.name,)
-
-
-class _SelfRef:
-    """A global of a pickled function that is the dispatcher being pickled (recursion)."""
-
-    def __reduce__(self):
-        return _SelfRef, ()
+def dispatcher_reduction(disp):
+    """A dispatcher inside the by-value stream (its class's ``__cudalite_by_value__``;
+    None: by reference, through ``__reduce__``).  A new object
+    whose state -- its Python function first -- is set after pickle has remembered
+    it, so references to it from its own function (recursion) resolve to it."""
+    if _named(disp, getattr(disp, "__module__", None), getattr(disp, "__qualname__", None)):
+        return None
+    return (_new, (type(disp),), (disp.py_func, disp._sigs, disp.options, carried_code(disp)),
+            None, None, _init_dispatcher)
 
 
-class _ByValue:
-    """A Python function that its module does not name: pickled by value."""
-
-    def __init__(self, fn, owner=None):
-        self.fn, self.owner = fn, owner
-
-    def __reduce__(self):
-        return _rebuild_function, function_state(self.fn, self.owner)
-
-
-def _code_names(code, out):
-    out.update(code.co_names)
-    for const in code.co_consts:
-        if isinstance(const, pytypes.CodeType):
-            _code_names(const, out)
-    return out
+def ufunc_reduction(uf):
+    """A ``vectorize`` ufunc inside the by-value stream (its class's
+    ``__cudalite_by_value__``; None: by reference)."""
+    if _named(uf, getattr(uf.py_func, "__module__", None), uf.__qualname__):
+        return None
+    return (_new, (type(uf),), (uf.py_func, uf._sigs, uf.identity, uf._jit_options, uf._carried_kernels()),
+            None, None, _init_ufunc)
 
 
-def _wrap(value, owner):
-    if value is owner and owner is not None:
-        return _SelfRef()
-    if isinstance(value, pytypes.ModuleType):
-        return _Module(value.__name__)
-    if isinstance(value, pytypes.FunctionType) and not _named(value, value.__module__, value.__qualname__):
-        return _ByValue(value)
-    return value
+def _dumps(obj) -> tuple:
+    """``obj`` (a dispatcher or ufunc) pickled by value: ``(magic, version,
+    cloudpickle bytes, ((file name, text), ...))``."""
+    import cloudpickle
+
+    filenames = set()
+
+    class _ByValuePickler(cloudpickle.Pickler):
+        def reducer_override(self, o):
+            if type(o) is pytypes.CodeType:  # keep co_filename (cloudpickle drops it): the source is found by it
+                filenames.add(o.co_filename)
+                return marshal.loads, (marshal.dumps(o),)
+            hook = getattr(type(o), "__cudalite_by_value__", None)  # dispatchers and ufuncs
+            reduction = hook(o) if hook is not None else None
+            return super().reducer_override(o) if reduction is None else reduction
+
+    buf = io.BytesIO()
+    _ByValuePickler(buf).dump(obj)
+    sources = tuple((name, "".join(lines)) for name in sorted(filenames) if (lines := linecache.getlines(name)))
+    return (_MAGIC, _VERSION, buf.getvalue(), sources)
 
 
-def function_state(fn, owner=None):
-    """The arguments :func:`_rebuild_function` remakes ``fn`` from (``owner``: the
-    dispatcher being pickled, which the function's globals may name)."""
-    g = fn.__globals__
-    names = sorted(n for n in _code_names(fn.__code__, set()) if n in g)
-    globs = {n: _wrap(g[n], owner) for n in names}
-    cells = tuple(_wrap(c.cell_contents, owner) for c in fn.__closure__ or ())
-    return (marshal.dumps(fn.__code__), globs, fn.__name__, fn.__qualname__, fn.__module__,
-            fn.__defaults__, fn.__kwdefaults__, cells, fn.__doc__)
+def _malformed(detail):
+    return pickle.UnpicklingError(f"this pickle of a CUDA kernel, device function or ufunc is malformed ({detail}): "
+                                  "the pickle was not made by cudalite, or was altered")
 
 
-def _rebuild_function(code, globs, name, qualname, module, defaults, kwdefaults, cells, doc, owner=None):
-    namespace = {"__builtins__": __builtins__, "__name__": module}
-    for k, v in globs.items():
-        namespace[k] = owner if isinstance(v, _SelfRef) else v
-    closure = tuple(pytypes.CellType(owner if isinstance(v, _SelfRef) else v) for v in cells) or None
-    fn = pytypes.FunctionType(marshal.loads(code), namespace, name, defaults, closure)
-    fn.__qualname__, fn.__module__, fn.__kwdefaults__, fn.__doc__ = qualname, module, kwdefaults, doc
+def _remember_sources(sources):
+    """Make the carried source texts readable through ``linecache`` under their file
+    names, where this process has no text of its own under that name (a notebook
+    cell, a script that is not on this machine)."""
+    if type(sources) is not tuple:
+        raise _malformed("the source texts are not a tuple")
+    for item in sources:
+        if not (type(item) is tuple and len(item) == 2 and all(isinstance(x, str) for x in item)):
+            raise _malformed("a source text is not (file name, text)")
+        name, text = item
+        if not linecache.getlines(name):
+            linecache.cache[name] = (len(text), None, text.splitlines(True), name)
+
+
+def _loads(record):
+    """The dispatcher or ufunc that :func:`_dumps` pickled."""
+    if not (type(record) is tuple and len(record) == 4 and record[0] == _MAGIC):
+        raise _malformed("not a by-value record")
+    _magic, version, data, sources = record
+    if version != _VERSION:
+        raise pickle.UnpicklingError(f"this pickle of a CUDA kernel, device function or ufunc was made by another "
+                                     f"cudalite version (by-value format {version!r}, this one reads {_VERSION}): "
+                                     "pickle it again with this version")
+    if not isinstance(data, bytes):
+        raise _malformed("the pickled function is not bytes")
+    _remember_sources(sources)
+    return pickle.loads(data)
+
+
+def _new(cls):
+    return cls.__new__(cls)
+
+
+def _function(fn, kind):
+    if not isinstance(fn, pytypes.FunctionType):
+        raise _malformed(f"the Python function of a {kind} is a {type(fn).__name__}")
     return fn
 
 
-def _rebuild_dispatcher(cls, state, sigs, options, carried=None):
-    """Remake a dispatcher pickled by value; a global or cell naming the dispatcher
-    itself (a recursive function) is set to the new one.  ``carried``: the compiled
-    code of its specializations (``_carry``), loaded instead of compiling."""
-    placeholder = object()  # stands for the dispatcher until it exists
-    fn = _rebuild_function(*state, owner=placeholder)
-    names = [k for k, v in fn.__globals__.items() if v is placeholder]
-    cells = [c for c in fn.__closure__ or () if c.cell_contents is placeholder]
+def _init_dispatcher(disp, state):
+    """Make ``disp`` (from :func:`_new`) the dispatcher of ``state``: its Python
+    function, signatures, options and carried compiled code (``_carry``), loaded
+    instead of compiling."""
+    if not (type(state) is tuple and len(state) == 4):
+        raise _malformed("a dispatcher's state")
+    fn, sigs, options, carried = state
+    fn = _function(fn, type(disp).__name__)
     artifacts = read_carried(carried, fn.__qualname__)
-    disp = cls(fn, sigs, options, compiler=CarriedCode(artifacts)) if artifacts else cls(fn, sigs, options)
-    for k in names:
-        fn.__globals__[k] = disp
-    for c in cells:
-        c.cell_contents = disp
-    return disp
+    if artifacts:
+        type(disp).__init__(disp, fn, sigs, options, compiler=CarriedCode(artifacts))
+    else:
+        type(disp).__init__(disp, fn, sigs, options)
 
 
-def reduce_dispatcher(disp, sigs):
-    """``disp.__reduce__()``: by reference when its module names it, else by value."""
-    fn = disp.py_func
-    if _named(disp, getattr(disp, "__module__", None), getattr(disp, "__qualname__", None)):
-        return disp.__qualname__  # pickle looks up __module__.__qualname__
-    args = (type(disp), function_state(fn, disp), sigs, disp.options)
-    carried = carried_code(disp)
-    return _rebuild_dispatcher, args if carried is None else (*args, carried)
-
-
-def _rebuild_ufunc(cls, state, sigs, identity, jit_options, carried=()):
-    """Remake a ``vectorize`` ufunc pickled by value around its rebuilt function;
-    ``carried``: ``((loop key, bundle), ...)``, its loop kernels' compiled code."""
-    uf = cls(_rebuild_function(*state), sigs, identity, jit_options)
+def _init_ufunc(uf, state):
+    """Make ``uf`` (from :func:`_new`) the ``vectorize`` ufunc of ``state``; its carried
+    ``((loop key, bundle), ...)`` are its loop kernels' compiled code."""
+    if not (type(state) is tuple and len(state) == 5):
+        raise _malformed("a ufunc's state")
+    fn, sigs, identity, jit_options, carried = state
+    type(uf).__init__(uf, _function(fn, "ufunc"), sigs, identity, jit_options)
     if type(carried) is not tuple or not all(type(c) is tuple and len(c) == 2 for c in carried):
         raise pickle.UnpicklingError(f"the compiled code carried in the pickle of ufunc {uf.__qualname__} "
                                      "is malformed: the pickle was not made by cudalite, or was altered")
@@ -154,14 +180,28 @@ def _rebuild_ufunc(cls, state, sigs, identity, jit_options, carried=()):
         artifacts = read_carried(bundle, uf.__qualname__)
         if artifacts:
             uf._add_carried(key, CarriedCode(artifacts))
-    return uf
 
 
-def reduce_ufunc(uf, sigs, identity, jit_options):
+def _earlier_version(*_args):
+    """What the by-value pickles of cudalite before cloudpickle name to rebuild."""
+    raise pickle.UnpicklingError("this pickle of a CUDA kernel, device function or ufunc was made by an earlier "
+                                 "cudalite version, whose by-value format this version does not read: pickle it "
+                                 "again with this version")
+
+
+_rebuild_dispatcher = _rebuild_ufunc = _earlier_version
+
+
+def reduce_dispatcher(disp):
+    """``disp.__reduce__()``: by reference when its module names it, else by value."""
+    if _named(disp, getattr(disp, "__module__", None), getattr(disp, "__qualname__", None)):
+        return disp.__qualname__  # pickle looks up __module__.__qualname__
+    return _loads, (_dumps(disp),)
+
+
+def reduce_ufunc(uf):
     """``ufunc.__reduce__()``: by reference when its module names it, else by value
     (the scalar function rebuilt, the ufunc made again from the same signatures)."""
     if _named(uf, getattr(uf.py_func, "__module__", None), uf.__qualname__):
         return uf.__qualname__
-    carried = uf._carried_kernels()
-    args = (type(uf), function_state(uf.py_func), sigs, identity, jit_options)
-    return _rebuild_ufunc, args if not carried else (*args, carried)
+    return _loads, (_dumps(uf),)

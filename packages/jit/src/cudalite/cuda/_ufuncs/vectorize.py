@@ -41,7 +41,7 @@ from .._compiler.options import JitOptions
 from .._dispatch.decorator import jit
 from .._dispatch.device import DeviceDispatcher
 from .._dispatch.kernel import CUDADispatcher
-from .._dispatch.pickling import reduce_ufunc
+from .._dispatch.pickling import reduce_ufunc, ufunc_reduction
 from .._launch.arrays import needs_wait as _needs_wait
 from .._launch.arrays import stream_wait as _stream_wait
 from .._launch.config import stream_handle_of
@@ -352,9 +352,10 @@ class CUDAUFunc:
 
     nout = 1
 
-    def __reduce__(self):  # by reference when its module names it, else by value (_pickling)
+    def __reduce__(self):  # by reference when its module names it, else by value (_dispatch.pickling)
+        return reduce_ufunc(self)
 
-        return reduce_ufunc(self, self._sigs, self.identity, self._jit_options)
+    __cudalite_by_value__ = ufunc_reduction  # inside a by-value pickle (_dispatch.pickling)
 
     def _carried_kernels(self):
         """``((loop argtypes, ndim, scalar mask), bundle), ...``: the compiled code of the
