@@ -128,9 +128,9 @@ def test_no_matching_overload_is_a_typing_error():
 
 def test_unknown_member_of_an_extension_type():
     def k(r, iv):
-        r[0] = iv.middle
+        r[0] = iv.center
 
-    with pytest.raises(TypingError, match="Interval has no attribute 'middle'"):
+    with pytest.raises(TypingError, match="Interval has no attribute 'center'"):
         _ptx(k, (types.float64[:], X.interval_type))
 
 
@@ -193,3 +193,58 @@ def test_operator_overload_on_extension_types_and_numbers_untouched():
 
     ptx = _ptx(k, (types.float64[:], X.interval_type, X.interval_type, types.float64))
     assert ptx.count("add.f64") >= 3
+
+
+def test_keyword_skipping_a_defaulted_parameter_of_an_overload():
+    def k(out, a, b):
+        X.defaults_and_kwargs(out, a, z=b)  # y takes the overload's default (numba: Omitted(5))
+
+    ptx = _ptx(k, (types.int64[:], types.int64, types.int64))
+    assert "add.s64" in ptx and ", 5;" in ptx
+
+
+def test_cuda_target_overload_is_asked_before_the_generic_one():
+    def f():
+        return X.by_target()
+
+    from cudalite.core.registry import registry
+    from cudalite.core.typing import CallKind, TypingContext
+
+    tf = TypingContext(registry).type_function(f, ())
+    (info,) = [i for i in tf.calls.values() if i.kind is CallKind.FUNCTION]
+    assert info.key.__qualname__.startswith("ol_by_target_cuda.")
+
+
+def test_register_jitable_takes_keywords():
+    def k(r, a, b):
+        r[0] = X.hypot2(b=b, a=a)
+
+    assert "mul" in _ptx(k, (types.float64[:], types.float64, types.float64))
+
+
+def test_typing_templates_with_lower_builtin_and_lower_getattr():
+    def k(r, x, n, iv):
+        r[0] = iv.middle  # AttributeTemplate + lower_getattr
+        r[1] = X.fma3(x[0], x[1], 1.0)  # ConcreteTemplate: the float64 case
+        r[2] = X.first_of(n, x[0])  # AbstractTemplate
+
+    ptx = _ptx(k, (types.float64[:], types.float64[:], types.int32, X.interval_type))
+    assert "mul.f64" in ptx and ("fma.rn.f64" in ptx or "add.f64" in ptx)
+
+
+def test_concrete_template_picks_the_best_case():
+    from cudalite.core.registry import registry
+    from cudalite.core.typing import TypingContext
+
+    def f(a, b, c):
+        return X.fma3(a, b, c)
+
+    assert TypingContext(registry).type_function(f, (types.float32,) * 3).return_type == types.float32
+    assert TypingContext(registry).type_function(f, (types.float32, types.float64, types.int32)).return_type \
+        == types.float64
+
+    def g(a):
+        return X.fma3(a, a, a)
+
+    with pytest.raises(TypingError, match=r"no implementation of fma3\(\)"):
+        TypingContext(registry).type_function(g, (types.complex128,))

@@ -198,3 +198,90 @@ def interval_add(a, b):
             return Interval(a.lo + b.lo, a.hi + b.hi)
 
         return impl
+
+
+def defaults_and_kwargs():
+    """numba-cuda's test_overload example: parameters only the overload names."""
+
+
+@overload(defaults_and_kwargs)
+def ol_defaults_and_kwargs(out, x, y=5, z=6):
+    def impl(out, x, y=5, z=6):
+        out[0], out[1] = x + y, z
+
+    return impl
+
+
+def by_target():
+    """Overloaded for the "generic" target, then for "cuda": device code takes the CUDA one."""
+
+
+@overload(by_target, target="cuda")
+def ol_by_target_cuda():
+    return lambda: 29
+
+
+@overload(by_target, target="generic")
+def ol_by_target_generic():
+    return lambda: 23
+
+
+@overload(by_target, target="cpu")
+def ol_by_target_cpu():
+    return lambda: 0
+
+
+# -- typing templates (numba's class-based API; numba-cuda's test_extending uses these) --------
+from cudalite.cuda.extending import (  # noqa: E402
+    AbstractTemplate, AttributeTemplate, ConcreteTemplate, lower_getattr, signature, templates,
+)
+
+cuda_registry = templates.Registry()  # numba-cuda's cudadecl.registry
+register_global = cuda_registry.register_global
+
+
+@cuda_registry.register_attr
+class IntervalAttrs(AttributeTemplate):
+    key = IntervalType
+
+    def resolve_middle(self, ty):
+        return types.float64
+
+
+@lower_getattr(IntervalType, "middle")
+def interval_middle(context, builder, typ, val):
+    lo = builder.extract_value(val, 0)
+    hi = builder.extract_value(val, 1)
+    return builder.fmul(builder.fadd(lo, hi), ir.Constant(ir.DoubleType(), 0.5))
+
+
+def fma3(a, b, c):
+    """Typed by a ConcreteTemplate, lowered by lower_builtin (a binding generator's form)."""
+    return a * b + c
+
+
+@register_global(fma3)
+class Fma3Typing(ConcreteTemplate):
+    cases = [signature(types.float32, types.float32, types.float32, types.float32),
+             signature(types.float64, types.float64, types.float64, types.float64)]
+
+
+@lower_builtin(fma3, types.Float, types.Float, types.Float)
+def lower_fma3(context, builder, sig, args):
+    return builder.fadd(builder.fmul(args[0], args[1]), args[2])
+
+
+def first_of(a, b):
+    return a
+
+
+@register_global(first_of)
+class FirstOfTyping(AbstractTemplate):
+    def generic(self, args, kws):
+        if len(args) == 2 and isinstance(args[0], types.Integer):
+            return signature(args[0], *args)
+
+
+@lower_builtin(first_of, types.Integer, types.Any)
+def lower_first_of(context, builder, sig, args):
+    return args[0]

@@ -144,3 +144,19 @@ def test_operator_overload(cuda):
     r = np.zeros(2)
     f[1, 1](r, X.Interval(1.0, 2.0), X.Interval(0.5, 4.0))
     np.testing.assert_equal(r, [1.5, 6.0])
+
+
+def test_templates_keywords_and_targets(cuda):
+    @cuda.jit
+    def f(r, out, x, n, iv, a, b):
+        r[0] = iv.middle  # AttributeTemplate + lower_getattr
+        r[1] = X.fma3(x[0], x[1], 1.0)  # ConcreteTemplate + lower_builtin
+        r[2] = X.first_of(n, x[0])  # AbstractTemplate
+        r[3] = X.by_target()  # the CUDA-target overload, not the generic one
+        X.defaults_and_kwargs(out, a, z=b)  # y: the overload's default
+
+    r = np.zeros(4)
+    out = np.zeros(2, dtype=np.int64)
+    f[1, 1](r, out, np.array([2.0, 3.0]), np.int32(7), X.Interval(1.0, 4.0), 1, 2)
+    np.testing.assert_equal(r, [2.5, 7.0, 7.0, 29.0])
+    np.testing.assert_equal(out, [6, 2])  # numba-cuda's test_default_values_and_kwargs

@@ -89,6 +89,7 @@ class TyperEntry:
     declared: tuple | None
     name: str
     callee: object = field(default=None, compare=False)
+    defaults: dict | None = field(default=None, compare=False)  # parameter -> default value (overloads)
 
     @property
     def params(self):
@@ -104,12 +105,14 @@ class Registry(KeyedTable):
     """Typing tables for calls, values, attributes and methods."""
 
     # -- registration (decorators) -------------------------------------------------
-    def call(self, obj, params=None, name=None):
+    def call(self, obj, params=None, name=None, defaults=None):
         """Register the typer for calling ``obj``; ``params`` names its parameters
-        so keyword arguments can be matched."""
+        so keyword arguments can be matched, ``defaults`` (parameter -> value) fills
+        a parameter a call skips before a keyword argument."""
 
         def deco(fn):
-            self.add_call(obj, TyperEntry(fn, tuple(params) if params else None, name or _name(obj), obj))
+            self.add_call(obj, TyperEntry(fn, tuple(params) if params else None, name or _name(obj), obj,
+                                          dict(defaults) if defaults else None))
             return fn
 
         return deco
@@ -153,12 +156,13 @@ class Registry(KeyedTable):
         """Every object registered with :meth:`value`, in registration order."""
         return tuple(k for k in self._values if not _is_wrapped_key(k))
 
-    def method(self, type_class, name, params=None):
+    def method(self, type_class, name, params=None, defaults=None):
         """Register the typer for calling ``value.name(...)``; ``site.recv`` is the
         receiver type and the receiver is passed to the lowering first."""
 
         def deco(fn):
-            self.add_method(type_class, name, TyperEntry(fn, tuple(params) if params else None, name))
+            self.add_method(type_class, name, TyperEntry(fn, tuple(params) if params else None, name,
+                                                         defaults=dict(defaults) if defaults else None))
             return fn
 
         return deco

@@ -18,7 +18,7 @@ types be kernel arguments.
 from cudalite.core.types import Purpose, TypeofContext, as_numba_type, typeof_impl
 from cudalite.core.typing import Implementation
 
-from . import cgutils, models
+from . import cgutils, models, templates
 from ._context import LoweringContext
 from ._intrinsic import Intrinsic, intrinsic
 from ._lowering import Registry, lower_builtin, lower_cast, lower_constant, lower_getattr, lower_getattr_generic
@@ -27,6 +27,9 @@ from ._typing import (
     register_jitable, type_callable,
 )
 from .models import register_model
+from .templates import (
+    AbstractTemplate, AttributeTemplate, ConcreteTemplate, infer, infer_getattr, infer_global, signature,
+)
 
 core_models = models  # numba-cuda's name: ``from numba.cuda.extending import core_models``
 lower = lower_builtin  # numba's ``imputils.lower_builtin`` is also exported as ``lower``
@@ -37,5 +40,6 @@ __all__ = [
     "type_callable", "typeof_impl", "as_numba_type", "register_model", "models", "core_models",
     "make_attribute_wrapper", "lower_builtin", "lower", "lower_cast", "lower_constant", "lower_getattr",
     "lower_getattr_generic", "cgutils", "Registry", "LoweringContext", "Intrinsic", "Implementation", "Purpose",
-    "TypeofContext", "python_attribute",
+    "TypeofContext", "python_attribute", "templates", "AbstractTemplate", "AttributeTemplate", "ConcreteTemplate",
+    "infer", "infer_getattr", "infer_global", "signature",
 ]

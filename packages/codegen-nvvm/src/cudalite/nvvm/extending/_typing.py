@@ -104,34 +104,74 @@ def _implementation(impl, gen, site, what, inline):
 
 
 def _params(func, skip=0):
+    """``(parameter names, {name: default})`` of ``func`` after the first ``skip``."""
     try:
-        names = list(inspect.signature(func).parameters)
+        params = list(inspect.signature(func).parameters.values())[skip:]
     except (TypeError, ValueError):
+        return None, None
+    plain = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD,
+             inspect.Parameter.KEYWORD_ONLY)
+    params = [p for p in params if p.kind in plain]
+    defaults = {p.name: p.default for p in params if p.default is not inspect.Parameter.empty}
+    return tuple(p.name for p in params) or None, defaults or None
+
+
+#: the order an overload's targets are asked in: numba's "cuda" ones before "generic" ones
+_TARGETS = {"cuda": 0, "gpu": 0, "generic": 1}
+
+
+class _OverloadSet:
+    """Every ``overload`` of one callable: asked CUDA-target first, then generic, the
+    newest first within a target; then the typer that was there before (a built-in)."""
+
+    def __init__(self, what, builtin):
+        self.what = what
+        self.builtin = builtin  # TyperEntry or None
+        self.entries = []  # (target rank, -sequence, generator, inline)
+
+    def add(self, rank, gen, inline):
+        self.entries.append((rank, -len(self.entries), gen, inline))
+        self.entries.sort(key=lambda e: (e[0], e[1]))
+
+    def extension_typer(self, site):
+        """The overloads alone (operators ask this: a built-in's error stays its own)."""
+        for _rank, _seq, gen, inline in self.entries:
+            found = _implementation(_call_generator(gen, site, site.args, f"{self.what}()"), gen, site, self.what,
+                                    inline)
+            if found is not None:
+                return found
         return None
-    return tuple(names[skip:]) or None
+
+    def __call__(self, site):
+        found = self.extension_typer(site)
+        if found is None and self.builtin is not None:
+            return self.builtin.typer(site)
+        return found
 
 
 def overload(func, jit_options=None, strict=True, inline="never", prefer_literal=False, target="cuda", **kwargs):
     """Decorator: ``generator(*argtypes) -> implementation or None`` implements calls of
-    ``func`` in device code (numba's ``@overload``)."""
+    ``func`` in device code (numba's ``@overload``).  ``target``: "cuda" (the default)
+    and "generic" overloads apply to device code, CUDA ones first; a "cpu" one does not
+    (there is no CPU target)."""
     choice = _inline_choice(inline, "overload()")
     what = getattr(func, "__name__", None) or repr(func)
+    rank = _TARGETS.get(target)
 
     def deco(gen):
-        params = _params(func) if callable(func) else None
-        prev = registry.lookup_call(func)  # numba's overload extends what a callable accepts
-
-        @registry.call(func, params=params or (prev.declared if prev else None), name=what)
-        def _type(site):
-            found = _implementation(_call_generator(gen, site, site.args, f"{what}()"), gen, site, what, choice)
-            return found if found is not None or prev is None else prev.typer(site)
-
-        def extension_typer(site):  # the overloads alone, without the built-in (operators ask this)
-            found = _implementation(_call_generator(gen, site, site.args, f"{what}()"), gen, site, what, choice)
-            earlier = getattr(prev.typer, "extension_typer", None) if prev is not None else None
-            return found if found is not None or earlier is None else earlier(site)
-
-        _type.extension_typer = extension_typer
+        if rank is None:  # another target's overload (numba's CPU): nothing for device code
+            return gen
+        prev = registry.lookup_call(func)
+        oset = prev.typer if prev is not None and isinstance(prev.typer, _OverloadSet) else None
+        if oset is None:  # numba's overload extends what a callable accepts: the built-in stays behind it
+            oset = _OverloadSet(what, prev)
+        oset.add(rank, gen, choice)
+        params, defaults = _params(gen)
+        if params is None and callable(func):  # a generator taking *args (register_jitable's): func's own
+            params, defaults = _params(func)
+        if params is None and prev is not None:
+            params = prev.declared
+        registry.call(func, params=params, name=what, defaults=defaults)(oset)
         return gen
 
     return deco
@@ -159,10 +199,10 @@ def overload_method(typ, attr, target="cuda", inline="never", prefer_literal=Fal
     cls = typ if isinstance(typ, type) else type(typ)
 
     def deco(gen):
-        params = _params(gen, skip=1)
+        params, defaults = _params(gen, skip=1)
         prev = registry.method_at((cls, attr))
 
-        @registry.method(cls, attr, params=params)
+        @registry.method(cls, attr, params=params, defaults=defaults)
         def _type(site):
             found = None
             if isinstance(typ, type) or site.recv == typ:
@@ -217,10 +257,10 @@ def type_callable(func):
         if not callable(typer):
             raise TypeError(f"type_callable({what}): {_where(factory)} must return the typer function, "
                             f"not {typer!r}")
-        params = _params(typer)
+        params, defaults = _params(typer)
         prev = registry.lookup_call(func)
 
-        @registry.call(func, params=params or (prev.declared if prev else None), name=what)
+        @registry.call(func, params=params or (prev.declared if prev else None), name=what, defaults=defaults)
         def _type(site):
             rt = _call_generator(typer, site, site.args, f"{what}()")
             if rt is None:

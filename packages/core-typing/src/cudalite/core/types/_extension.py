@@ -141,3 +141,16 @@ class Number(metaclass=_NumberMeta):
 
 
 __all__ += ["Any", "VarArg", "Number"]
+
+
+class Function(Type):
+    """``types.Function(template)``: the type of a callable typed by a typing template
+    (``register_global(func, types.Function(MyTemplate))``, the form binding generators
+    write)."""
+
+    def __init__(self, template):
+        self.templates = (template,)
+        super().__init__(("Function", template), f"Function({getattr(template, '__name__', template)})")
+
+
+__all__ += ["Function"]

@@ -48,8 +48,10 @@ def bind_arguments(inf, e, fir, args, consts, kw):
         raise TypingError(f"{fir.qualname}() got multiple values for argument {next(iter(kw))!r}", e.loc)
     return args, consts, tuple(nodes)
 
-def fold_kwargs(e, params, args, consts, kw, name=None):
-    """Fold keyword arguments into positional order: (types, consts, arg nodes)."""
+def fold_kwargs(e, params, args, consts, kw, name=None, defaults=None, inf=None):
+    """Fold keyword arguments into positional order: (types, consts, arg nodes).  A
+    parameter skipped before a keyword takes its value from ``defaults`` (typed as a
+    constant by inference ``inf``), else is an error."""
     name = name or "function"
     if params is None:
         raise TypingError(f"{name}() does not take keyword arguments", e.loc)
@@ -58,6 +60,12 @@ def fold_kwargs(e, params, args, consts, kw, name=None):
         if p in kw:
             if i < len(args):
                 raise TypingError(f"{name}() got multiple values for argument {p!r}", e.loc)
+            while len(args) < i and defaults and inf is not None and params[len(args)].lstrip("/") in defaults:
+                value = defaults[params[len(args)].lstrip("/")]
+                node = ir.Const(e.loc, value, f"default of {params[len(args)]}")
+                args.append(inf.expr(node))
+                consts.append(value)
+                nodes.append(node)
             if len(args) < i:
                 raise TypingError(f"{name}() is missing argument {params[len(args)]!r}", e.loc)
             t, c, node = kw.pop(p)

@@ -78,7 +78,7 @@ def operator_overload(inf, node, op, a, b):
 
     fn = BINARY_OPERATORS.get(op)
     entry = inf.reg.lookup_call(fn) if fn is not None else None
-    ext = getattr(entry.typer, "extension_typer", None) if entry is not None else None
+    ext = getattr(entry.typer, "extension_typer", None) if entry is not None else None  # an overload set
     if ext is None:
         return None  # no extension overloads it (cudalite's own operator.add typer keeps its errors)
     consts = (inf.const_of(node.left), inf.const_of(node.right))

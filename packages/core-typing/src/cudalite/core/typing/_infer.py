@@ -703,7 +703,8 @@ class _Inference:
                                       e.func.loc)
                 raise TypingError(f"{ft} is not supported in device code", e.func.loc)
             if kw:
-                args, consts, nodes = fold_kwargs(e, entry.params, args, consts, kw, entry.name)
+                args, consts, nodes = fold_kwargs(e, entry.params, args, consts, kw, entry.name, entry.defaults,
+                                                  self)
             name = getattr(obj, "name", None) if isinstance(obj, ForeignFunction) else entry.name
             site = CallSite(name or entry.name, tuple(args), tuple(consts), e.loc, self.ctx, callee=obj)
             sig, payload = _typed(entry.typer(site))
@@ -747,7 +748,7 @@ class _Inference:
             raise TypingError(f"{recv} does not support {what}", loc)
         args, consts, nodes = list(args), list(consts), None
         if kwargs:
-            args, consts, nodes = fold_kwargs(node, entry.params, args, consts, kwargs, name)
+            args, consts, nodes = fold_kwargs(node, entry.params, args, consts, kwargs, name, entry.defaults, self)
         site = CallSite(name, tuple(args), tuple(consts), loc, self.ctx, recv=recv)
         sig, payload = _typed(entry.typer(site))
         if sig is None:
