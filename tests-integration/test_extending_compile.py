@@ -248,3 +248,143 @@ def test_concrete_template_picks_the_best_case():
 
     with pytest.raises(TypingError, match=r"no implementation of fma3\(\)"):
         TypingContext(registry).type_function(g, (types.complex128,))
+
+
+def _mismatch_kernel(impl):
+    from cudalite.cuda.extending import overload
+
+    def myoverload(a, b, c, kw=None):
+        pass
+
+    @overload(myoverload)
+    def _myoverload_impl(a, b, c, kw=None):
+        return impl
+
+    def foo(a, b, c, d):
+        myoverload(a, b, c, kw=d)
+
+    return foo
+
+
+def _impl_kw12(a, b, c, kw=12):
+    return a
+
+
+def _impl_kwarg(a, b, c, kwarg=None):
+    return a
+
+
+def _impl_z(z, b, c, kw=None):
+    return z
+
+
+def _impl_extra(a, b, c, kw=None, extra_kwarg=None):
+    return a
+
+
+@pytest.mark.parametrize("impl, what, shown", [
+    (_impl_kw12, "keyword argument default values", '<Parameter "kw=12">'),
+    (_impl_kwarg, "keyword argument names", '<Parameter "kwarg=None">'),
+    (_impl_z, "argument names", '<Parameter "z">'),
+    (_impl_extra, "keyword argument names", '<Parameter "extra_kwarg=None">'),
+])
+def test_strict_overload_refuses_an_implementation_of_another_signature(impl, what, shown):
+    with pytest.raises(TypingError) as info:
+        _ptx(_mismatch_kernel(impl), (types.int64,) * 4)
+    text = str(info.value)
+    assert f"Typing and implementation arguments differ in {what}." in text and shown in text
+    assert "test_extending_compile.py" in text  # located at the call in the kernel
+
+
+def test_var_keyword_in_an_overload_is_refused_unless_not_strict():
+    from cudalite.cuda.extending import overload
+
+    def target(a, kw=None):
+        pass
+
+    def ol(a, **kws):
+        def impl(a, kw=10):
+            return a
+
+        return impl
+
+    overload(target, strict=False)(ol)
+
+    def foo(r, a):
+        r[0] = target(a, kw=11)
+
+    assert _ptx(foo, (types.int64[:], types.int64))  # not strict: accepted, as numba
+
+    def target2(a, kw=None):
+        pass
+
+    overload(target2)(ol)
+
+    def foo2(r, a):
+        r[0] = target2(a, kw=11)
+
+    with pytest.raises(TypingError, match=r"VAR_KEYWORD \(e.g. \*\*kwargs\) is unsupported. \(offending argument "
+                                          r"name is '\*\*kws'\)"):
+        _ptx(foo2, (types.int64[:], types.int64))
+
+
+def test_overload_method_on_arrays_with_keyword_defaults():
+    from cudalite.cuda.extending import overload_method
+
+    @overload_method(types.Array, "foo_kw")
+    def fooimpl(arr, a_kwarg=10):
+        def impl(arr, a_kwarg=10):
+            return a_kwarg
+
+        return impl
+
+    def bar(A, res):
+        res[0] = A.foo_kw()
+        res[1] = A.foo_kw(20)
+        res[2] = A.foo_kw(a_kwarg=30)
+
+    ptx = _ptx(bar, (types.int64[:], types.int64[:]))
+    assert all(f"{v};" in ptx for v in (10, 20, 30))
+
+
+def test_intrinsic_void_and_non_void_returns():
+    from cudalite.cuda.extending import intrinsic
+
+    @intrinsic
+    def void_func(typingctx, a):
+        return types.void(types.int32), lambda context, builder, signature, args: None
+
+    @intrinsic
+    def non_void_func(typingctx, a):
+        return types.int32(types.int32), lambda context, builder, signature, args: None
+
+    def call_void():
+        void_func(1)
+
+    def call_non_void():
+        non_void_func(1)
+
+    assert _ptx(call_void, ())
+    with pytest.raises(LoweringError, match="non-void function returns None"):
+        _ptx(call_non_void, ())
+
+
+def test_intrinsic_pickles_by_reference_or_by_value():
+    import pickle
+
+    import cloudpickle
+    from cudalite.cuda.extending import intrinsic
+
+    assert pickle.loads(pickle.dumps(X.popc_twice)) is X.popc_twice
+
+    @intrinsic
+    def identity(context, x):
+        return x(x), lambda context, builder, signature, args: args[0]
+
+    again = pickle.loads(cloudpickle.dumps(identity))
+    assert again is not identity and again._name == "identity"
+
+    def k(r, n):
+        r[0] = again(n)
+
+    assert "st.global.u64" in _ptx(k, (types.int64[:], types.int64))

@@ -106,7 +106,7 @@ def interval_contains(interval, x):
 
 
 @overload_method(IntervalType, "scaled")
-def interval_scaled(interval, factor=None):
+def interval_scaled(interval, factor=2.0):
     def impl(interval, factor=2.0):
         return Interval(interval.lo * factor, interval.hi * factor)
 

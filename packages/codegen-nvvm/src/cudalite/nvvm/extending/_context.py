@@ -140,6 +140,12 @@ class LoweringContext:
             return self.cast(builder, res, tf.return_type, sig.return_type)
         return res
 
+    @property
+    def active_code_library(self):
+        """numba's code library of the kernel being compiled: ``add_linking_file(code)``
+        links a file or linkable code object (``cuda.CUSource``, ``cuda.PTXSource``...)."""
+        return _CodeLibrary(self._need_lc("active_code_library").module)
+
     def add_linking_libs(self, libs):
         """Link these files (paths or linkable code) into the kernel."""
         self._need_lc("add_linking_libs").module.add_links(tuple(libs))
@@ -181,3 +187,18 @@ def _alignof(lty) -> int:
     if isinstance(lty, ir.BaseStructType):
         return max((_alignof(e) for e in lty.elements), default=1)
     return _sizeof(lty)
+
+
+class _CodeLibrary:
+    """What ``context.active_code_library`` gives: the module's link list."""
+
+    __slots__ = ("_module",)
+
+    def __init__(self, module):
+        self._module = module
+
+    def add_linking_file(self, item):
+        self._module.add_links((item,))
+
+    def add_linking_library(self, item):
+        self._module.add_links((item,))

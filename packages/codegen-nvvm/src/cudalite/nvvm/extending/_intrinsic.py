@@ -52,16 +52,26 @@ class Intrinsic:
     def __repr__(self):
         return f"<intrinsic {self._name}>"
 
-    def __reduce__(self):  # by reference, like a function
-        return (_intrinsic_by_name, (self.__module__, self.__qualname__))
+    def __reduce__(self):
+        """By reference when its module names it (unpickling gives this very object),
+        else by value: the typing function travels (cloudpickle, in a kernel's pickle)."""
+        if _by_name(self.__module__, self.__qualname__) is self:
+            return (_by_name, (self.__module__, self.__qualname__))
+        return (Intrinsic, (self._name, self._defn, self.prefer_literal))
 
 
-def _intrinsic_by_name(module, qualname):
+def _by_name(module, qualname):
     import importlib
+    import sys
 
-    obj = importlib.import_module(module)
+    obj = sys.modules.get(module)
+    if obj is None:
+        try:
+            obj = importlib.import_module(module)
+        except ImportError:
+            return None
     for part in qualname.split("."):
-        obj = getattr(obj, part)
+        obj = getattr(obj, part, None)
     return obj
 
 
@@ -120,6 +130,10 @@ def _lower_intrinsic(lc, node, args, info):
     rt = info.sig.return_type
     if rt is None or isinstance(rt, (Void, NoneType)):
         return ir.Constant(ir.LiteralStructType([]), None)
+    if out is None:
+        raise LoweringError(f"{call.name}(): non-void function returns None from implementation (the intrinsic's "
+                            f"codegen {_where(call.codegen)} must return an LLVM value of type {rt})",
+                            getattr(node, "loc", None))
     if not isinstance(out, ir.Value):
         raise LoweringError(f"{call.name}(): the intrinsic's codegen returned {out!r}, not an LLVM value of "
                             f"type {rt}", getattr(node, "loc", None))

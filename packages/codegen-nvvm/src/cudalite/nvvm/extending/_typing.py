@@ -29,6 +29,7 @@ from cudalite.core.types import Signature, Type
 from cudalite.core.typing import Implementation
 
 from ..lower._registry import lowerings
+from ._strict import signature_mismatch
 
 __all__ = ["overload", "overload_method", "overload_attribute", "overload_classmethod", "register_jitable",
            "type_callable", "make_attribute_wrapper", "python_attribute", "TypingContextView"]
@@ -79,11 +80,11 @@ def _where(fn) -> str:
     return f"{fn.__qualname__} ({code.co_filename}:{code.co_firstlineno})" if code else repr(fn)
 
 
-def _call_generator(gen, site, args, what):
-    """``gen(*args)``: the extension's typing function; its exception, re-raised as a
-    located TypingError naming the function (never an internal exception)."""
+def _call_generator(gen, site, args, what, kwargs=None):
+    """``gen(*args, **kwargs)``: the extension's typing function; its exception,
+    re-raised as a located TypingError naming the function (never an internal exception)."""
     try:
-        return gen(*args)
+        return gen(*args, **(kwargs or {}))
     except TypingError:
         raise
     except Exception as e:
@@ -91,7 +92,7 @@ def _call_generator(gen, site, args, what):
                           site.loc) from e
 
 
-def _implementation(impl, gen, site, what, inline):
+def _implementation(impl, gen, site, what, inline, strict=False):
     if impl is None:
         return None
     if not isinstance(impl, pytypes.FunctionType):
@@ -100,6 +101,10 @@ def _implementation(impl, gen, site, what, inline):
             raise TypingError(f"{what}: the typing function {_where(gen)} must return a Python function (the "
                               f"implementation) or None, not {impl!r}", site.loc)
         impl = pyfunc
+    if strict:
+        mismatch = signature_mismatch(gen, impl)
+        if mismatch is not None:
+            raise TypingError(f"{what}: {mismatch}", site.loc)
     return Implementation(impl, what, inline)
 
 
@@ -111,13 +116,30 @@ def _params(func, skip=0):
         return None, None
     plain = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD,
              inspect.Parameter.KEYWORD_ONLY)
-    params = [p for p in params if p.kind in plain]
+    if any(p.kind not in plain for p in params):  # *args / **kwargs: the names are not known
+        return None, None
     defaults = {p.name: p.default for p in params if p.default is not inspect.Parameter.empty}
     return tuple(p.name for p in params) or None, defaults or None
 
 
 #: the order an overload's targets are asked in: numba's "cuda" ones before "generic" ones
 _TARGETS = {"cuda": 0, "gpu": 0, "generic": 1}
+
+
+def _generator_args(gen, args, params):
+    """``(positional, keywords)`` to call typing function ``gen`` with the call's
+    argument types ``args`` (in the order of the registered ``params``): arguments past
+    ``gen``'s positional parameters go by name (into its ``**kwargs``), as numba passes
+    a call's keywords on."""
+    try:
+        sig = inspect.signature(gen).parameters.values()
+    except (TypeError, ValueError):
+        return tuple(args), {}
+    kinds = [p.kind for p in sig]
+    n = sum(k in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD) for k in kinds)
+    if inspect.Parameter.VAR_POSITIONAL in kinds or len(args) <= n or not params or len(params) < len(args):
+        return tuple(args), {}
+    return tuple(args[:n]), {params[i].lstrip("/"): args[i] for i in range(n, len(args))}
 
 
 class _OverloadSet:
@@ -127,17 +149,19 @@ class _OverloadSet:
     def __init__(self, what, builtin):
         self.what = what
         self.builtin = builtin  # TyperEntry or None
-        self.entries = []  # (target rank, -sequence, generator, inline)
+        self.entries = []  # (target rank, -sequence, generator, inline, strict)
+        self.params = None  # the parameter names calls are folded to (registered with the set)
 
-    def add(self, rank, gen, inline):
-        self.entries.append((rank, -len(self.entries), gen, inline))
+    def add(self, rank, gen, inline, strict):
+        self.entries.append((rank, -len(self.entries), gen, inline, strict))
         self.entries.sort(key=lambda e: (e[0], e[1]))
 
     def extension_typer(self, site):
         """The overloads alone (operators ask this: a built-in's error stays its own)."""
-        for _rank, _seq, gen, inline in self.entries:
-            found = _implementation(_call_generator(gen, site, site.args, f"{self.what}()"), gen, site, self.what,
-                                    inline)
+        for _rank, _seq, gen, inline, strict in self.entries:
+            pos, kws = _generator_args(gen, site.args, self.params)
+            found = _implementation(_call_generator(gen, site, pos, f"{self.what}()", kws), gen, site, self.what,
+                                    inline, strict)
             if found is not None:
                 return found
         return None
@@ -165,12 +189,13 @@ def overload(func, jit_options=None, strict=True, inline="never", prefer_literal
         oset = prev.typer if prev is not None and isinstance(prev.typer, _OverloadSet) else None
         if oset is None:  # numba's overload extends what a callable accepts: the built-in stays behind it
             oset = _OverloadSet(what, prev)
-        oset.add(rank, gen, choice)
+        oset.add(rank, gen, choice, strict)
         params, defaults = _params(gen)
         if params is None and callable(func):  # a generator taking *args (register_jitable's): func's own
             params, defaults = _params(func)
         if params is None and prev is not None:
             params = prev.declared
+        oset.params = params
         registry.call(func, params=params, name=what, defaults=defaults)(oset)
         return gen
 
@@ -184,7 +209,7 @@ def register_jitable(*args, **kwargs):
 
     def wrap(fn):
         inline = kwargs.get("inline", "never")
-        overload(fn, inline=inline)(lambda *a, **k: fn)
+        overload(fn, inline=inline, strict=False)(lambda *a, **k: fn)
         return fn
 
     if len(args) == 1 and not kwargs and callable(args[0]):
@@ -192,7 +217,7 @@ def register_jitable(*args, **kwargs):
     return wrap
 
 
-def overload_method(typ, attr, target="cuda", inline="never", prefer_literal=False, **kwargs):
+def overload_method(typ, attr, target="cuda", inline="never", prefer_literal=False, strict=True, **kwargs):
     """Decorator: ``generator(self_type, *argtypes) -> implementation or None``
     implements ``value.attr(...)`` for values of ``typ`` (a type class or a type)."""
     choice = _inline_choice(inline, "overload_method()")
@@ -207,7 +232,7 @@ def overload_method(typ, attr, target="cuda", inline="never", prefer_literal=Fal
             found = None
             if isinstance(typ, type) or site.recv == typ:
                 impl = _call_generator(gen, site, (site.recv, *site.args), f"{site.recv}.{attr}()")
-                found = _implementation(impl, gen, site, attr, choice)
+                found = _implementation(impl, gen, site, attr, choice, strict)
             return found if found is not None or prev is None else prev.typer(site)
 
         return gen

@@ -21,8 +21,8 @@ from cudalite.core.errors import LoweringError
 __all__ = [
     "create_struct_proxy", "pack_array", "pack_struct", "unpack_tuple", "alloca_once", "alloca_once_value",
     "get_null_value", "is_null", "is_not_null", "if_likely", "if_unlikely", "for_range", "increment_index",
-    "gep_inbounds", "true_bit", "false_bit", "int1_t", "int8_t", "int16_t", "int32_t", "int64_t", "intp_t",
-    "voidptr_t", "bool_t",
+    "gep_inbounds", "get_or_insert_function", "true_bit", "false_bit", "int1_t", "int8_t", "int16_t", "int32_t",
+    "int64_t", "intp_t", "voidptr_t", "bool_t",
 ]
 
 bool_t = int1_t = ir.IntType(1)
@@ -231,3 +231,14 @@ def for_range(builder, count, start=None, intp=None):
         index.add_incoming(increment_index(builder, index), builder.block)
         builder.branch(cond)
     builder.position_at_end(end)
+
+
+def get_or_insert_function(module, fnty, name):
+    """The function ``name`` of ``module`` (an ``ir.Module``), declared with type
+    ``fnty`` if it is not there yet (how extension code calls linked C functions)."""
+    fn = module.globals.get(name)
+    if fn is None:
+        return ir.Function(module, fnty, name)
+    if not isinstance(fn, ir.Function) or fn.ftype != fnty:
+        raise LoweringError(f"{name} is already declared in the module as {getattr(fn, 'type', fn)}, not {fnty}")
+    return fn

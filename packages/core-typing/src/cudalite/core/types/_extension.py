@@ -154,3 +154,13 @@ class Function(Type):
 
 
 __all__ += ["Function"]
+
+
+class Literal(Type):
+    """``types.Literal``: numba's base of literal-value types.  cudalite types call
+    arguments by value type (an integer constant is ``int64``), so an extension's
+    ``isinstance(t, types.Literal)`` test is false for them, as in numba without
+    ``prefer_literal``."""
+
+
+__all__ += ["Literal"]
