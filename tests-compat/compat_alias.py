@@ -13,14 +13,23 @@ is never imported.  The mapping (docs/compat.md states it for readers):
 - ``numba.cuda.tests[.X]``             -> the installed test files, run from their own path
 - public numba.cuda submodules (``random``, ``libdevice``, ``fp16``, ``bf16``, ``cg``) ->
   the same-named ``cudalite.cuda`` module, or a missing-API failure if cudalite lacks it
+- numba's public extension modules (:data:`PUBLIC_MODULES`: ``numba[.cuda|.core].extending``,
+  ``cgutils``, the data ``models``, ``numba.cuda.kernels.transpose``) -> the cudalite module
+  of the same job; a name it lacks is a missing-API failure (when used, see below)
 - a few internal paths that merely re-export a public name (``numba.cuda.compiler.
   compile_ptx`` ...) -> that public name of ``cudalite.cuda``
 - ``numba.njit`` and numba's other CPU-target names -> :class:`NumbaInternal` (rule
   ``cpu-target``)
 - anything else of numba (``numba.cuda.core.ir``, ``numba.cuda.cudadrv.driver``...) imports
-  as a module whose every attribute raises :class:`NumbaInternal` (rule
-  ``internal-import``), so a test module that only *imports* an internal but never uses it
-  still runs, and a test that touches it is classed "not applicable" with the name.
+  as a module whose every name is an inert :class:`Standin` (rule ``internal-import``),
+  except the few flags of :data:`TRUTHFUL`, which have cudalite's true value.
+
+Stand-ins make a test module that imports numba internals load, so each of its tests is
+judged on its own.  A stand-in is inert where a module or class body uses it (calling,
+decorating or subclassing with it gives another stand-in; a loop over it runs zero
+times) and raises :class:`NumbaInternal` -- or :class:`MissingApi` for a missing public
+name -- wherever a function uses it (a test, or cudalite compiling the test's kernel):
+that test is then "not applicable" or failed with the name.
 
 Every :class:`NumbaInternal` raised is also appended to ``EVENTS`` (per-process record read
 by the pytest plugin), so a test whose failure follows an internal access is classed
@@ -33,7 +42,10 @@ import importlib
 import importlib.abc
 import importlib.machinery
 import importlib.util
+import dis
+import inspect
 import os
+import struct
 import sys
 import types as _pytypes
 
@@ -42,8 +54,32 @@ SHIMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "numba_shims")
 # numba's CPU-target (and CPU-typing) top-level names: cudalite has no CPU target.
 CPU_NAMES = frozenset({
     "njit", "jit", "objmode", "prange", "generated_jit", "cfunc",
-    "jit_module", "stencil", "typed", "np", "extending", "experimental", "gdb", "parfors",
+    "jit_module", "stencil", "typed", "np", "experimental", "gdb", "parfors",
 })
+# numba's public extension modules -> the cudalite module of the same job.  Used while
+# importable; a name that module lacks (or every name, if it does not import) is a
+# missing-API failure where a test uses it.
+PUBLIC_MODULES = {
+    **dict.fromkeys(("numba.cuda.extending", "numba.extending", "numba.core.extending"), "cudalite.cuda.extending"),
+    **dict.fromkeys(("numba.cuda.cgutils", "numba.core.cgutils"), "cudalite.cuda.cgutils"),
+    **dict.fromkeys(("numba.cuda.models", "numba.cuda.datamodel", "numba.cuda.datamodel.models",
+                     "numba.core.datamodel", "numba.core.datamodel.models"), "cudalite.cuda.models"),
+    "numba.cuda.kernels.transpose": "cudalite.cuda.kernels.transpose",  # documented (cuda.kernels.transpose)
+}
+# The numba version the alias stands for: the oldest numba-cuda 0.30.4 accepts (numba>=0.60);
+# its tests compare it (`numba.version_info[:2] < (0, 60)`) to choose an expected message.
+NUMBA_VERSION = {"version_info": (0, 60, 0), "__version__": "0.60.0"}
+# Internal names that gate test modules and whose *value* matters (a skip condition, a
+# version): cudalite's true answer, made when the name is read.  Every other internal
+# name is a Standin.
+TRUTHFUL = {
+    # cudalite links with nvJitLink always (CUDA 13 toolchain: libNVVM, NVRTC, nvJitLink)
+    "numba.cuda.cudadrv.driver._have_nvjitlink": lambda: (lambda: True),
+    "numba.cuda.utils.PYVERSION": lambda: sys.version_info[:2],
+    "numba.core.utils.PYVERSION": lambda: sys.version_info[:2],
+    "numba.cuda.utils.MACHINE_BITS": lambda: struct.calcsize("P") * 8,
+    "numba.cuda.cudadrv.nvvm.is_available": lambda: _nvvm_available,
+}
 # numba.cuda submodules that are public API: aliased to cudalite.cuda.<name> or missing-API.
 PUBLIC_CUDA_SUBMODULES = frozenset({"random", "libdevice", "fp16", "bf16", "fp8", "cg"})
 # Internal module paths whose listed names are re-exports of public numba.cuda names.
@@ -64,6 +100,30 @@ REEXPORTS = {
         "cvt_float_to_e8m0", "cvt_double_to_e8m0", "cvt_bfloat16raw_to_e8m0", "cvt_float2_to_e8m0x2",
         "cvt_double2_to_e8m0x2", "cvt_e8m0_to_bf16raw")},
     "numba.cuda.typing.typeof": {"typeof": "typeof"},
+    "numba.core.typing.typeof": {"typeof": "typeof"},
+    # numba-cuda's generated cuda_bf16.h bindings: cudalite.cuda.bf16's names (nv_bfloat16 is its bfloat16)
+    "numba.cuda._internal.cuda_bf16": {"nv_bfloat16": "bf16:bfloat16", **{n: f"bf16:{n}" for n in (
+        "hceil", "hcos", "hexp", "hexp10", "hexp2", "hfloor", "hlog", "hlog10", "hlog2", "hrcp", "hrint",
+        "hrsqrt", "hsin", "hsqrt", "htanh", "htanh_approx", "htrunc")}},
+    # the lowering registry of numba-cuda's imputils is the extension API's (cudalite.cuda.extending)
+    "numba.cuda.core.imputils": {n: f"cudalite.cuda.extending:{n}" for n in (
+        "Registry", "lower_builtin", "lower_cast", "lower_constant", "lower_getattr", "lower_getattr_generic")},
+    # numba's typing templates (extension code types with them) and numba-cuda's CUDA typing registry
+    **dict.fromkeys(("numba.cuda.typing.templates", "numba.core.typing.templates"), {
+        n: f"cudalite.cuda.extending:{n}" for n in (
+            "AbstractTemplate", "AttributeTemplate", "CallableTemplate", "ConcreteTemplate", "signature", "infer",
+            "infer_global", "infer_getattr")}),
+    "numba.cuda.cudadecl": {"registry": "cudalite.cuda.extending:typing_registry",
+                            "register": "cudalite.cuda.extending:infer",
+                            "register_global": "cudalite.cuda.extending:register_global",
+                            "register_attr": "cudalite.cuda.extending:register_attr"},
+    # the table of CUDA vector types (name -> type): cudalite's own table of the same job
+    "numba.cuda.vector_types": {"vector_types": "cudalite.core.types:vector_types"},
+    # numba-cuda's CUDA lowering registry's decorators (extension code imports them from cudaimpl)
+    "numba.cuda.cudaimpl": {"lower": "cudalite.cuda.extending:lower_builtin",
+                            "lower_attr": "cudalite.cuda.extending:lower_getattr",
+                            **{n: f"cudalite.cuda.extending:{n}" for n in (
+                                "lower_constant", "lower_getattr_generic", "lower_cast")}},
     # numba's driver-module names user code imports: cudalite.cuda.cudadrv.<module>'s ("module:name";
     # a module named from "cudalite." is that module, not one under cudalite.cuda)
     "numba.cuda.cudadrv.driver": {n: f"cudadrv.driver:{n}" for n in (
@@ -76,6 +136,7 @@ REEXPORTS = {
 # missing-API failure, and ``from numba.cuda import <name>`` still imports the submodule).
 _ALIASED_CUDA_SUBMODULES = PUBLIC_CUDA_SUBMODULES | {"types", "errors", "config", "testing", "tests"}
 EVENTS: list[tuple[str, str]] = []  # (rule, detail) of every NumbaInternal raised in this process
+INERT_USES: list[str] = []  # every stand-in used where a module or class body defines (import_sweep --uses)
 
 
 class NumbaInternal(ImportError):
@@ -103,6 +164,131 @@ class MissingApiImport(ImportError):
         self.api_name = name
 
 
+def _at_definition(depth: int) -> bool:
+    """Is the Python code *depth* frames above the caller a module or class body (where
+    a test module defines its tests), rather than a function (a test, or cudalite)?"""
+    frame = sys._getframe(depth + 1)
+    return not frame.f_code.co_flags & inspect.CO_OPTIMIZED
+
+
+_IMPORT_FROM = dis.opmap["IMPORT_FROM"]
+# modules whose attribute probes are the test framework looking at a collected object, not a use
+_FRAMEWORK_MODULES = ("_pytest.", "pytest", "pluggy.", "inspect")
+
+
+def _framework_caller(depth: int) -> bool:
+    name = sys._getframe(depth + 1).f_globals.get("__name__", "")
+    return name.startswith(_FRAMEWORK_MODULES)
+
+
+def _from_import(depth: int) -> bool:
+    """Is the code *depth* frames above the caller a module or class body executing
+    ``from <module> import <name>`` (not ``getattr``/``hasattr``, whose misses must stay
+    misses)?"""
+    frame = sys._getframe(depth + 1)
+    if frame.f_code.co_name == "_handle_fromlist" and frame.f_back is not None:
+        # importlib asks hasattr(package, name) first for `from <package> import <name>`
+        return not frame.f_back.f_code.co_flags & inspect.CO_OPTIMIZED
+    return (not frame.f_code.co_flags & inspect.CO_OPTIMIZED) and \
+        frame.f_code.co_code[frame.f_lasti] == _IMPORT_FROM
+
+
+def _nvvm_available() -> bool:
+    try:
+        importlib.import_module("cudalite.nvvm.libnvvm").nvvm_version()
+        return True
+    except Exception:  # noqa: BLE001 - any failure to load libNVVM means "not available"
+        return False
+
+
+class Standin:
+    """An inert stand-in for a numba name cudalite does not provide (``path``).
+
+    Where a module or class body uses it (``@register_pass(...)``, ``class P(FunctionPass)``,
+    ``ir.Var(...)`` as a class attribute) the use gives another stand-in, so the test module
+    loads; a ``for`` loop over it runs zero times.  Used by a function -- a test, or
+    cudalite compiling a test's kernel -- it raises :class:`NumbaInternal` (rule ``rule``;
+    also recorded in ``EVENTS``) or, with rule ``missing-api``, :class:`MissingApi`."""
+
+    __slots__ = ("_path", "_rule", "_api")
+
+    def __init__(self, path: str, rule: str = "internal-import", api: str = ""):
+        object.__setattr__(self, "_path", path)
+        object.__setattr__(self, "_rule", rule)
+        object.__setattr__(self, "_api", api)
+
+    def _error(self):
+        if self._rule == "missing-api":
+            return MissingApi(self._api, f"{self._path} is numba's public API; cudalite has no equivalent")
+        return NumbaInternal(self._rule, self._path)
+
+    def _derive(self, suffix: str):
+        INERT_USES.append(self._path + suffix)
+        api = self._api + suffix if self._api else ""
+        return Standin(self._path + suffix, self._rule, api)
+
+    def __getattr__(self, name):
+        if name.startswith("__") or _framework_caller(1):  # pytest probing a collected name
+            raise AttributeError(name)
+        if _at_definition(1):
+            return self._derive(f".{name}")
+        raise self._error()
+
+    def __setattr__(self, name, value):
+        if not _at_definition(1):  # `flags = Flags(); flags.x = True` at module level: inert
+            raise self._error()
+
+    def __call__(self, *args, **kwargs):
+        if _at_definition(1):
+            return self._derive("(...)")
+        raise self._error()
+
+    def __getitem__(self, key):
+        if _at_definition(1):
+            return self._derive("[...]")
+        raise self._error()
+
+    def __iter__(self):
+        if _at_definition(1):
+            INERT_USES.append(f"for ... in {self._path}")
+            return iter(())
+        raise self._error()
+
+    def __mro_entries__(self, bases):
+        if not _at_definition(1):
+            raise self._error()
+        standin = self
+
+        def __new__(cls, *args, **kwargs):
+            raise standin._error()
+
+        INERT_USES.append(f"class (...{self._path})")
+        name = self._path.rsplit(".", 1)[-1]
+        return (type(name, (), {"__new__": __new__, "__module__": __name__, "__qualname__": f"Standin:{self._path}"}),)
+
+    def _refuse(self, *args):
+        raise self._error()
+
+    def __eq__(self, other):
+        if _at_definition(1):
+            return self is other
+        raise self._error()
+
+    def __ne__(self, other):
+        if _at_definition(1):
+            return self is not other
+        raise self._error()
+
+    def __hash__(self):
+        return id(self)
+
+    __bool__ = __len__ = __int__ = __index__ = __float__ = __contains__ = _refuse
+    __enter__ = __exit__ = __instancecheck__ = __subclasscheck__ = _refuse
+
+    def __repr__(self):
+        return f"<stand-in for {self._path} ({self._rule})>"
+
+
 def _cudalite_cuda():
     return importlib.import_module("cudalite.cuda")
 
@@ -113,6 +299,8 @@ class _CudaProxy(_pytypes.ModuleType):
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
+        if f"numba.cuda.{name}" in PUBLIC_MODULES:
+            return importlib.import_module(f"numba.cuda.{name}")
         real = _cudalite_cuda()
         try:
             return getattr(real, name)
@@ -121,6 +309,8 @@ class _CudaProxy(_pytypes.ModuleType):
                 # `cuda.cudadrv`, `from numba.cuda import launchconfig`...: the internal module
                 # itself imports (a placeholder); touching any of its names is not applicable.
                 return importlib.import_module(f"numba.cuda.{name}")
+            if _from_import(1):  # `from numba.cuda import <missing>` in a test module: fails where used
+                return Standin(f"numba.cuda.{name}", "missing-api", name)
             raise MissingApi(name, str(exc)) from None
 
     def __dir__(self):
@@ -130,12 +320,19 @@ class _CudaProxy(_pytypes.ModuleType):
 class _NumbaTop(_pytypes.ModuleType):
     """``numba``: ``cuda``/``types``/``errors``/``config`` and the public numba.cuda names."""
 
+    def __init__(self, name):
+        super().__init__(name)
+        for k, v in NUMBA_VERSION.items():
+            setattr(self, k, v)
+
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
         if name in CPU_NAMES:
+            if _from_import(1):  # `from numba import njit` in a test module: n/a where used
+                return Standin(f"numba.{name}", "cpu-target")
             raise NumbaInternal("cpu-target", f"numba.{name}")
-        if name in ("cuda", "types", "errors", "config", "core"):
+        if name in ("cuda", "types", "errors", "config", "core") or f"numba.{name}" in PUBLIC_MODULES:
             return importlib.import_module(f"numba.{name}")
         try:
             return getattr(_cudalite_cuda(), name)
@@ -144,14 +341,18 @@ class _NumbaTop(_pytypes.ModuleType):
 
 
 class _Internal(_pytypes.ModuleType):
-    """An internal numba module: importable, but every attribute is not applicable."""
+    """An internal numba module: importable; its names are :class:`Standin` objects, except
+    the public names it re-exports (:data:`REEXPORTS`) and the flags of :data:`TRUTHFUL`."""
 
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
-        if f"{self.__name__}.{name}" in REEXPORTS or _real_module_exists(f"{self.__name__}.{name}"):
-            return importlib.import_module(f"{self.__name__}.{name}")
+        full = f"{self.__name__}.{name}"
+        if full in TRUTHFUL:
+            return TRUTHFUL[full]()
         public = REEXPORTS.get(self.__name__, {}).get(name)
+        if public is None and (full in REEXPORTS or full in PUBLIC_MODULES or _real_module_exists(full)):
+            return importlib.import_module(full)
         if public is not None:
             where, _, attr = public.rpartition(":")
             try:
@@ -160,7 +361,26 @@ class _Internal(_pytypes.ModuleType):
                 return getattr(home, attr)
             except (ImportError, AttributeError):
                 raise MissingApi(public.replace(":", "."), f"re-exported by {self.__name__}") from None
-        raise NumbaInternal("internal-import", f"{self.__name__}.{name}")
+        return Standin(full)
+
+
+class _PublicAlias(_pytypes.ModuleType):
+    """A public numba module (:data:`PUBLIC_MODULES`): the names of the cudalite module of
+    the same job; a name it lacks is a ``missing-api`` :class:`Standin`, so the tests that
+    use it fail with the name (and the module's other tests still run)."""
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        target = PUBLIC_MODULES[self.__name__]
+        full = f"{self.__name__}.{name}"
+        if full in PUBLIC_MODULES:
+            return importlib.import_module(full)
+        try:
+            return getattr(importlib.import_module(target), name)
+        except (ImportError, AttributeError):
+            api = full.removeprefix("numba.cuda.").removeprefix("numba.")
+            return Standin(f"{full} ({target} has no {name!r})", "missing-api", api)
 
 
 class _Errors(_pytypes.ModuleType):
@@ -218,6 +438,8 @@ class _Config(_pytypes.ModuleType):
         "CUDA_PER_THREAD_DEFAULT_STREAM": 0, "CUDA_DEFAULT_PTX_CC": (5, 0), "CUDA_LOG_LEVEL": "",
         "CUDA_USE_NVIDIA_BINDING": 1, "NUMBA_NUM_THREADS": 1, "DEVELOPER_MODE": 0, "FULL_TRACEBACKS": 0,
         "COLOR_SCHEME": "no_color", "BOUNDSCHECK": None, "CUDA_ENABLE_MINOR_VERSION_COMPATIBILITY": 0,
+        "IS_WIN32": sys.platform.startswith("win"), "IS_OSX": sys.platform == "darwin",
+        "MACHINE_BITS": struct.calcsize("P") * 8,
     }
 
     def __init__(self, name):
@@ -242,6 +464,8 @@ class _Config(_pytypes.ModuleType):
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
+        if _at_definition(1):  # `from numba.cuda.core.config import X` of a test module
+            return Standin(f"numba config {name}", "internal-config")
         raise NumbaInternal("internal-config", f"numba config {name}")
 
 
@@ -252,16 +476,21 @@ def _package(name: str, cls=_pytypes.ModuleType, path=None):
     return mod
 
 
+# numba.core's subpackages (numba 0.60): a name inside one of them may be a module
+_NUMBA_CORE_PACKAGES = frozenset({"typing", "datamodel", "types", "rewrites", "runtime", "unsafe", "annotations",
+                                  "typeconv"})
 _NUMBA_CUDA_INTERNAL_MODULES: set[str] = set()  # filled by install() from the installed tree
 _CUDA_DIR: list[str] = []  # the installed numba/cuda folder, set by install()
 
 
 def _real_module_exists(fullname: str) -> bool:
     """Is numba.cuda.<a>.<b> a module or package of the installed numba-cuda?  (numba.core.*
-    lives in the base numba package, which need not be installed: taken as existing.)"""
+    lives in the base numba package, which need not be installed: ``numba.core.<a>`` is
+    taken as a module, and ``numba.core.<p>.<b>`` for its packages :data:`_NUMBA_CORE_PACKAGES`.)"""
     parts = fullname.split(".")
     if parts[:2] != ["numba", "cuda"]:
-        return parts[:2] == ["numba", "core"]
+        return parts[:2] == ["numba", "core"] and (
+            len(parts) == 3 or (len(parts) == 4 and parts[2] in _NUMBA_CORE_PACKAGES))
     if not _CUDA_DIR:
         return False
     base = os.path.join(_CUDA_DIR[0], *parts[2:])
@@ -301,7 +530,10 @@ class AliasFinder(importlib.abc.MetaPathFinder):
         if fullname == "numba.cuda":
             def init_cuda(mod):
                 mod.config = importlib.import_module("numba.cuda.config")
-                mod.HAS_NUMBA = False  # numba's CPU package is not there: the alias is not numba
+                # numba-cuda 0.30.4 requires numba>=0.60 (its Requires-Dist), so its installed suite
+                # always runs with HAS_NUMBA true (test_extending.py cannot load without it); the
+                # alias answers every numba import, and numba's CPU target is `cpu-target` n/a
+                mod.HAS_NUMBA = True
             return self._spec(fullname, lambda n: _package(n, _CudaProxy), init=init_cuda)
         if fullname in ("numba.types", "numba.core.types", "numba.cuda.types"):
             return self._spec(fullname, self._fixed(importlib.import_module("cudalite.types")), False)
@@ -314,6 +546,8 @@ class AliasFinder(importlib.abc.MetaPathFinder):
                 cfg = importlib.import_module("numba.cuda.config")
                 return self._spec(fullname, self._fixed(cfg), False)
             return self._spec(fullname, lambda n: _Config(n), False)
+        if fullname in PUBLIC_MODULES:
+            return self._spec(fullname, lambda n: _package(n, _PublicAlias))
         if fullname == "numba.cuda.testing":
             return importlib.util.spec_from_file_location(fullname, os.path.join(SHIMS, "testing.py"))
         if fullname == "numba.cuda.tests.support":

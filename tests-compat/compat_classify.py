@@ -7,15 +7,21 @@ match wins (docs/compat.md repeats them):
 1. passed / xpassed (numba expects a failure on hardware, cudalite passes) -> passed.
 2. a ModuleNotFoundError of a third-party module (ml_dtypes, cupy...) -> skipped,
    klass ``missing-dependency`` (it fails the same under numba without that package).
-   skipped with an ``N/A[rule]`` reason (the testing shim's cudasim-only and
-   needs-numba-cpu skips) -> not-applicable, klass = rule; other skips -> skipped.
+   A module-level ``pytest.skip`` (exception ``Skipped``) -> skipped.
+   skipped with an ``N/A[rule]`` reason (the testing shim's cudasim-only skip) ->
+   not-applicable, klass = rule; other skips -> skipped.
 3. failed, and the test raised or touched a ``NumbaInternal`` (an internal numba module,
    numba's CPU target, numba's config internals, FileCheck over numba's IR) ->
    not-applicable, klass = that rule.
+   An ``AttributeError`` naming one of numba's dispatcher internals
+   (:data:`NUMBA_INTERNAL_ATTRIBUTES`: ``_compile_for_args``, ``library``...) read on a
+   cudalite kernel or device function -> not-applicable, klass ``internal-attribute``.
    An assertion failing inside test_caching.py's ``check_pycache`` (the count of numba's
    index/data files in ``__pycache__`` beside the test module) -> not-applicable, klass
    ``cache-layout``: cudalite keeps its disk cache under ``CUDALITE_CACHE_DIR`` / XDG
    (never beside the source), so that count is 0 by design.
+   Not applicable is evidence, not an excuse: only the tests compat_justified.py's list
+   covers leave the headline's denominator.
 4. failed otherwise, klass by the exception: ``missing-api`` (a public numba.cuda name
    cudalite lacks), ``compile-error`` (cudalite's compile-error family, by class name),
    ``internal-compiler-error``, ``driver-error``, ``cudalite-exception`` (another exception
@@ -27,12 +33,19 @@ match wins (docs/compat.md repeats them):
 
 from __future__ import annotations
 
+import re
+
 COMPILE_ERRORS = frozenset({
     "CompilerError", "TypingError", "UnsupportedError", "LoweringError", "NvvmError", "SignatureError",
     "SourceError", "NestingError",
 })
 # numba's test of its cache files in __pycache__ (cudalite's cache lives elsewhere: see rule 3)
 CACHE_LAYOUT_FRAME = "test_caching.py:check_pycache"
+# numba's dispatcher/compile-result internals that its tests read on a kernel or device
+# function (cudalite's objects do not have them): an AttributeError naming one -> n/a
+NUMBA_INTERNAL_ATTRIBUTES = frozenset({"_compile_for_args", "library", "_codelibrary", "compile_device",
+                                       "_type_annotation", "typemap"})
+_NO_ATTRIBUTE = re.compile(r"object has no attribute '(\w+)'")
 PASSED, FAILED, NA, SKIPPED, XFAILED = "passed", "failed", "not-applicable", "skipped", "xfailed"
 
 
@@ -45,6 +58,14 @@ def first_line(text: str, limit: int = 160) -> str:
 def last_line(text: str, limit: int = 160) -> str:
     lines = [ln.strip() for ln in str(text).splitlines() if ln.strip()]
     return first_line(lines[-1] if lines else "", limit)
+
+
+def _internal_attribute(mro, msg: str) -> str:
+    """The numba-internal attribute an AttributeError names, or ''."""
+    if "AttributeError" not in mro or "MissingApi" in mro:
+        return ""
+    m = _NO_ATTRIBUTE.search(str(msg))
+    return m.group(1) if m and m.group(1) in NUMBA_INTERNAL_ATTRIBUTES else ""
 
 
 def classify(o: dict) -> tuple[str, str, str]:
@@ -69,12 +90,17 @@ def classify(o: dict) -> tuple[str, str, str]:
     mro = set(o.get("exc_mro") or [])
     etype = o.get("exc_type", "")
     msg = o.get("message", "")
+    if etype == "Skipped":  # pytest.skip(allow_module_level=True) while the module imports
+        return SKIPPED, "skip", first_line(msg)
     if o.get("na_rule"):
         return NA, o["na_rule"], first_line(msg)
     events = o.get("events") or []
     if events:
         rule, detail = events[0]
         return NA, rule, detail
+    internal_attr = _internal_attribute(mro, msg)
+    if internal_attr:
+        return NA, "internal-attribute", f"numba's internal attribute {internal_attr!r}: {first_line(msg)}"
     if "AssertionError" in mro and CACHE_LAYOUT_FRAME in (o.get("tb_funcs") or ()):
         return NA, "cache-layout", first_line(msg)
     if etype == "ModuleNotFoundError":

@@ -6,10 +6,14 @@
 Finds the installed ``numba/cuda/tests`` on disk (numba is never imported; ``--numba-path``
 and ``--tests-root`` add places to look), runs each test module in its own pytest
 subprocess (``compat_plugin``) with the alias installed, and prints one line per module
-(passed / failed / not applicable / skipped, with the failure classes) and a top line
-with the applicable pass rate = passed / (passed + failed).  A crash or timeout marks the
-running test and re-runs the module without it.  Every test id, its status, class and
-detail goes to the JSON file.  How classes are decided: compat_classify.py, docs/compat.md.
+(passed / failed / not applicable / skipped, with the failure classes) and the headline:
+``PASS RATE`` = passed / (all tests - skipped - the justified not-applicable list of
+compat_justified.py; a test it covers is not counted at all), then the raw passed / all.
+A "not applicable" test that no entry justifies stays in the denominator (listed as
+``UNJUSTIFIED N/A``).  A crash or timeout
+marks the running test and re-runs the module without it.  Every test id, its status,
+class, detail and justification goes to the JSON file.  How classes are decided:
+compat_classify.py, docs/compat.md.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ sys.path.insert(0, HERE)
 
 from compat_alias import find_tests_root  # noqa: E402
 from compat_classify import FAILED, NA, PASSED, SKIPPED, XFAILED, classify  # noqa: E402
+from compat_justified import honest_counts, justification  # noqa: E402
 
 MAX_RERUNS = 8
 
@@ -158,16 +163,30 @@ def summarize(results):
     return totals, fails, nas
 
 
+def headline(counts, totals):
+    """The two top lines: the honest rate and the raw one, with what each count holds."""
+    return [
+        f"PASS RATE: {counts['rate']:.1f}% ({counts['passed']}/{counts['denominator']} = passed / (all "
+        f"{counts['all']} - skipped {counts['skipped']} - justified {counts['justified']}));  "
+        f"failed {counts['failed']}, unjustified n/a {counts['unjustified_na']}",
+        f"RAW: {counts['raw_rate']:.1f}% ({counts['raw_passed']}/{counts['all']} = passed / all);  "
+        f"not applicable {totals[NA]}, skipped {totals[SKIPPED]}, xfailed {totals[XFAILED]}",
+    ]
+
+
 def module_line(rel, recs):
     c = collections.Counter(r["status"] for r in recs)
     classes = collections.Counter(r["klass"] + (f":{r['detail']}" if r["klass"] == "missing-api" else "")
                                   for r in recs if r["status"] == FAILED)
     rules = collections.Counter(r["klass"] for r in recs if r["status"] == NA)
+    unjustified = sum(1 for r in recs if r["status"] == NA and r.get("justification") is None)
     extra = ""
     if classes:
         extra += "  FAIL[" + ", ".join(f"{k} x{v}" for k, v in classes.most_common(4)) + "]"
     if rules:
         extra += "  N/A[" + ", ".join(f"{k} x{v}" for k, v in rules.most_common(3)) + "]"
+    if unjustified:
+        extra += f"  UNJUSTIFIED-N/A x{unjustified}"
     lvl = " (module)" if recs and recs[0].get("module_level") else ""
     return (f"{rel:<44} pass {c[PASSED]:>3}  fail {c[FAILED]:>3}  n/a {c[NA]:>3}  skip {c[SKIPPED] + c[XFAILED]:>3}"
             f"{lvl}{extra}")
@@ -199,24 +218,30 @@ def main(argv=None):
         for fut in concurrent.futures.as_completed(futs):
             results[futs[fut]] = fut.result()
     totals, fails, nas = summarize(results)
-    applicable = totals[PASSED] + totals[FAILED]
-    rate = 100.0 * totals[PASSED] / applicable if applicable else 0.0
-    print(f"APPLICABLE PASS RATE: {rate:.1f}% ({totals[PASSED]}/{applicable});  not applicable {totals[NA]}, "
-          f"skipped {totals[SKIPPED]}, xfailed {totals[XFAILED]};  {time.monotonic() - t0:.0f}s")
+    tests = [r for rel in sorted(results) for r in results[rel]]
+    for r in tests:
+        r["justification"] = justification(r)
+    for line in headline(honest_counts(tests), totals):
+        print(line)
+    print(f"# {time.monotonic() - t0:.0f}s")
     for rel in sorted(results):
         print(module_line(rel, results[rel]))
     print("# failure classes: " + ", ".join(f"{k} {v}" for k, v in fails.most_common()))
     print("# not-applicable rules: " + ", ".join(f"{k} {v}" for k, v in nas.most_common()))
+    for r in tests:  # always listed: each one lowers the headline until justified or fixed
+        if r["status"] == NA and r["justification"] is None:
+            print(f"UNJUSTIFIED N/A {r['id']}  [{r['klass']}] {r['detail']}")
     if args.failures:
-        for rel in sorted(results):
-            for r in results[rel]:
-                if r["status"] == FAILED:
-                    print(f"FAILED {r['id']}  [{r['klass']}] {r['detail']}")
+        for r in tests:
+            if r["status"] == FAILED:
+                left_out = "  (justified: not counted)" if r["justification"] else ""
+                print(f"FAILED {r['id']}  [{r['klass']}] {r['detail']}{left_out}")
+    counts = honest_counts(tests)
     with open(args.json, "w") as f:
-        json.dump({"tests_root": root, "pass_rate": rate, "totals": dict(totals), "failure_classes": dict(fails),
-                   "na_rules": dict(nas),
-                   "tests": [{k: r.get(k) for k in ("id", "status", "klass", "detail")}
-                             for rel in sorted(results) for r in results[rel]]}, f, indent=1)
+        json.dump({"tests_root": root, "pass_rate": counts["rate"], "counts": counts, "totals": dict(totals),
+                   "failure_classes": dict(fails), "na_rules": dict(nas),
+                   "tests": [{k: r.get(k) for k in ("id", "status", "klass", "detail", "justification")}
+                             for r in tests]}, f, indent=1)
     print(f"# every test and its class: {args.json}")
     return 0
 

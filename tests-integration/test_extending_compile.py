@@ -388,3 +388,28 @@ def test_intrinsic_pickles_by_reference_or_by_value():
         r[0] = again(n)
 
     assert "st.global.u64" in _ptx(k, (types.int64[:], types.int64))
+
+
+def test_opaque_handle_type_and_cpu_hooks():
+    from cudalite.cuda.extending import NativeValue, box, models, register_model, unbox
+
+    class HandleType(types.Opaque):
+        pass
+
+    handle = HandleType("Handle")
+    assert handle.name == "Handle" and handle == HandleType("Handle")
+    register_model(HandleType)(models.OpaqueModel)
+
+    @unbox(HandleType)
+    def unbox_handle(typ, obj, c):
+        return NativeValue(obj)
+
+    assert box(HandleType)(unbox_handle) is unbox_handle  # accepted; kernels never box
+
+    def kern(h, r):
+        r[0] = 1
+
+    from cudalite.cuda.errors import CompilerError
+
+    with pytest.raises(CompilerError, match="a value of type Handle cannot be passed as an argument"):
+        _ptx(kern, (handle, types.int64[:]))  # an opaque model has no kernel-argument form

@@ -5,8 +5,10 @@ same meaning: ``TestCase.assertPreciseEqual`` (type family, dtype, shape, stride
 value checks; ``prec='single'|'double'`` with ``ulps``), ``captured_stdout``,
 ``override_config`` (sets the harness's numba config object; the names cudalite has an
 equivalent of set its environment variable, see ``compat_alias._Config``),
-``run_in_subprocess``, ``temp_directory``, the platform skips.  Helpers tied to numba's
-runtime internals (NRT statistics, refcounts) raise ``NumbaInternal``.
+``run_in_subprocess``, ``TestCase.run_test_in_subprocess`` (the test alone in a fresh
+process), ``TestCase.make_dummy_type`` (an opaque extension type through
+``cudalite.cuda.extending``), ``temp_directory``, the platform skips.  Helpers tied to
+numba's runtime internals (NRT statistics, refcounts) raise ``NumbaInternal``.
 """
 
 from __future__ import annotations
@@ -14,9 +16,12 @@ from __future__ import annotations
 import cmath
 import contextlib
 import enum
+import functools
 import importlib
 import io
 import math
+import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -38,6 +43,13 @@ linux_only = unittest.skipIf(not sys.platform.startswith("linux"), "linux only t
 windows_only = unittest.skipIf(not sys.platform.startswith("win"), "Windows only test")
 skip_unless_typeguard = unittest.skip("typeguard checks numba internals")
 skip_if_typeguard = lambda f: f  # noqa: E731
+
+
+IS_NUMPY_2 = int(np.__version__.split(".")[0]) >= 2
+# set to the test id in the process TestCase.run_test_in_subprocess starts for that test
+SUBPROCESS_TEST_ENV = "CUDALITE_COMPAT_SUBPROCESS_TEST"
+_ERROR_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Warning)\b")
+_NA_IN_OUTPUT = re.compile(r"NumbaInternal: not applicable \[([\w-]+)\]: (.+?) is numba-internal")
 
 
 def _config():
@@ -231,13 +243,39 @@ class TestCase(unittest.TestCase):
     def assertNoNRTLeak(self):
         raise NumbaInternal("internal-runtime", "numba NRT leak checks")
 
+    def make_dummy_type(self):
+        """A fresh Python class and an opaque cudalite type for it, unique to this test:
+        ``(Dummy, DummyType)``; ``typeof(Dummy())`` is an instance of ``DummyType``."""
+        from cudalite import types
+        from cudalite.cuda.extending import models, register_model, typeof_impl
+
+        dummy_type_class = type(f"DummyTypeFor{self.id()}", (types.Opaque,), {})
+        dummy_type = dummy_type_class("my_dummy")
+        register_model(dummy_type_class)(models.OpaqueModel)
+        dummy = type(f"DummyFor{self.id()}", (), {})
+        typeof_impl.register(dummy)(lambda val, c: dummy_type)
+        return dummy, dummy_type_class
+
     @staticmethod
     def run_test_in_subprocess(maybefunc=None, timeout=60, envvars=None):
-        """numba re-runs the test in a child through its own runner: numba-internal."""
+        """Run the decorated test alone in a fresh Python process (``python -m unittest
+        <test id>``; the alias is installed there by sitecustomize): the process marked by
+        :data:`SUBPROCESS_TEST_ENV` runs the body, the parent fails if the child fails."""
         def wrap(func):
+            @functools.wraps(func)
             def test(self):
-                raise NumbaInternal("internal-runtime", "numba's subprocess test re-runner")
-            test.__name__ = func.__name__
+                if os.environ.get(SUBPROCESS_TEST_ENV) == self.id():
+                    return func(self)
+                env = {**os.environ, **(envvars or {}), SUBPROCESS_TEST_ENV: self.id()}
+                proc = subprocess.run([sys.executable, "-m", "unittest", self.id()], env=env,
+                                      capture_output=True, text=True, timeout=timeout)
+                if proc.returncode != 0:
+                    internal = _NA_IN_OUTPUT.search(proc.stderr)
+                    if internal:  # the child touched a numba internal: so does this test
+                        raise NumbaInternal(internal.group(1), internal.group(2))
+                    errors = [ln for ln in proc.stderr.splitlines() if _ERROR_LINE.match(ln)]
+                    self.fail(f"the test failed in its own process: {errors[-1] if errors else proc.returncode}"
+                              f"\n{proc.stderr}")
             return test
         return wrap(maybefunc) if callable(maybefunc) else wrap
 

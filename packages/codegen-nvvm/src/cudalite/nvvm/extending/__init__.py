@@ -19,6 +19,7 @@ from cudalite.core.types import Purpose, TypeofContext, as_numba_type, typeof_im
 from cudalite.core.typing import Implementation
 
 from . import cgutils, models, templates
+from ._boxing import NativeValue, box, reflect, unbox
 from ._context import LoweringContext
 from ._intrinsic import Intrinsic, intrinsic
 from ._lowering import Registry, lower_builtin, lower_cast, lower_constant, lower_getattr, lower_getattr_generic
@@ -28,9 +29,11 @@ from ._typing import (
 )
 from .models import register_model
 from .templates import (
-    AbstractTemplate, AttributeTemplate, ConcreteTemplate, infer, infer_getattr, infer_global, signature,
+    AbstractTemplate, AttributeTemplate, CallableTemplate, ConcreteTemplate, infer, infer_getattr, infer_global,
+    register_attr, register_global, signature,
 )
 
+typing_registry = templates.registry  # numba-cuda's cudadecl.registry
 core_models = models  # numba-cuda's name: ``from numba.cuda.extending import core_models``
 lower = lower_builtin  # numba's ``imputils.lower_builtin`` is also exported as ``lower``
 _Intrinsic = Intrinsic
@@ -41,5 +44,6 @@ __all__ = [
     "make_attribute_wrapper", "lower_builtin", "lower", "lower_cast", "lower_constant", "lower_getattr",
     "lower_getattr_generic", "cgutils", "Registry", "LoweringContext", "Intrinsic", "Implementation", "Purpose",
     "TypeofContext", "python_attribute", "templates", "AbstractTemplate", "AttributeTemplate", "ConcreteTemplate",
-    "infer", "infer_getattr", "infer_global", "signature",
+    "infer", "infer_getattr", "infer_global", "signature", "box", "unbox", "reflect", "NativeValue",
+    "typing_registry", "CallableTemplate", "register_global", "register_attr",
 ]

@@ -28,7 +28,7 @@ Each registration fills cudalite's typing registry; the lowering comes from
 from __future__ import annotations
 
 from cudalite.core.errors import TypingError
-from cudalite.core.registry import registry
+from cudalite.core.registry import registry as _typing
 from cudalite.core.typing.rules.conversion_rank import signature_rank
 from cudalite.core.types import Signature, Type
 
@@ -36,7 +36,7 @@ from ._typing import TypingContextView, _call_generator
 
 __all__ = [
     "AbstractTemplate", "ConcreteTemplate", "AttributeTemplate", "CallableTemplate", "signature", "infer",
-    "infer_global", "infer_getattr", "register", "register_global", "register_attr", "Registry",
+    "infer_global", "infer_getattr", "register", "register_global", "register_attr", "Registry", "registry",
 ]
 
 
@@ -132,14 +132,14 @@ def infer_global(value, typ=None):
     def deco(cls):
         _check_template(cls, (AbstractTemplate, ConcreteTemplate, CallableTemplate))
         what = getattr(value, "__name__", None) or repr(value)
-        prev = registry.lookup_call(value)
+        prev = _typing.lookup_call(value)
         mine = _template_typer(cls, what)
 
         def typer(site):
             sig = mine(site)
             return sig if sig is not None or prev is None else prev.typer(site)
 
-        registry.call(value, name=what)(typer)
+        _typing.call(value, name=what)(typer)
         return cls
 
     return deco
@@ -160,9 +160,9 @@ def infer_getattr(cls):
         raise TypeError(f"{cls.__qualname__}.key must be a cudalite type or type class, not {key!r}")
     names = [n[len("resolve_"):] for n in dir(cls) if n.startswith("resolve_")]
     for name in names:
-        registry.attr(type_class, name)(_attr_typer(cls, key, name))
+        _typing.attr(type_class, name)(_attr_typer(cls, key, name))
     if hasattr(cls, "generic_resolve"):
-        registry.attr(type_class, "*")(_attr_typer(cls, key, None))
+        _typing.attr(type_class, "*")(_attr_typer(cls, key, None))
     return cls
 
 
@@ -203,3 +203,8 @@ class Registry:
                     infer_global(val)(t)
             return None
         return infer_global(val)
+
+
+#: numba-cuda's ``cudadecl.registry``: the typing templates' registry instance extension
+#: code registers with (stateless: its decorators fill cudalite's one typing registry)
+registry = Registry("cudadecl")

@@ -6,7 +6,8 @@ from ._containers import (
 )
 from ._enums import EnumClass, EnumMember
 from ._extension import (
-    Any, Function, Literal, Number, Purpose, TypeofContext, VarArg, as_numba_type, extension_typeof, typeof_impl,
+    Any, Dummy, ExtOpaque, Function, Literal, Number, Purpose, TypeofContext, VarArg, as_numba_type,
+    extension_typeof, typeof_impl,
 )
 from ._npextra import DATETIME_UNITS, BytesLiteral, CharSeq, NPDatetime, NPTimedelta, UnicodeCharSeq
 from ._functions import (
@@ -36,7 +37,8 @@ __all__ = [
     "VECTOR_ALIASES", "VectorType", "cuda_alignment", "vector_type_named", "vector_types",
     "FP8_TYPES", "BFloat16Raw", "bfloat16_raw", "Fp8", "fp8_bits", "fp8_decode", "fp8_e4m3", "fp8_e5m2",
     "fp8_e8m0", "fp8_encode", "fp8_interpretation_t",
-    "saturation_t", "Any", "Function", "Literal", "Number", "VarArg", "Purpose", "TypeofContext", "as_numba_type",
+    "saturation_t", "Any", "Dummy", "ExtOpaque", "Function", "Literal", "Number", "VarArg", "Purpose",
+    "TypeofContext", "as_numba_type",
     "extension_typeof",
     "typeof_impl", *_scalar_all,
 ]

@@ -164,3 +164,17 @@ class Literal(Type):
 
 
 __all__ += ["Literal"]
+
+
+class Dummy(Type):
+    """``types.Dummy``: numba's base for extension types that are keyed by their name
+    alone (``class MyHandle(types.Opaque)``, ``MyHandle("MyHandle")``)."""
+
+
+class ExtOpaque(Dummy):
+    """``types.Opaque``: numba's base for an extension's opaque handle types (usually
+    given ``models.OpaqueModel``).  cudalite's own compile-time-object type is
+    :class:`~cudalite.core.types.Opaque`, a different class."""
+
+
+__all__ += ["Dummy", "ExtOpaque"]
