@@ -80,8 +80,6 @@ STRICT = [
     ("star_call", "a[0] = max(*a)", TypingError, "must be a tuple"),
     ("kwargs_call", "a[0] = max(**a)", UnsupportedError, "**kwargs"),
     ("star_assign", "x, *y = (1, 2, 3)", UnsupportedError, "starred"),
-    ("for_else", "for i in range(3):\n        pass\n    else:\n        a[0] = 1", UnsupportedError, "for ... else"),
-    ("while_else", "while n > 0:\n        n -= 1\n    else:\n        a[0] = 1", UnsupportedError, None),
     ("raise_from", "raise ValueError('x') from None", UnsupportedError, "from"),
     ("ellipsis", "a[...] = 1", UnsupportedError, None),
     ("str_index", "a['x'] = 1", TypingError, None),

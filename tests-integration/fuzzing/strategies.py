@@ -96,6 +96,8 @@ def _replace_expr(draw, tree, new):
     """Replace one expression (not a call's function or an assignment target)."""
     parents = []
     for parent in ast.walk(tree):
+        if isinstance(parent, (ast.JoinedStr, ast.FormattedValue)):  # f-string parts: Python cannot print others
+            continue
         for field, value in ast.iter_fields(parent):
             if isinstance(value, ast.expr) and not isinstance(getattr(value, "ctx", None), ast.Store) \
                     and field != "func" and not isinstance(parent, (ast.keyword, ast.arg)):

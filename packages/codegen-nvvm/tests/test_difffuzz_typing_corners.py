@@ -12,12 +12,13 @@ import pathlib
 import re
 import sys
 
-import llvmlite.binding as llvm
 import numpy as np
 import pytest
 
 from cudalite import nvvm as cuda
 from cudalite import types
+
+from host_jit import host_function as _host
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 KERNEL_SIG = "void(int64[:,:], float64[:,:], float32[:,:], int64[:], float64[:])"
@@ -47,30 +48,6 @@ def test_generated_program_compiles(seed, index, tmp_path):
     spec.loader.exec_module(mod)
     ptx, resty = cuda.compile_ptx(mod.kern.py_func, KERNEL_SIG, cc=(9, 0))
     assert ".visible .entry" in ptx and resty == types.void
-
-
-def _host(fn, sig):
-    """``fn`` compiled by cudalite for ``sig`` (int64 arguments, a 64-bit result),
-    optimized by the host LLVM and JIT-compiled for the CPU."""
-    llvm.initialize_native_target()
-    llvm.initialize_native_asmprinter()
-    text = cuda.compile_stages(fn, sig, device=True, cc=(9, 0))["nvvm-ir"].data
-    text = re.sub(r"^(target (triple|datalayout) = .*|!.*)$", "", text, flags=re.M)
-    name = re.search(r'define internal i64 @"([^"]*\$impl)"', text).group(1)
-    text = text.replace("define internal i64", "define i64")
-    tm = llvm.Target.from_default_triple().create_target_machine(opt=3)
-    mod = llvm.parse_assembly(text)
-    mod.triple, mod.data_layout = tm.triple, str(tm.target_data)
-    ee = llvm.create_mcjit_compiler(mod, tm)
-    ee.finalize_object()
-    nargs = sig.count("int64") - 1
-    cfn = ctypes.CFUNCTYPE(ctypes.c_uint64, *[ctypes.c_int64] * nargs)(ee.get_function_address(name))
-
-    def call(*args):
-        return cfn(*args)
-
-    call.keep = (ee, mod)
-    return call
 
 
 def shifted_max(v):

@@ -320,8 +320,6 @@ def test_attribute_of_missing_module_member():
     ("def f(x):\n    return {1: x}\n", "'dict display'"),
     ("def f(x):\n    return f'{x}'\n", "'f-string'"),
     ("def f(x):\n    return g(**x)\n", "calls with **kwargs"),
-    ("def f(x):\n    while x:\n        pass\n    else:\n        pass\n", "'while ... else'"),
-    ("def f(x):\n    for i in range(x):\n        pass\n    else:\n        pass\n", "'for ... else'"),
     ("def f(x):\n    a, *b = x\n", "starred assignment"),
     ("def f(x):\n    global K\n", "'global' statements"),
     ("def f(x):\n    import math\n", "import statements"),

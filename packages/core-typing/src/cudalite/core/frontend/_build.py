@@ -54,6 +54,7 @@ class _Builder:
         self.src = src
         self.cells, self.globs = free_values(func)
         self.tmp = 0
+        self.break_flags: list = []  # per enclosing loop: the flag its 'else' tests, or None
         self.locals: set[str] = set()
 
     # -- entry -----------------------------------------------------------------
@@ -125,13 +126,12 @@ class _Builder:
             return []
         if isinstance(n, ast.If):
             return [ir.If(loc, self.expr(n.test), self.stmts(n.body), self.stmts(n.orelse))]
-        if isinstance(n, ast.While):
-            if n.orelse:
-                raise UnsupportedError("'while ... else' is not supported", loc)
-            return [ir.While(loc, self.expr(n.test), self.stmts(n.body))]
-        if isinstance(n, ast.For):
-            return [self.for_stmt(n, loc)]
+        if isinstance(n, (ast.While, ast.For)):
+            return self.loop(n, loc)
         if isinstance(n, ast.Break):
+            flag = self.break_flags[-1] if self.break_flags else None
+            if flag is not None:  # leaving a loop that has an 'else': the else is skipped
+                return [ir.Assign(loc, ir.VarTarget(loc, flag), ir.Const(loc, True)), ir.Break(loc)]
             return [ir.Break(loc)]
         if isinstance(n, ast.Continue):
             return [ir.Continue(loc)]
@@ -145,9 +145,25 @@ class _Builder:
             return [ir.Assert(loc, self.expr(n.test), None if n.msg is None else self.expr(n.msg))]
         raise UnsupportedError(f"the statement '{type(n).__name__}' is not supported in device code", loc)
 
+    def loop(self, n, loc):
+        """A ``for`` or ``while`` loop.  ``else:`` (run when the loop ends without
+        ``break``) becomes a flag the loop's own breaks set and an ``if not flag`` after
+        it, so typing and lowering see only plain loops."""
+        flag = self.new_tmp() if n.orelse else None
+        self.break_flags.append(flag)
+        try:
+            if isinstance(n, ast.While):
+                loop = ir.While(loc, self.expr(n.test), self.stmts(n.body))
+            else:
+                loop = self.for_stmt(n, loc)
+        finally:
+            self.break_flags.pop()
+        if flag is None:
+            return [loop]
+        return [ir.Assign(loc, ir.VarTarget(loc, flag), ir.Const(loc, False)), loop,
+                ir.If(loc, ir.UnaryOp(loc, "not", ir.Var(loc, flag)), self.stmts(n.orelse), [])]
+
     def for_stmt(self, n, loc):
-        if n.orelse:
-            raise UnsupportedError("'for ... else' is not supported", loc)
         it = n.iter
         if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
                 and it.func.id not in self.locals and self._resolve("range") is range):
