@@ -9,7 +9,6 @@ from __future__ import annotations
 import ctypes
 import importlib.util
 import pathlib
-import re
 import sys
 
 import numpy as np
