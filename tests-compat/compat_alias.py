@@ -81,7 +81,7 @@ TRUTHFUL = {
     "numba.cuda.cudadrv.nvvm.is_available": lambda: _nvvm_available,
 }
 # numba.cuda submodules that are public API: aliased to cudalite.cuda.<name> or missing-API.
-PUBLIC_CUDA_SUBMODULES = frozenset({"random", "libdevice", "fp16", "bf16", "fp8", "cg"})
+PUBLIC_CUDA_SUBMODULES = frozenset({"random", "libdevice", "fp16", "bf16", "fp8", "cg", "args"})
 # Internal module paths whose listed names are re-exports of public numba.cuda names.
 REEXPORTS = {
     "numba.cuda.compiler": {"compile_ptx": "compile_ptx",

@@ -92,17 +92,19 @@ def jit(func_or_sig=None, device=False, inline="never", link=(), debug=None, opt
     ValueError
         ``max_registers`` is not a positive int, ``inline`` or ``opt`` or
         ``launch_bounds`` has an invalid value.
-    NotImplementedError
-        ``extensions=`` is given (not supported).
     cudalite.core.errors.CompilerError
         A signature does not parse, or (eagerly) the function does not compile
         for one of its signatures: the error shows the source location.
     """
     opts = jit_options(debug, opt, lineinfo, cache, link, inline, kws, device=device)
     cls = DeviceDispatcher if device else CUDADispatcher
+    extensions = kws.get("extensions") or ()
     if callable(func_or_sig) and not isinstance(func_or_sig, (CUDADispatcher, DeviceDispatcher)) and (
             hasattr(func_or_sig, "__code__") or hasattr(func_or_sig, "__wrapped__")):
-        return mark_inline(cls(_python_function()(func_or_sig, "jit-compile", stacklevel=2), None, opts), inline, opts)
+        disp = cls(_python_function()(func_or_sig, "jit-compile", stacklevel=2), None, opts)
+        if extensions:
+            disp.extensions.extend(extensions)
+        return mark_inline(disp, inline, opts)
     if func_or_sig is None:
         sigs = None
     elif isinstance(func_or_sig, list):
@@ -122,6 +124,9 @@ def jit(func_or_sig=None, device=False, inline="never", link=(), debug=None, opt
             func = _python_function()(func, "jit-compile", stacklevel=2)  # a C-level wrapper: its __wrapped__
         except TypeError:
             raise TypeError(f"cuda.jit decorates Python functions, not {func!r}") from None
-        return mark_inline(cls(func, sigs, opts), inline, opts)
+        disp = cls(func, sigs, opts)
+        if extensions:
+            disp.extensions.extend(extensions)
+        return mark_inline(disp, inline, opts)
 
     return decorate

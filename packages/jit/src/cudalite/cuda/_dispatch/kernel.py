@@ -32,6 +32,7 @@ from .._runtime.warmup import start_warmup
 from .inspect import InspectMixin
 from .pickling import dispatcher_reduction, reduce_dispatcher
 from .slowpath import launch_slow
+from .extensions import ExtensionList
 from .specializations import Specialization, SpecTable
 from .stats import CompileStats
 
@@ -110,6 +111,7 @@ class CUDADispatcher(InspectMixin):
         if warm_up:  # libraries and driver get ready while the program goes on (not for code built ahead of time)
             start_warmup(self._rt)
         self._names = launcher_param_names(py_func)
+        self.extensions = ExtensionList(self)  # numba-cuda's launch extensions (prepare_args)
         self._compiler = compiler  # None: CompiledKernel; _carry.CarriedCode once unpickled
         self.stats = CompileStats()  # cache hits and misses per signature, as numba's dispatcher
         self._eager = sigs is not None
@@ -438,6 +440,14 @@ class CUDADispatcher(InspectMixin):
             forget = getattr(factory, "forget", None)
             if forget is not None:
                 forget()
+
+    def _forget_launchers(self):
+        """Drop the configured and generated launchers (the extensions changed: every
+        launch now takes the slow path, which applies them)."""
+        table = self._table
+        table.configs.clear()
+        table.factories.clear()
+        table.last_factory = None
 
     def _store_config(self, key, fn):
         """Keep a configured launcher; the table is emptied when it holds _MAX_CONFIGS."""

@@ -128,8 +128,11 @@ def jit_options(debug, opt, lineinfo, cache, link, inline, kws, device=False) ->
     unknown = set(kws) - _KNOWN
     if unknown:
         raise TypeError(f"cuda.jit() got unexpected keyword argument(s): {', '.join(sorted(unknown))}")
-    if kws.get("extensions"):
-        raise NotImplementedError("cuda.jit(extensions=...) is not supported by cudalite")
+    extensions = kws.get("extensions")
+    if extensions is not None and (isinstance(extensions, (str, bytes)) or not isinstance(extensions, (list, tuple))):
+        raise TypeError(f"extensions must be a list of objects with prepare_args(), not {extensions!r}")
+    if extensions and device:
+        raise TypeError("extensions apply to kernel launches: a device function (device=True) takes none")
     max_registers = kws.get("max_registers")
     if max_registers is not None and (not isinstance(max_registers, int) or isinstance(max_registers, bool)
                                       or max_registers <= 0):

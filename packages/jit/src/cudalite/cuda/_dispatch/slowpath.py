@@ -3,7 +3,8 @@
 Generated launchers (:mod:`cudalite.cuda._launch.fastpath`) come here when their guard
 fails.  :func:`launch_slow` does, reading only the argument-kind table:
 
-    route to the arguments' device (multi-GPU) -> unwrap transfer hints -> each
+    route to the arguments' device (multi-GPU) -> the kernel's extensions (prepare_args)
+    -> unwrap transfer hints -> each
     argument's kind -> stage host data in (copies registered as actions) -> the kernel
     the type keys select (compiled once) -> generate and keep a launcher factory for
     these kinds, and a configured launcher for this configuration -> flatten the
@@ -23,6 +24,7 @@ from .._launch.fastpath import make_factory
 from .._launch.hints import ArgHint, prepare_hints
 from .._launch.kinds import flatten
 from .._runtime.faults import kernel_fault
+from .extensions import apply_extensions
 from ..config import load_config
 
 __all__ = ["launch_slow"]
@@ -77,9 +79,13 @@ def launch_slow(disp, cfg, args, key=None, caller=None):
         if target != current_id():
             with on_device(target):
                 return launch_slow(disp, cfg, args, key)
+    extended = []
+    if disp.extensions:  # numba-cuda's prepare_args hooks: always the slow path
+        args, extended = apply_extensions(disp.extensions, args, Stream.external(sh) if sh else 0)
     args, after = prepare_hints(args, sh)  # cuda.In/Out/InOut
+    after = extended + after
     kinds = [rt.kind(type(a), a) for a in args]
-    staged = bool(after)  # hinted launches never become a fast path
+    staged = bool(after) or bool(disp.extensions)  # hinted or extended launches never become a fast path
     if any(k.needs_copy(a) for k, a in zip(kinds, args)):
         args, kinds, copies = _stage_in(rt, kinds, args, sh)
         after, staged = copies + after, True

@@ -75,6 +75,7 @@ class SimKernel:
         self.signatures = list(signatures)
         self.targetoptions = dict(options or {})
         self._traits = None
+        self.extensions = list(self.targetoptions.pop("extensions", None) or ())  # numba-cuda's prepare_args hooks
 
     def __getitem__(self, config):
         return _Configured(self, config if isinstance(config, tuple) else (config,))
@@ -110,15 +111,27 @@ class SimKernel:
             not_simulated(*self._unsupported)
         if self._traits is None:
             self._traits = analyze(self.py_func)
+        retr = []
+        if self.extensions:  # as a launch on the GPU: the last extension first, its value passed
+            args = tuple(_extended(self.extensions, a, retr) for a in args)
         run_grid(self.__name__, self.py_func, tuple(unwrap_argument(a) for a in args), griddim, blockdim,
                  sharedmem, self._traits.grid_sync, sequential=not self._traits.concurrent)
+        for work in retr:
+            work()
 
     def __repr__(self):
         return f"<simulated CUDA kernel {self.__qualname__}>"
 
 
+def _extended(extensions, value, retr):
+    ty = None
+    for ext in reversed(extensions):
+        ty, value = ext.prepare_args(ty, value, stream=0, retr=retr)
+    return value
+
+
 _IGNORED = ("debug", "opt", "fastmath", "lineinfo", "cache", "max_registers", "inline", "lto", "launch_bounds",
-            "forceinline", "boundscheck", "abi", "abi_info", "extensions", "restype")
+            "forceinline", "boundscheck", "abi", "abi_info", "restype")
 
 
 def jit(func_or_sig=None, device=False, link=(), cluster_dims=None, **options):
