@@ -413,3 +413,25 @@ def test_opaque_handle_type_and_cpu_hooks():
 
     with pytest.raises(CompilerError, match="a value of type Handle cannot be passed as an argument"):
         _ptx(kern, (handle, types.int64[:]))  # an opaque model has no kernel-argument form
+
+
+def test_struct_model_type_as_local_and_shared_array_elements():
+    def local(outx, outy):
+        arr = cuda.local.array(10, dtype=X.struct_model_type)
+        for i in range(len(arr)):
+            arr[i] = X.MyStruct(types.int32(i), types.int32(i * 2))
+        for i in range(len(arr)):
+            outx[i] = arr[i].x
+            outy[i] = arr[i].y
+
+    assert "st.global.u32" in _ptx(local, (types.int32[::1], types.int32[::1]))
+
+    def shared(x):
+        s = cuda.shared.array(10, dtype=X.struct_model_type)
+        i = cuda.threadIdx.x
+        s[i] = x[i]
+        cuda.syncthreads()
+        x[i] = s[9 - i]  # another thread's element: through shared memory
+
+    assert ".shared" in _ptx(shared, (X.struct_model_type[::1],))
+    assert X.struct_model_type[::1] == types.Array(X.struct_model_type, 1, "C")

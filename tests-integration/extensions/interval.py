@@ -285,3 +285,50 @@ class FirstOfTyping(AbstractTemplate):
 @lower_builtin(first_of, types.Integer, types.Any)
 def lower_first_of(context, builder, sig, args):
     return args[0]
+
+
+# -- numba-cuda's extensions_usecases: a struct-model type as an array element --------------
+class MyStruct:
+    def __init__(self, x, y):
+        self.x = x
+        self.y = y
+
+
+class StructModelType(types.Type):
+    def __init__(self):
+        super().__init__(name="TestStructModelType")
+
+
+struct_model_type = StructModelType()
+
+
+@typeof_impl.register(MyStruct)
+def typeof_teststruct(val, c):
+    return struct_model_type
+
+
+@register_model(StructModelType)
+class TestStructModel(models.StructModel):
+    def __init__(self, dmm, fe_type):
+        super().__init__(dmm, fe_type, [("x", types.int32), ("y", types.int32)])
+
+
+make_attribute_wrapper(StructModelType, "x", "x")
+make_attribute_wrapper(StructModelType, "y", "y")
+
+
+@type_callable(MyStruct)
+def type_test_struct(context):
+    def typer(x, y):
+        if isinstance(x, types.Integer) and isinstance(y, types.Integer):
+            return struct_model_type
+
+    return typer
+
+
+@lower_builtin(MyStruct, types.Integer, types.Integer)
+def lower_test_type_ctor(context, builder, sig, args):
+    obj = cgutils.create_struct_proxy(struct_model_type)(context, builder)
+    obj.x = context.cast(builder, args[0], sig.args[0], types.int32)
+    obj.y = context.cast(builder, args[1], sig.args[1], types.int32)
+    return obj._getvalue()

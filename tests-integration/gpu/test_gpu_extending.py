@@ -160,3 +160,22 @@ def test_templates_keywords_and_targets(cuda):
     f[1, 1](r, out, np.array([2.0, 3.0]), np.int32(7), X.Interval(1.0, 4.0), 1, 2)
     np.testing.assert_equal(r, [2.5, 7.0, 7.0, 29.0])
     np.testing.assert_equal(out, [6, 2])  # numba-cuda's test_default_values_and_kwargs
+
+
+def test_struct_model_local_array(cuda):
+    from cudalite.cuda import types
+
+    @cuda.jit("void(int32[::1], int32[::1])")
+    def f(outx, outy):  # numba-cuda's test_localmem test_struct_model_type_arr
+        arr = cuda.local.array(10, dtype=X.struct_model_type)
+        for i in range(len(arr)):
+            arr[i] = X.MyStruct(types.int32(i), types.int32(i * 2))
+        for i in range(len(arr)):
+            outx[i] = arr[i].x
+            outy[i] = arr[i].y
+
+    x = np.zeros(10, np.int32)
+    y = np.zeros(10, np.int32)
+    f[1, 1](x, y)
+    np.testing.assert_equal(x, np.arange(10))
+    np.testing.assert_equal(y, np.arange(10) * 2)

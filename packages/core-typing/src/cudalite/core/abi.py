@@ -149,6 +149,9 @@ def llvm_value_text(t) -> str:
         return "{i64, i64, i64}"
     if isinstance(t, VectorType):
         return "{" + ", ".join([llvm_value_text(t.base_type)] * t.count) + "}"
+    members = _model_members(t)  # an extension type's struct model: its members' types
+    if members is not None:
+        return "{" + ", ".join(llvm_value_text(m) for m in members) + "}"
     return "{}"  # compile-time objects (None, functions, ...) have no runtime value
 
 
@@ -158,6 +161,9 @@ def llvm_memory_text(t) -> str:
         return "i8"
     if isinstance(t, Record):
         return f"[{t.size} x i8]"
+    members = _model_members(t)
+    if members is not None:
+        return "{" + ", ".join(llvm_memory_text(m) for m in members) + "}"
     return llvm_value_text(t)
 
 
@@ -202,6 +208,8 @@ def _model_members(t):
     like a tuple's items: the extension API's kernel arguments), else None."""
     from .datamodel import data_models
 
+    if type(t).__module__.startswith("cudalite.core."):  # cudalite's own types have no model
+        return None
     model = data_models.lookup(t)
     flat = getattr(model, "flat_members", None)
     return tuple(flat()) if flat is not None else None

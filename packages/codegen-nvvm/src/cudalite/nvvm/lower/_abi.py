@@ -23,6 +23,7 @@ import re
 
 from llvmlite import ir
 
+from cudalite.core.typing.rules.memory import itemsize  # one definition: core's (extension types too)
 from cudalite.core.abi import Role, kernel_abi
 from cudalite.core.errors import CompilerError
 from cudalite.core.types import (
@@ -148,16 +149,6 @@ def _rebuild(b, params, arg):
         return ir.Constant(value_type(t), None)
     (slot,) = arg.slots  # a number or a pointer: one parameter, passed as is
     return params[slot]
-
-
-def itemsize(t) -> int:
-    if isinstance(t, Record):
-        return t.size
-    if isinstance(t, Boolean):
-        return 1
-    if isinstance(t, Complex):
-        return t.bitwidth // 8
-    return t.bitwidth // 8
 
 
 def contiguous_strides(b, t: Array, shape):

@@ -26,6 +26,7 @@ from ._typeof import (
 from ._vector import VECTOR_ALIASES, VectorType, cuda_alignment, vector_type_named, vector_types
 
 Type._convert_arg = staticmethod(as_type)  # int32("float32"), float64(np.float32): see Type.__call__
+Type._array_of = staticmethod(array_from_subscript)  # my_type[::1]: see Type.__getitem__
 
 __all__ = [
     "Signature", "Type", "Array", "ArrayCTypes", "CPointer", "NamedTuple", "NestedArray", "Record", "Tuple", "UniTuple",

@@ -50,6 +50,15 @@ class Type:
 
     __str__ = __repr__
 
+    # How ``my_type[::1]`` makes an array type: ``array_from_subscript``, installed by the
+    # package facade (the array class derives from this one), like ``_convert_arg``.
+    _array_of = None
+
+    def __getitem__(self, spec):
+        """``my_type[::1]``: an array type of this element type (numba's spelling, for
+        extension types too)."""
+        return Type._array_of(self, spec)
+
     # -- signature building: ``types.int32(types.int32, types.int32)`` --------
     def __call__(self, *args):
         return Signature(self, tuple(a if isinstance(a, Type) else Type._convert_arg(a) for a in args))

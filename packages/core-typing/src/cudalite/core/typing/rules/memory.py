@@ -27,7 +27,8 @@ from ...numpy_support import is_ndarray, is_numpy_integer
 from ... import device_api as api
 from ...errors import AlignmentError
 from ...registry import registry
-from ...types import Array, Boolean, NumberClass, Record, Signature, type_from_dtype
+from ...datamodel import data_models
+from ...types import Array, Boolean, Complex, NumberClass, Record, Signature, Type, type_from_dtype
 from ...types._containers import MAX_NDIM
 from .._records import ArraySpec, ConstArray, Resolved
 from .intrinsics import check_arity
@@ -52,12 +53,42 @@ def memory_limits(cc=None) -> MemoryLimits:
 
 
 def itemsize(t) -> int:
-    """Bytes of one element of type ``t`` in memory."""
+    """Bytes of one element of type ``t`` in memory (an extension type with a struct
+    model: its members laid out with natural alignment, as LLVM lays out the struct)."""
     if isinstance(t, Record):
         return t.size
     if isinstance(t, Boolean):
         return 1
+    members = _struct_members(t)
+    if members is not None:
+        size, align = 0, 1
+        for m in members:
+            n = itemsize(m)
+            a = _alignment(m)
+            size = (size + a - 1) // a * a + n
+            align = max(align, a)
+        return (size + align - 1) // align * align
     return t.bitwidth // 8
+
+
+def _alignment(t) -> int:
+    members = _struct_members(t)
+    if members is not None:
+        return max((_alignment(m) for m in members), default=1)
+    if isinstance(t, Complex):
+        return t.bitwidth // 16
+    return itemsize(t)
+
+
+def _struct_members(t):
+    model = data_models.lookup(t) if not type(t).__module__.startswith("cudalite.core.") else None
+    flat = getattr(model, "flat_members", None)
+    return tuple(flat()) if flat is not None else None
+
+
+def _extension_dtype(value) -> bool:
+    """Whether ``value`` is an extension type whose struct model can be an array element."""
+    return isinstance(value, Type) and _struct_members(value) is not None
 
 
 def const_shape(site, allow_zero=False):
@@ -86,6 +117,8 @@ def const_dtype(site, i=1):
         t = site.args[i].instance_type
         if t.is_scalar or isinstance(t, Record):
             return t
+    if site.is_const(i) and _extension_dtype(site.consts[i]):  # an extension's struct-model type
+        return site.consts[i]
     if not site.is_const(i):
         raise site.error(f"the dtype must be a compile-time constant, not a runtime {site.args[i]}")
     value = site.consts[i]
