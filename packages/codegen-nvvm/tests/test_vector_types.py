@@ -220,3 +220,16 @@ def test_foreign_vector_calls_inline_across_an_lto_link():
 
 def const_caller(out):
     calls_foreign(out, 1.0)
+
+
+def test_user_facing_object_is_the_constructor_with_its_aliases():
+    """numba-cuda's ``vtype.user_facing_object`` (its test_vector_type builds kernels from it)."""
+    from cudalite import nvvm as jit_cuda
+    from cudalite.core.types import VECTOR_ALIASES, vector_types
+
+    for name, vty in vector_types.items():
+        obj = vty.user_facing_object
+        assert obj is getattr(jit_cuda, name) and obj.vector_type is vty
+        assert set(obj.aliases) == {a for a, n in VECTOR_ALIASES.items() if n == name}
+        for alias in obj.aliases:
+            assert getattr(jit_cuda, alias) is obj

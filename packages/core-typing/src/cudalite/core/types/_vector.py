@@ -46,6 +46,15 @@ class VectorType(Type):
         return self.count
 
     @property
+    def user_facing_object(self):
+        """numba-cuda's name for the constructor users call (``cuda.float32x4``; its
+        ``aliases`` are the CUDA C names).  Looked up by name in the device API, which
+        builds its stubs from these types (a lazy lookup, not an import cycle)."""
+        import importlib
+
+        return getattr(importlib.import_module("cudalite.core.device_api"), self.name)
+
+    @property
     def attr_names(self) -> tuple:
         """The component names: ``("x", "y")`` for a 2-vector."""
         return ATTR_NAMES[:self.count]
