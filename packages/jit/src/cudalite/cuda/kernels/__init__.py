@@ -1,0 +1,1 @@
+"""Ready-made kernels of numba-cuda's ``numba.cuda.kernels`` (``transpose``)."""
