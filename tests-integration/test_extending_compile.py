@@ -373,7 +373,7 @@ def test_intrinsic_pickles_by_reference_or_by_value():
     import pickle
 
     import cloudpickle
-    from cudalite.cuda.extending import intrinsic
+    from cudalite.cuda.extending import Intrinsic, intrinsic
 
     assert pickle.loads(pickle.dumps(X.popc_twice)) is X.popc_twice
 
@@ -381,7 +381,13 @@ def test_intrinsic_pickles_by_reference_or_by_value():
     def identity(context, x):
         return x(x), lambda context, builder, signature, args: args[0]
 
-    again = pickle.loads(cloudpickle.dumps(identity))
+    memo = len(Intrinsic._memo)
+    data = cloudpickle.dumps(identity)
+    assert len(Intrinsic._memo) == memo + 1  # pickled by value: remembered by id
+    assert pickle.loads(data) is identity  # in the same process: the same object
+    assert len(Intrinsic._memo) == memo + 1
+    del Intrinsic._memo[identity._uuid]  # as in another process
+    again = pickle.loads(data)
     assert again is not identity and again._name == "identity"
 
     def k(r, n):

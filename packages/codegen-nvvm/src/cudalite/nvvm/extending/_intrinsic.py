@@ -20,6 +20,8 @@ result value (for a ``void`` result: anything, ignored).  Inline PTX goes throug
 from __future__ import annotations
 
 import functools
+import uuid
+import weakref
 from dataclasses import dataclass
 
 from llvmlite import ir
@@ -38,12 +40,20 @@ __all__ = ["intrinsic", "Intrinsic"]
 
 class Intrinsic:
     """The object ``@intrinsic`` makes; calling it from Python (outside a kernel) is an
-    error, as in numba."""
+    error, as in numba.
+
+    Pickled by value (a local intrinsic inside a kernel's pickle), it carries an id;
+    :attr:`_memo` maps the ids of the intrinsics alive in this process to them (weakly),
+    so unpickling in the process that pickled gives the same object back, as numba's
+    ``_Intrinsic._memo`` does."""
+
+    _memo = weakref.WeakValueDictionary()  # id -> the live intrinsic with that id
 
     def __init__(self, name, defn, prefer_literal=False):
         self._name = name
         self._defn = defn
         self.prefer_literal = prefer_literal
+        self._uuid = None  # given when first pickled by value
         functools.update_wrapper(self, defn)
 
     def __call__(self, *args, **kwargs):
@@ -57,7 +67,21 @@ class Intrinsic:
         else by value: the typing function travels (cloudpickle, in a kernel's pickle)."""
         if _by_name(self.__module__, self.__qualname__) is self:
             return (_by_name, (self.__module__, self.__qualname__))
-        return (Intrinsic, (self._name, self._defn, self.prefer_literal))
+        if self._uuid is None:
+            self._uuid = uuid.uuid4().hex
+            Intrinsic._memo[self._uuid] = self
+        return (_rebuild, (self._uuid, self._name, self._defn, self.prefer_literal))
+
+
+def _rebuild(uid, name, defn, prefer_literal):
+    """An unpickled intrinsic: the live one of this id, else a new one (remembered)."""
+    found = Intrinsic._memo.get(uid)
+    if found is not None:
+        return found
+    made = Intrinsic(name, defn, prefer_literal)
+    made._uuid = uid
+    Intrinsic._memo[uid] = made
+    return made
 
 
 def _by_name(module, qualname):
