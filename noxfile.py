@@ -81,6 +81,9 @@ def _install_all(session: nox.Session, constraints: str = "") -> None:
     one pip command, so the sibling pin cudalite-core==0.1.0 resolves to these wheels.
     ``constraints``: a pip constraints file (the minimum versions)."""
     wheels = _build_wheels(session, os.path.join(session.create_tmp(), "wheels"))
+    # a reused virtualenv may hold an older build of the same version, which pip would keep
+    session.run("python", "-m", "pip", "uninstall", "-y", "-q", *(d.replace("_", "-") for d in PACKAGES.values()),
+                silent=True)
     session.install(*(f"{w}[test]" for w in wheels.values()), *(("-c", constraints) if constraints else ()))
 
 

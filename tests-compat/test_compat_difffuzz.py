@@ -126,3 +126,17 @@ def test_numba_without_nsw_patches_both_arith_modules(monkeypatch):
     del mods["numba.cuda.np.math.numbers"]._int_arith_flags
     with pytest.raises(RuntimeError, match="no _int_arith_flags"):
         difffuzz.numba_without_nsw()
+
+
+def test_refusal_parity_classifies_each_program():
+    import importlib.util
+    import os
+
+    spec = importlib.util.spec_from_file_location(
+        "refusal_parity", os.path.join(os.path.dirname(__file__), "refusal_parity.py"))
+    rp = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rp)
+    numba = {0: "ok", 1: "ok", 2: "TypingError: x", 3: "TypingError: y"}
+    cudalite = {0: "ok", 1: "TypingError: z", 2: "ok", 3: "TypingError: w"}
+    assert rp.classify(numba, cudalite) == {0: "both-ok", 1: "cudalite-refuses", 2: "numba-refuses",
+                                            3: "both-refuse"}
