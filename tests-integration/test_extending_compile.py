@@ -441,3 +441,29 @@ def test_struct_model_type_as_local_and_shared_array_elements():
 
     assert ".shared" in _ptx(shared, (X.struct_model_type[::1],))
     assert X.struct_model_type[::1] == types.Array(X.struct_model_type, 1, "C")
+
+
+def test_comparison_and_unary_operator_overloads():
+    from cudalite.core.registry import registry
+    from cudalite.core.typing import TypingContext
+
+    def f(a, b, x):
+        m = -a
+        return (a == b) + (m.lo < x)  # overloads for Intervals; cudalite's own rules for numbers
+
+    tf = TypingContext(registry).type_function(f, (X.interval_type, X.interval_type, types.float64))
+    assert tf.return_type == types.int64
+    kinds = sorted(i.kind.value for i in tf.calls.values())
+    assert kinds.count("function") == 2 and "compare" in kinds
+
+    def k(r, a, b):
+        r[0] = (-a).hi + (a == b)
+
+    ptx = _ptx(k, (types.float64[:], X.interval_type, X.interval_type))
+    assert "sub.f64" in ptx and "setp.eq.f64" in ptx  # -(a.lo) + (a == b), folded into one sub
+
+    def chained(a, b, c):
+        return a == b == c
+
+    with pytest.raises(TypingError, match="cannot compare Interval == Interval"):
+        TypingContext(registry).type_function(chained, (X.interval_type,) * 3)

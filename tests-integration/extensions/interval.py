@@ -332,3 +332,23 @@ def lower_test_type_ctor(context, builder, sig, args):
     obj.x = context.cast(builder, args[0], sig.args[0], types.int32)
     obj.y = context.cast(builder, args[1], sig.args[1], types.int32)
     return obj._getvalue()
+
+
+@overload(operator.eq)
+def interval_eq(a, b):
+    """``a == b`` of two Intervals: equal bounds."""
+    if isinstance(a, IntervalType) and isinstance(b, IntervalType):
+        def impl(a, b):
+            return a.lo == b.lo and a.hi == b.hi
+
+        return impl
+
+
+@overload(operator.neg)
+def interval_neg(a):
+    """``-a``: the mirrored interval."""
+    if isinstance(a, IntervalType):
+        def impl(a):
+            return Interval(-a.hi, -a.lo)
+
+        return impl

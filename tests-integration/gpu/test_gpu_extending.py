@@ -179,3 +179,17 @@ def test_struct_model_local_array(cuda):
     f[1, 1](x, y)
     np.testing.assert_equal(x, np.arange(10))
     np.testing.assert_equal(y, np.arange(10) * 2)
+
+
+def test_comparison_and_unary_overloads(cuda):
+    @cuda.jit
+    def f(r, a, b):
+        m = -a
+        r[0] = m.lo
+        r[1] = m.hi
+        r[2] = a == b
+        r[3] = a == a
+
+    r = np.zeros(4)
+    f[1, 1](r, X.Interval(1.0, 2.5), X.Interval(1.0, 3.0))
+    np.testing.assert_equal(r, [-2.5, -1.0, 0.0, 1.0])

@@ -331,6 +331,9 @@ class FunctionLowerer:
         return _arith.checked_binop(self, e.op, a, bv, ta, e.loc)
 
     def expr_UnaryOp(self, e):
+        info = self.tf.calls.get(e)
+        if info is not None and info.kind is CallKind.FUNCTION:  # an extension's overload of the operator
+            return self.call_function(e, info)
         v = self.expr(e.operand)
         t = self.typeof(e.operand)
         if e.op == "not":
@@ -342,6 +345,8 @@ class FunctionLowerer:
 
     def expr_Compare(self, e):
         b = self.builder
+        if self.tf.calls[e].kind is CallKind.FUNCTION:  # an extension's overload of the operator
+            return self.call_function(e, self.tf.calls[e])
         links = self.tf.calls[e].payload  # one Comparison per link of the chain
         vals = [self.expr(o) for o in e.operands]
         tys = [self.typeof(o) for o in e.operands]

@@ -19,7 +19,8 @@ from ..types import Signature
 from ._records import CallInfo, CallKind
 from ._specialize import type_call
 
-__all__ = ["implementation_call", "method_implementation_call", "operator_overload"]
+__all__ = ["implementation_call", "method_implementation_call", "operator_overload", "BINARY_OPERATORS",
+           "UNARY_OPERATORS"]
 
 
 def implementation_call(inf, node, impl, args, consts, arg_nodes, loc):
@@ -61,28 +62,30 @@ def method_implementation_call(inf, node, impl, recv, name, args, consts, nodes,
     return inf.tf.calls[node]
 
 
-#: a binary operator's symbol -> the ``operator`` function an extension overloads for it
+#: an operator's symbol -> the ``operator`` function an extension overloads for it
 BINARY_OPERATORS = {
     "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv, "//": operator.floordiv,
     "%": operator.mod, "**": operator.pow, "<<": operator.lshift, ">>": operator.rshift, "&": operator.and_,
     "|": operator.or_, "^": operator.xor, "@": operator.matmul,
+    "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
 }
+UNARY_OPERATORS = {"-": operator.neg, "+": operator.pos, "~": operator.invert, "not": operator.not_}
 
 
-def operator_overload(inf, node, op, a, b):
-    """``a op b`` where cudalite's arithmetic has no rule: an extension's
-    ``overload(operator.add)`` (etc.) answering with an implementation; its result type,
+def operator_overload(inf, node, op, types, arg_nodes):
+    """``a op b`` (or ``op a``) where cudalite's own rules have none: an extension's
+    ``overload(operator.add)`` (etc.) answering with an implementation; the result type,
     or None when no extension does."""
     from ..registry import CallSite
     from ._records import Implementation
 
-    fn = BINARY_OPERATORS.get(op)
+    fn = (BINARY_OPERATORS if len(types) == 2 else UNARY_OPERATORS).get(op)
     entry = inf.reg.lookup_call(fn) if fn is not None else None
     ext = getattr(entry.typer, "extension_typer", None) if entry is not None else None  # an overload set
     if ext is None:
-        return None  # no extension overloads it (cudalite's own operator.add typer keeps its errors)
-    consts = (inf.const_of(node.left), inf.const_of(node.right))
-    answer = ext(CallSite(entry.name, (a, b), consts, node.loc, inf.ctx, callee=fn))
+        return None  # no extension overloads it (cudalite's own operator typers keep their errors)
+    consts = [inf.const_of(n) for n in arg_nodes]
+    answer = ext(CallSite(entry.name, tuple(types), tuple(consts), node.loc, inf.ctx, callee=fn))
     if not isinstance(answer, Implementation):
         return None
-    return implementation_call(inf, node, answer, [a, b], list(consts), (node.left, node.right), node.loc)
+    return implementation_call(inf, node, answer, list(types), consts, tuple(arg_nodes), node.loc)

@@ -549,7 +549,7 @@ class _Inference:
             return t
         sig = binop_signature(e.op, a, b)
         if sig is None:
-            found = operator_overload(self, e, e.op, a, b)  # overload(operator.add) of an extension
+            found = operator_overload(self, e, e.op, (a, b), (e.left, e.right))  # overload(operator.add)
             if found is not None:
                 return found
             raise TypingError(f"unsupported operand types for {e.op}: {a} and {b}{fp8_hint(a, b)}", e.loc)
@@ -560,6 +560,9 @@ class _Inference:
         a = self.expr(e.operand)
         sig = unary_signature(e.op, a)
         if sig is None:
+            found = operator_overload(self, e, e.op, (a,), (e.operand,))  # overload(operator.neg)
+            if found is not None:
+                return found
             raise TypingError(f"bad operand type for unary {e.op}: {a}{fp8_hint(a)}", e.loc)
         if e.op == "not":
             self.check_truth(a, e.operand)  # the operand is typed once (not-chains stay linear)
@@ -586,6 +589,10 @@ class _Inference:
                 constant = None if eq.constant is None else eq.constant == (op == "==")
                 links.append(Comparison(op, eq.sig, constant, eq.items))
                 continue
+            if sig is None and len(e.ops) == 1:  # overload(operator.eq) of an extension: a call
+                found = operator_overload(self, e, op, (a, b), tuple(e.operands))
+                if found is not None:
+                    return found
             if sig is None:
                 raise TypingError(f"cannot compare {a} {op} {b}{fp8_hint(a, b)}", e.loc)
             links.append(Comparison(op, sig))
