@@ -467,3 +467,27 @@ def test_comparison_and_unary_operator_overloads():
 
     with pytest.raises(TypingError, match="cannot compare Interval == Interval"):
         TypingContext(registry).type_function(chained, (X.interval_type,) * 3)
+
+
+def test_template_methods_bound_function_and_types_BoundFunction():
+    from cudalite.core.registry import registry
+    from cudalite.core.typing import TypingContext
+
+    def f(iv, d, x):
+        return iv.shifted(d).lo + iv.clamped(x)
+
+    tf = TypingContext(registry).type_function(f, (X.interval_type, types.float64, types.float64))
+    assert tf.return_type == types.float64
+
+    def k(r, iv, d, x):
+        r[0] = iv.shifted(d).hi
+        r[1] = iv.clamped(x)
+
+    ptx = _ptx(k, (types.float64[:], X.interval_type, types.float64, types.float64))
+    assert "add.f64" in ptx and ("max.f64" in ptx or "selp.f64" in ptx or "setp" in ptx)
+
+    def bad(iv):
+        return iv.shifted(1)  # an int: the bound function's resolver gives no signature
+
+    with pytest.raises(TypingError, match=r"Interval does not support method shifted\(\) with \(int64\)"):
+        TypingContext(registry).type_function(bad, (X.interval_type,))

@@ -352,3 +352,41 @@ def interval_neg(a):
             return Interval(-a.hi, -a.lo)
 
         return impl
+
+
+# -- methods typed by templates: numba's @bound_function and Numbast's types.BoundFunction ------
+from cudalite.cuda.extending import bound_function  # noqa: E402
+
+
+@cuda_registry.register_attr
+class IntervalMethods(AttributeTemplate):
+    key = IntervalType
+
+    @bound_function("Interval.shifted")
+    def resolve_shifted(self, ty, args, kws):
+        if len(args) == 1 and isinstance(args[0], types.Float):
+            return signature(ty, args[0])
+
+    def resolve_clamped(self, ty):
+        return types.BoundFunction(IntervalClamp, ty)
+
+
+class IntervalClamp(ConcreteTemplate):
+    key = "Interval.clamped"
+    cases = [signature(types.float64, types.float64)]
+
+
+@lower_builtin("Interval.shifted", IntervalType, types.Float)
+def lower_shifted(context, builder, sig, args):
+    iv, d = args
+    lo = builder.fadd(builder.extract_value(iv, 0), d)
+    hi = builder.fadd(builder.extract_value(iv, 1), d)
+    return cgutils.pack_struct(builder, [lo, hi])
+
+
+@lower_builtin("Interval.clamped", IntervalType, types.float64)
+def lower_clamped(context, builder, sig, args):
+    iv, x = args
+    lo, hi = builder.extract_value(iv, 0), builder.extract_value(iv, 1)
+    x = builder.select(builder.fcmp_ordered("<", x, lo), lo, x)
+    return builder.select(builder.fcmp_ordered(">", x, hi), hi, x)

@@ -193,3 +193,17 @@ def test_comparison_and_unary_overloads(cuda):
     r = np.zeros(4)
     f[1, 1](r, X.Interval(1.0, 2.5), X.Interval(1.0, 3.0))
     np.testing.assert_equal(r, [-2.5, -1.0, 0.0, 1.0])
+
+
+def test_template_methods(cuda):
+    @cuda.jit
+    def f(r, iv, x):
+        s = iv.shifted(0.5)  # @bound_function + lower_builtin("Interval.shifted", ...)
+        r[0] = s.lo
+        r[1] = s.hi
+        r[2] = iv.clamped(x[0])  # types.BoundFunction(ConcreteTemplate, ...)
+        r[3] = iv.clamped(x[1])
+
+    r = np.zeros(4)
+    f[1, 1](r, X.Interval(1.0, 2.0), np.array([5.0, 1.25]))
+    np.testing.assert_equal(r, [1.5, 2.5, 2.0, 1.25])

@@ -16,7 +16,8 @@ from cudalite.core.types import Boolean as _Boolean, Complex as _Complex, Float 
 from cudalite.core.types import dtype_of as _dtype_of
 # numba's type classes, for extension code (``isinstance(x, types.Float)``, lower_builtin patterns)
 from cudalite.core.types import (  # noqa: F401
-    Any, BFloat16, Boolean, Complex, Dummy, EnumMember, Float, Function, Integer, Literal, NamedTuple, NoneType, Number,
+    Any, BFloat16, Boolean, BoundFunction, Complex, Dummy, EnumMember, Float, Function, Integer, Literal, NamedTuple,
+    NoneType, Number,
     VarArg,
 )
 from cudalite.core.types import Tuple as BaseTuple  # noqa: F401  (numba's base of Tuple and UniTuple)
@@ -73,7 +74,8 @@ __all__ = sorted((set(_NAMES) | {
     "Array", "CPointer", "NestedArray", "Record", "Signature", "Tuple", "Type", "UniTuple",
     "bool_", "b1", "half", "double", "from_dtype", "as_dtype", "signature",
     "char", "uchar", "short", "ushort", "int_", "uint", "long_", "ulong", "longlong", "ulonglong",
-    "Any", "BFloat16", "BaseTuple", "Boolean", "Complex", "Dummy", "EnumMember", "Float", "Function", "Integer",
+    "Any", "BFloat16", "BaseTuple", "Boolean", "BoundFunction", "Complex", "Dummy", "EnumMember", "Float", "Function",
+    "Integer",
     "Literal",
     "NamedTuple",
     "NoneType", "Number", "Opaque", "VarArg",

@@ -29,8 +29,8 @@ from ._typing import (
 )
 from .models import register_model
 from .templates import (
-    AbstractTemplate, AttributeTemplate, CallableTemplate, ConcreteTemplate, infer, infer_getattr, infer_global,
-    register_attr, register_global, signature,
+    AbstractTemplate, AttributeTemplate, CallableTemplate, ConcreteTemplate, bound_function, infer, infer_getattr,
+    infer_global, register_attr, register_global, signature,
 )
 
 typing_registry = templates.registry  # numba-cuda's cudadecl.registry
@@ -45,5 +45,5 @@ __all__ = [
     "lower_getattr_generic", "cgutils", "Registry", "LoweringContext", "Intrinsic", "Implementation", "Purpose",
     "TypeofContext", "python_attribute", "templates", "AbstractTemplate", "AttributeTemplate", "ConcreteTemplate",
     "infer", "infer_getattr", "infer_global", "signature", "box", "unbox", "reflect", "NativeValue",
-    "typing_registry", "CallableTemplate", "register_global", "register_attr",
+    "typing_registry", "CallableTemplate", "register_global", "register_attr", "bound_function",
 ]

@@ -27,15 +27,20 @@ Each registration fills cudalite's typing registry; the lowering comes from
 
 from __future__ import annotations
 
-from cudalite.core.errors import TypingError
-from cudalite.core.registry import registry as _typing
-from cudalite.core.typing.rules.conversion_rank import signature_rank
-from cudalite.core.types import Signature, Type
+from dataclasses import dataclass
 
+from cudalite.core.errors import LoweringError, TypingError
+from cudalite.core.registry import registry as _typing
+from cudalite.core.typing import Resolved
+from cudalite.core.typing.rules.conversion_rank import signature_rank
+from cudalite.core.types import BoundFunction, Signature, Type
+
+from ..lower._registry import lowerings
 from ._typing import TypingContextView, _call_generator
 
 __all__ = [
     "AbstractTemplate", "ConcreteTemplate", "AttributeTemplate", "CallableTemplate", "signature", "infer",
+    "bound_function", "BoundCall",
     "infer_global", "infer_getattr", "register", "register_global", "register_attr", "Registry", "registry",
 ]
 
@@ -150,9 +155,32 @@ def infer(cls):
     return infer_global(cls.key)(cls)
 
 
+def bound_function(template_key):
+    """numba's ``@bound_function("Type.method")`` on ``resolve_method(self, ty, args, kws)``:
+    the resolver types calls of the method (returning the signature of the arguments,
+    receiver excluded); ``lower_builtin("Type.method", ThisType, *argtypes)`` lowers them
+    (the receiver first)."""
+
+    def deco(resolver):
+        resolver.bound_key = template_key
+        return resolver
+
+    return deco
+
+
+@dataclass(frozen=True, slots=True)
+class BoundCall:
+    """What typing decided for a template-typed method call: the lowering's key and the
+    receiver type (the lowering gets the receiver first)."""
+
+    key: object
+    recv: object
+
+
 def infer_getattr(cls):
     """Class decorator: the attribute template types attributes of its ``key`` (a type
-    or a type class)."""
+    or a type class); a ``resolve_<name>`` that is a :func:`bound_function` or returns a
+    ``types.BoundFunction`` types the method ``value.<name>(...)``."""
     _check_template(cls, (AttributeTemplate,))
     key = cls.key
     type_class = key if isinstance(key, type) else type(key)
@@ -161,22 +189,81 @@ def infer_getattr(cls):
     names = [n[len("resolve_"):] for n in dir(cls) if n.startswith("resolve_")]
     for name in names:
         _typing.attr(type_class, name)(_attr_typer(cls, key, name))
+        if _typing.method_at((type_class, name)) is None:  # never over a method cudalite already has
+            _typing.method(type_class, name)(_method_typer(cls, key, name))
+            lowerings.method(type_class, name)(_lower_bound_call)
     if hasattr(cls, "generic_resolve"):
         _typing.attr(type_class, "*")(_attr_typer(cls, key, None))
     return cls
 
 
-def _attr_typer(cls, key, name):
+def _matcher(key):
     def matches(ty):
         return isinstance(ty, key) if isinstance(key, type) else ty == key
+
+    return matches
+
+
+def _attr_typer(cls, key, name):
+    matches = _matcher(key)
 
     if name is None:
         def typer(ty, attr):
             return cls().resolve(ty, attr) if matches(ty) else None
     else:
         def typer(ty):
-            return cls().resolve(ty, name) if matches(ty) else None
+            if not matches(ty) or hasattr(getattr(cls, f"resolve_{name}"), "bound_key"):
+                return None  # a method: typed when called (_method_typer)
+            t = cls().resolve(ty, name)
+            return None if isinstance(t, BoundFunction) else t
     return typer
+
+
+def _method_typer(cls, key, name):
+    """The registry's method typer of ``value.<name>(...)`` for a template's method."""
+    matches = _matcher(key)
+
+    def typer(site):
+        if not matches(site.recv):
+            return None
+        tpl = cls()
+        resolver = getattr(tpl, f"resolve_{name}")
+        bound = getattr(resolver, "bound_key", None)
+        what = f"{site.recv}.{name}()"
+        if bound is not None:
+            sig = _call_generator(resolver, site, (site.recv, tuple(site.args), {}), what)
+        else:
+            found = _call_generator(resolver, site, (site.recv,), what)
+            if not isinstance(found, BoundFunction):
+                return None
+            bound = found.template.key
+            sig = _call_generator(found.template().apply, site, (tuple(site.args), {}), what)
+        if sig is None:
+            return None
+        if not isinstance(sig, Signature) or len(sig.args) != len(site.args):
+            raise TypingError(f"{what}: the template of {cls.__qualname__} gave {sig!r} for {len(site.args)} "
+                              "argument(s)", site.loc)
+        return Resolved(sig, BoundCall(bound, site.recv))
+
+    return typer
+
+
+class _WithSignature:
+    __slots__ = ("sig",)
+
+    def __init__(self, sig):
+        self.sig = sig
+
+
+def _lower_bound_call(lc, node, args, info):
+    """A template-typed method call: the ``lower_builtin`` of its key, receiver first."""
+    call = info.payload
+    fn = lowerings.lookup_call(call.key)
+    if fn is None:
+        raise LoweringError(f"no lowering for the method {call.key!r} of {call.recv}: register one with "
+                            f"lower_builtin({call.key!r}, {type(call.recv).__name__}, ...)", node.loc)
+    sig = Signature(info.sig.return_type, (call.recv, *info.sig.args))
+    return fn(lc, node, args, _WithSignature(sig))
 
 
 register = infer

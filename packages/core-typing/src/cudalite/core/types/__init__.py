@@ -6,7 +6,7 @@ from ._containers import (
 )
 from ._enums import EnumClass, EnumMember
 from ._extension import (
-    Any, Dummy, ExtOpaque, Function, Literal, Number, Purpose, TypeofContext, VarArg, as_numba_type,
+    Any, BoundFunction, Dummy, ExtOpaque, Function, Literal, Number, Purpose, TypeofContext, VarArg, as_numba_type,
     extension_typeof, typeof_impl,
 )
 from ._npextra import DATETIME_UNITS, BytesLiteral, CharSeq, NPDatetime, NPTimedelta, UnicodeCharSeq
@@ -38,7 +38,8 @@ __all__ = [
     "VECTOR_ALIASES", "VectorType", "cuda_alignment", "vector_type_named", "vector_types",
     "FP8_TYPES", "BFloat16Raw", "bfloat16_raw", "Fp8", "fp8_bits", "fp8_decode", "fp8_e4m3", "fp8_e5m2",
     "fp8_e8m0", "fp8_encode", "fp8_interpretation_t",
-    "saturation_t", "Any", "Dummy", "ExtOpaque", "Function", "Literal", "Number", "VarArg", "Purpose",
+    "saturation_t", "Any", "BoundFunction", "Dummy", "ExtOpaque", "Function", "Literal", "Number", "VarArg",
+    "Purpose",
     "TypeofContext", "as_numba_type",
     "extension_typeof",
     "typeof_impl", *_scalar_all,

@@ -178,3 +178,18 @@ class ExtOpaque(Dummy):
 
 
 __all__ += ["Dummy", "ExtOpaque"]
+
+
+class BoundFunction(Type):
+    """``types.BoundFunction(template, this)``: a method of a value of type ``this``, typed
+    by a call template (what an ``AttributeTemplate``'s ``resolve_<name>`` returns for a
+    method; ``template.key`` names its ``lower_builtin`` lowering)."""
+
+    def __init__(self, template, this):
+        self.template = template
+        self.this = this
+        super().__init__(("BoundFunction", template, this),
+                         f"BoundFunction({getattr(template, '__name__', template)} for {this})")
+
+
+__all__ += ["BoundFunction"]
