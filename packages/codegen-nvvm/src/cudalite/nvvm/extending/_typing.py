@@ -180,7 +180,7 @@ def overload(func, jit_options=None, strict=True, inline="never", prefer_literal
     (there is no CPU target)."""
     choice = _inline_choice(inline, "overload()")
     what = getattr(func, "__name__", None) or repr(func)
-    rank = _TARGETS.get(target)
+    rank = _TARGETS.get(target.lower() if isinstance(target, str) else target)
 
     def deco(gen):
         if rank is None:  # another target's overload (numba's CPU): nothing for device code
