@@ -66,7 +66,7 @@ STRICT = [
     ("try", "try:\n        a[0] = 1\n    except Exception:\n        pass", UnsupportedError, "try"),
     ("with", "with a:\n        pass", UnsupportedError, "'with'"),
     ("class", "class C:\n        pass", UnsupportedError, "class"),
-    ("nested_def", "def g():\n        return 1\n    a[0] = g()", UnsupportedError, "nested function"),
+    ("nested_def", "def g():\n        return n + 1\n    a[0] = g()", UnsupportedError, "nested function 'g' reads 'n'"),
     ("import", "import os", UnsupportedError, "import"),
     ("lambda", "g = lambda x: x\n    a[0] = g(1)", UnsupportedError, "lambda"),
     ("list", "x = [1, 2]", UnsupportedError, "list"),

@@ -16,6 +16,7 @@ from ..numpy_support import is_ndarray, is_numpy_scalar
 from ..errors import TypingError, UnsupportedError
 from ..types import DeviceArrayRef
 from ..types._extension import has_extension_type
+from ._nested import assigned_names, inner_function, literal_locals
 from ..typing._fold import fold_literals
 from ._source import SourceInfo, capture, free_values, lookup_free
 
@@ -33,8 +34,7 @@ _CMPOPS = {
 }
 _UNSUPPORTED_STMTS = {
     ast.Try: "try/except", ast.With: "'with' statements", ast.AsyncWith: "'async with'",
-    ast.ClassDef: "class definitions", ast.FunctionDef: "nested function definitions",
-    ast.AsyncFunctionDef: "nested function definitions", ast.Global: "'global' statements",
+    ast.ClassDef: "class definitions", ast.Global: "'global' statements",
     ast.Nonlocal: "'nonlocal' statements", ast.Delete: "'del' statements",
     ast.Import: "import statements", ast.ImportFrom: "import statements",
     ast.AsyncFor: "'async for'",
@@ -56,6 +56,8 @@ class _Builder:
         self.tmp = 0
         self.break_flags: list = []  # per enclosing loop: the flag its 'else' tests, or None
         self.locals: set[str] = set()
+        self.inner_functions: dict = {}  # nested def name -> its function object (_nested.py)
+        self.literal_locals: dict = {}  # locals assigned once to a literal: what nested defs may read
 
     # -- entry -----------------------------------------------------------------
     def build(self) -> ir.FunctionIR:
@@ -67,7 +69,9 @@ class _Builder:
         params = [a.arg for a in args.args]
         values = getattr(self.func, "__defaults__", None) or ()
         defaults = dict(zip(params[len(params) - len(values):], values)) if values else {}
-        self.locals = set(params) | _assigned_names(node)
+        self.locals = set(params) | assigned_names(node)
+        if not isinstance(node, ast.Lambda):
+            self.literal_locals = literal_locals(node, set(params))
         if isinstance(node, ast.Lambda):
             body = [ir.Return(self.src.loc(node.body), self.expr(node.body))]
         else:
@@ -128,6 +132,8 @@ class _Builder:
             return [ir.If(loc, self.expr(n.test), self.stmts(n.body), self.stmts(n.orelse))]
         if isinstance(n, (ast.While, ast.For)):
             return self.loop(n, loc)
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return inner_function(self, n, loc)
         if isinstance(n, ast.Break):
             flag = self.break_flags[-1] if self.break_flags else None
             if flag is not None:  # leaving a loop that has an 'else': the else is skipped
@@ -317,16 +323,6 @@ def _foldable(value) -> bool:
     extension types is a typed constant: its attributes are the extension's)."""
     return not (isinstance(value, _VALUE_TYPES) or is_ndarray(value) or is_numpy_scalar(value)
                 or isinstance(value, DeviceArrayRef) or has_extension_type(value))
-
-
-def _assigned_names(fn_node) -> set[str]:
-    names = set()
-    body = [fn_node.body] if isinstance(fn_node, ast.Lambda) else fn_node.body
-    for stmt in body:
-        for n in ast.walk(stmt):
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-                names.add(n.id)
-    return names
 
 
 def _single_constants(body, params) -> dict:

@@ -1,0 +1,106 @@
+"""Functions defined inside device code (numba's make_function -> JIT function): called,
+passed to another function, closing over constants, inner functions and globals.
+Results are checked against CPython by running the lowered code on the CPU (host_jit);
+a nested function reading a run-time variable of its enclosing function is refused."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from cudalite import nvvm as cuda
+from cudalite.core.errors import UnsupportedError
+from host_jit import host_function
+
+SIG = "int64(int64, int64)"
+_GLOBAL = 123
+
+
+def apply(func, arg):
+    return func(arg)
+
+
+def called(x, y):
+    def inner(a):
+        return a * 3 + 1
+
+    return inner(x) + inner(y)
+
+
+def passed_on(x, y):
+    offset = 10  # a literal assigned once: the inner function may read it
+
+    def shift(z):
+        return z + offset + _GLOBAL
+
+    return apply(shift, x) - y
+
+
+def uses_another_inner(x, y):
+    def ten():
+        return 10
+
+    def eleven():
+        return ten() + 1
+
+    def pick(a, b=2):
+        return a if a > b else b
+
+    return eleven() * x + pick(y) + pick(y, 7)
+
+
+def nested_twice(x, y):
+    def outer(a):
+        def inner(b):
+            return b * b
+
+        return inner(a) + 1
+
+    return outer(x) - outer(y)
+
+
+@pytest.mark.parametrize("fn", [called, passed_on, uses_another_inner, nested_twice])
+def test_nested_functions_match_cpython(fn):
+    compiled = host_function(fn, SIG)
+    for x, y in itertools.product(range(-4, 5), range(-3, 9)):
+        assert compiled(x, y) == fn(x, y) & (2**64 - 1), (fn.__name__, x, y)
+
+
+def test_reading_a_runtime_variable_is_refused_at_the_def():
+    def reads_param(x, y):
+        def f():
+            return x + 1
+
+        return f()
+
+    with pytest.raises(UnsupportedError) as info:
+        cuda.compile_ptx(reads_param, SIG, device=True, cc=(8, 0))
+    assert "reads 'x', a variable of the enclosing function" in str(info.value)
+    assert f"test_nested_functions.py:{reads_param.__code__.co_firstlineno + 1}" in str(info.value)
+
+
+def test_decorated_nested_function_is_refused():
+    def decorated(x, y):
+        @staticmethod
+        def f():
+            return 1
+
+        return x
+
+    with pytest.raises(UnsupportedError, match="nested function 'f' is decorated"):
+        cuda.compile_ptx(decorated, SIG, device=True, cc=(8, 0))
+
+
+def test_a_literal_assigned_in_a_branch_is_not_a_constant():
+    def branchy(x, y):
+        if x > 0:
+            k = 5
+
+        def f():
+            return k
+
+        return f()
+
+    with pytest.raises(UnsupportedError, match="reads 'k'"):
+        cuda.compile_ptx(branchy, SIG, device=True, cc=(8, 0))
