@@ -104,3 +104,51 @@ def test_a_literal_assigned_in_a_branch_is_not_a_constant():
 
     with pytest.raises(UnsupportedError, match="reads 'k'"):
         cuda.compile_ptx(branchy, SIG, device=True, cc=(8, 0))
+
+
+# -- *args (numba-cuda's consumer(func, *args) pattern) -------------------------------------
+def consumer(func, *args):
+    return func(*args)
+
+
+def _add(a, b):
+    return a + b
+
+
+def _neg(a):
+    return -a
+
+
+def star_args(x, y):
+    def mul(a, b, c):
+        return a * b * c
+
+    return consumer(_add, x, y) * 10 + consumer(_neg, x) + consumer(mul, x, y, 3)
+
+
+def count_args(*args):
+    return len(args)
+
+
+def star_len(x, y):
+    return count_args() + count_args(x) * 10 + count_args(x, y, x) * 100
+
+
+def test_star_args_match_cpython():
+    for fn in (star_args, star_len):
+        compiled = host_function(fn, SIG)
+        for x, y in itertools.product(range(-4, 5), range(-3, 4)):
+            assert compiled(x, y) == fn(x, y) & (2**64 - 1), (fn.__name__, x, y)
+
+
+def test_star_args_function_compiled_on_its_own_is_refused():
+    from cudalite.core.errors import TypingError
+
+    with pytest.raises(TypingError, match=r"takes \*args: it can only be called from device code"):
+        cuda.compile_ptx(count_args, "int64(int64, int64)", device=True, cc=(8, 0))
+
+    def kw(x, y):
+        return consumer(_add, a=x, b=y)
+
+    with pytest.raises(TypingError, match=r"consumer\(\) takes \*args: calls passing keyword arguments"):
+        cuda.compile_ptx(kw, SIG, device=True, cc=(8, 0))

@@ -324,7 +324,7 @@ def test_attribute_of_missing_module_member():
     ("def f(x):\n    global K\n", "'global' statements"),
     ("def f(x):\n    import math\n", "import statements"),
     ("def f(x):\n    del x\n", "'del' statements"),
-    ("def f(*x):\n    pass\n", "*args, **kwargs"),
+    ("def f(**x):\n    pass\n", "**kwargs and keyword-only parameters"),
     ("def f(x):\n    return (y := x)\n", "':=' expression"),
     ("def f(x):\n    return lambda: x\n", "'lambda'"),
     ("def f(x):\n    raise ValueError from x\n", "raise ... from"),

@@ -64,11 +64,14 @@ class _Builder:
         node = self.src.node
         args = node.args
         loc = self.src.loc(node)
-        if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
-            raise UnsupportedError("*args, **kwargs and keyword-only parameters are not supported", loc)
+        if args.kwarg or args.kwonlyargs or args.posonlyargs:
+            raise UnsupportedError("**kwargs and keyword-only parameters are not supported", loc)
         params = [a.arg for a in args.args]
         values = getattr(self.func, "__defaults__", None) or ()
         defaults = dict(zip(params[len(params) - len(values):], values)) if values else {}
+        vararg = args.vararg.arg if args.vararg else None
+        if vararg is not None:  # *args: one more parameter, the tuple of the extra arguments
+            params.append(vararg)
         self.locals = set(params) | assigned_names(node)
         if not isinstance(node, ast.Lambda):
             self.literal_locals = literal_locals(node, set(params))
@@ -86,6 +89,7 @@ class _Builder:
             pyfunc=self.func,
             constants=_single_constants(body, set(params)),
             defaults=defaults,
+            vararg=vararg,
         )
         fir.ssa = ir.build_ssa(fir)  # variable versions: each assignment typed on its own
         return fir

@@ -252,3 +252,4 @@ class FunctionIR:
     constants: dict = field(default_factory=dict)  # locals assigned one constant once
     defaults: dict = field(default_factory=dict)  # parameter -> default value (frozen at compile time)
     ssa: object = None  # the SSAInfo (variable versions) made by the frontend; see ir/_ssa.py
+    vararg: str | None = None  # ``*args``: the last of ``params``, a tuple of the extra arguments

@@ -11,13 +11,17 @@ from __future__ import annotations
 
 from .. import ir
 from ..errors import TypingError
+from ..types import Tuple
 
-__all__ = ["bind_arguments", "fold_kwargs"]
+__all__ = ["bind_arguments", "fold_kwargs", "pack_varargs"]
 
 
 def bind_arguments(inf, e, fir, args, consts, kw):
     """Arguments of a call to a Python function in parameter order: positional,
-    then keywords, then the function's default values (as constants)."""
+    then keywords, then the function's default values (as constants); for a function
+    with ``*args``, the extra positional arguments packed into one tuple."""
+    if fir.vararg is not None:
+        return pack_varargs(inf, e, fir, args, consts, kw, list(e.args))
     params = fir.params
     if len(args) > len(params):
         raise TypingError(f"{fir.qualname}() takes {len(params)} argument(s) but {len(args)} were given",
@@ -75,3 +79,21 @@ def fold_kwargs(e, params, args, consts, kw, name=None, defaults=None, inf=None)
     if kw:
         raise TypingError(f"{name}() got an unexpected keyword argument {next(iter(kw))!r}", e.loc)
     return args, consts, tuple(nodes)
+
+
+def pack_varargs(inf, e, fir, args, consts, kw, nodes):
+    """``(args, consts, nodes)`` of a call to ``fir``, which takes ``*args``: the
+    positional arguments past its named parameters become one tuple (a TupleExpr of
+    their expressions, typed from the types already inferred)."""
+    fixed = fir.params[:-1]
+    if kw:
+        raise TypingError(f"{fir.qualname}() takes *{fir.vararg}: calls passing keyword arguments to it are not "
+                          "supported (pass them by position)", e.loc)
+    if len(args) < len(fixed):
+        raise TypingError(f"{fir.qualname}() is missing argument {fixed[len(args)]!r}", e.loc)
+    n = len(fixed)
+    rest = ir.TupleExpr(e.loc, list(nodes[n:]))
+    inf.tf.typemap[rest] = t = Tuple(list(args[n:]))
+    rest_consts = tuple(consts[n:])
+    c = ir.NOTCONST if any(x is ir.NOTCONST for x in rest_consts) else rest_consts
+    return [*args[:n], t], [*consts[:n], c], (*nodes[:n], rest)

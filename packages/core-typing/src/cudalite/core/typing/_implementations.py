@@ -16,6 +16,7 @@ import operator
 from .. import ir
 from ..errors import TypingError
 from ..types import Signature
+from ._binding import pack_varargs
 from ._records import CallInfo, CallKind
 from ._specialize import type_call
 
@@ -30,7 +31,9 @@ def implementation_call(inf, node, impl, args, consts, arg_nodes, loc):
     fn = impl.pyfunc
     fir = inf.ctx.function_ir(fn)
     n = len(fir.params)
-    if len(args) < n:  # the implementation's defaults fill the rest, as in a call of it
+    if fir.vararg is not None:  # def impl(func, *args): the extra arguments as one tuple
+        args, consts, arg_nodes = pack_varargs(inf, node, fir, args, consts, {}, list(arg_nodes))
+    elif len(args) < n:  # the implementation's defaults fill the rest, as in a call of it
         missing = [p for p in fir.params[len(args):] if p not in fir.defaults]
         if missing:
             raise TypingError(f"{impl.name or fir.qualname}(): the implementation {fir.qualname} needs argument "

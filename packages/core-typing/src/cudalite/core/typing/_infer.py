@@ -97,12 +97,15 @@ class TypingContext:
             hit = self._extensions[key] = (obj, resolve_extension(obj, tuple(argtypes)))
         return hit[1]
 
-    def function_ir(self, pyfunc) -> ir.FunctionIR:
-        fir = self._irs.get(pyfunc)
+    def function_ir(self, pyfunc, vararg_len=None) -> ir.FunctionIR:
+        """``pyfunc``'s IR (one per function; a function taking ``*args`` has one per
+        length of that tuple, ``vararg_len``: its ``f(*args)`` calls expand differently)."""
+        key = pyfunc if vararg_len is None else (pyfunc, "*args", vararg_len)
+        fir = self._irs.get(key)
         if fir is None:
             from ..frontend import build_ir
 
-            fir = self._irs[pyfunc] = build_ir(pyfunc)
+            fir = self._irs[key] = build_ir(pyfunc)
         return fir
 
     def type_function(self, pyfunc, argtypes, return_type=None, loc=None, arg_consts=()) -> TypedFunction:
@@ -116,6 +119,11 @@ class TypingContext:
         if frame is not None:
             return self._calls.recursive_call(frame, loc)
         fir = self.function_ir(pyfunc)
+        if fir.vararg is not None and len(fir.params) == len(argtypes) and isinstance(argtypes[-1], Tuple):
+            fir = self.function_ir(pyfunc, len(argtypes[-1].types))
+        elif fir.vararg is not None:
+            raise TypingError(f"{fir.qualname}() takes *{fir.vararg}: it can only be called from device code, "
+                              "not compiled on its own for a signature", loc)
         if len(fir.params) != len(argtypes):
             raise TypingError(
                 f"{fir.qualname}() takes {len(fir.params)} argument(s) but {len(argtypes)} were given", loc
