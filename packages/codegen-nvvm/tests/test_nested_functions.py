@@ -152,3 +152,29 @@ def test_star_args_function_compiled_on_its_own_is_refused():
 
     with pytest.raises(TypingError, match=r"consumer\(\) takes \*args: calls passing keyword arguments"):
         cuda.compile_ptx(kw, SIG, device=True, cc=(8, 0))
+
+
+# -- branches on compile-time constants are pruned before typing (numba's dead-branch pruning) --
+DEBUG = False
+
+
+def by_count(*z):
+    if len(z) == 1:
+        tmp = z[0]
+    elif len(z) == 2:
+        tmp = z[0] + z[1]  # z[1] does not exist for one argument: this branch is not typed then
+    else:
+        tmp = -1
+    return tmp
+
+
+def pruned(x, y):
+    if DEBUG:
+        return x + "never typed"  # a frozen global False: the branch never runs
+    return by_count(x) * 100 + by_count(x, y) + by_count()
+
+
+def test_constant_branches_are_pruned_and_results_match_cpython():
+    compiled = host_function(pruned, SIG)
+    for x, y in itertools.product(range(-3, 4), range(-3, 4)):
+        assert compiled(x, y) == pruned(x, y) & (2**64 - 1), (x, y)

@@ -28,6 +28,7 @@ from ..ir import NOTCONST
 from ..numpy_support import is_numpy_integer
 
 __all__ = [
+    "constant_comparison",
     "ConstantRangeError", "fold_binop", "fold_unary", "fold_literals", "literal_operands", "INT_MIN", "INT_LIMIT",
 ]
 
@@ -164,3 +165,18 @@ def fold_literals(op: str, *operands):
     if v is NOTCONST or (len(xs) == 2 and not _cpython_folds(op, *xs)):
         return NOTCONST
     return v
+
+
+_COMPARE = {"==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
+            "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}
+
+
+def constant_comparison(node, values):
+    """The value of comparison chain ``node`` whose operands are the constants
+    ``values`` (ints, bools, strings of one kind), or NOTCONST."""
+    if any(v is ir.NOTCONST for v in values) or any(op not in _COMPARE for op in node.ops):
+        return ir.NOTCONST
+    kinds = {str if isinstance(v, str) else int if isinstance(v, (bool, int)) else None for v in values}
+    if None in kinds or len(kinds) != 1:
+        return ir.NOTCONST
+    return all(_COMPARE[op](a, b) for op, a, b in zip(node.ops, values, values[1:]))

@@ -33,7 +33,7 @@ from ._binding import bind_arguments, fold_kwargs
 from ._implementations import implementation_call, method_implementation_call, operator_overload
 from ._membership import identity_comparison, membership
 from ._unroll import check_unroll, run_unrolling
-from ._fold import ConstantRangeError, fold_binop, fold_unary, literal_operands
+from ._fold import ConstantRangeError, constant_comparison, fold_binop, fold_unary, literal_operands
 from ._flow import falls_through
 from ._recursion import CallStack, Unknown as _Unknown, recursion_error
 from ._specialize import live_branch, type_call
@@ -488,7 +488,7 @@ class _Inference:
             if version is not None and version.const is not ir.NOTCONST:
                 return version.const  # this use reads an assignment of a literal
             return self.param_consts.get(version, self.fir.constants.get(e.name, ir.NOTCONST))
-        if not isinstance(e, (ir.TupleExpr, ir.Index, ir.UnaryOp, ir.BinOp)):
+        if not isinstance(e, (ir.TupleExpr, ir.Index, ir.UnaryOp, ir.BinOp, ir.Compare, ir.Call)):
             return ir.NOTCONST
         value = self.const_memo.get(e, _NO_VALUE)  # compound nodes: once each (chains stay linear)
         if value is _NO_VALUE:
@@ -513,6 +513,12 @@ class _Inference:
             if left is ir.NOTCONST:
                 return left
             return self.folded(e, fold_binop, e.op, left, self.const_of(e.right), literal_operands(e))
+        if isinstance(e, ir.Compare):  # len(args) == 1: numba's semantic constants, for branch pruning
+            return constant_comparison(e, [self.const_of(o) for o in e.operands])
+        if isinstance(e, ir.Call) and len(e.args) == 1 and not e.kwargs and isinstance(e.func, ir.Const) \
+                and e.func.value is len:  # len() of a tuple: its type knows it
+            t = self.tf.typemap.get(e.args[0])
+            return len(t.types) if isinstance(t, Tuple) else ir.NOTCONST
         return ir.NOTCONST
 
     def folded(self, e, fold, *args):

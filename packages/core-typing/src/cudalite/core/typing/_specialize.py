@@ -30,10 +30,11 @@ def type_call(ctx, pyfunc, argtypes, arg_consts, loc=None, return_type=None):
 
 
 def live_branch(inference, s):
-    """The one branch of ``if`` statement ``s`` to type in a specialized function
-    (its condition is a constant), recorded for lowering; None: type both."""
-    if not inference.tf.arg_consts:
-        return None
+    """The one branch of ``if`` statement ``s`` to type when its condition is a
+    compile-time constant (a specialized argument, ``len`` of a tuple, a frozen
+    global...), recorded for lowering; None: type both.  numba prunes such branches
+    too (its dead-branch pruning after rewriting semantic constants), so code in the
+    branch that never runs is not typed."""
     value = inference.const_of(s.test)
     if not (value is None or isinstance(value, (bool, int, str))):
         return None
