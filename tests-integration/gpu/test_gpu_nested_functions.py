@@ -68,7 +68,10 @@ def test_star_args_through_an_overload(gpu):
         y = 10
 
         def callinner(*z):
-            tmp = z[0] if len(z) == 1 else z[0] + z[1]
+            if len(z) == 1:
+                tmp = z[0]
+            elif len(z) == 2:
+                tmp = z[0] + z[1]
             return y + tmp + _GLOBAL
 
         out[0] = foo(callinner, x[0]) + foo(callinner, x[0], x[0])
