@@ -516,7 +516,7 @@ class _Inference:
         if isinstance(e, ir.Compare):  # len(args) == 1: numba's semantic constants, for branch pruning
             return constant_comparison(e, [self.const_of(o) for o in e.operands])
         if isinstance(e, ir.Call) and len(e.args) == 1 and not e.kwargs and isinstance(e.func, ir.Const) \
-                and e.func.value is len:  # len() of a tuple: its type knows it
+                and e.func.value is len and isinstance(e.args[0], ir.Var):  # len() of a tuple variable: its type
             t = self.tf.typemap.get(e.args[0])
             return len(t.types) if isinstance(t, Tuple) else ir.NOTCONST
         return ir.NOTCONST
