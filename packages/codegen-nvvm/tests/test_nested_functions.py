@@ -168,10 +168,14 @@ def by_count(*z):
     return tmp
 
 
+def by_count_expr(*z):
+    return z[0] if len(z) == 1 else z[0] * z[1]  # a conditional expression is pruned too
+
+
 def pruned(x, y):
     if DEBUG:
         return x + "never typed"  # a frozen global False: the branch never runs
-    return by_count(x) * 100 + by_count(x, y) + by_count()
+    return by_count(x) * 100 + by_count(x, y) + by_count() + by_count_expr(y) * 7 + by_count_expr(x, y)
 
 
 def test_constant_branches_are_pruned_and_results_match_cpython():

@@ -399,6 +399,9 @@ class FunctionLowerer:
         return b.load(slot)
 
     def expr_IfExp(self, e):
+        live = self.tf.pruned.get(e)
+        if live is not None:  # typing kept one branch (a constant test)
+            return self.expr(e.body if live else e.orelse)
         b = self.builder
         rt = self.typeof(e)
         then_bb = self.fn.append_basic_block("ifexp.then")

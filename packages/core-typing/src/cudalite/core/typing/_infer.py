@@ -626,6 +626,10 @@ class _Inference:
 
     def expr_IfExp(self, e):
         self.truth(e.test)
+        value = self.const_of(e.test)
+        if value is None or isinstance(value, (bool, int, str)):  # a constant test: only the live branch
+            self.tf.pruned[e] = bool(value)
+            return self.expr(e.body if value else e.orelse)
         a, b = self.branch(e.body), self.branch(e.orelse)
         if a is None or b is None:  # early passes: one branch is typed (``n if n < 2 else f(n - 1)``)
             if a is None and b is None:
