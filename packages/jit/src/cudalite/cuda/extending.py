@@ -12,5 +12,7 @@ name).  See docs/extending.md.
 """
 
 from cudalite.nvvm.extending import *  # noqa: F401,F403
-from cudalite.nvvm.extending import __all__  # noqa: F401
+from cudalite.nvvm import extending as _public
 from cudalite.nvvm.extending import Intrinsic as _Intrinsic  # noqa: F401  (numba-cuda's private name, used by its tests)
+
+__all__ = list(_public.__all__)  # the same public names

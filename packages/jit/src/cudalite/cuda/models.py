@@ -2,4 +2,6 @@
 data-model classes); the GPU-less compiler's :mod:`cudalite.nvvm.extending.models`."""
 
 from cudalite.nvvm.extending.models import *  # noqa: F401,F403
-from cudalite.nvvm.extending.models import __all__  # noqa: F401
+from cudalite.nvvm.extending import models as _public
+
+__all__ = list(_public.__all__)  # the same public names

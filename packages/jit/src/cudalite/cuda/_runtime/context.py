@@ -23,6 +23,7 @@ import contextlib
 
 import cudalite.driver as _drv
 
+from .._launch.devices import on_device
 from .._memory.emm import DefaultMemoryManager, MemoryInfo, MemoryPointer, PendingDeallocs
 from .api import (
     Device,
@@ -161,11 +162,11 @@ class Context:
         self.device.synchronize()
 
     def create_stream(self):
-        with _on(self.device.id):
+        with on_device(self.device.id):
             return stream()
 
     def create_event(self, timing=True):
-        with _on(self.device.id):
+        with on_device(self.device.id):
             return Event(timing=timing)
 
     def get_default_stream(self):
@@ -189,19 +190,6 @@ def _closer(ptr):
             pass
 
     return close
-
-
-@contextlib.contextmanager
-def _on(device_id):
-    prev = _drv.current_device().id
-    if prev == device_id:
-        yield
-        return
-    _drv.set_current_device(device_id)
-    try:
-        yield
-    finally:
-        _drv.set_current_device(prev)
 
 
 def current_context(devnum=None):
