@@ -79,6 +79,8 @@ TRUTHFUL = {
     "numba.core.utils.PYVERSION": lambda: sys.version_info[:2],
     "numba.cuda.utils.MACHINE_BITS": lambda: struct.calcsize("P") * 8,
     "numba.cuda.cudadrv.nvvm.is_available": lambda: _nvvm_available,
+    # the installed NumPy's (major, minor): tests choose the cases NumPy's version defines
+    "numba.cuda.np.numpy_support.numpy_version": lambda: _numpy_version(),
 }
 # numba.cuda submodules that are public API: aliased to cudalite.cuda.<name> or missing-API.
 PUBLIC_CUDA_SUBMODULES = frozenset({"random", "libdevice", "fp16", "bf16", "fp8", "cg", "args"})
@@ -137,6 +139,9 @@ REEXPORTS = {
 _ALIASED_CUDA_SUBMODULES = PUBLIC_CUDA_SUBMODULES | {"types", "errors", "config", "testing", "tests"}
 EVENTS: list[tuple[str, str]] = []  # (rule, detail) of every NumbaInternal raised in this process
 INERT_USES: list[str] = []  # every stand-in used where a module or class body defines (import_sweep --uses)
+# True while pytest (and its plugins: hypothesis, anyio, ...) looks over the loaded test
+# module's names: an attribute probe then is a miss, never a use of the numba internal
+COLLECTING: list[bool] = [False]
 
 
 class NumbaInternal(ImportError):
@@ -193,6 +198,12 @@ def _from_import(depth: int) -> bool:
         frame.f_code.co_code[frame.f_lasti] == _IMPORT_FROM
 
 
+def _numpy_version() -> tuple[int, int]:
+    import numpy
+
+    return tuple(int(p) for p in numpy.__version__.split(".")[:2])
+
+
 def _nvvm_available() -> bool:
     try:
         importlib.import_module("cudalite.nvvm.libnvvm").nvvm_version()
@@ -228,7 +239,7 @@ class Standin:
         return Standin(self._path + suffix, self._rule, api)
 
     def __getattr__(self, name):
-        if name.startswith("__") or _framework_caller(1):  # pytest probing a collected name
+        if name.startswith("__") or COLLECTING[0] or _framework_caller(1):  # pytest probing a collected name
             raise AttributeError(name)
         if _at_definition(1):
             return self._derive(f".{name}")

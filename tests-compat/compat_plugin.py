@@ -58,7 +58,7 @@ class AliasModule(pytest.Module):
         state = self.config._compat
         compat_alias.EVENTS.clear()
         try:
-            return importlib.import_module(state.module)
+            module = importlib.import_module(state.module)
         except BaseException as exc:
             rec = describe_exception(exc)
             rec["events"] = list(compat_alias.EVENTS)
@@ -67,6 +67,12 @@ class AliasModule(pytest.Module):
             state.write(kind="module-error", status=status, klass=klass, detail=detail,
                         exc_type=rec["exc_type"], message=rec["message"][:2000])
             raise
+        compat_alias.COLLECTING[0] = True  # until pytest_collection_finish
+        return module
+
+
+def pytest_collection_finish(session):
+    compat_alias.COLLECTING[0] = False
 
 
 def pytest_pycollect_makemodule(module_path, parent):

@@ -253,11 +253,17 @@ class DeviceNDArray:
     # -- views -----------------------------------------------------------------------------
     @property
     def T(self):
-        """The transposed view (see :meth:`transpose`)."""
+        """The transpose (see :meth:`transpose`): a new array for a 2-d array, as in numba."""
         return self.transpose()
 
     def transpose(self, axes=None):
-        """A strided view with the axes permuted (NumPy semantics; numba copies).
+        """The array with its axes permuted.
+
+        A 2-d array is transposed as numba-cuda does it: into a new C-contiguous array,
+        computed on the device by :func:`cudalite.cuda.kernels.transpose.transpose` (so
+        writes to it do not reach ``self``, and its strides are a fresh array's).  The
+        identity permutation returns ``self``.  Arrays of other dimensions, which numba
+        refuses, get a strided view (NumPy's semantics).
 
         Parameters
         ----------
@@ -274,6 +280,12 @@ class DeviceNDArray:
             If ``axes`` does not match the number of dimensions.
         """
         shape, strides = L.transpose_view(self.shape, self.strides, axes)
+        if axes is not None and tuple(axes) == tuple(range(self.ndim)):
+            return self
+        if self.ndim == 2:
+            from .kernels.transpose import transpose
+
+            return transpose(self)
         return self._view(0, shape, strides)
 
     def reshape(self, *newshape, order="C"):

@@ -116,6 +116,11 @@ def _len(lc, node, args, info):
 
 
 # -- tuples ---------------------------------------------------------------------------------------
+@lowerings.call(tuple)
+def _tuple(lc, node, args, info):  # tuple(t) is t; tuple() the empty tuple
+    return args[0] if args else ir.Constant(value_type(info.sig.return_type), None)
+
+
 @lowerings.method(Tuple, "__getitem__")
 def _tuple_getitem(lc, node, args, info):
     b = lc.builder

@@ -43,6 +43,7 @@ from ._records import (
 )
 from .rules.arithmetic import binop_signature, compare_signature, int_result, unary_signature
 from .rules.builtins import builtin_cast_result
+from .rules.instances import isinstance_value
 from .rules.casts import can_convert, explicit_conversion, unify
 from .rules.fp8conv import fp8_hint
 from .rules.enums import enum_comparison
@@ -519,6 +520,15 @@ class _Inference:
                 and e.func.value is len and isinstance(e.args[0], ir.Var):  # len() of a tuple variable: its type
             t = self.tf.typemap.get(e.args[0])
             return len(t.types) if isinstance(t, Tuple) else ir.NOTCONST
+        if isinstance(e, ir.Call) and len(e.args) == 2 and not e.kwargs and isinstance(e.func, ir.Const) \
+                and e.func.value is isinstance:  # isinstance(x, cls): decided by x's type (numba prunes on it)
+            t, classes = self.tf.typemap.get(e.args[0]), self.const_of(e.args[1])
+            if t is None or classes is ir.NOTCONST:
+                return ir.NOTCONST
+            try:
+                return isinstance_value(t, classes)
+            except ValueError:  # the call's typing reports it
+                return ir.NOTCONST
         return ir.NOTCONST
 
     def folded(self, e, fold, *args):

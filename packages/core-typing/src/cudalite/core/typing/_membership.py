@@ -38,14 +38,30 @@ def membership(op, a, b, loc, tuple_equality) -> Comparison:
 
 
 def identity_comparison(op, a, b, loc) -> Comparison:
-    """The link for ``a is b`` / ``a is not b``: with None on either side a constant
-    (identical only when both are None).  Any other operands are refused: numba
-    compares numbers of one type with ``==``, but an ``IntEnum`` member reaches device
-    code as a plain int here, so two members of different classes with one value would
-    silently compare identical (CPython and numba say they are not)."""
+    """The link for ``a is b`` / ``a is not b``.
+
+    - None on either side: a constant (identical only when both are None);
+    - two booleans: ``==`` / ``!=`` (``True`` and ``False`` are singletons, so identity is
+      equality, as in CPython and numba);
+    - two scalars of different types (say ``int64`` and ``bool``, ``float32`` and
+      ``float64``): a constant, never identical (numba's rule, and CPython's: values of
+      different types are different objects).
+    Two numbers of one type are refused: numba compares them with ``==``, but an
+    ``IntEnum`` member reaches device code as a plain int here, so two members of
+    different classes with one value would silently compare identical (CPython and numba
+    say they are not)."""
     sig = Signature(boolean, (a, b))
     if isinstance(a, NoneType) or isinstance(b, NoneType):
         same = isinstance(a, NoneType) and isinstance(b, NoneType)
         return Comparison(op, sig, constant=same == (op == "is"))
+    eq = "==" if op == "is" else "!="
+    if a == boolean and b == boolean:
+        return Comparison(eq, compare_signature(eq, a, b))
+    if _scalar(a) and _scalar(b) and a != b:
+        return Comparison(op, sig, constant=op == "is not")
     hint = " (compare numbers with == / !=)" if is_number(a) and is_number(b) else ""
     raise TypingError(f"'{op}' is supported only to compare with None, not {a} and {b}{hint}", loc)
+
+
+def _scalar(t) -> bool:
+    return t == boolean or is_number(t)

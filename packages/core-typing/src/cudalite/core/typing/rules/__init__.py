@@ -10,4 +10,5 @@ from . import async_copy, cache_hints, fp16math, hints, inline_ptx, libdevice, m
 from . import operators  # noqa: F401  (the operator module)
 from . import array_ctypes, array_reshape, pointer_arrays  # noqa: F401  (arr.ctypes.data; carray / farray)
 from . import bf16  # noqa: F401  (device API: numba.cuda.bf16)
+from . import instances  # noqa: F401  (isinstance)
 from . import fp8  # noqa: F401  (device API: cuda_fp8.h's conversions, numba-cuda's cuda_fp8 names)

@@ -227,6 +227,20 @@ def _divmod(site):
     return divmod_signature(*site.args)
 
 
+@registry.call(tuple, params=("iterable",))
+def _tuple(site):
+    """``tuple()`` is the empty tuple; ``tuple(t)`` of a tuple is ``t`` (numba's rule:
+    other iterables have no length known at compile time)."""
+    if not site.args:
+        return Signature(Tuple(()), ())
+    if len(site.args) == 1 and isinstance(site.args[0], Tuple):
+        return Signature(site.args[0], site.args)
+    if len(site.args) == 1:
+        raise site.error(f"tuple() of {site.args[0]} is not supported in device code (only of a tuple: a "
+                         "tuple's length must be known at compile time)")
+    raise site.error(f"takes at most 1 argument ({len(site.args)} given)")
+
+
 @registry.call(len, params=("obj",))
 def _len(site):
     if len(site.args) != 1:
