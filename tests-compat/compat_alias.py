@@ -79,6 +79,9 @@ TRUTHFUL = {
     "numba.core.utils.PYVERSION": lambda: sys.version_info[:2],
     "numba.cuda.utils.MACHINE_BITS": lambda: struct.calcsize("P") * 8,
     "numba.cuda.cudadrv.nvvm.is_available": lambda: _nvvm_available,
+    # the NVRTC version cudalite's linker loads (tests choose the arch-specific targets it knows)
+    "numba.cuda.cudadrv.nvrtc._get_nvrtc_version": lambda: (
+        lambda: tuple(importlib.import_module("cudalite.linker").nvrtc_version())),
     # the installed NumPy's (major, minor): tests choose the cases NumPy's version defines
     "numba.cuda.np.numpy_support.numpy_version": lambda: _numpy_version(),
 }

@@ -34,7 +34,7 @@ RULES = {
     ),
     "codegen-nvvm": (
         ("numpy", "cudalite.core", "cudalite.types", "cudalite.nvvm", "llvmlite", "cuda.bindings.nvvm",
-         "cuda.pathfinder"),
+         "cuda.pathfinder", "cloudpickle"),
         NEVER_BELOW_JIT + ("cudalite.linker", "cudalite.driver"),
     ),
     # linker and driver stand alone: another frontend can reuse them

@@ -171,7 +171,8 @@ def test_shared_array_bad_dtype():
         s = cuda.shared.array(4, "not-a-dtype")
         out[0] = s[0]
 
-    with pytest.raises(TypingError, match="not a supported array dtype"):
+    with pytest.raises(TypingError, match=r"cuda.shared.array\(\): Invalid NumPy dtype specified: 'not-a-dtype' "
+                                          r"\(NumPy has no dtype of that name\)"):
         cuda.compile_ptx(k, (f32[::1],), cc=(9, 0))
 
 

@@ -71,10 +71,13 @@ def test_compile_all_returns_link_dependencies(tmp_path):
 def test_compile_all_option_errors():
     with pytest.raises(ValueError, match="Can only designate forced inlining in LTO-IR"):
         cuda.compile_all(_add, "float32(float32, float32)", output="ptx", forceinline=True)
-    with pytest.raises(NotImplementedError, match="Unsupported output type: 'cubin'"):
+    with pytest.raises(NotImplementedError,
+                       match=r"^Unsupported output type: cubin \(the output is 'ptx' or 'ltoir'\)$"):
         cuda.compile_all(_add, "float32(float32, float32)", output="cubin")
-    with pytest.raises(NotImplementedError, match="unsupported ABI"):
+    with pytest.raises(NotImplementedError, match=r"^Unsupported ABI: fortran \(the ABI is 'numba' or 'c'\)$"):
         cuda.compile_all(_add, "float32(float32, float32)", abi="fortran")
+    with pytest.raises(NotImplementedError, match=r"^The C ABI is not supported for kernels: .*abi='numba'$"):
+        cuda.compile_all(_add, "void(float32, float32)", device=False)  # compile_all's default abi is 'c'
 
 
 def test_compile_all_located_error():

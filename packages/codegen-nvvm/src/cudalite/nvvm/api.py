@@ -3,7 +3,14 @@
 ``compile_ptx(f, sig, device=False, abi="numba")`` returns ``(ptx, resty)``;
 ``compile(f, sig, device=True, abi="c", output="ptx"|"ltoir")`` returns
 ``(code, resty)``.  The default target is ``cc=(7, 5)`` (override with
-``cc=`` or ``CUDALITE_DEFAULT_CC``).
+``cc=`` or ``CUDALITE_DEFAULT_CC``); besides every spelling of
+:func:`cudalite.core.target.parse_cc`, ``cc`` may be numba's ``(major, minor,
+suffix)`` tuple for an arch- or family-specific target: ``(9, 0, "a")`` is sm_90a.
+
+Bad arguments raise numba-cuda's exception types with its wording at the start of
+cudalite's message: ``NotImplementedError`` for an unknown ``abi`` ("Unsupported ABI:
+fastcall"), for the C ABI asked of a kernel ("The C ABI is not supported for
+kernels") and for an unknown ``output`` ("Unsupported output type: cubin").
 """
 
 from __future__ import annotations
@@ -12,19 +19,40 @@ import warnings
 from collections.abc import Mapping
 
 from cudalite.core.errors import CompilerError, CudaliteError, InternalCompilerError, Loc, NumbaInvalidConfigWarning
+from cudalite.core.target import ComputeCapability
 
 from ._options import make_options, option_warnings
 from .lower import is_symbol_name
 from .config import load_config
 from .pipeline import EntrySpec, run_pipeline
 
-__all__ = ["compile", "compile_ptx", "compile_stages", "make_options"]
+__all__ = ["compile", "compile_ptx", "compile_stages", "make_options", "target_cc", "check_output"]
+
+
+def target_cc(cc):
+    """``cc`` as :func:`make_options` reads it: numba's ``(major, minor, suffix)``
+    (``(9, 0, "a")``: sm_90a, ``(10, 0, "f")``: sm_100f) as a validated
+    :class:`ComputeCapability`, any other value unchanged (``parse_cc`` reads it)."""
+    if isinstance(cc, (tuple, list)) and len(cc) == 3 and isinstance(cc[2], str):
+        return ComputeCapability(cc[0], cc[1], cc[2])
+    return cc
+
+
+def check_output(output):
+    """``output`` must be 'ptx' or 'ltoir' (numba-cuda's NotImplementedError otherwise)."""
+    if output not in ("ptx", "ltoir"):
+        raise NotImplementedError(f"Unsupported output type: {output} (the output is 'ptx' or 'ltoir')")
+
 
 def _entry(device, abi, abi_info):
-    """The validated entry point: ``abi`` is 'numba' or 'c'; ``abi_info`` a dict whose
-    only key is ``abi_name``, a symbol name PTX accepts (see :func:`_check_abi_name`)."""
+    """The validated entry point: ``abi`` is 'numba' or 'c' (only 'numba' for a kernel);
+    ``abi_info`` a dict whose only key is ``abi_name``, a symbol name PTX accepts (see
+    :func:`_check_abi_name`)."""
     if abi not in ("numba", "c"):
-        raise NotImplementedError(f"unsupported ABI: {abi!r} (use 'numba' or 'c')")
+        raise NotImplementedError(f"Unsupported ABI: {abi} (the ABI is 'numba' or 'c')")
+    if abi == "c" and not device:
+        raise NotImplementedError("The C ABI is not supported for kernels: the C ABI is for device functions only; "
+                                  "compile kernels with abi='numba'")
     if abi_info is None:
         abi_info = {}
     if not isinstance(abi_info, Mapping):
@@ -122,7 +150,8 @@ def compile(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=Fals
     fastmath : bool
         Flush denormals, approximate division and square root, contract to FMA.
     cc : int, str or tuple, optional
-        The target compute capability (``(9, 0)``, ``"9.0"``, ``"sm_90"``, ``90``);
+        The target compute capability (``(9, 0)``, ``"9.0"``, ``"sm_90"``, ``90``; an arch- or
+        family-specific one as ``"sm_90a"`` or numba's ``(9, 0, "a")``);
         default ``CUDALITE_DEFAULT_CC`` or 7.5.
     opt : bool or int, optional
         libNVVM optimization level (default 3; False means 0).
@@ -151,11 +180,14 @@ def compile(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=Fals
         libNVVM rejected the module.
     InternalCompilerError
         A bug in cudalite (docs/errors.md).
-    ValueError, TypeError, NotImplementedError
-        Invalid options or ABI.
+    NotImplementedError
+        An unknown ``abi`` or ``output``, or ``abi='c'`` for a kernel (``device=False``).
+    ValueError, TypeError
+        Invalid options.
     """
+    check_output(output)
     entry = _entry(device, abi, abi_info)
-    options = make_options(cc=cc, opt=opt, fastmath=fastmath, debug=debug, lineinfo=lineinfo,
+    options = make_options(cc=target_cc(cc), opt=opt, fastmath=fastmath, debug=debug, lineinfo=lineinfo,
                            output=output, forceinline=forceinline, launch_bounds=launch_bounds)
     _warn_options(debug=debug, opt=opt, lineinfo=lineinfo)
     res, err = _compile(pyfunc, sig, entry, options, output)
@@ -188,7 +220,7 @@ def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath
         ``(ptx, resty)``: PTX text and the return type.
     """
     entry = _entry(device, abi, abi_info)
-    options = make_options(cc=cc, opt=opt, fastmath=fastmath, debug=debug, lineinfo=lineinfo,
+    options = make_options(cc=target_cc(cc), opt=opt, fastmath=fastmath, debug=debug, lineinfo=lineinfo,
                            output="ptx", forceinline=False, launch_bounds=launch_bounds)
     _warn_options(debug=debug, opt=opt, lineinfo=lineinfo)
     if forceinline:
@@ -229,6 +261,8 @@ def compile_stages(pyfunc, sig, *, device=True, abi="numba", abi_info=None, outp
         A located error in the user's code (TypingError, UnsupportedError, ...).
     """
     entry = _entry(device, abi, abi_info)
+    if "cc" in opts:
+        opts["cc"] = target_cc(opts["cc"])
     options = make_options(output=output, **opts)
     res, err = _compile(pyfunc, sig, entry, options, output)
     if err is not None:

@@ -26,7 +26,7 @@ from time import perf_counter
 from types import MappingProxyType
 
 from cudalite.core.abi import kernel_abi
-from cudalite.core.errors import Loc, NestingError, SignatureError, TypingError
+from cudalite.core.errors import KernelReturnError, Loc, NestingError, SignatureError
 from cudalite.core.ir.printer import format_typed_function
 from cudalite.core.progress import reporting
 from cudalite.core.registry import registry
@@ -122,10 +122,10 @@ def _infer(job: CompileJob, state: State):
     fir = state.fir
     tf = job.context.type_function(job.pyfunc, job.argtypes, job.return_type)
     if not job.entry.device and not isinstance(tf.return_type, (Void, NoneType)):
-        raise TypingError(f"kernel {fir.qualname} returns a {tf.return_type} value; kernels must return None "
-                          "(to return a value, make it a device function: @cuda.jit(device=True), called "
-                          "from a kernel)",
-                          next(iter(_return_locs(fir)), fir.loc))
+        raise KernelReturnError(f"kernel {fir.qualname} returns a {tf.return_type} value; kernels must return "
+                                "None (to return a value, make it a device function: @cuda.jit(device=True), "
+                                "called from a kernel); a CUDA kernel must have void return type",
+                                next(iter(_return_locs(fir)), fir.loc))
     return replace(state, typed=tf), {"typed-ir": lambda: format_typed_function(tf)}
 
 

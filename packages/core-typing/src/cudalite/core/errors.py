@@ -15,7 +15,8 @@ from dataclasses import dataclass
 __all__ = [
     "Loc", "CudaliteError", "CompilerError", "TypingError", "UnsupportedError",
     "SignatureError", "NvvmError", "LoweringError", "SourceError", "SourceWarning", "NestingError",
-    "InternalCompilerError", "AlignmentError", "NumbaWarning", "NumbaPerformanceWarning", "NumbaDeprecationWarning",
+    "InternalCompilerError", "AlignmentError", "KernelReturnError", "NumbaWarning", "NumbaPerformanceWarning",
+    "NumbaDeprecationWarning",
     "NumbaPendingDeprecationWarning", "NumbaParallelSafetyWarning", "NumbaTypeSafetyWarning",
     "NumbaExperimentalFeatureWarning", "NumbaInvalidConfigWarning", "NumbaPedanticWarning",
     "NumbaIRAssumptionWarning", "NumbaDebugInfoWarning", "NumbaSystemWarning",
@@ -151,6 +152,13 @@ class TypingError(CompilerError):
 class AlignmentError(TypingError, ValueError):
     """An invalid ``alignment=`` of ``cuda.local.array``/``cuda.shared.array`` (not a
     positive power of two): a ValueError, as numba-cuda raises."""
+
+    kind = "TypingError"
+
+
+class KernelReturnError(TypingError, TypeError):
+    """A kernel that returns a value: a TypeError too, as numba-cuda raises ("CUDA
+    kernel must have void return type")."""
 
     kind = "TypingError"
 

@@ -35,6 +35,10 @@ LAZY = {
     "compile_all": ("cudalite.cuda._compiler.compile_all", "compile_all"),
     # the on-disk kernel cache API (enable, disable, info, entries, clear): loaded on use
     "cache": ("cudalite.cuda._compiler.cache", None),
+    # numba's module names user code reaches through numba.cuda (cuda.devices.get_context(),
+    # cuda.driver.device_to_host(...)): cudalite's modules of the same names
+    "devices": ("cudalite.cuda.cudadrv.devices", None),
+    "driver": ("cudalite.cuda.cudadrv.driver", None),
 }
 
 _SIM = ("the CUDA simulator is chosen before import: set CUDALITE_ENABLE_CUDASIM=1 (or NUMBA_ENABLE_CUDASIM=1) "
@@ -45,7 +49,6 @@ ABSENT = {
     "nvvm": "numba's NVVM binding is not exposed here: the NVVM layer is cudalite.nvvm (from cudalite import nvvm)",
     "require_context": ("cuda.require_context is not needed: cudalite makes each device's primary context on "
                         "first use (cuda.current_context() returns it)"),
-    "devices": "cuda.devices is numba-internal: use cuda.gpus, cuda.select_device and cuda.current_context()",
     "initialize": "cuda.initialize is numba-internal: cudalite initializes the driver on first use",
     "reduction": "cuda.reduction is numba's module path: use cuda.reduce / cuda.Reduce",
     "testing": "numba.cuda.testing is numba's own test harness: test cudalite kernels with pytest",

@@ -253,17 +253,11 @@ class DeviceNDArray:
     # -- views -----------------------------------------------------------------------------
     @property
     def T(self):
-        """The transpose (see :meth:`transpose`): a new array for a 2-d array, as in numba."""
+        """The transposed view (see :meth:`transpose`)."""
         return self.transpose()
 
     def transpose(self, axes=None):
-        """The array with its axes permuted.
-
-        A 2-d array is transposed as numba-cuda does it: into a new C-contiguous array,
-        computed on the device by :func:`cudalite.cuda.kernels.transpose.transpose` (so
-        writes to it do not reach ``self``, and its strides are a fresh array's).  The
-        identity permutation returns ``self``.  Arrays of other dimensions, which numba
-        refuses, get a strided view (NumPy's semantics).
+        """A strided view with the axes permuted (NumPy semantics; numba copies).
 
         Parameters
         ----------
@@ -280,12 +274,6 @@ class DeviceNDArray:
             If ``axes`` does not match the number of dimensions.
         """
         shape, strides = L.transpose_view(self.shape, self.strides, axes)
-        if axes is not None and tuple(axes) == tuple(range(self.ndim)):
-            return self
-        if self.ndim == 2:
-            from .kernels.transpose import transpose
-
-            return transpose(self)
         return self._view(0, shape, strides)
 
     def reshape(self, *newshape, order="C"):
@@ -483,7 +471,7 @@ class DeviceNDArray:
                 if target.size:
                     _copy_device(target, src, s)
                 return
-            value = src.copy_to_host(stream=stream)
+            value = src._to_host(None, stream)
             if s is not None:
                 _sync(s)
         host = np.broadcast_to(np.asarray(value, dtype=self.dtype), target.shape)
@@ -539,7 +527,7 @@ class DeviceNDArray:
             if src._layout == self._layout != "A":
                 _copy_device(self, src, s)
                 return
-            ary = src.copy_to_host(stream=stream)
+            ary = src._to_host(None, stream)
             if s is not None:
                 _sync(s)
         host = np.asarray(ary)
@@ -566,11 +554,19 @@ class DeviceNDArray:
 
         Raises
         ------
+        NotImplementedError
+            If a stride is negative (``d[::-1]``), as numba-cuda: copy it to a device array first.
         TypeError
             If the dtypes differ.
         ValueError
             If the shapes differ.
         """
+        if any(st < 0 for st in self.strides):
+            raise NotImplementedError(f"D->H copy not implemented for negative strides: {self.strides} "
+                                      "(copy the view into a device array first: out[:] = view)")
+        return self._to_host(ary, stream)
+
+    def _to_host(self, ary, stream):  # any strides: copies between device arrays use it
         s = self._default_stream(stream)
         if ary is not None:
             _check_compatible(self, ary)

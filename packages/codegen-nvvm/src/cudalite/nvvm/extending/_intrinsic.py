@@ -15,11 +15,21 @@ match).  ``codegen(context, builder, signature, args)`` receives the llvmlite
 values (already converted to the signature's argument types), and returns the
 result value (for a ``void`` result: anything, ignored).  Inline PTX goes through
 ``ir.InlineAsm`` as in numba.
+
+Pickling (numba's ``_Intrinsic`` semantics): an intrinsic its module names pickles by
+reference; any other (a local one, one in ``__main__``) by value, its typing function
+as a ``cloudpickle`` stream nested in the pickle (so plain ``pickle.dumps`` works too),
+with an id.  Unpickling in a process where the intrinsic of that id is alive gives
+that object back; :attr:`Intrinsic._memo` (weak) finds it, and
+:attr:`Intrinsic._recent` keeps the last 128 intrinsics pickled or unpickled alive, as
+numba's ``_recent``.  ``cloudpickle`` is imported only when pickling by value.
 """
 
 from __future__ import annotations
 
+import collections
 import functools
+import pickle
 import uuid
 import weakref
 from dataclasses import dataclass
@@ -42,12 +52,16 @@ class Intrinsic:
     """The object ``@intrinsic`` makes; calling it from Python (outside a kernel) is an
     error, as in numba.
 
-    Pickled by value (a local intrinsic inside a kernel's pickle), it carries an id;
-    :attr:`_memo` maps the ids of the intrinsics alive in this process to them (weakly),
-    so unpickling in the process that pickled gives the same object back, as numba's
-    ``_Intrinsic._memo`` does."""
+    Pickled by value (a local intrinsic, alone or inside a kernel's pickle), it carries
+    an id; :attr:`_memo` maps the ids of the intrinsics alive in this process to them
+    (weakly), so unpickling in the process that pickled gives the same object back, and
+    :attr:`_recent` holds the last ones given an id (numba's ``_Intrinsic._memo`` and
+    ``_recent``: numba-cuda's own tests read both)."""
 
-    _memo = weakref.WeakValueDictionary()  # id -> the live intrinsic with that id
+    # numba's process-wide memo of by-value intrinsics (its tests read them): id -> the live
+    # intrinsic, and strong references to the last ones given an id
+    _memo = weakref.WeakValueDictionary()
+    _recent = collections.deque(maxlen=128)
 
     def __init__(self, name, defn, prefer_literal=False):
         self._name = name
@@ -68,19 +82,37 @@ class Intrinsic:
         if _by_name(self.__module__, self.__qualname__) is self:
             return (_by_name, (self.__module__, self.__qualname__))
         if self._uuid is None:
-            self._uuid = uuid.uuid4().hex
-            Intrinsic._memo[self._uuid] = self
-        return (_rebuild, (self._uuid, self._name, self._defn, self.prefer_literal))
+            self._remember(uuid.uuid4().hex)
+        import cloudpickle  # by value: the typing function (a local function, a lambda, ...) travels
+
+        return (_rebuild, (self._uuid, self._name, cloudpickle.dumps(self._defn), self.prefer_literal))
+
+    def _remember(self, uid):
+        self._uuid = uid
+        Intrinsic._memo[uid] = self
+        Intrinsic._recent.append(self)
+
+
+def _malformed(detail):
+    return pickle.UnpicklingError(f"this pickle of an @intrinsic is malformed ({detail}): the pickle was not made "
+                                  "by cudalite, or was altered")
 
 
 def _rebuild(uid, name, defn, prefer_literal):
-    """An unpickled intrinsic: the live one of this id, else a new one (remembered)."""
+    """An unpickled intrinsic: the live one of this id, else a new one (remembered).
+    ``defn``: the typing function's cloudpickle bytes (a function itself in pickles
+    made before they were nested)."""
+    if not (isinstance(uid, str) and isinstance(name, str)):
+        raise _malformed("its id and name are not strings")
     found = Intrinsic._memo.get(uid)
     if found is not None:
         return found
-    made = Intrinsic(name, defn, prefer_literal)
-    made._uuid = uid
-    Intrinsic._memo[uid] = made
+    if isinstance(defn, bytes):
+        defn = pickle.loads(defn)
+    if not callable(defn):
+        raise _malformed(f"its typing function is a {type(defn).__name__}, not callable")
+    made = Intrinsic(name, defn, bool(prefer_literal))
+    made._remember(uid)
     return made
 
 

@@ -54,6 +54,7 @@ class SSAInfo:
     versions: dict  # name -> Version, in creation order (parameters first)
     uses: dict  # Var node -> Version (None: no assignment reaches the use)
     defs: dict  # VarTarget node, or ForRange statement (its target) -> Version
+    pruned: dict = field(default_factory=dict)  # If statement -> the branch built (True: body); see build_ssa
 
     def of_use(self, var_node):
         return self.uses.get(var_node)
@@ -69,8 +70,9 @@ class _Loop:
 
 
 class _Builder:
-    def __init__(self, fir):
+    def __init__(self, fir, pruned):
         self.fir = fir
+        self.pruned = pruned
         self.all: list = []  # every Version made, in creation order
         self.uses: dict = {}
         self.defs: dict = {}
@@ -150,6 +152,9 @@ class _Builder:
 
     def s_If(self, s, env):
         self.read(s.test, env)
+        live = self.pruned.get(s)
+        if live is not None:  # a branch typing pruned: only the live one defines and joins
+            return self.block(s.body if live else s.orelse, dict(env))
         then = self.block(s.body, dict(env))
         other = self.block(s.orelse, dict(env))
         return self.join([e for e in (then, other) if e is not None], s.loc)
@@ -279,12 +284,16 @@ class _Builder:
             count[v.var] = k + 1
             v.name = v.var if k == 0 else f"{v.var}.{k}"
             versions[v.name] = v
-        return SSAInfo(versions, self.uses, self.defs)
+        return SSAInfo(versions, self.uses, self.defs, dict(self.pruned))
 
 
-def build_ssa(fir) -> SSAInfo:
-    """The versions of ``fir``'s locals (see the module docstring)."""
-    b = _Builder(fir)
+def build_ssa(fir, pruned=None) -> SSAInfo:
+    """The versions of ``fir``'s locals (see the module docstring).  ``pruned`` maps
+    ``if`` statements whose condition typing found constant to the branch that runs
+    (True: the body): only that branch's definitions reach the join, as after numba's
+    dead-branch pruning (typing asks for this when the merge of a pruned branch's
+    definitions does not type)."""
+    b = _Builder(fir, pruned or {})
     env = {}
     params = []
     for p in fir.params:

@@ -31,5 +31,6 @@ def eager_signature(ft, args, loc):
         return best
     name = getattr(ft.obj, "__qualname__", str(ft.obj))
     shown = "; ".join(f"({', '.join(map(str, p))})" for p, _ in ft.sigs)
-    raise TypingError(f"No matching definition for argument type(s) {', '.join(map(str, args))} of device "
-                      f"function {name}; its signatures are: {shown}", loc)
+    given = ", ".join(map(str, args))
+    raise TypingError(f"Invalid use of type({ft.obj!r}) with parameters ({given}): No matching definition for "
+                      f"argument type(s) {given} of device function {name}; its signatures are: {shown}", loc)

@@ -171,10 +171,27 @@ _COMPARE = {"==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a,
             "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}
 
 
+def _constant_identity(a, b):
+    """``a is b`` of two constants where typing's rule decides it (see
+    ``_membership.identity_comparison``): booleans and None are singletons, values of
+    different types are different objects; two numbers of one type: NOTCONST."""
+    singletons = (bool, type(None))
+    if isinstance(a, singletons) and isinstance(b, singletons):
+        return a is b
+    if type(a) is not type(b) and all(isinstance(v, (bool, int, float, type(None))) for v in (a, b)):
+        return False
+    return ir.NOTCONST
+
+
 def constant_comparison(node, values):
     """The value of comparison chain ``node`` whose operands are the constants
     ``values`` (ints, bools, strings of one kind), or NOTCONST."""
-    if any(v is ir.NOTCONST for v in values) or any(op not in _COMPARE for op in node.ops):
+    if any(v is ir.NOTCONST for v in values):
+        return ir.NOTCONST
+    if len(node.ops) == 1 and node.ops[0] in ("is", "is not"):
+        same = _constant_identity(*values)
+        return same if same is ir.NOTCONST else same == (node.ops[0] == "is")
+    if any(op not in _COMPARE for op in node.ops):
         return ir.NOTCONST
     kinds = {str if isinstance(v, str) else int if isinstance(v, (bool, int)) else None for v in values}
     if None in kinds or len(kinds) != 1:

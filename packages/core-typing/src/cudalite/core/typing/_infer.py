@@ -31,8 +31,8 @@ from ..types import (
 from ._eager_calls import eager_signature
 from ._binding import bind_arguments, fold_kwargs
 from ._implementations import implementation_call, method_implementation_call, operator_overload
-from ._membership import identity_comparison, membership
-from ._unroll import check_unroll, run_unrolling
+from ._membership import identity_comparison, membership, tuple_equality
+from ._unroll import PruneRequest, check_unroll, run_unrolling
 from ._fold import ConstantRangeError, constant_comparison, fold_binop, fold_unary, literal_operands
 from ._flow import falls_through
 from ._recursion import CallStack, Unknown as _Unknown, recursion_error
@@ -162,23 +162,6 @@ def _is_exception_class(e) -> bool:
             and issubclass(e.value, BaseException))
 
 
-def _tuple_equality(a, b) -> Comparison:
-    """``a == b`` of two tuple types, item by item (the signature of each item's
-    comparison is decided here, so lowering never asks the typing rules again)."""
-    sig = Signature(boolean, (a, b))
-    if len(a) != len(b):
-        return Comparison("==", sig, constant=False)
-    items = []
-    for x, y in zip(a.types, b.types):
-        if isinstance(x, Tuple) and isinstance(y, Tuple):
-            items.append(_tuple_equality(x, y))
-            continue
-        item = compare_signature("==", x, y)
-        items.append(Comparison("==", Signature(boolean, (x, y)), constant=False) if item is None
-                     else Comparison("==", item))
-    return Comparison("==", sig, items=tuple(items))
-
-
 class _Inference:
     def __init__(self, ctx: TypingContext, fir: ir.FunctionIR, argtypes, return_type, arg_consts=()):
         self.ctx = ctx
@@ -197,24 +180,36 @@ class _Inference:
         self.returns: list = []
         self.partial_return = None  # every returned type so far, unified (what recursive calls see)
         self.const_memo: dict = {}  # compound Expr -> its compile-time value (fixed by the IR)
+        self.conflict = None  # the first merge of versions whose types do not unify (a TypingError)
 
     # -- driver ------------------------------------------------------------------------
     def run(self) -> TypedFunction:
-        for v in self.vars.copy():  # parameters reaching merges
-            self.merge_into(v)
-        for _ in range(_MAX_PASSES):
-            self.changed = False
-            self.returns = []
-            self.block(self.fir.body)
-            if not self.changed:
-                break
-        else:
-            raise TypingError(f"type inference of {self.fir.qualname} did not converge", self.fir.loc)
+        try:
+            for v in self.vars.copy():  # parameters reaching merges
+                self.merge_into(v)
+            for _ in range(_MAX_PASSES):
+                self.changed = False
+                self.returns = []
+                self.block(self.fir.body)
+                if not self.changed:
+                    break
+            else:
+                raise TypingError(f"type inference of {self.fir.qualname} did not converge", self.fir.loc)
+            if self.conflict is not None:
+                raise self.conflict
+        except TypingError:
+            if self.tf.pruned and self.tf.pruned != self.ssa.pruned:  # numba prunes before it types
+                raise PruneRequest(dict(self.tf.pruned)) from None
+            if self.conflict is not None:
+                raise self.conflict from None  # the merge that failed first (what a later error follows from)
+            raise
         self.strict = True
         self.returns = []
         self.tf.typemap.clear()
         self.tf.calls.clear()
         self.block(self.fir.body)
+        if self.conflict is not None:
+            raise self.conflict
         self.tf.vartypes = {v.name: t for v, t in self.vars.items()}
         rt = self.return_type()
         seen = self.tf.return_type  # what recursive calls were typed with (None: no recursive call)
@@ -323,8 +318,9 @@ class _Inference:
                 if old == t:
                     continue
                 new = t if old is None else unify(old, t)
-                if new is None:
-                    raise self.merge_error(p, v, old, t)
+                if new is None:  # raised after the passes, unless pruning removes the merge
+                    self.conflict = self.conflict or self.merge_error(p, v, old, t)
+                    continue
                 if old is None:
                     self.origin[p] = v
                 if new != old:
@@ -605,11 +601,11 @@ class _Inference:
                 links.append(identity_comparison(op, a, b, e.loc))
                 continue
             if op in ("in", "not in"):
-                links.append(membership(op, a, b, e.loc, _tuple_equality))
+                links.append(membership(op, a, b, e.loc))
                 continue
             sig = compare_signature(op, a, b)
             if sig is None and isinstance(a, Tuple) and isinstance(b, Tuple) and op in ("==", "!="):
-                eq = _tuple_equality(a, b)
+                eq = tuple_equality(a, b)
                 constant = None if eq.constant is None else eq.constant == (op == "==")
                 links.append(Comparison(op, eq.sig, constant, eq.items))
                 continue

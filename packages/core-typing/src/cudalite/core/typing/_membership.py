@@ -15,12 +15,28 @@ from ..types import NoneType, Signature, Tuple, boolean
 from ._records import Comparison
 from .rules.arithmetic import compare_signature
 
-__all__ = ["membership", "identity_comparison"]
+__all__ = ["membership", "identity_comparison", "tuple_equality"]
 
 
-def membership(op, a, b, loc, tuple_equality) -> Comparison:
-    """The link for ``a op b`` (``op`` is "in" or "not in"); ``tuple_equality(x, y)``
-    gives the equality link of two tuple types."""
+def tuple_equality(a, b) -> Comparison:
+    """``a == b`` of two tuple types, item by item (the signature of each item's
+    comparison is decided here, so lowering never asks the typing rules again)."""
+    sig = Signature(boolean, (a, b))
+    if len(a) != len(b):
+        return Comparison("==", sig, constant=False)
+    items = []
+    for x, y in zip(a.types, b.types):
+        if isinstance(x, Tuple) and isinstance(y, Tuple):
+            items.append(tuple_equality(x, y))
+            continue
+        item = compare_signature("==", x, y)
+        items.append(Comparison("==", Signature(boolean, (x, y)), constant=False) if item is None
+                     else Comparison("==", item))
+    return Comparison("==", sig, items=tuple(items))
+
+
+def membership(op, a, b, loc) -> Comparison:
+    """The link for ``a op b`` (``op`` is "in" or "not in")."""
     if not isinstance(b, Tuple):
         raise TypingError(f"the '{op}' operator is supported with a tuple on its right, not {a} and {b}", loc)
     sig = Signature(boolean, (a, b))

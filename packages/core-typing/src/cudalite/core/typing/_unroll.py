@@ -54,13 +54,26 @@ def check_unroll(inference, s):
             raise UnrollRequest(s, len(t.types))
 
 
+class PruneRequest(Exception):
+    """Typing met a merge of variable versions that does not type, after pruning
+    ``if`` statements on constant conditions (``pruned``: statement -> live branch):
+    the versions are to be rebuilt with only the live branches."""
+
+    def __init__(self, pruned):
+        super().__init__("prune")
+        self.pruned = pruned
+
+
 def run_unrolling(make, fir):
-    """``make(fir).run()``, unrolling the loops typing asks for; the TypedFunction."""
+    """``make(fir).run()``, unrolling the loops typing asks for and rebuilding the
+    variable versions of pruned branches when it asks; the TypedFunction."""
     for _ in range(_MAX_UNROLLS):
         try:
             return make(fir).run()
         except UnrollRequest as req:
             fir = _unrolled(fir, req.stmt, req.n)
+        except PruneRequest as req:
+            fir = dataclasses.replace(fir, ssa=ir.build_ssa(fir, req.pruned))
     raise TypingError(f"{fir.qualname}: more than {_MAX_UNROLLS} literal_unroll loops", fir.loc)
 
 

@@ -20,6 +20,7 @@ from cudalite.core.frontend import python_function
 from cudalite.linker import CUSource, LinkableCode, compile_cuda, normalize_arch
 from cudalite.linker.config import load_config as linker_config
 from cudalite.nvvm import make_options
+from cudalite.nvvm.api import check_output, target_cc
 from cudalite.nvvm.lower import is_symbol_name
 from cudalite.nvvm.pipeline import EntrySpec, run_pipeline
 
@@ -31,7 +32,10 @@ __all__ = ["compile_all"]
 
 def _entry(device, abi, abi_info):
     if abi not in ("numba", "c"):
-        raise NotImplementedError(f"unsupported ABI: {abi!r} (use 'numba' or 'c')")
+        raise NotImplementedError(f"Unsupported ABI: {abi} (the ABI is 'numba' or 'c')")
+    if abi == "c" and not device:
+        raise NotImplementedError("The C ABI is not supported for kernels: the C ABI is for device functions only; "
+                                  "compile kernels with abi='numba'")
     abi_info = {} if abi_info is None else abi_info
     if not isinstance(abi_info, Mapping) or set(abi_info) - {"abi_name"}:
         raise ValueError(f"abi_info must be a dict whose only key is 'abi_name', not {abi_info!r}")
@@ -83,7 +87,8 @@ def compile_all(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=F
     Raises
     ------
     NotImplementedError
-        ``output`` is neither 'ptx' nor 'ltoir', or an unknown ``abi``.
+        ``output`` is neither 'ptx' nor 'ltoir', an unknown ``abi``, or ``abi='c'`` (the default)
+        for a kernel (``device=False``: pass ``abi='numba'``).
     ValueError
         ``forceinline`` with ``output='ptx'``; invalid ``abi_info`` or options.
     CompilerError
@@ -91,17 +96,13 @@ def compile_all(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=F
     cudalite.linker.NvrtcError
         A CUDA C++ link item does not compile.
     """
-
-
-
-    if output not in ("ptx", "ltoir"):
-        raise NotImplementedError(f"Unsupported output type: {output!r} (use 'ptx' or 'ltoir')")
+    check_output(output)
     if forceinline and output != "ltoir":
         raise ValueError("Can only designate forced inlining in LTO-IR (output='ltoir')")
     debug = bool(debug)
     entry = _entry(device, abi, abi_info)
-    options = make_options(cc=cc, opt=(False if debug and opt is None else opt), fastmath=fastmath, debug=debug,
-                           lineinfo=lineinfo, output=output, forceinline=forceinline,
+    options = make_options(cc=target_cc(cc), opt=(False if debug and opt is None else opt), fastmath=fastmath,
+                           debug=debug, lineinfo=lineinfo, output=output, forceinline=forceinline,
                            launch_bounds=launch_bounds)
     if debug and opt:
         warnings.warn("debug=True with opt=True is not supported by CUDA: optimizations may make debugging "

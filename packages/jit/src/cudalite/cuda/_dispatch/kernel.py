@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import threading
 
-from cudalite.core.types import Type, parse_signature
+from cudalite.core.types import Array, Type, parse_signature
 from cudalite.driver import CudaDriverError, CudaSupportError
 
 from .._compiler.carry import CarriedCode
@@ -30,6 +30,7 @@ from .._launch.keys import compatible, eager_rank, key_to_type
 from .._runtime.record import jit_runtime
 from .._runtime.warmup import start_warmup
 from .inspect import InspectMixin
+from .configured import ConfiguredLaunch
 from .pickling import dispatcher_reduction, reduce_dispatcher
 from .slowpath import launch_slow
 from .extensions import ExtensionList
@@ -236,10 +237,12 @@ class CUDADispatcher(InspectMixin):
                 ranked.append((rank, argtypes))
         best = min(ranked, key=lambda r: r[0])[1] if ranked else None
         ties = [a for r, a in ranked if r == min(r for r, _ in ranked)] if ranked else []
-        if len(ties) > 1:
-            shown = ", ".join(str(key_to_type(k)) for k in keys)
-            raise TypeError(f"Ambiguous overloading for {self.py_func!r} ({shown}):\n"
-                            + "\n".join(f"({', '.join(map(str, a))}) -> none" for a in ties))
+        if len(ties) > 1:  # numba's message: its repr of the types (an array: Array(float64, 1, 'C', ...))
+            raise TypeError(f"Ambiguous overloading for {self.py_func!r} "
+                            f"{_numba_tuple(key_to_type(k) for k in keys)}:\n"
+                            + "\n".join(f"{_numba_tuple(a)} -> none" for a in ties)
+                            + "\n(these signatures fit the arguments equally well: pass arguments of the exact "
+                              "types of one of them)")
         if best is None:
             shown = ", ".join(str(key_to_type(k)) for k in keys)
             raise TypeError(f"No matching definition for argument type(s) {shown} of kernel "
@@ -383,7 +386,7 @@ class CUDADispatcher(InspectMixin):
 
         Returns
         -------
-        callable
+        ConfiguredLaunch
             ``launcher(*args)`` launches the kernel (compiling it first for new
             argument types) and returns None.  The launch is asynchronous, except
             that NumPy array arguments are copied to the device and back (with a
@@ -471,16 +474,13 @@ class CUDADispatcher(InspectMixin):
     def _launcher(self, factory, cfg, key=None, stream=None):
         """The launcher of :class:`~cudalite.driver.LaunchConfig` ``cfg`` made by
         ``factory`` (a generated one, or the slow path's when None or for more than
-        48 KiB of dynamic shared memory), with numba's configured-launch attributes
-        ``dispatcher``, ``griddim``, ``blockdim`` (3-tuples), ``stream``, ``sharedmem``
-        and ``config`` (the LaunchConfig); ``key`` is the configuration table's key."""
+        48 KiB of dynamic shared memory): a :class:`~.configured.ConfiguredLaunch` with
+        numba's configured-launch attributes ``dispatcher``, ``griddim``, ``blockdim``
+        (3-tuples), ``stream``, ``sharedmem``, ``pre_launch_callbacks`` and ``config``
+        (the LaunchConfig); ``key`` is the configuration table's key."""
         if factory is None or cfg.shared_mem > _BIG_SHARED:
             factory = slow_factory(self)
-        fn = factory(cfg, key)
-        fn.dispatcher, fn.griddim, fn.blockdim, fn.sharedmem, fn.config = (
-            self, cfg.grid, cfg.block, cfg.shared_mem, cfg)
-        fn.stream = cfg.stream if stream is None else stream
-        return fn
+        return factory(cfg, key, lambda fn: ConfiguredLaunch(fn)._attach(self, cfg, key, stream))
 
     def __repr__(self):
         return f"<CUDADispatcher {self.py_func.__qualname__}>"
@@ -563,3 +563,18 @@ class ForAll:
         tpb = max(1, min(int(tpb), self.ntasks))
         blocks = (self.ntasks + tpb - 1) // tpb
         d[blocks, tpb, self.stream, self.sharedmem](*args)
+
+
+def _numba_repr(t) -> str:
+    """A type as numba's ``repr`` writes it in its dispatch errors: an array as its
+    constructor call (``Array(float64, 1, 'C', False, aligned=True)``; cudalite's arrays
+    are always aligned), any other type by its name."""
+    if isinstance(t, Array):
+        return f"Array({_numba_repr(t.dtype)}, {t.ndim}, {t.layout!r}, {t.readonly}, aligned=True)"
+    return str(t)
+
+
+def _numba_tuple(types) -> str:
+    """Argument types as numba shows them: a Python tuple of their reprs."""
+    items = [_numba_repr(t) for t in types]
+    return f"({', '.join(items)}{',' if len(items) == 1 else ''})"

@@ -26,6 +26,12 @@ closure, replaced in its module) pickles *by value*, as one ``cloudpickle`` stre
   way.  A device function has no code of its own to carry (it is compiled into each
   kernel that calls it).
 
+A configured launch ``kernel[griddim, blockdim, stream, sharedmem]`` pickles as its
+dispatcher (either way above) and its configuration, configured again on loading
+(numba's behaviour, ``griddim``/``blockdim`` kept); one with pre-launch callbacks
+(host code of this process) or on a stream other than the default ones (a handle of
+this process) refuses to.
+
 ``cloudpickle`` is imported only when a by-value pickle is made or loaded.
 
 This is only for ``pickle`` streams the user makes and loads (loading one runs code
@@ -43,7 +49,8 @@ import types as pytypes
 
 from .._compiler.carry import CarriedCode, carried_code, read_carried
 
-__all__ = ["reduce_dispatcher", "reduce_ufunc", "dispatcher_reduction", "ufunc_reduction"]
+__all__ = ["reduce_dispatcher", "reduce_ufunc", "dispatcher_reduction", "ufunc_reduction",
+           "reduce_configured_launch"]
 
 _MAGIC, _VERSION = "cudalite-by-value", 1
 
@@ -205,3 +212,30 @@ def reduce_ufunc(uf):
     if _named(uf, getattr(uf.py_func, "__module__", None), uf.__qualname__):
         return uf.__qualname__
     return _loads, (_dumps(uf),)
+
+
+_PROCESS_FREE_STREAMS = (0, 1, 2)  # CUDA's legacy and per-thread default streams: the same in every process
+
+
+def reduce_configured_launch(cfg):
+    """``kernel[griddim, blockdim, stream, sharedmem].__reduce__()``: the dispatcher and
+    the configuration, configured again when loaded."""
+    if cfg.__dict__.get("_callbacks"):
+        raise pickle.PicklingError(
+            "Cannot pickle configured launches with pre-launch callbacks (they are host code of this process): "
+            f"pickle the kernel {cfg.dispatcher.py_func.__qualname__} and configure it where it is loaded")
+    config = cfg.config
+    if config.stream not in _PROCESS_FREE_STREAMS:
+        raise pickle.PicklingError(
+            f"Cannot pickle the configured launch of {cfg.dispatcher.py_func.__qualname__} on stream "
+            f"{cfg.stream!r}: a stream belongs to the process that made it; pickle the kernel and configure it "
+            "with a stream of the process that loads it")
+    return _configured_launch, (cfg.dispatcher, config.grid, config.block, config.stream, config.shared_mem)
+
+
+def _configured_launch(disp, griddim, blockdim, stream, sharedmem):
+    """The configured launch that :func:`reduce_configured_launch` pickled."""
+    configure = getattr(type(disp), "configure", None)
+    if configure is None:
+        raise _malformed(f"a configured launch of a {type(disp).__name__}, not of a kernel")
+    return configure(disp, griddim, blockdim, stream, sharedmem)

@@ -7,8 +7,14 @@ so arrays of the same type from any library share one specialization.  Its value
 are the parameter's slots in order -- data pointer, extents, and byte strides for an
 'A' parameter -- spelled once by :func:`slot_source` from the kernel ABI's slots;
 :func:`array_flat` is that source compiled per parameter.  CuPy arrays and torch
-tensors are read through their own attributes (no CAI dict per launch); CAI v3
-stream ordering makes the launch stream wait for the producer's.
+tensors are read through their own attributes (no CAI dict per launch).
+
+Stream ordering (CAI v3): a CUDA-array-interface argument whose ``stream`` names a
+stream other than the launch's has that stream synchronized by the host before the
+launch (numba's ``CUDA_ARRAY_INTERFACE_SYNC`` rule, :func:`sync_producer`; nothing with
+``CUDALITE_CUDA_ARRAY_INTERFACE_SYNC=0``); the check is made where the argument is
+converted, so an argument naming no stream costs nothing.  CuPy arrays (read without
+their CAI dict) keep a device-side wait of the launch stream for CuPy's current stream.
 """
 
 from __future__ import annotations
@@ -22,12 +28,14 @@ from cudalite.core.types import bfloat16_dtype
 from cudalite.driver import Event, Stream, pointer_attributes
 
 from .._memory import layout as L
+from .._runtime.api import external_stream
+from ..config import load_config
 from .devices import ANY
 from .keys import key_to_type
 from .kinds import ArgKind
 
 __all__ = ["DeviceArrayKind", "CAIKind", "CupyKind", "TorchKind", "is_device_array_like", "slot_source",
-           "array_flat", "needs_wait", "stream_wait", "KINDS"]
+           "array_flat", "needs_wait", "stream_wait", "sync_producer", "KINDS"]
 
 
 def slot_source(spec, data, shape, stride) -> str:
@@ -107,6 +115,18 @@ def needs_wait(producer, sh) -> bool:
     return producer is not None and producer != sh and not (producer <= 1 and sh <= 1)
 
 
+def sync_producer(producer):
+    """numba's launch-time rule for a ``__cuda_array_interface__`` argument whose
+    producer named a stream (``CUDALITE_CUDA_ARRAY_INTERFACE_SYNC``, default on): the
+    host waits for that stream (``Stream.synchronize`` of the public stream class,
+    ``cuda.cudadrv.driver.Stream``); with the switch off nothing is done and ordering
+    is the caller's.  The caller asks only when :func:`needs_wait` says the launch
+    stream is another stream."""
+    if not load_config().cuda_array_interface_sync:
+        return
+    external_stream(producer).synchronize()
+
+
 class DeviceArrayKind(ArgKind):
     """cudalite DeviceNDArray (and host-mapped/managed arrays): ``_type_key`` and
     ``_kernel_params``, its values for its own layout (the kernel ABI's)."""
@@ -184,8 +204,8 @@ class CAIKind(ArgKind):
     def flat(self, arg, spec, sh):
         cai, _dtype, shape, strides, _layout = self._read(arg)
         stream = cai.get("stream")
-        if stream is not None and needs_wait(stream, sh):
-            stream_wait(sh, stream)
+        if stream is not None and needs_wait(stream, sh):  # no stream named: nothing more to do
+            sync_producer(stream)
         return array_flat(cai["data"][0] or 0, shape, strides, spec)
 
 

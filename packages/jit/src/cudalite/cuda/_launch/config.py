@@ -36,17 +36,23 @@ MAX_THREADS_PER_BLOCK = 1024
 
 
 def normalize_dim(dim, what: str) -> tuple:
-    """An int or a 1-3 tuple of ints -> a 3-tuple, validated against the CUDA limits."""
+    """An int or a 1-3 tuple of ints -> a 3-tuple, validated against the CUDA limits.
+
+    The messages of a wrong length (ValueError) and of a non-integer entry (TypeError)
+    carry numba's wording ("griddim must be a sequence of 1, 2 or 3 integers, got [...]")."""
     if isinstance(dim, (tuple, list)):
         items = tuple(dim)
     else:
         items = (dim,)
     if not 1 <= len(items) <= 3:
-        raise ValueError(f"{what} must have 1 to 3 dimensions, got {dim!r}")
+        raise ValueError(f"{what} must be a sequence of 1, 2 or 3 integers, got {list(items)!r} "
+                         f"({len(items)} dimensions)")
     try:
         items = tuple(operator.index(v) for v in items)
     except TypeError:
-        raise TypeError(f"{what} must be an int or a tuple of 1 to 3 ints, got {dim!r}") from None
+        bad = next(v for v in items if not hasattr(type(v), "__index__"))
+        raise TypeError(f"{what} must be a sequence of integers, got {list(items)!r} "
+                        f"({bad!r} is a {type(bad).__name__}, not an int)") from None
     items += (1,) * (3 - len(items))
     limits = MAX_BLOCK if what == "blockdim" else MAX_GRID  # a cluster's size limit is the driver's
     for axis, (v, lim) in enumerate(zip(items, limits)):

@@ -1,7 +1,8 @@
 """Generated launch code: what ``kernel[grid, block](*args)`` runs per call.
 
 ``kernel[config]`` is one dict lookup in the dispatcher's private table of
-configured launchers; the launcher it returns is a closure made by a *factory*
+configured launches (:mod:`cudalite.cuda._dispatch.configured`: a C-level wrapper
+with numba's attributes, which pickles); the launcher each wraps is a closure made by a *factory*
 generated once per specialization (:func:`make_factory`) and called once per launch
 configuration (a :class:`cudalite.driver.LaunchConfig`): its parameters are the
 kernel's own parameter names, the driver launch bound to the configuration
@@ -50,15 +51,17 @@ def _name(disp):
 
 def slow_factory(disp):
     """Launchers that always take the slow path (no specialization known yet, or
-    more than 48 KiB of dynamic shared memory)."""
+    more than 48 KiB of dynamic shared memory); ``factory(config, key, wrap)`` as
+    :func:`make_factory`'s."""
     slow = disp._launch_slow
 
-    def factory(CFG, KEY):
+    def factory(CFG, KEY, WRAP=None):
         def launch(*args):
-            slow(CFG, args, KEY, launch)
+            slow(CFG, args, KEY, me)
 
         launch.__name__ = launch.__qualname__ = _name(disp)
-        return launch
+        me = launch if WRAP is None else WRAP(launch)
+        return me
 
     return factory
 
@@ -113,8 +116,11 @@ def make_factory(disp, names, kinds, keys, kernel, record, multi=False):
     """The launcher factory for one specialization (``kernel``: a CompiledKernel; its
     ``abi`` says which values each argument flattens to, in which order)
     and the argument kinds/keys that select it; None when an argument kind
-    cannot be inlined (NumPy host arrays).  ``factory(config, key)`` makes the launcher
-    of one :class:`~cudalite.driver.LaunchConfig` (``key``: the dispatcher's key for it).
+    cannot be inlined (NumPy host arrays).  ``factory(config, key, wrap)`` makes the launcher
+    of one :class:`~cudalite.driver.LaunchConfig` (``key``: the dispatcher's key for it)
+    and returns ``wrap(launcher)`` (the dispatcher's configured-launch object; the
+    launcher itself when ``wrap`` is None): that is what the launcher hands to the slow
+    path as the caller whose guard failed.
 
     Identity cache: for argument kinds whose attribute reads are slow (CuPy arrays,
     torch tensors; ``ArgKind.cache_fields``), the generated code keeps, per
@@ -151,10 +157,10 @@ def make_factory(disp, names, kinds, keys, kernel, record, multi=False):
             after.append(f"AFTER{i}(SH)")
     params = ", ".join(names)
     fname = _name(disp)
-    body = ["def factory(CFG, KEY):", "    SH = CFG.stream"]
+    body = ["def factory(CFG, KEY, WRAP=None):", "    SH = CFG.stream"]
     if multi:  # a stream of another device: the slow path routes (or refuses) each launch
         body += ["    if SH > 2 and STREAM_DEVICE(SH) != DEV:",
-                 "        return SLOW_FACTORY(CFG, KEY)"]
+                 "        return SLOW_FACTORY(CFG, KEY, WRAP)"]
     body.append("    LAUNCH = BIND(CFG)")
     body.append(f"    def {fname}({params}):")
     ind = " " * 8
@@ -198,8 +204,9 @@ def make_factory(disp, names, kinds, keys, kernel, record, multi=False):
     body += [f"{ind}    {line}" for lines in pre for line in lines]
     body += [f"{ind}    {line}" for line in stores]
     body += _launch_block(ind + "    ", kernel, values, ns, after)
-    body.append(f"{ind}SLOW(CFG, ({params}{',' if len(names) == 1 else ''}), KEY, {fname})")
-    body.append(f"    return {fname}")
+    body.append(f"{ind}SLOW(CFG, ({params}{',' if len(names) == 1 else ''}), KEY, _cl_me)")
+    body.append(f"    _cl_me = {fname} if WRAP is None else WRAP({fname})")
+    body.append("    return _cl_me")
     src = "\n".join(body) + "\n"
     exec(compile(src, f"<cudalite launch {kernel.name}>", "exec"), ns)
     factory = ns["factory"]

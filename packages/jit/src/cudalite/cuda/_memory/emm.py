@@ -31,7 +31,7 @@ implements the same protocol over cudalite.driver.  Memory is freed when its las
 reference dies (a plugin's finalizer, or the driver's free), so numba's queue of
 pending deallocations is always empty; ``cuda.defer_cleanup()`` enters the plugin's
 ``defer_cleanup()``, which decides what deferring means for its pool.
-:class:`IpcHandle` is numba's picklable CUDA IPC handle (64 bytes, size, offset).
+:class:`IpcHandle`, numba's picklable CUDA IPC handle, is defined in :mod:`.ipc`.
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ import cudalite.driver as _drv
 
 from .._runtime.api import driver_stream
 from .._runtime.record import jit_runtime
+from .ipc import IpcHandle, IpcMemHandle, handle_bytes  # noqa: F401  (numba's names, defined in .ipc)
 
 __all__ = [
     "MemoryInfo", "MemoryPointer", "AutoFreePointer", "MappedMemory", "PinnedMemory", "ManagedMemory",
@@ -551,105 +552,3 @@ def set_memory_manager(mm_plugin):
     for ctx in contexts:  # contexts made before: their next allocation uses the plugin
         ctx.memory_manager = mm_plugin(context=ctx)
         ctx.memory_manager.initialize()
-
-
-# -- IPC handles -------------------------------------------------------------------------------------
-class IpcMemHandle(bytes):
-    """The 64 bytes of a ``CUipcMemHandle``; ``.reserved`` is them as plain bytes (the
-    field numba's ``IpcHandle.handle.reserved`` reads to send a handle elsewhere)."""
-
-    __slots__ = ()
-
-    @property
-    def reserved(self) -> bytes:
-        return bytes(self)
-
-
-def handle_bytes(handle) -> bytes:
-    """The 64 bytes of an IPC handle given as bytes, a sequence of ints, a ctypes
-    byte array or a cuda.bindings ``CUipcMemHandle`` (what plugins pass)."""
-    get_ptr = getattr(handle, "getPtr", None)
-    if get_ptr is not None:
-        return ctypes.string_at(get_ptr(), 64)
-    reserved = getattr(handle, "reserved", None)  # older cuda-bindings CUipcMemHandle
-    if reserved is not None:
-        handle = reserved
-    return bytes(bytearray(bytes(handle) if not isinstance(handle, (list, tuple)) else [b & 0xFF for b in handle]))
-
-
-class IpcHandle:
-    """A CUDA IPC memory handle: ``IpcHandle(base, handle, size, source_info=None,
-    offset=0)`` as numba's.  ``handle`` is the 64-byte ``CUipcMemHandle``; ``base``
-    keeps the exported memory alive in the exporting process (None once pickled);
-    ``offset`` is the position of the shared memory in its allocation.
-
-    Parameters
-    ----------
-    base : object or None
-        The exported memory (None in the importing process).
-    handle : bytes, sequence of int or CUipcMemHandle
-        The 64-byte handle.
-    size : int
-        Size of the shared memory in bytes.
-    source_info : dict, optional
-        Identity of the exporting device (``Device.get_device_identity()``).
-    offset : int, optional
-        Offset of the shared memory in its allocation (default 0).
-    """
-
-    def __init__(self, base, handle, size, source_info=None, offset=0):
-        self.base = base
-        self.handle = IpcMemHandle(handle_bytes(handle))
-        self.size = size
-        self.source_info = source_info
-        self.offset = offset
-        self._opened = None
-
-    def open(self, context):
-        """Map the memory into this process; returns a MemoryPointer at ``offset``.
-
-        ``open_direct`` is the same method.
-
-        Parameters
-        ----------
-        context : Context
-            The context to map into (``cuda.current_context()``).
-
-        Returns
-        -------
-        MemoryPointer
-
-        Raises
-        ------
-        ValueError
-            In the exporting process, or if the handle is already open.
-        TypeError
-            If ``context`` is None.
-        """
-        if self.base is not None:
-            raise ValueError("opening IpcHandle from original process")
-        if self._opened is not None:
-            raise ValueError("IpcHandle is already opened")
-        if context is None:
-            raise TypeError("IpcHandle.open(context): pass cuda.current_context()")
-        self._opened = context.open_ipc_handle(self.handle, self.offset + self.size)
-        return self._opened.view(self.offset)
-
-    open_direct = open
-
-    def close(self):
-        """Unmap the memory (arrays opened over it become invalid)."""
-        if self._opened is None:
-            raise ValueError("IpcHandle not opened")
-        self._opened.free()
-        self._opened = None
-
-    def __reduce__(self):
-        return (_rebuild_ipc_handle, (self.handle, self.size, self.source_info, self.offset))
-
-    def __repr__(self):
-        return f"<IpcHandle size={self.size} offset={self.offset}>"
-
-
-def _rebuild_ipc_handle(handle, size, source_info, offset):
-    return IpcHandle(None, handle, size, source_info, offset=offset)

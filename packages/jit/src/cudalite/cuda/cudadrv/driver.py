@@ -18,6 +18,7 @@ from cudalite.driver import (  # noqa: F401
     profile_start,
     profile_stop,
 )
+import cudalite.driver as _drv
 from cudalite.driver import device_pointer as drv_pointer
 from cudalite.driver import driver_api as driver  # noqa: F401
 from cudalite.linker import LinkerError  # noqa: F401
@@ -37,7 +38,7 @@ from .._memory.emm import (  # noqa: F401
     PinnedMemory,
     set_memory_manager,
 )
-from .._runtime.api import Device, Event, Stream  # noqa: F401
+from .._runtime.api import Device, Event, Stream, driver_stream  # noqa: F401
 from ..errors import CudaAPIError  # noqa: F401
 
 __all__ = [
@@ -45,8 +46,31 @@ __all__ = [
     "BaseCUDAMemoryManager", "GetIpcHandleMixin", "HostOnlyCUDAMemoryManager", "ManagedMemory", "MappedMemory",
     "MemoryInfo", "MemoryPointer", "OwnedPointer", "PinnedMemory", "IpcHandle", "set_memory_manager",
     "get_version", "profile_start", "profile_stop", "profiling", "device_extents", "device_pointer",
-    "device_memory_size", "driver", "Stream", "Event", "Device",
+    "device_memory_size", "driver", "Stream", "Event", "Device", "device_to_host", "host_to_device",
+    "device_to_device",
 ]
+
+
+def _copy_stream(stream):
+    return None if stream is None or (isinstance(stream, int) and stream == 0) else driver_stream(stream)
+
+
+def device_to_host(dst, src, size, stream=0):
+    """Copy ``size`` bytes from device ``src`` (a MemoryPointer, a device array or an int
+    address) to host buffer ``dst`` (numba's ``driver.device_to_host``); asynchronous on
+    ``stream`` when given."""
+    _drv.copy_device_to_host(dst, device_pointer(src), size, stream=_copy_stream(stream))
+
+
+def host_to_device(dst, src, size, stream=0):
+    """Copy ``size`` bytes from host buffer ``src`` to device ``dst`` (numba's
+    ``driver.host_to_device``)."""
+    _drv.copy_host_to_device(device_pointer(dst), src, size, stream=_copy_stream(stream))
+
+
+def device_to_device(dst, src, size, stream=0):
+    """Copy ``size`` bytes between device buffers (numba's ``driver.device_to_device``)."""
+    _drv.copy_device_to_device(device_pointer(dst), device_pointer(src), size, stream=_copy_stream(stream))
 
 
 def device_pointer(obj):

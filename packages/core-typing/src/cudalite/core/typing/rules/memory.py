@@ -16,16 +16,22 @@ Sizes are checked here, at the user's call, against the target's limits
 allows a block's static shared data; more is dynamic shared memory, sized at
 launch), a local array at most 512 KiB (the per-thread local memory of every
 compute capability; ptxas does not check it, the launch would fail).
+
+A call whose arguments do not type (a runtime or non-integer shape, a bad dtype or
+alignment) gets cudalite's located message plus numba's wording of the same failure
+(:func:`numba_signature_note`: "No implementation of function Function(<function
+shared.array>) found for signature: >>> array(shape=float32, dtype=class(float32))"),
+and a dtype string NumPy does not know is numba's "Invalid NumPy dtype specified".
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...numpy_support import is_ndarray, is_numpy_integer
+from ...numpy_support import is_ndarray, is_numpy_integer, numpy
 
 from ... import device_api as api
-from ...errors import AlignmentError
+from ...errors import AlignmentError, TypingError
 from ...registry import registry
 from ...datamodel import data_models
 from ...types import Array, Boolean, Complex, NumberClass, Record, Signature, Type, type_from_dtype
@@ -33,7 +39,7 @@ from ...types._containers import MAX_NDIM
 from .._records import ArraySpec, ConstArray, Resolved
 from .intrinsics import check_arity
 
-__all__ = ["const_shape", "const_dtype", "MemoryLimits", "memory_limits", "itemsize"]
+__all__ = ["const_shape", "const_dtype", "MemoryLimits", "memory_limits", "itemsize", "numba_signature_note"]
 
 
 @dataclass(frozen=True)
@@ -129,9 +135,46 @@ def const_dtype(site, i=1):
         t = type_from_dtype(value)
     except Exception:  # noqa: BLE001 - NumPy raises several kinds for junk
         t = None
+    if t is None and isinstance(value, str) and not _numpy_dtype_name(value):
+        raise site.error(f"Invalid NumPy dtype specified: {value!r} (NumPy has no dtype of that name)")
     if t is None or not (t.is_scalar or isinstance(t, Record)):
         raise site.error(f"{value!r} is not a supported array dtype")
     return t
+
+
+def _numpy_dtype_name(name: str) -> bool:
+    """Whether NumPy reads ``name`` as a dtype (``'int32'``, ``'f8'``, ``'U5'``...)."""
+    try:
+        numpy().dtype(name)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _literal_str(site, i) -> str:
+    """Argument ``i``'s type as numba shows it in a signature: a constant int, bool or
+    string is its literal type (``Literal[int](10)``), anything else its type."""
+    if site.is_const(i):
+        value = site.consts[i]
+        for kind in (bool, int, str):
+            if isinstance(value, kind):
+                return f"Literal[{kind.__name__}]({value})"
+    return str(site.args[i])
+
+
+def numba_signature_note(site, params) -> str:
+    """numba's report of a call to a device-API function that no typing matched:
+    the function (its name inside the module that exports it, ``shared.array``) and
+    the argument types, each named by its parameter (``params``)."""
+    callee = site.callee
+    qualname = getattr(callee, "__qualname__", None) or site.name
+    module = getattr(callee, "__module__", None) or ""
+    prefix = module.rpartition(".")[2] + "."
+    if qualname.startswith(prefix):  # cudalite's stubs are named cuda.shared.array in module cudalite.cuda
+        qualname = qualname[len(prefix):]
+    shown = ", ".join(f"{p}={_literal_str(site, i)}" for i, p in zip(range(len(site.args)), params))
+    return (f"No implementation of function Function(<function {qualname}>) found for signature:\n \n"
+            f" >>> {qualname.rpartition('.')[2]}({shown})")
 
 
 def _size_limit(space, limits):
@@ -176,12 +219,18 @@ def const_alignment(site, i=2):
     return value
 
 
+_ARRAY_PARAMS = ("shape", "dtype", "alignment")
+
+
 def _array_typer(space):
     def typer(site):
-        check_arity(site, 2, 3)
-        shape = const_shape(site, allow_zero=space == "shared")
-        dtype = const_dtype(site)
-        alignment = const_alignment(site)
+        try:
+            check_arity(site, 2, 3)
+            shape = const_shape(site, allow_zero=space == "shared")
+            dtype = const_dtype(site)
+            alignment = const_alignment(site)
+        except TypingError as e:  # the arguments do not type: numba's words too
+            raise e.add_note_loc(numba_signature_note(site, _ARRAY_PARAMS)) from None
         check_size(site, space, shape, dtype)
         return Resolved(Signature(Array(dtype, max(len(shape), 1), "C"), tuple(site.args)),
                         ArraySpec(shape, dtype, alignment))
@@ -189,10 +238,8 @@ def _array_typer(space):
     return typer
 
 
-registry.call(api.shared.array, params=("shape", "dtype", "alignment"),
-              name="cuda.shared.array")(_array_typer("shared"))
-registry.call(api.local.array, params=("shape", "dtype", "alignment"),
-              name="cuda.local.array")(_array_typer("local"))
+registry.call(api.shared.array, params=_ARRAY_PARAMS, name="cuda.shared.array")(_array_typer("shared"))
+registry.call(api.local.array, params=_ARRAY_PARAMS, name="cuda.local.array")(_array_typer("local"))
 
 
 @registry.call(api.const.array_like, params=("ndarray",), name="cuda.const.array_like")
