@@ -96,7 +96,7 @@ IPC_CHILD = """
         q.put(host.tolist())
 
     if __name__ == "__main__":
-        d = cuda.to_device(np.arange(10, dtype=np.intp))[3:8]
+        d = cuda.to_device(np.arange(3, 8, dtype=np.intp))  # a whole allocation, as numba's test_ipc
         ipch = cuda.current_context().get_ipc_handle(d.gpu_data)
         again = pickle.loads(pickle.dumps(ipch))
         assert again.base is None and again.size == ipch.size and again.handle.reserved == ipch.handle.reserved

@@ -130,3 +130,24 @@ def test_staged_needs_a_source_device(fakes):
         cuda.IpcHandle(None, bytes(64), 8, unknown).open_staged(FakeContext(0, np.zeros(1), fakes))
     with pytest.raises(ValueError, match="from original process"):
         cuda.IpcHandle(object(), bytes(64), 8, IDENT[0]).open_staged(FakeContext(0, np.zeros(1), fakes))
+
+
+def test_get_ipc_handle_of_a_foreign_array_exports_its_bytes(monkeypatch):
+    """``ctx.get_ipc_handle(cuda.as_cuda_array(obj).gpu_data)``: the gpu_data is the
+    foreign object; its CUDA array interface gives the exported bytes (numba's test_ipc
+    with a ForeignArray); anything else is a TypeError naming what it takes."""
+    from cudalite.cuda._memory.emm import GetIpcHandleMixin
+
+    monkeypatch.setattr(drv, "address_range", lambda ptr: (0x10000, 4096))
+    monkeypatch.setattr(drv, "ipc_get_handle", lambda base: bytes(64))
+
+    class Foreign:
+        __cuda_array_interface__ = {"shape": (5,), "strides": None, "typestr": "<i8", "data": (0x10018, False),
+                                    "version": 3}
+
+    mgr = GetIpcHandleMixin()
+    mgr.context = None
+    h = mgr.get_ipc_handle(Foreign())
+    assert (h.size, h.offset) == (40, 0x18)
+    with pytest.raises(TypeError, match=r"get_ipc_handle\(\) takes device memory .* not object"):
+        mgr.get_ipc_handle(object())

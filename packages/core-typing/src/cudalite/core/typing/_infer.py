@@ -592,7 +592,7 @@ class _Inference:
     def expr_Compare(self, e):
         ts = [self.expr(o) for o in e.operands]
         links = []
-        for op, a, b in zip(e.ops, ts, ts[1:]):
+        for i, (op, a, b) in enumerate(zip(e.ops, ts, ts[1:])):
             enum_link = enum_comparison(op, a, b)
             if enum_link is not None:
                 links.append(enum_link)
@@ -613,7 +613,12 @@ class _Inference:
                 found = operator_overload(self, e, op, (a, b), tuple(e.operands))
                 if found is not None:
                     return found
-            if sig is None:
+            if sig is None:  # two constant strings (a specialized str argument == "1"): known now
+                folded = constant_comparison(ir.Compare(e.loc, [op], e.operands[i:i + 2]),
+                                             [self.const_of(e.operands[i]), self.const_of(e.operands[i + 1])])
+                if isinstance(folded, bool):
+                    links.append(Comparison(op, Signature(boolean, (a, b)), constant=folded))
+                    continue
                 raise TypingError(f"cannot compare {a} {op} {b}{fp8_hint(a, b)}", e.loc)
             links.append(Comparison(op, sig))
         self.record_call(e, CallInfo(CallKind.COMPARE, Signature(boolean, tuple(ts)), payload=tuple(links)))

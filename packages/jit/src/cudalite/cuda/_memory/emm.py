@@ -69,6 +69,19 @@ total : int
 """
 
 
+def _cai_bytes(cai) -> tuple:
+    """(first byte's address, byte extent) of the array a CUDA array interface describes."""
+    import numpy as np
+
+    from . import layout as L
+
+    itemsize = np.dtype(cai["typestr"]).itemsize
+    shape = tuple(cai["shape"])
+    strides = cai.get("strides") or L.c_strides(shape, itemsize)
+    lo, hi = L.extent(shape, tuple(strides), itemsize)
+    return cai["data"][0] + lo, hi - lo
+
+
 def _address(pointer) -> int:
     """An int address from an int, a ctypes pointer/integer, a cuda.bindings
     ``CUdeviceptr`` or anything with ``__int__``/``.value``."""
@@ -490,15 +503,24 @@ class GetIpcHandleMixin:
         -------
         IpcHandle
         """
-        # a MemoryPointer (numba's .device_pointer), or the default allocator's memory
-        # (a device array's gpu_data: a cudalite.driver.DeviceMemory)
+        # a MemoryPointer (numba's .device_pointer), the default allocator's memory (a
+        # device array's gpu_data: a cudalite.driver.DeviceMemory), or a foreign array's
+        # object (the gpu_data of cuda.as_cuda_array(obj)): its CUDA array interface
+        cai = getattr(memory, "__cuda_array_interface__", None)
         dp = getattr(memory, "device_pointer", None)
-        ptr = _address(dp) if dp is not None else _drv.device_pointer(memory)
+        if isinstance(cai, dict) and dp is None:
+            ptr, size = _cai_bytes(cai)
+        elif dp is not None or hasattr(memory, "size"):
+            ptr = _address(dp) if dp is not None else _drv.device_pointer(memory)
+            size = memory.size
+        else:
+            raise TypeError(f"get_ipc_handle() takes device memory (a MemoryPointer, a device array's gpu_data or "
+                            f"an object with __cuda_array_interface__), not {type(memory).__name__}")
         base, _size = _drv.address_range(ptr)
         handle = _drv.ipc_get_handle(base)
         dev = self.context.device if self.context is not None else None
         source = None if dev is None else dev.get_device_identity()
-        return IpcHandle(memory, handle, memory.size, source, offset=ptr - base)
+        return IpcHandle(memory, handle, size, source, offset=ptr - base)
 
 
 class DefaultMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
