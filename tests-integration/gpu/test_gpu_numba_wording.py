@@ -19,6 +19,7 @@ def _add_kernel(r, x, y):
     r[0] = x + y
 
 
+@pytest.mark.nosim("the CPU simulator runs the Python function: it has no signatures to match")
 def test_ambiguous_eager_signatures_refuse_the_launch():
     f = cuda.jit(["(float64[::1], float32, float64)", "(float64[::1], float64, float32)",
                   "(float64[::1], int64, int64)"])(_add_kernel)
@@ -44,6 +45,7 @@ def _local_int33(x):
     s[0] = x[0]
 
 
+@pytest.mark.nosim("the CPU simulator does not compile: typing errors appear only when the line runs")
 def test_eager_compile_of_bad_memory_arrays():
     with pytest.raises(TypingError) as info:
         cuda.jit((float32[:],))(_shared_runtime_shape)
