@@ -24,7 +24,7 @@ STDLIB = frozenset(sys.stdlib_module_names) | {"__future__"}
 # import name (longest prefix wins) -> distribution
 DISTRIBUTIONS = {
     "cuda.bindings": "cuda-bindings", "cuda.pathfinder": "cuda-pathfinder", "llvmlite": "llvmlite",
-    "cuda.core": "cuda-core",
+    "cuda.core": "cuda-core", "cuda.compute": "cuda-cccl",
     "numpy": "numpy", "cffi": "cffi", "_cffi_backend": "cffi", "cloudpickle": "cloudpickle",
     "cudalite.core": "cudalite-core", "cudalite.types": "cudalite-core", "cudalite.nvvm": "cudalite-nvvm",
     "cudalite.linker": "cudalite-linker", "cudalite.driver": "cudalite-driver", "cudalite.cuda": "cudalite",

@@ -45,7 +45,8 @@ RULES = {
     ),
     # the runtime sits on top: it may use every package below it
     "jit": (
-        ("cudalite", "cuda.bindings", "cuda.pathfinder", "numpy", "cffi", "llvmlite", "cloudpickle"),
+        # cuda.compute: only cudalite.cuda.cccl, lazily (the operator adapter for cuda-cccl users)
+        ("cudalite", "cuda.bindings", "cuda.pathfinder", "numpy", "cffi", "llvmlite", "cloudpickle", "cuda.compute"),
         ("cuda.core", "cuda.bindings.driver", "cuda.bindings.runtime"),  # driver calls: cudalite.driver
     ),
     "driver": (

@@ -1,0 +1,106 @@
+"""GPU-less tests of ``cudalite.cuda.cccl`` (cuda.compute operators compiled by cudalite):
+the C-ABI wrapper's symbol and LTO-IR for each tuple of value types, return-type
+inference, the compile cache and its key (code, constants, closure values), and the
+errors.  cuda.compute itself is not needed here (the GPU tests use it)."""
+
+from __future__ import annotations
+
+import types as pytypes
+
+import numpy as np
+import pytest
+
+import cudalite.types as T
+from cudalite import cuda
+from cudalite.cuda import cccl
+from cudalite.cuda.cccl import _compiled, _FunctionKey, _return_type, _value_type, _wrapper
+
+
+@cuda.jit(device=True)
+def _square(x):
+    return x * x
+
+
+def _add_squares(a, b):
+    return _square(a) + b
+
+
+def _positive(x):
+    return x > 0
+
+
+def _offset_by(k):
+    def f(x):
+        return x + k
+    return f
+
+
+def test_wrapper_loads_calls_and_stores():
+    w = _wrapper(lambda a, b: a * a + b, 2, "cudalite_op_test_w")
+    a, b, r = np.array([3.0]), np.array([4.0]), np.zeros(1)
+    w(a, b, r)  # the generated Python text itself, run on the host
+    assert r[0] == 13.0
+
+
+def test_each_value_type_tuple_gets_its_own_c_abi_symbol_and_ltoir():
+    key = _FunctionKey(_add_squares)
+    name32, lto32 = _compiled(key, (T.float32, T.float32), T.float32, (8, 0))
+    name64, lto64 = _compiled(key, (T.int64, T.int64), T.int64, (8, 0))
+    assert name32.startswith("cudalite_op__add_squares_") and name32 != name64
+    assert isinstance(lto32, bytes) and lto32 and lto32 != lto64
+    assert _compiled(key, (T.float32, T.float32), T.float32, (8, 0)) == (name32, lto32)  # cached
+
+
+def test_ptx_of_the_wrapper_is_the_pointer_abi():
+    from cudalite.core.types import CPointer, void
+
+    w = _wrapper(_positive, 1, "cudalite_op_ptx_check")
+    ptx, _ = cuda.compile(w, void(CPointer(T.int32), CPointer(T.boolean)), device=True, abi="c",
+                          abi_info={"abi_name": "cudalite_op_ptx_check"}, output="ptx", cc=(8, 0))
+    assert ".visible .func cudalite_op_ptx_check(" in ptx
+    assert ptx.count(".param .b64") == 2  # two pointers, no return value
+
+
+@pytest.mark.parametrize("fn, args, expected", [
+    (_add_squares, (T.float32, T.float32), T.float32),
+    (_add_squares, (T.int32, T.float64), T.float64),
+    (_positive, (T.int16,), T.boolean),
+    (_offset_by(2.5), (T.int64,), T.float64),
+])
+def test_return_types_are_cudalites(fn, args, expected):
+    assert _return_type(fn, args) == expected
+
+
+def test_the_cache_key_follows_code_constants_and_closures():
+    f, g = _offset_by(1), _offset_by(2)
+    assert _FunctionKey(f) != _FunctionKey(g)  # another closure value
+    assert _FunctionKey(f) == _FunctionKey(f)
+    h = pytypes.FunctionType(f.__code__.replace(co_consts=f.__code__.co_consts), f.__globals__, "f", None,
+                             f.__closure__)
+    assert _FunctionKey(h) != _FunctionKey(f)  # another function object
+
+
+def test_value_types_outside_numbers_are_refused():
+    class Td:
+        dtype = np.dtype([("x", np.int32), ("y", np.float32)])
+
+    with pytest.raises(TypeError, match=r"cccl.op\(\): values of type .* are not supported yet"):
+        _value_type(Td())
+    assert _value_type(pytypes.SimpleNamespace(dtype=np.dtype(np.uint16))) == T.uint16
+
+
+def test_op_takes_a_function():
+    with pytest.raises(TypeError, match=r"cccl.op\(\) takes a Python function, not int"):
+        cccl.op(3)
+
+
+def test_op_without_cuda_compute_says_what_to_install():
+    try:
+        import cuda.compute  # noqa: F401
+    except ImportError:
+        with pytest.raises(ImportError, match="pip install cuda-cccl"):
+            cccl.op(_positive)
+    else:
+        from cuda.compute.op import OpAdapter
+
+        assert isinstance(cccl.op(_positive), OpAdapter)
