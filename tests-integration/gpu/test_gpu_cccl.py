@@ -84,3 +84,35 @@ def test_a_second_use_compiles_nothing():
         assert d_out.get()[0] == 64
     after = cccl._compiled.cache_info()
     assert after.misses - before.misses <= 1
+
+
+_TABLE = None  # a module global a stateful operator reads (rebound by the test)
+
+
+def _from_table(i):
+    return _TABLE[i % 4] + 0.5
+
+
+def test_stateful_operator_reads_captured_arrays_through_the_state():
+    x = np.arange(64, dtype=np.int64)
+    table = cp.asarray(np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]))
+
+    def scaled(i):  # a closure over a 2-d device array and a constant
+        return table[i % 2, 2] * 10 + i
+
+    out = cp.empty(x.size)
+    compute.unary_transform(d_in=cp.asarray(x), d_out=out, op=cccl.op(scaled), num_items=x.size)
+    np.testing.assert_array_equal(out.get(), np.where(x % 2 == 0, 3.0, 6.0) * 10 + x)
+
+
+def test_a_rebound_global_array_reaches_the_next_call_without_a_recompile():
+    global _TABLE
+    x = np.arange(32, dtype=np.int64)
+    op = cccl.op(_from_table)
+    for k in (1.0, 7.0):
+        _TABLE = cp.asarray(np.arange(4, dtype=np.float64) * k)
+        before = cccl._compiled.cache_info().misses
+        out = cp.empty(x.size)
+        compute.unary_transform(d_in=cp.asarray(x), d_out=out, op=op, num_items=x.size)
+        np.testing.assert_array_equal(out.get(), (x % 4) * k + 0.5)
+    assert cccl._compiled.cache_info().misses == before  # the second array: same code, new state

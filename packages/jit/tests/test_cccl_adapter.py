@@ -104,3 +104,67 @@ def test_op_without_cuda_compute_says_what_to_install():
         from cuda.compute.op import OpAdapter
 
         assert isinstance(cccl.op(_positive), OpAdapter)
+
+
+class _FakeDeviceArray:
+    """An object with a CUDA array interface (no memory behind it: compile-only tests)."""
+
+    def __init__(self, ptr, shape, typestr="<f4", strides=None):
+        self.__cuda_array_interface__ = {"shape": shape, "typestr": typestr, "data": (ptr, False), "version": 3,
+                                         "strides": strides}
+
+
+_TABLE = _FakeDeviceArray(0x1000, (4,))
+
+
+def _lookup(x):
+    return x + _TABLE[1]
+
+
+def _weighted_by(weights, scale):
+    def weighted(a, b):
+        return a * weights[0, 1] * scale + b
+    return weighted
+
+
+def test_captured_device_arrays_become_the_state():
+    from cudalite.cuda.cccl import _state_arrays, _state_bytes, _stateless_form
+
+    assert [n for n, _ in _state_arrays(_lookup)] == ["_TABLE"]
+    assert np.frombuffer(_state_bytes(_state_arrays(_lookup)), np.int64).tolist() == [0x1000, 4]
+    w = _weighted_by(_FakeDeviceArray(0x2000, (2, 3), "<f8"), 3)
+    f, arrays = _stateless_form(w)
+    assert arrays == [(T.float64, 2)]
+    assert _return_type(f, (T.Array(T.float64, 2, "C"), T.float32, T.float32)) == T.float64
+    name, lto = _compiled(_FunctionKey(w), (T.float32, T.float32), T.float64, (8, 0))
+    assert name.startswith("cudalite_op_weighted_") and lto
+
+
+def test_the_state_pointer_and_shape_are_not_part_of_the_compiled_code():
+    a = _weighted_by(_FakeDeviceArray(0x2000, (2, 3), "<f8"), 3)
+    b = _weighted_by(_FakeDeviceArray(0x9000, (5, 7), "<f8"), 3)
+    c = _weighted_by(_FakeDeviceArray(0x9000, (5, 7), "<f4"), 3)
+    assert _FunctionKey(a).digest == _FunctionKey(b).digest != _FunctionKey(c).digest
+
+
+def test_a_strided_captured_array_is_refused():
+    from cudalite.cuda.cccl import _stateless_form
+
+    w = _weighted_by(_FakeDeviceArray(0x2000, (2, 3), "<f8", strides=(8, 16)), 3)
+    with pytest.raises(TypeError, match=r"the captured array 'weights' is not C-contiguous"):
+        _stateless_form(w)
+
+
+def test_voidptr_indexing_is_refused_and_carray_needs_a_dtype():
+    from cudalite.core.errors import TypingError
+
+    def index(p):
+        return p[0]
+
+    def untyped(p):
+        return cuda.carray(p, 4)[0]
+
+    with pytest.raises(TypingError, match="a voidptr points at untyped memory and cannot be indexed"):
+        cuda.compile(index, "int64(voidptr)", device=True, output="ptx", cc=(8, 0))
+    with pytest.raises(TypingError, match=r"a voidptr has no element type: pass the dtype"):
+        cuda.compile(untyped, "float32(voidptr)", device=True, output="ptx", cc=(8, 0))

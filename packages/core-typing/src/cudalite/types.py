@@ -1,7 +1,7 @@
 """Public type names, as in ``numba.types``: ``from cudalite import types``.
 
 A facade over :mod:`cudalite.core.types`; scalar names (``int32``, ``float32``...),
-``void``, ``CPointer``, ``UniTuple``, ``Tuple``, ``Array``, ``Record`` and aliases
+``void``, ``voidptr``, ``CPointer``, ``UniTuple``, ``Tuple``, ``Array``, ``Record`` and aliases
 such as ``b1``, ``i4``, ``f8``, ``intp``; ``from_dtype`` (a NumPy dtype -> its type),
 ``as_dtype`` (a type -> its NumPy dtype) and ``signature(return_type, *args)``.
 """
@@ -9,7 +9,7 @@ such as ``b1``, ``i4``, ``f8``, ``intp``; ``from_dtype`` (a NumPy dtype -> its t
 from cudalite.core.types import (  # noqa: F401
     TYPE_NAMES as _NAMES, Array, CPointer, NestedArray, Record, Signature, Tuple, Type, UniTuple, from_dtype,
     bfloat16, boolean, complex64, complex128, float16, float32, float64, fp8_e4m3, fp8_e5m2, fp8_e8m0, int8, int16,
-    int32, int64, intp, none, uint8, uint16, uint32, uint64, uintp, void,
+    int32, int64, intp, none, uint8, uint16, uint32, uint64, uintp, void, voidptr,
 )
 from cudalite.core.types import BFloat16 as _BFloat16, Fp8 as _Fp8
 from cudalite.core.types import Boolean as _Boolean, Complex as _Complex, Float as _Float, Integer as _Integer

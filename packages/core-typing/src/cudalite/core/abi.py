@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from .errors import CompilerError
 from .types import (
     Array, BFloat16, BFloat16Raw, Boolean, CharSeq, Complex, CPointer, EnumMember, Float, Fp8, Integer, Record,
-    SliceType, Tuple,
+    NoneType, SliceType, Tuple,
     UnicodeCharSeq, VectorType,
 )
 
@@ -138,9 +138,10 @@ def llvm_value_text(t) -> str:
         return "{" + ", ".join(llvm_value_text(i) for i in t.types) + "}"
     if isinstance(t, Array):
         return f"{{{llvm_memory_text(t.dtype)}*, [{t.ndim} x i64], [{t.ndim} x i64]}}"
-    if isinstance(t, CPointer):
+    if isinstance(t, CPointer):  # voidptr (a pointer to none/void) is i8*, as C's void*
         space = f" addrspace({t.addrspace})" if t.addrspace else ""
-        return f"{llvm_memory_text(t.dtype)}{space}*"
+        pointee = "i8" if isinstance(t.dtype, NoneType) else llvm_memory_text(t.dtype)
+        return f"{pointee}{space}*"
     if isinstance(t, Record):
         return "i8*"
     if isinstance(t, (CharSeq, UnicodeCharSeq)):

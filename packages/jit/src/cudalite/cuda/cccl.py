@@ -23,6 +23,13 @@ current device.  Compiled operators are cached per (function, value types, targe
 the function's identity and its code, constants and closure values, so a second call
 with the same operator compiles nothing, and an edited or re-captured one recompiles.
 
+A function that reads device arrays (anything with ``__cuda_array_interface__``) as
+globals or closure variables is a *stateful* operator: it is recompiled with those arrays
+as leading parameters, and the wrapper (``void name(void* state, T0* a0, ..., R*
+result)``) rebuilds them from cuda.compute's state bytes (each array's data pointer,
+then its extents, as int64s), which ``get_state()`` packs at every call -- so a new
+array of the same dtype and rank needs no recompile.
+
 cuda.compute's own Python-callable path (``make_op_adapter(callable)``) is hard-wired
 to numba-cuda-mlir; docs/guide/cccl.md says what it would need to accept another
 compiler.  Values are numbers and booleans (cuda.compute's POD types; bfloat16 and
@@ -86,10 +93,22 @@ def _adapter_class():
         def __init__(self, func):
             self.func = func
 
+        @property
+        def is_stateful(self):
+            return bool(_state_arrays(self.func))
+
+        def get_state(self):
+            return _state_bytes(_state_arrays(self.func))
+
+        @property
+        def state_alignment(self):
+            return 8
+
         def get_return_type(self, input_types):
             from cuda.compute import types as cccl_types
 
-            rt = _return_type(self.func, tuple(_value_type(t) for t in input_types))
+            func, arrays = _stateless_form(self.func)
+            rt = _return_type(func, tuple(array_type(a) for a in arrays) + tuple(_value_type(t) for t in input_types))
             return cccl_types.from_numpy_dtype(_numpy_dtype(rt))
 
         def compile(self, input_types, output_type=None):
@@ -99,7 +118,9 @@ def _adapter_class():
                 output_type = self.get_return_type(input_types)
             args = tuple(_value_type(t) for t in input_types)
             name, ltoir = _compiled(_FunctionKey(self.func), args, _value_type(output_type), _target_cc())
-            return RawOp(ltoir=ltoir, name=name).compile(input_types, output_type)
+            state = self.get_state()
+            return RawOp(ltoir=ltoir, name=name, state=state, state_alignment=8 if state else 1).compile(
+                input_types, output_type)
 
         def __eq__(self, other):
             return type(other) is type(self) and _FunctionKey(self.func) == _FunctionKey(other.func)
@@ -123,8 +144,9 @@ class _FunctionKey:
     def __init__(self, func):
         self.func = func
         code = func.__code__
-        cells = tuple(repr(c.cell_contents) for c in (func.__closure__ or ()))
-        parts = (code.co_code, repr(code.co_consts), repr(func.__defaults__), cells)
+        cells = tuple(_digest_value(c.cell_contents) for c in (func.__closure__ or ()))
+        globs = tuple((n, _digest_value(func.__globals__[n])) for n in code.co_names if n in func.__globals__)
+        parts = (code.co_code, repr(code.co_consts), repr(func.__defaults__), cells, globs)
         self.digest = hashlib.sha256(pickle.dumps(parts)).hexdigest()[:16]
 
     def __eq__(self, other):
@@ -132,6 +154,65 @@ class _FunctionKey:
 
     def __hash__(self):
         return hash((id(self.func), self.digest))
+
+
+def _digest_value(v):
+    """What a captured value contributes to the compiled code: a device array its
+    dtype, rank and layout (its pointer and shape travel in the state bytes), a
+    constant its repr, anything else (functions, modules) its identity."""
+    cai = getattr(v, "__cuda_array_interface__", None)
+    if isinstance(cai, dict):
+        return ("array", cai["typestr"], len(cai["shape"]))
+    if isinstance(v, (bool, int, float, complex, str, bytes, tuple, np.generic)):
+        return ("const", repr(v))
+    return ("object", id(v))
+
+
+def _state_arrays(func):
+    """``[(name, array)]``: the device arrays (objects with a CUDA array interface)
+    ``func`` reads as globals or closure variables, in a fixed order."""
+    code = func.__code__
+    found = []
+    for name, cell in zip(code.co_freevars, func.__closure__ or ()):
+        try:
+            value = cell.cell_contents
+        except ValueError:  # an empty cell
+            continue
+        if isinstance(getattr(value, "__cuda_array_interface__", None), dict):
+            found.append((name, value))
+    for name in code.co_names:
+        value = func.__globals__.get(name)
+        if isinstance(getattr(value, "__cuda_array_interface__", None), dict) and all(n != name for n, _ in found):
+            found.append((name, value))
+    return found
+
+
+def _array_layout(name, arr):
+    """(cudalite dtype, shape) of captured array ``arr``; TypeError unless C-contiguous."""
+    from cudalite.core.types import from_dtype
+
+    from ._memory import layout as L
+
+    cai = arr.__cuda_array_interface__
+    dtype = np.dtype(cai["typestr"])
+    shape = tuple(cai["shape"])
+    strides = cai.get("strides")
+    if strides is not None and tuple(strides) != tuple(L.c_strides(shape, dtype.itemsize)) and L.extent(
+            shape, tuple(strides), dtype.itemsize)[1] != 0:
+        raise TypeError(f"cccl.op(): the captured array {name!r} is not C-contiguous (strides {tuple(strides)}); "
+                        "capture a contiguous copy")
+    return from_dtype(dtype), shape
+
+
+def _state_bytes(arrays) -> bytes:
+    """Each captured array's data pointer then its extents, as int64s (the wrapper reads
+    them back with ``carray``)."""
+    words = []
+    for _name, arr in arrays:
+        cai = arr.__cuda_array_interface__
+        words.append(int(cai["data"][0]))
+        words.extend(int(n) for n in cai["shape"])
+    return np.array(words, dtype=np.int64).tobytes()
 
 
 def _value_type(td):
@@ -178,28 +259,103 @@ def _target_cc():
 @functools.lru_cache(maxsize=512)
 def _compiled(key, args, result, cc):
     """(symbol, LTO-IR) of the C-ABI wrapper of ``key.func`` for value types ``args``."""
-    from cudalite.core.types import CPointer, void
+    from cudalite.core.types import CPointer, void, voidptr
 
     from ._compiler.api import jit_compile
 
     tag = hashlib.sha256(repr((key.digest, args, result, cc)).encode()).hexdigest()[:16]
     name = f"cudalite_op_{getattr(key.func, '__name__', 'op')}_{tag}"
     name = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in name)
-    wrapper = _wrapper(key.func, len(args), name)
-    sig = void(*(CPointer(a) for a in args), CPointer(result))
+    func, arrays = _stateless_form(key.func)
+    wrapper = _wrapper(func, len(args), name, arrays)
+    state = (voidptr,) if arrays else ()
+    sig = void(*state, *(CPointer(a) for a in args), CPointer(result))
     ltoir, _ = jit_compile(wrapper, sig, device=True, abi="c", abi_info={"abi_name": name}, output="ltoir",
                            cc=cc)
     return name, ltoir
 
 
-def _wrapper(func, n, name):
-    """``def name(a0, ..., result): result[0] = func(a0[0], ...)`` with its text in
-    linecache (the frontend compiles functions from their source)."""
-    params = ", ".join(f"a{i}" for i in range(n))
-    loads = ", ".join(f"a{i}[0]" for i in range(n))
-    text = f"def {name}({params}{', ' if n else ''}result):\n    result[0] = func({loads})\n"
+def _wrapper(func, n, name, arrays=()):
+    """``def name([state, ]a0, ..., result): result[0] = func([s0, ...,] a0[0], ...)``
+    with its text in linecache (the frontend compiles functions from their source).
+    ``arrays`` (``[(dtype, ndim)]``): the captured arrays ``func`` takes first, rebuilt
+    from the state: each one's data pointer then its extents, as int64s."""
+    from cudalite.core.types import int64, voidptr
+
+    from . import carray
+
+    params = ["state"] if arrays else []
+    params += [f"a{i}" for i in range(n)] + ["result"]
+    lines = []
+    namespace = {"func": func, "carray": carray, "int64": int64, "voidptr": voidptr}
+    if arrays:
+        words = sum(1 + ndim for _dtype, ndim in arrays)
+        lines += [f"    words = carray(state, {words}, int64)", f"    pointers = carray(state, {words}, voidptr)"]
+    state_args, at = [], 0
+    for k, (dtype, ndim) in enumerate(arrays):
+        namespace[f"dtype{k}"] = dtype
+        shape = ", ".join(f"words[{at + 1 + d}]" for d in range(ndim))
+        lines.append(f"    s{k} = carray(pointers[{at}], ({shape},), dtype{k})")
+        state_args.append(f"s{k}")
+        at += 1 + ndim
+    call = ", ".join(state_args + [f"a{i}[0]" for i in range(n)])
+    lines.append(f"    result[0] = func({call})")
+    text = f"def {name}({', '.join(params)}):\n" + "\n".join(lines) + "\n"
     filename = f"<cudalite.cccl {name}>"
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
-    namespace = {"func": func}
     exec(compile(text, filename, "exec"), namespace)  # noqa: S102 - generated from integers and a checked name
     return namespace[name]
+
+
+def _stateless_form(func):
+    """``(func', [(dtype, ndim)])``: ``func`` itself when it captures no device array,
+    else ``func`` rewritten to take the captured arrays as leading parameters of the
+    same names (its other closure variables become globals of the same values, which
+    cudalite freezes as constants either way), as cuda.compute's own stateful path does."""
+    arrays = _state_arrays(func)
+    if not arrays:
+        return func, []
+    layouts = [(_array_layout(n, a)[0], len(a.__cuda_array_interface__["shape"])) for n, a in arrays]
+    return _with_state_parameters(func, tuple(n for n, _ in arrays)), layouts
+
+
+def array_type(arr):
+    """The cudalite type a captured array has inside the operator (C-contiguous)."""
+    from cudalite.core.types import Array
+
+    dtype, shape = _array_layout("array", arr)
+    return Array(dtype, len(shape), "C")
+
+
+@functools.lru_cache(maxsize=256)
+def _rewritten(func, names, digest):
+    import ast
+    import inspect
+    import textwrap
+
+    try:
+        source = textwrap.dedent(inspect.getsource(func))
+    except (OSError, TypeError) as e:
+        raise TypeError(f"cccl.op(): {func.__qualname__} captures device arrays ({', '.join(names)}); passing them "
+                        "as the operator's state needs its source code, which Python does not have") from e
+    tree = ast.parse(source)
+    fdef = tree.body[0]
+    if not isinstance(fdef, ast.FunctionDef):
+        raise TypeError(f"cccl.op(): {func.__qualname__} captures device arrays ({', '.join(names)}): define it "
+                        "with def (a lambda cannot take them as parameters)")
+    fdef.decorator_list = []
+    fdef.args.args = [ast.arg(arg=n) for n in names] + fdef.args.posonlyargs + fdef.args.args
+    fdef.args.posonlyargs = []
+    text = ast.unparse(ast.fix_missing_locations(tree)) + "\n"
+    filename = f"<cudalite.cccl state {func.__qualname__} {digest}>"
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    namespace = dict(func.__globals__)
+    for name, cell in zip(func.__code__.co_freevars, func.__closure__ or ()):
+        if name not in names:
+            namespace[name] = cell.cell_contents
+    exec(compile(text, filename, "exec"), namespace)  # noqa: S102 - the user's own function, re-parameterized
+    return namespace[fdef.name]
+
+
+def _with_state_parameters(func, names):
+    return _rewritten(func, names, _FunctionKey(func).digest)

@@ -96,8 +96,8 @@ def value_type(t):
         return ir.LiteralStructType([
             ptr(memory_type(t.dtype)), ir.ArrayType(I64, t.ndim), ir.ArrayType(I64, t.ndim),
         ])
-    if isinstance(t, CPointer):
-        return ptr(memory_type(t.dtype), t.addrspace)
+    if isinstance(t, CPointer):  # voidptr (a pointer to none/void) is i8*, as C's void*
+        return ptr(I8 if isinstance(t.dtype, NoneType) else memory_type(t.dtype), t.addrspace)
     if isinstance(t, Record):
         return ptr(I8)
     if isinstance(t, ArrayCTypes):  # arr.ctypes: the data address

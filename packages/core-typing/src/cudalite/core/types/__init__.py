@@ -19,7 +19,7 @@ from ._fp8 import (
     fp8_interpretation_t, saturation_t,
 )
 from ._scalar import __all__ as _scalar_all
-from ._signature import TYPE_NAMES, as_type, parse_signature, parse_type
+from ._signature import TYPE_NAMES, as_type, parse_signature, parse_type, voidptr
 from ._typeof import (
     DeviceArrayRef, bfloat16_dtype, device_array_ref, dtype_of, from_dtype, type_from_dtype, typeof_constant,
 )
@@ -29,7 +29,8 @@ Type._convert_arg = staticmethod(as_type)  # int32("float32"), float64(np.float3
 Type._array_of = staticmethod(array_from_subscript)  # my_type[::1]: see Type.__getitem__
 
 __all__ = [
-    "Signature", "Type", "Array", "ArrayCTypes", "CPointer", "NamedTuple", "NestedArray", "Record", "Tuple", "UniTuple",
+    "Signature", "Type", "Array", "ArrayCTypes", "CPointer", "voidptr", "NamedTuple", "NestedArray", "Record", "Tuple",
+    "UniTuple",
     "array_from_subscript", "BoundMethod", "DType", "EnumClass", "EnumMember", "Module", "NumberClass", "Opaque",
     "PyFunction", "RangeType", "SliceType", "StringLiteral", "TYPE_NAMES", "as_type",
     "parse_signature", "parse_type", "dtype_of", "from_dtype", "type_from_dtype", "typeof_constant",

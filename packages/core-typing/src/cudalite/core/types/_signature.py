@@ -13,6 +13,11 @@ from ._vector import vector_type_named
 
 __all__ = ["as_type", "parse_signature", "parse_type", "TYPE_NAMES"]
 
+# numba's ``types.voidptr``: a pointer to untyped memory (``void*``, ``i8*`` in NVVM IR).
+# It cannot be indexed; ``cuda.carray(p, shape, dtype)`` views the memory as an array of
+# ``dtype``, and any ``CPointer(T)`` converts to it.
+voidptr = CPointer(S.void)
+
 TYPE_NAMES = {
     "bool": S.boolean, "boolean": S.boolean, "b1": S.boolean, "bool_": S.boolean,
     "int8": S.int8, "int16": S.int16, "int32": S.int32, "int64": S.int64,
@@ -25,7 +30,7 @@ TYPE_NAMES = {
     "float_": S.float32, "double": S.float64, "bfloat16": S.bfloat16,
     "fp8_e4m3": F.fp8_e4m3, "fp8_e5m2": F.fp8_e5m2, "fp8_e8m0": F.fp8_e8m0,
     "complex64": S.complex64, "complex128": S.complex128, "c8": S.complex64, "c16": S.complex128,
-    "void": S.void, "none": S.none,
+    "void": S.void, "none": S.none, "voidptr": voidptr,
 }
 
 def _tuple_type(*items):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ...registry import registry
 from ...types import (
-    Array, Boolean, CPointer, DType, Integer, NestedArray, Record, Signature, SliceType, StringLiteral, Tuple,
+    Array, Boolean, CPointer, DType, Integer, NestedArray, NoneType, Record, Signature, SliceType, StringLiteral, Tuple,
     UniTuple, int64, none,
 )
 from .._records import ArrayView, RecordField, Resolved, TupleIndex
@@ -114,14 +114,22 @@ def _tuple_getitem(site):
     raise site.error(f"a heterogeneous tuple ({tup}) can only be indexed by a constant")
 
 
+def _check_typed(site):
+    if isinstance(site.recv.dtype, NoneType):
+        raise site.error("a voidptr points at untyped memory and cannot be indexed: view it as an array with "
+                         "cuda.carray(ptr, shape, dtype)")
+
+
 @registry.method(CPointer, "__getitem__")
 def _ptr_getitem(site):
+    _check_typed(site)
     (index,) = site.args
     return Signature(site.recv.dtype, (int64,)) if _is_index(index) else None
 
 
 @registry.method(CPointer, "__setitem__")
 def _ptr_setitem(site):
+    _check_typed(site)
     index, value = site.args
     if not _is_index(index) or not can_convert(value, site.recv.dtype):
         return None

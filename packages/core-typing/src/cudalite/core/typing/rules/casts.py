@@ -50,8 +50,8 @@ def can_convert(src, dst) -> bool:
         return (src.dtype == dst.dtype and src.ndim == dst.ndim
                 and (dst.layout == "A" or src.layout == dst.layout)
                 and (dst.readonly or not src.readonly))
-    if isinstance(src, CPointer) and isinstance(dst, CPointer):
-        return src.dtype == dst.dtype
+    if isinstance(src, CPointer) and isinstance(dst, CPointer):  # any pointer converts to a voidptr
+        return src.dtype == dst.dtype or (isinstance(dst.dtype, NoneType) and src.addrspace == dst.addrspace)
     if isinstance(src, NoneType) and isinstance(dst, NoneType):
         return True
     return _string_store(src, dst) or _extension_converts(src, dst)

@@ -34,7 +34,7 @@ from ... import device_api as api
 from ...errors import AlignmentError, TypingError
 from ...registry import registry
 from ...datamodel import data_models
-from ...types import Array, Boolean, Complex, NumberClass, Record, Signature, Type, type_from_dtype
+from ...types import Array, Boolean, Complex, CPointer, NumberClass, Record, Signature, Type, type_from_dtype
 from ...types._containers import MAX_NDIM
 from .._records import ArraySpec, ConstArray, Resolved
 from .intrinsics import check_arity
@@ -65,6 +65,8 @@ def itemsize(t) -> int:
         return t.size
     if isinstance(t, Boolean):
         return 1
+    if isinstance(t, CPointer):  # a pointer element (an array of pointers: carray(p, n, voidptr))
+        return 8
     members = _struct_members(t)
     if members is not None:
         size, align = 0, 1

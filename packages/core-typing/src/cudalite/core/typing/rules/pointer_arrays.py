@@ -4,14 +4,14 @@ array view over the memory a ``CPointer`` points at.
 ``shape`` is an integer or a tuple of integers (run-time values allowed); the result
 is a C- (``carray``) or F-layout (``farray``) array of the pointer's element type.
 ``dtype``, when given (a type, NumPy type or dtype string), must equal that element
-type, as in numba.
+type, as in numba; of a ``voidptr`` it is required and gives the element type.
 """
 
 from __future__ import annotations
 
 from ...pointer_arrays import carray, farray
 from ...registry import registry
-from ...types import Array, Boolean, CPointer, Integer, Signature, Tuple
+from ...types import Array, Boolean, CPointer, Integer, NoneType, Signature, Tuple
 from ...types._containers import MAX_NDIM
 from .intrinsics import check_arity
 from .memory import const_dtype
@@ -41,7 +41,12 @@ def _typer(layout):
             raise site.error(f"the first argument must be a pointer (CPointer), not {ptr}")
         ndim = _shape_ndim(site, site.args[1])
         dtype = ptr.dtype
-        if len(site.args) > 2 and not (site.is_const(2) and site.consts[2] is None):
+        given = len(site.args) > 2 and not (site.is_const(2) and site.consts[2] is None)
+        if isinstance(dtype, NoneType):  # a voidptr: the dtype says what the memory holds
+            if not given:
+                raise site.error("a voidptr has no element type: pass the dtype, carray(ptr, shape, dtype)")
+            dtype = const_dtype(site, 2)
+        elif given:
             want = const_dtype(site, 2)
             if want != dtype:
                 raise site.error(f"mismatching dtype '{want}' for pointer type '{ptr}'")
