@@ -24,15 +24,16 @@ def tuple_equality(a, b) -> Comparison:
     sig = Signature(boolean, (a, b))
     if len(a) != len(b):
         return Comparison("==", sig, constant=False)
-    items = []
-    for x, y in zip(a.types, b.types):
-        if isinstance(x, Tuple) and isinstance(y, Tuple):
-            items.append(tuple_equality(x, y))
-            continue
-        item = compare_signature("==", x, y)
-        items.append(Comparison("==", Signature(boolean, (x, y)), constant=False) if item is None
-                     else Comparison("==", item))
-    return Comparison("==", sig, items=tuple(items))
+    return Comparison("==", sig, items=tuple(_equality(x, y) for x, y in zip(a.types, b.types)))
+
+
+def _equality(x, y) -> Comparison:
+    """The link for ``x == y`` of two items: tuples item by item, types that never
+    compare equal a constant False."""
+    if isinstance(x, Tuple) and isinstance(y, Tuple):
+        return tuple_equality(x, y)
+    sig = compare_signature("==", x, y)
+    return Comparison("==", Signature(boolean, (x, y)), constant=False) if sig is None else Comparison("==", sig)
 
 
 def membership(op, a, b, loc) -> Comparison:
@@ -40,14 +41,7 @@ def membership(op, a, b, loc) -> Comparison:
     if not isinstance(b, Tuple):
         raise TypingError(f"the '{op}' operator is supported with a tuple on its right, not {a} and {b}", loc)
     sig = Signature(boolean, (a, b))
-    items = []
-    for y in b.types:
-        if isinstance(a, Tuple) and isinstance(y, Tuple):
-            items.append(tuple_equality(a, y))
-            continue
-        item = compare_signature("==", a, y)
-        items.append(Comparison("==", Signature(boolean, (a, y)), constant=False) if item is None
-                     else Comparison("==", item))
+    items = [_equality(a, y) for y in b.types]
     if all(i.constant is False for i in items):
         return Comparison(op, sig, constant=op == "not in", items=tuple(items))
     return Comparison(op, sig, items=tuple(items))
