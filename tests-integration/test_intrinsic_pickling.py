@@ -116,4 +116,4 @@ def test_malformed_intrinsic_pickles_are_refused():
     with pytest.raises(pickle.UnpicklingError, match="@intrinsic is malformed .*id and name are not strings"):
         _rebuild(3, "f", b"", False)
     with pytest.raises(pickle.UnpicklingError, match="@intrinsic is malformed .*typing function is a int"):
-        _rebuild("no-such-id", "f", pickle.dumps(3), False)
+        _rebuild("no-such-id", "f", 3, False)

@@ -17,6 +17,8 @@ import textwrap
 
 import pytest
 
+from cudalite.core.nested_pickle import NestedStream
+
 from cudalite import cuda
 
 SENDER = textwrap.dedent('''
@@ -295,16 +297,24 @@ def test_pickle_from_an_earlier_version_is_refused_clearly(name):
 
 
 @pytest.mark.parametrize("mangle, what", [
-    (lambda r: ("something else",), r"is malformed \(not a by-value record\)"),
-    (lambda r: (r[0], 99, r[2], r[3]), r"was made by another cudalite version \(by-value format 99, this one "
-                                       r"reads 1\)"),
-    (lambda r: (*r[:2], "text", r[3]), r"is malformed \(the pickled function is not bytes\)"),
-    (lambda r: (*r[:3], [("f", "x")]), r"is malformed \(the source texts are not a tuple\)"),
-    (lambda r: (*r[:3], (("f", 1),)), r"is malformed \(a source text is not \(file name, text\)\)"),
+    (lambda r, st: (("something else", *r[1:]), st), r"is malformed \(not a by-value record\)"),
+    (lambda r, st: ((r[0], 99, r[2]), st), r"was made by another cudalite version \(by-value format 99, this one "
+                                           r"reads 1\)"),
+    (lambda r, st: (r, NestedStream(pickle.dumps("text"))), r"is malformed \(the pickled stream holds a str, not a "
+                                                           r"kernel, device function or ufunc\)"),
+    (lambda r, st: ((*r[:2], [("f", "x")]), st), r"is malformed \(the source texts are not a tuple\)"),
+    (lambda r, st: ((*r[:2], (("f", 1),)), st), r"is malformed \(a source text is not \(file name, text\)\)"),
 ])
 def test_malformed_record_is_an_unpickling_error(mangle, what):
-    fn, (record,) = _local().__reduce__()
-    data = pickle.dumps(_Stream(fn, (mangle(record),)))
+    """The record (magic, format version, carried sources) is checked before the nested
+    stream is opened, and what the stream holds must be a kernel."""
+    from cudalite.cuda._dispatch import pickling
+
+    fn, (record, stream) = _local().__reduce__()
+    check, fields = record.__reduce__()
+    assert check is pickling._check_record
+    fields, stream = mangle(fields, stream)
+    data = pickle.dumps(_Stream(fn, (_Stream(check, fields), stream)))
     with pytest.raises(pickle.UnpicklingError, match=r"this pickle of a CUDA kernel, device function or ufunc " + what):
         pickle.loads(data)
 

@@ -18,7 +18,8 @@ result value (for a ``void`` result: anything, ignored).  Inline PTX goes throug
 
 Pickling (numba's ``_Intrinsic`` semantics): an intrinsic its module names pickles by
 reference; any other (a local one, one in ``__main__``) by value, its typing function
-as a ``cloudpickle`` stream nested in the pickle (so plain ``pickle.dumps`` works too),
+as a ``cloudpickle`` stream nested in the pickle (so plain ``pickle.dumps`` works too;
+:class:`~cudalite.core.nested_pickle.NestedStream`: the user's unpickler opens it),
 with an id.  Unpickling in a process where the intrinsic of that id is alive gives
 that object back; :attr:`Intrinsic._memo` (weak) finds it, and
 :attr:`Intrinsic._recent` keeps the last 128 intrinsics pickled or unpickled alive, as
@@ -37,6 +38,7 @@ from dataclasses import dataclass
 from llvmlite import ir
 
 from cudalite.core.errors import LoweringError, TypingError
+from cudalite.core.nested_pickle import NestedStream
 from cudalite.core.registry import registry
 from cudalite.core.types import NoneType, Signature, Void
 from cudalite.core.typing import Resolved
@@ -85,7 +87,7 @@ class Intrinsic:
             self._remember(uuid.uuid4().hex)
         import cloudpickle  # by value: the typing function (a local function, a lambda, ...) travels
 
-        return (_rebuild, (self._uuid, self._name, cloudpickle.dumps(self._defn), self.prefer_literal))
+        return (_rebuild, (self._uuid, self._name, NestedStream(cloudpickle.dumps(self._defn)), self.prefer_literal))
 
     def _remember(self, uid):
         self._uuid = uid
@@ -100,15 +102,12 @@ def _malformed(detail):
 
 def _rebuild(uid, name, defn, prefer_literal):
     """An unpickled intrinsic: the live one of this id, else a new one (remembered).
-    ``defn``: the typing function's cloudpickle bytes (a function itself in pickles
-    made before they were nested)."""
+    ``defn``: the typing function (the unpickler opened its nested stream)."""
     if not (isinstance(uid, str) and isinstance(name, str)):
         raise _malformed("its id and name are not strings")
     found = Intrinsic._memo.get(uid)
     if found is not None:
         return found
-    if isinstance(defn, bytes):
-        defn = pickle.loads(defn)
     if not callable(defn):
         raise _malformed(f"its typing function is a {type(defn).__name__}, not callable")
     made = Intrinsic(name, defn, bool(prefer_literal))

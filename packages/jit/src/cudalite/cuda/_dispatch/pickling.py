@@ -35,7 +35,11 @@ this process) refuses to.
 ``cloudpickle`` is imported only when a by-value pickle is made or loaded.
 
 This is only for ``pickle`` streams the user makes and loads (loading one runs code
-from it, as any pickle does); cudalite's disk cache never unpickles anything.
+from it, as any pickle does).  The by-value stream is nested in the user's pickle as a
+:class:`~cudalite.core.nested_pickle.NestedStream`, after the record it is checked
+against: the user's unpickler checks the record (:func:`_check_record`: cudalite's
+magic and format version, the carried sources) and then opens the stream; cudalite's
+code never unpickles anything, and its disk cache holds no pickles.
 """
 
 from __future__ import annotations
@@ -46,6 +50,8 @@ import marshal
 import pickle
 import sys
 import types as pytypes
+
+from cudalite.core.nested_pickle import NestedStream
 
 from .._compiler.carry import CarriedCode, carried_code, read_carried
 
@@ -92,9 +98,10 @@ def ufunc_reduction(uf):
             None, None, _init_ufunc)
 
 
-def _dumps(obj) -> tuple:
-    """``obj`` (a dispatcher or ufunc) pickled by value: ``(magic, version,
-    cloudpickle bytes, ((file name, text), ...))``."""
+def _by_value(obj) -> tuple:
+    """``obj`` (a dispatcher or ufunc) pickled by value: ``(record, stream)``, the
+    arguments of :func:`_loaded`; the record (format and carried sources) is rebuilt,
+    and so checked, before the unpickler opens the stream."""
     import cloudpickle
 
     filenames = set()
@@ -111,7 +118,20 @@ def _dumps(obj) -> tuple:
     buf = io.BytesIO()
     _ByValuePickler(buf).dump(obj)
     sources = tuple((name, "".join(lines)) for name in sorted(filenames) if (lines := linecache.getlines(name)))
-    return (_MAGIC, _VERSION, buf.getvalue(), sources)
+    return (_Record(sources), NestedStream(buf.getvalue()))
+
+
+class _Record:
+    """The checked part of a by-value pickle: cudalite's magic, the format version and
+    the source texts the code objects come from."""
+
+    __slots__ = ("sources",)
+
+    def __init__(self, sources):
+        self.sources = sources
+
+    def __reduce__(self):
+        return _check_record, (_MAGIC, _VERSION, self.sources)
 
 
 def _malformed(detail):
@@ -133,19 +153,26 @@ def _remember_sources(sources):
             linecache.cache[name] = (len(text), None, text.splitlines(True), name)
 
 
-def _loads(record):
-    """The dispatcher or ufunc that :func:`_dumps` pickled."""
-    if not (type(record) is tuple and len(record) == 4 and record[0] == _MAGIC):
+def _check_record(magic, version, sources):
+    """The record of a by-value pickle, rebuilt before its stream is opened: refuses
+    another format, registers the carried sources; ``True``."""
+    if magic != _MAGIC:
         raise _malformed("not a by-value record")
-    _magic, version, data, sources = record
     if version != _VERSION:
         raise pickle.UnpicklingError(f"this pickle of a CUDA kernel, device function or ufunc was made by another "
                                      f"cudalite version (by-value format {version!r}, this one reads {_VERSION}): "
                                      "pickle it again with this version")
-    if not isinstance(data, bytes):
-        raise _malformed("the pickled function is not bytes")
     _remember_sources(sources)
-    return pickle.loads(data)
+    return True
+
+
+def _loaded(checked, obj):
+    """The dispatcher or ufunc of a by-value pickle (``checked``: the rebuilt record)."""
+    if checked is not True:
+        raise _malformed("not a by-value record")
+    if not hasattr(obj, "py_func"):
+        raise _malformed(f"the pickled stream holds a {type(obj).__name__}, not a kernel, device function or ufunc")
+    return obj
 
 
 def _new(cls):
@@ -203,7 +230,7 @@ def reduce_dispatcher(disp):
     """``disp.__reduce__()``: by reference when its module names it, else by value."""
     if _named(disp, getattr(disp, "__module__", None), getattr(disp, "__qualname__", None)):
         return disp.__qualname__  # pickle looks up __module__.__qualname__
-    return _loads, (_dumps(disp),)
+    return _loaded, _by_value(disp)
 
 
 def reduce_ufunc(uf):
@@ -211,7 +238,7 @@ def reduce_ufunc(uf):
     (the scalar function rebuilt, the ufunc made again from the same signatures)."""
     if _named(uf, getattr(uf.py_func, "__module__", None), uf.__qualname__):
         return uf.__qualname__
-    return _loads, (_dumps(uf),)
+    return _loaded, _by_value(uf)
 
 
 _PROCESS_FREE_STREAMS = (0, 1, 2)  # CUDA's legacy and per-thread default streams: the same in every process
