@@ -273,3 +273,51 @@ def test_private_checker_reports_each_private_import_with_its_line():
         " private to another package",
         "packages/jit/src/cudalite/cuda/other.py:2: jit imports cudalite.nvvm._options.nvvm_flags,"
         " private to another package"]
+
+
+# -- lazy boundaries ------------------------------------------------------------------------------
+# A cudalite import inside a function of the jit package hides a dependency; it is allowed only
+# at a lazy boundary (the compiler, linker or an optional module loaded on first use, to keep
+# ``import cudalite.cuda`` light), each one marked ``# lazy: <why>`` on its line or the line
+# above, and there are at most this many (docs/architecture.md, "Lazy boundaries").
+MAX_LAZY_IMPORTS = 40
+
+
+def _function_level_cudalite_imports(source: str):
+    """``[(line, marked)]`` of the cudalite imports (absolute or relative) inside functions."""
+    tree = ast.parse(source)
+    lines = source.splitlines()
+    found = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for stmt in ast.walk(node):
+            if isinstance(stmt, ast.ImportFrom):
+                ours = stmt.level > 0 or (stmt.module or "").split(".")[0] == "cudalite"
+            elif isinstance(stmt, ast.Import):
+                ours = any(a.name.split(".")[0] == "cudalite" for a in stmt.names)
+            else:
+                continue
+            if ours:
+                here = lines[stmt.lineno - 1]
+                above = lines[stmt.lineno - 2] if stmt.lineno > 1 else ""
+                found[stmt.lineno] = "lazy:" in here or above.strip().startswith("# lazy:")
+    return sorted(found.items())
+
+
+def test_jit_imports_inside_functions_are_marked_lazy_boundaries():
+    src = ROOT / "packages" / "jit" / "src"
+    sites, unmarked = 0, []
+    for path in sorted(src.rglob("*.py")):
+        for line, marked in _function_level_cudalite_imports(path.read_text()):
+            sites += 1
+            if not marked:
+                unmarked.append(f"{path.relative_to(ROOT)}:{line}")
+    assert not unmarked, f"function-level imports without a '# lazy:' reason: {unmarked}"
+    assert 0 < sites <= MAX_LAZY_IMPORTS, f"{sites} function-level cudalite imports in jit (at most {MAX_LAZY_IMPORTS})"
+
+
+def test_lazy_import_checker_sees_relative_and_unmarked_imports():
+    source = ("def f():\n    from . import a\n    from .b import c  # lazy: on use\n"
+              "    # lazy: the compiler\n    import cudalite.nvvm\n    import json\n")
+    assert _function_level_cudalite_imports(source) == [(2, False), (3, True), (5, True)]

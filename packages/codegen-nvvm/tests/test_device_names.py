@@ -148,7 +148,7 @@ def _declared_in_bitcode():
 def test_every_libdevice_function_lowers_to_the_bitcode_declaration(tmp_path):
     """One kernel calls every function of the table (written to a real file so its
     source is found); each ``declare`` it emits is the libdevice definition's type."""
-    from cudalite.nvvm._options import make_options
+    from cudalite.nvvm import make_options
     from cudalite.nvvm.pipeline import EntrySpec, run_pipeline
 
     lines = ["from cudalite.nvvm import libdevice", "",

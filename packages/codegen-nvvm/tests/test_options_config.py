@@ -7,7 +7,8 @@ import pytest
 
 from cudalite.core.target import ComputeCapability
 from cudalite.nvvm import compile_ptx
-from cudalite.nvvm._options import CompileOptions, make_options, nvvm_flags
+from cudalite.nvvm import CompileOptions, make_options
+from cudalite.nvvm._options import nvvm_flags
 from cudalite.nvvm.config import DEFAULT_CC, Config, load_config
 
 

@@ -13,7 +13,8 @@ from cudalite import nvvm as cuda
 from cudalite import types
 from cudalite.core.errors import TypingError
 from cudalite.nvvm import compile, compile_ptx
-from cudalite.nvvm._options import make_options, nvvm_flags
+from cudalite.nvvm import make_options
+from cudalite.nvvm._options import nvvm_flags
 from cudalite.nvvm.lower import is_symbol_name
 
 TPB = 16

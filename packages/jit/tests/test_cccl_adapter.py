@@ -168,3 +168,12 @@ def test_voidptr_indexing_is_refused_and_carray_needs_a_dtype():
         cuda.compile(index, "int64(voidptr)", device=True, output="ptx", cc=(8, 0))
     with pytest.raises(TypingError, match=r"a voidptr has no element type: pass the dtype"):
         cuda.compile(untyped, "float32(voidptr)", device=True, output="ptx", cc=(8, 0))
+
+
+def test_return_dtype_is_the_numpy_dtype_of_the_inferred_type():
+    from cudalite.cuda.cccl import _numpy_dtype
+
+    assert _numpy_dtype(_return_type(_add_squares, (T.float32, T.float32))) == np.dtype(np.float32)
+    assert _numpy_dtype(_return_type(_positive, (T.int16,))) == np.dtype(np.bool_)
+    with pytest.raises(TypeError, match=r"returns UniTuple|cannot hold"):
+        _numpy_dtype(_return_type(lambda a: (a, a), (T.int32,)))

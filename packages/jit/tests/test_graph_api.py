@@ -6,7 +6,7 @@ import types
 import pytest
 
 from cudalite import cuda
-from cudalite.cuda._runtime.api import Stream
+from cudalite.cuda import Stream
 
 
 def _stream(handle):

@@ -56,7 +56,7 @@ def test_masked_cai_message_is_numbas():
 
 
 def test_ipc_handle_exposes_reserved_bytes_and_pickles():
-    from cudalite.cuda._memory.emm import IpcHandle
+    from cudalite.cuda import IpcHandle
 
     raw = bytes(range(64))
     h = IpcHandle(None, raw, 80)

@@ -13,7 +13,7 @@ import pytest
 import cudalite.driver as drv
 from cudalite import cuda
 from cudalite.cuda._memory import ipc as I
-from cudalite.cuda._memory.emm import MemoryPointer
+from cudalite.cuda import MemoryPointer
 
 IDENT = [{"pci_domain_id": 0, "pci_bus_id": b, "pci_device_id": 0} for b in (3, 4)]
 
@@ -136,7 +136,7 @@ def test_get_ipc_handle_of_a_foreign_array_exports_its_bytes(monkeypatch):
     """``ctx.get_ipc_handle(cuda.as_cuda_array(obj).gpu_data)``: the gpu_data is the
     foreign object; its CUDA array interface gives the exported bytes (numba's test_ipc
     with a ForeignArray); anything else is a TypeError naming what it takes."""
-    from cudalite.cuda._memory.emm import GetIpcHandleMixin
+    from cudalite.cuda import GetIpcHandleMixin
 
     monkeypatch.setattr(drv, "address_range", lambda ptr: (0x10000, 4096))
     monkeypatch.setattr(drv, "ipc_get_handle", lambda base: bytes(64))

@@ -7,7 +7,7 @@ import pytest
 
 from cudalite import cuda
 from cudalite.cuda._dispatch.device import DeviceDispatcher
-from cudalite.cuda._ufuncs.reduce import Reduce
+from cudalite.cuda import Reduce
 
 SIG = "void({t}[{lay}], int64, {t}[::1], {t}, int64)"
 

@@ -75,7 +75,7 @@ else:
     def __getattr__(name):
         """Names loaded on first use (the linkable-code classes of cudalite.linker,
         ``cudadrv``), else an AttributeError with advice for absent numba.cuda names."""
-        from ._compat_names import lazy_attribute, missing_name
+        from ._compat_names import lazy_attribute, missing_name  # lazy: loaded on a miss
 
         value = lazy_attribute(name)
         if value is None:

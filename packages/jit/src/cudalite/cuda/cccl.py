@@ -38,12 +38,25 @@ structs are refused with a clear error for now).
 
 from __future__ import annotations
 
+import ast
 import functools
 import hashlib
+import inspect
 import linecache
 import pickle
+import textwrap
 
 import numpy as np
+
+from cudalite.core.registry import registry
+from cudalite.core.types import Array, CPointer, from_dtype, int64, void, voidptr
+from cudalite.core.typing import TypingContext, infer
+from cudalite.types import as_dtype
+
+from . import carray
+from ._compiler.api import jit_compile
+from ._memory import layout as L
+from ._runtime.api import get_current_device
 
 __all__ = ["op"]
 
@@ -189,10 +202,6 @@ def _state_arrays(func):
 
 def _array_layout(name, arr):
     """(cudalite dtype, shape) of captured array ``arr``; TypeError unless C-contiguous."""
-    from cudalite.core.types import from_dtype
-
-    from ._memory import layout as L
-
     cai = arr.__cuda_array_interface__
     dtype = np.dtype(cai["typestr"])
     shape = tuple(cai["shape"])
@@ -217,8 +226,6 @@ def _state_bytes(arrays) -> bytes:
 
 def _value_type(td):
     """The cudalite type of a cuda.compute TypeDescriptor (numbers and booleans)."""
-    from cudalite.core.types import from_dtype
-
     dtype = getattr(td, "dtype", None)
     if dtype is None or np.dtype(dtype).kind not in _KINDS or np.dtype(dtype).names is not None:
         raise TypeError(f"cccl.op(): values of type {td!r} are not supported yet (numbers and booleans are)")
@@ -226,8 +233,6 @@ def _value_type(td):
 
 
 def _numpy_dtype(t):
-    from cudalite.core.types import as_dtype
-
     try:
         return as_dtype(t)
     except Exception as e:  # noqa: BLE001 - any type without a NumPy dtype
@@ -235,9 +240,6 @@ def _numpy_dtype(t):
 
 
 def _return_type(func, args):
-    from cudalite.core.registry import registry
-    from cudalite.core.typing import TypingContext, infer
-
     return infer(TypingContext(registry), func, args).return_type
 
 
@@ -250,8 +252,6 @@ def _target_cc():
         get_target_cc = None
     cc = get_target_cc() if get_target_cc is not None else None
     if cc is None:
-        from ._runtime.api import get_current_device
-
         cc = get_current_device().compute_capability
     return tuple(cc)
 
@@ -259,10 +259,6 @@ def _target_cc():
 @functools.lru_cache(maxsize=512)
 def _compiled(key, args, result, cc):
     """(symbol, LTO-IR) of the C-ABI wrapper of ``key.func`` for value types ``args``."""
-    from cudalite.core.types import CPointer, void, voidptr
-
-    from ._compiler.api import jit_compile
-
     tag = hashlib.sha256(repr((key.digest, args, result, cc)).encode()).hexdigest()[:16]
     name = f"cudalite_op_{getattr(key.func, '__name__', 'op')}_{tag}"
     name = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in name)
@@ -280,10 +276,6 @@ def _wrapper(func, n, name, arrays=()):
     with its text in linecache (the frontend compiles functions from their source).
     ``arrays`` (``[(dtype, ndim)]``): the captured arrays ``func`` takes first, rebuilt
     from the state: each one's data pointer then its extents, as int64s."""
-    from cudalite.core.types import int64, voidptr
-
-    from . import carray
-
     params = ["state"] if arrays else []
     params += [f"a{i}" for i in range(n)] + ["result"]
     lines = []
@@ -321,18 +313,12 @@ def _stateless_form(func):
 
 def array_type(arr):
     """The cudalite type a captured array has inside the operator (C-contiguous)."""
-    from cudalite.core.types import Array
-
     dtype, shape = _array_layout("array", arr)
     return Array(dtype, len(shape), "C")
 
 
 @functools.lru_cache(maxsize=256)
 def _rewritten(func, names, digest):
-    import ast
-    import inspect
-    import textwrap
-
     try:
         source = textwrap.dedent(inspect.getsource(func))
     except (OSError, TypeError) as e:

@@ -55,7 +55,7 @@ def require_device_array(obj):
 
 def _dlpack():
     """The DLPack module (it needs NumPy: loaded at the first DLPack export)."""
-    from ._memory import dlpack
+    from ._memory import dlpack  # lazy: DLPack (with NumPy) loads at the first export
 
     return dlpack
 

@@ -15,7 +15,7 @@ SUPPORTED_TOOLKIT_MAJOR_VERSIONS = (12, 13)
 
 def get_version():
     """``(major, minor)`` of the CUDA toolkit (NVRTC) cudalite compiles with."""
-    from cudalite.linker import nvrtc_version
+    from cudalite.linker import nvrtc_version  # lazy: NVRTC's version, read on request
 
     return tuple(nvrtc_version())
 

@@ -301,7 +301,7 @@ class CacheStore:
     def load_artifact(self, key: str, argtypes, link_items=()):
         """The :class:`KernelArtifact` stored for ``key`` (a kernel of ``argtypes``;
         ``link_items``: the code in hand, for setup callbacks), or None."""
-        from .artifact import KernelArtifact, PayloadError
+        from .artifact import KernelArtifact, PayloadError  # lazy: the artifact format loads at the first cache read
 
         entry = self.load(key)
         if entry is None:
@@ -513,7 +513,7 @@ def _value_fp(value, links, depth=0):
 
 
 def _source_fp(pyfunc):
-    from cudalite.core.frontend import capture
+    from cudalite.core.frontend import capture  # lazy: the frontend loads with the first key
 
     src = capture(pyfunc)
     node = src.node
@@ -536,7 +536,7 @@ def _graph(tf):
 
 
 def _path_hash(item):
-    from cudalite.linker import LinkableCode  # the kind (from the suffix) is part of the hash
+    from cudalite.linker import LinkableCode  # lazy: the linker, with a key that links files
 
     return LinkableCode.from_path(item).content_hash
 
@@ -590,8 +590,8 @@ def _toolchain_fp(cfg) -> str:
 
 def real_toolchain_versions() -> tuple:
     """(libNVVM version, NVVM IR version, nvJitLink version): loads both libraries."""
-    from cudalite.linker import nvjitlink_version
-    from cudalite.nvvm.libnvvm import ir_version, nvvm_version
+    from cudalite.linker import nvjitlink_version  # lazy: the toolchain versions are read with the first key
+    from cudalite.nvvm.libnvvm import ir_version, nvvm_version  # lazy: as above
 
     return (tuple(nvvm_version()), tuple(ir_version()), tuple(nvjitlink_version()))
 

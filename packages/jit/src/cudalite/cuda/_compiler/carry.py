@@ -49,9 +49,9 @@ _VERSION = 1
 def _compile_side():
     """``(cudalite.nvvm, artifact, kernel)``: what carried code is checked and loaded with,
     imported when a pickle is first made or read (the compiler stays unloaded until then)."""
-    from cudalite import nvvm
+    from cudalite import nvvm  # lazy: the compiler loads with the first carried pickle
 
-    from . import artifact, kernel
+    from . import artifact, kernel  # lazy: as above
 
     return nvvm, artifact, kernel
 

@@ -46,7 +46,7 @@ def compile_code(pyfunc, argtypes, opts: JitOptions, cc, *, device=False, until=
 def compile_with(pyfunc, argtypes, opts: JitOptions, options, *, device=False, until=None, context=None):
     """:func:`compile_code` with the compiler's options already made (``options``: the
     job's one translation of ``opts``)."""
-    from cudalite.nvvm.pipeline import EntrySpec, resume, run_pipeline
+    from cudalite.nvvm.pipeline import EntrySpec, resume, run_pipeline  # lazy: the compiler loads at the first compile
 
     if opts.debug:
         warn_missing_source(pyfunc)

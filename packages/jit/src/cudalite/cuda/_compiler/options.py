@@ -38,7 +38,7 @@ class JitOptions:
 def compile_options_of(opts: JitOptions, cc):
     """The compiler's options for these ``@cuda.jit`` options and target ``cc`` (None:
     the default target); validates them."""
-    from cudalite.nvvm import make_options
+    from cudalite.nvvm import make_options  # lazy: the compiler's options load with the first build
 
     o = make_options(cc=cc, opt=(False if opts.debug and opts.opt is None else opts.opt),
                      fastmath=opts.fastmath, debug=opts.debug, lineinfo=opts.lineinfo,
@@ -49,7 +49,7 @@ def compile_options_of(opts: JitOptions, cc):
 
 def is_ltoir(item) -> bool:
     """Whether a link item is LTO-IR (an LTOIR object or a ``.ltoir`` path)."""
-    from cudalite.linker import LTOIR
+    from cudalite.linker import LTOIR  # lazy: the linker loads with the first link item
 
     if isinstance(item, LTOIR):
         return True

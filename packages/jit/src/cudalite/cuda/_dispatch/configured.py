@@ -27,6 +27,7 @@ A configured launch pickles as its dispatcher (by reference or by value, see
 from __future__ import annotations
 
 import functools
+from .pickling import reduce_configured_launch
 
 __all__ = ["ConfiguredLaunch"]
 
@@ -83,8 +84,6 @@ class ConfiguredLaunch(functools.partial):
         return callbacks
 
     def __reduce__(self):
-        from .pickling import reduce_configured_launch
-
         return reduce_configured_launch(self)
 
     def __repr__(self):

@@ -18,7 +18,7 @@ __all__ = ["jit"]
 
 def _python_function():
     """The frontend's ``python_function`` (the frontend loads at the first kernel)."""
-    from cudalite.core.frontend import python_function
+    from cudalite.core.frontend import python_function  # lazy: the frontend loads at the first kernel
 
     return python_function
 

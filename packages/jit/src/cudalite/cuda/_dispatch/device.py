@@ -24,7 +24,7 @@ __all__ = ["DeviceDispatcher"]
 
 def _nvvm():
     """``cudalite.nvvm``, loaded when a device function is first compiled alone."""
-    import cudalite.nvvm
+    import cudalite.nvvm  # lazy: the compiler loads when a device function is compiled alone
 
     return cudalite.nvvm
 

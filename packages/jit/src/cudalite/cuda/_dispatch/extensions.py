@@ -15,6 +15,7 @@ applies to the next launch.
 """
 
 from __future__ import annotations
+from .._launch.typeof import typeof
 
 __all__ = ["ExtensionList", "apply_extensions"]
 
@@ -63,8 +64,6 @@ class ExtensionList(list):
 def apply_extensions(extensions, args, stream):
     """``(args, retr)``: every argument passed through ``extensions`` (last first) and
     the work they registered for after the launch."""
-    from .._launch.typeof import typeof
-
     retr = []
     out = []
     for val in args:

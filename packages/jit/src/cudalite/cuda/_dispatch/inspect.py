@@ -74,7 +74,7 @@ def _stage(entry, name):
     stages (``nvvm-ir``, ``ptx``) are run on demand, as numba's ``inspect_asm`` does."""
     text = entry.stage(name)
     if text is None and hasattr(entry, "job"):
-        from cudalite.nvvm.pipeline import resume
+        from cudalite.nvvm.pipeline import resume  # lazy: inspection runs the compiler's later stages
 
         text = resume(entry, name).stage(name)
     if text is None:
@@ -118,9 +118,9 @@ class InspectMixin:
         default target (``CUDALITE_DEFAULT_CC``) and not loaded, so the compile
         stages (typed IR, NVVM IR, PTX, LTO PTX, SASS) can be inspected without a
         GPU; the first launch on a device compiles it for that device."""
-        from cudalite.nvvm.config import load_config
+        from cudalite.nvvm.config import load_config  # lazy: as above
 
-        from .._compiler.kernel import CompiledKernel
+        from .._compiler.kernel import CompiledKernel  # lazy: as above
 
         if loaded:
             raise RuntimeError(f"{self.py_func.__qualname__}{argtypes} is not loaded on a device (no usable "

@@ -67,7 +67,7 @@ def _compiled_kernel():
     """The default compiler, ``CompiledKernel``: the build stages (and the logging they
     use) load at the first compile -- the dispatchers' one lazy boundary, which keeps
     ``import cudalite.cuda`` light."""
-    from .._compiler.kernel import CompiledKernel
+    from .._compiler.kernel import CompiledKernel  # lazy: the build stages load at the first compile
 
     return CompiledKernel
 

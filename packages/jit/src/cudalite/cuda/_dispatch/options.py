@@ -139,7 +139,7 @@ def jit_options(debug, opt, lineinfo, cache, link, inline, kws, device=False) ->
         raise ValueError(f"max_registers must be a positive int, not {max_registers!r}")
     if isinstance(link, (str, bytes)) or not isinstance(link, (list, tuple)):
         raise TypeError(f"link must be a list of paths or linkable code objects, not {link!r}")
-    from cudalite.linker import LinkableCode
+    from cudalite.linker import LinkableCode  # lazy: the linker loads with the first link list
 
     for item in link:
         if not isinstance(item, (str, os.PathLike, LinkableCode)):
@@ -148,7 +148,7 @@ def jit_options(debug, opt, lineinfo, cache, link, inline, kws, device=False) ->
     fastmath = fastmath_enabled(kws.get("fastmath", False))
     cluster_dims = kws.get("cluster_dims")
     if cluster_dims is not None:
-        from cudalite.nvvm import check_cluster_dims
+        from cudalite.nvvm import check_cluster_dims  # lazy: the compiler's check, for cluster kernels only
 
         cluster_dims = check_cluster_dims(cluster_dims)
     opts = JitOptions(debug=bool(debug), lineinfo=bool(lineinfo), opt=opt, fastmath=fastmath,

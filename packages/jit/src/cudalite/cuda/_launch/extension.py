@@ -22,6 +22,7 @@ from cudalite.core.types import (
 )
 
 from .kinds import ArgKind
+from .keys import key_to_type
 
 __all__ = ["ExtensionKind", "KINDS"]
 
@@ -64,7 +65,7 @@ class ExtensionKind(ArgKind):
 
 def _members(arg, spec, sh, resolve, out):
     """Append the values of struct-model value ``arg`` (its ABI ``spec``) to ``out``."""
-    from cudalite.nvvm.extending import python_attribute  # the compiler half: loaded with the kernel's build
+    from cudalite.nvvm.extending import python_attribute  # lazy: the compiler half, loaded with the kernel's build
 
     t = spec.type
     model = data_models.lookup(t)
@@ -104,7 +105,6 @@ def _convert(value, mtype, item, sh, resolve, out, where):
             _members(value, item, sh, resolve, out)
         else:
             kind = resolve(type(value), value)
-            from .keys import key_to_type
 
             actual = key_to_type(kind.key(value))
             if actual != mtype and not (isinstance(mtype, Array) and isinstance(actual, Array)

@@ -229,7 +229,7 @@ def to_device(obj, stream=0, copy=True, to=None):
 def _hostarray():
     """The host-array module (it defines NumPy subclasses: loaded at the first pinned,
     mapped or managed array, with NumPy)."""
-    from . import hostarray
+    from . import hostarray  # lazy: host arrays (NumPy subclasses) load at the first pinned/mapped array
 
     return hostarray
 

@@ -47,6 +47,7 @@ import cudalite.driver as _drv
 from .._runtime.api import driver_stream
 from .._runtime.record import jit_runtime
 from .ipc import IpcHandle, IpcMemHandle, handle_bytes  # noqa: F401  (numba's names, defined in .ipc)
+from . import layout as L
 
 __all__ = [
     "MemoryInfo", "MemoryPointer", "AutoFreePointer", "MappedMemory", "PinnedMemory", "ManagedMemory",
@@ -72,8 +73,6 @@ total : int
 def _cai_bytes(cai) -> tuple:
     """(first byte's address, byte extent) of the array a CUDA array interface describes."""
     import numpy as np
-
-    from . import layout as L
 
     itemsize = np.dtype(cai["typestr"]).itemsize
     shape = tuple(cai["shape"])

@@ -564,7 +564,7 @@ def select_device(device_id):
 
 def _graphs():
     """The CUDA-graph module, loaded at the first capture (it loads the driver's graph API)."""
-    from .._launch import graphs
+    from .._launch import graphs  # lazy: the driver's graph API loads at the first capture
 
     return graphs
 

@@ -63,7 +63,7 @@ def _library(name):
 def _libraries():
     out = {}
     try:
-        from cudalite.nvvm.libnvvm import ir_version, libdevice_path, nvvm_version
+        from cudalite.nvvm.libnvvm import ir_version, libdevice_path, nvvm_version  # lazy: on request
 
         out["libnvvm"] = dict(_library("nvvm"), version=".".join(map(str, nvvm_version())),
                               ir_version=".".join(map(str, ir_version())))

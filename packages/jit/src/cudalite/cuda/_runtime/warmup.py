@@ -22,13 +22,13 @@ __all__ = ["start_warmup"]
 
 def _warm():
     try:
-        from cudalite.nvvm import libnvvm, pipeline  # noqa: F401  (llvmlite and the lowering tables)
+        from cudalite.nvvm import libnvvm, pipeline  # noqa: F401  lazy: warm-up loads them
 
         libnvvm.ir_version()  # loads libNVVM
     except Exception:
         pass
     try:
-        from cudalite.linker import nvjitlink_version
+        from cudalite.linker import nvjitlink_version  # lazy: loaded by the warm-up thread
 
         nvjitlink_version()  # loads nvJitLink
     except Exception:

@@ -13,6 +13,10 @@ import functools
 
 import numpy as np
 
+from cudalite.core.types import from_dtype
+
+from .. import blockIdx, device_array, is_cuda_array, jit, shared, syncthreads, threadIdx, to_device
+
 __all__ = ["transpose"]
 
 TILE = 32
@@ -20,10 +24,6 @@ TILE = 32
 
 @functools.lru_cache(maxsize=64)
 def _kernel(dtype):
-    from cudalite.core.types import from_dtype
-
-    from .. import blockIdx, jit, shared, syncthreads, threadIdx
-
     elem = from_dtype(dtype)
 
     @jit
@@ -67,7 +67,6 @@ def transpose(a, b=None):
     TypeError
         ``b``'s dtype is not ``a``'s.
     """
-    from .. import device_array, is_cuda_array, to_device
 
     if not is_cuda_array(a):
         a = to_device(np.asarray(a))

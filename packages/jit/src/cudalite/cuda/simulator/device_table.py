@@ -28,6 +28,7 @@ from cudalite.core.registry import registry
 from cudalite.core.typing import rules as _rules  # noqa: F401  (fills the registry)
 
 from .unsupported import UNSUPPORTED, UNSUPPORTED_LIBDEVICE, UNSUPPORTED_MEMBERS, UNSUPPORTED_NAMESPACES
+from . import api
 
 __all__ = ["SimEntry", "KNOWN_DIVERGENCES", "device_api_keys", "simulator_entry", "device_table"]
 
@@ -85,8 +86,6 @@ def _reason(parts):
 
 
 def _resolve(parts):
-    from . import api
-
     name = parts[0]
     obj = getattr(api, name) if name in api.__all__ else getattr(api, "_PER_THREAD", {}).get(name)
     for attr in parts[1:]:
