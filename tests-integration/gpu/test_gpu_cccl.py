@@ -116,3 +116,112 @@ def test_a_rebound_global_array_reaches_the_next_call_without_a_recompile():
         compute.unary_transform(d_in=cp.asarray(x), d_out=out, op=op, num_items=x.size)
         np.testing.assert_array_equal(out.get(), (x % 4) * k + 0.5)
     assert cccl._compiled.cache_info().misses == before  # the second array: same code, new state
+
+
+# -- structs, iterators, segmented reductions -----------------------------------------------------
+@compute.gpu_struct
+class MinMax:
+    lo: np.float64
+    hi: np.float64
+
+
+@compute.gpu_struct
+class Point:
+    x: np.int32
+    y: np.int32
+
+
+@compute.gpu_struct
+class Particle:
+    id: np.int64
+    position: Point
+
+
+def test_struct_reduction_builds_the_struct_in_the_operator():
+    def minmax(a, b):
+        return MinMax(min(a.lo, b.lo), max(a.hi, b.hi))
+
+    x = np.random.default_rng(7).normal(size=5000)
+    h = np.zeros(x.size, MinMax.dtype)
+    h["lo"], h["hi"] = x, x
+    d_in, d_out = cp.asarray(h), cp.empty(1, MinMax.dtype)
+    compute.reduce_into(d_in=d_in, d_out=d_out, op=cccl.op(minmax), num_items=x.size,
+                        h_init=MinMax(np.inf, -np.inf))
+    got = d_out.get()[0]
+    assert (got["lo"], got["hi"]) == (x.min(), x.max())
+
+
+def test_nested_struct_reduction_by_class_and_by_tuple():
+    def by_class(p, q):
+        return Particle(p.id + q.id, Point(p.position.x + q.position.x, p.position.y + q.position.y))
+
+    def by_tuple(p, q):
+        return Particle(id=p.id + q.id, position=(p.position[0] + q.position[0], p.position.y + q.position.y))
+
+    h = np.zeros(300, Particle.dtype)
+    h["id"] = np.arange(300) * 10
+    h["position"]["x"] = np.arange(300)
+    h["position"]["y"] = -2 * np.arange(300)
+    for fn in (by_class, by_tuple):
+        d_out = cp.empty(1, Particle.dtype)
+        compute.reduce_into(d_in=cp.asarray(h), d_out=d_out, op=cccl.op(fn), num_items=h.size,
+                            h_init=Particle(0, Point(0, 0)))
+        got = d_out.get()[0]
+        assert (got["id"], got["position"]["x"], got["position"]["y"]) == (
+            h["id"].sum(), h["position"]["x"].sum(), h["position"]["y"].sum()), fn.__name__
+
+
+def test_zip_iterator_values_are_structs():
+    @compute.gpu_struct
+    class Pair:
+        first: np.int32
+        second: np.float32
+
+    def sum_pairs(p, q):
+        return Pair(p[0] + q[0], p[1] + q[1])
+
+    a = np.arange(1, 1001, dtype=np.int32)
+    b = (np.arange(1000) % 7).astype(np.float32)
+    d_out = cp.empty(1, Pair.dtype)
+    compute.reduce_into(d_in=compute.ZipIterator(cp.asarray(a), cp.asarray(b)), d_out=d_out, op=cccl.op(sum_pairs),
+                        num_items=a.size, h_init=Pair(0, 0.0))
+    got = d_out.get()[0]
+    assert (got["first"], got["second"]) == (a.sum(), b.sum())
+
+
+def test_transform_iterators_with_python_operators():
+    d = cp.arange(1000, dtype=np.int64)
+    d_out = cp.empty(1, np.int64)
+    squares = compute.TransformIterator(d, cccl.op(lambda v: v * v - 3))
+    compute.reduce_into(d_in=squares, d_out=d_out, op=compute.OpKind.PLUS, num_items=1000,
+                        h_init=np.zeros(1, np.int64))
+    n = np.arange(1000, dtype=np.int64)
+    assert d_out.get()[0] == (n * n - 3).sum()
+
+    def root(x: np.float64) -> np.float64:
+        return x ** 0.5
+
+    x = np.linspace(0, 2, 500)
+    d_root = cp.empty(1, np.float64)
+    compute.reduce_into(d_in=cp.asarray(x), d_out=compute.TransformOutputIterator(d_root, cccl.op(root)),
+                        op=cccl.op(add), num_items=x.size, h_init=np.zeros(1, np.float64))
+    np.testing.assert_allclose(d_root.get()[0], np.sqrt(x.sum()), rtol=1e-12)
+
+
+def test_segmented_reduce_with_a_stateful_operator():
+    rng = np.random.default_rng(3)
+    keys = rng.normal(size=1000)
+    d_keys = cp.asarray(keys)
+
+    def argmin_by_key(i, j):  # indices compared by a captured device array: the operator's state
+        if i < 0 or j < 0:  # -1: the initial value, which loses to any index
+            return max(i, j)
+        return i if d_keys[i] < d_keys[j] or (d_keys[i] == d_keys[j] and i < j) else j
+
+    offsets = np.array([0, 7, 100, 101, 640, 1000], dtype=np.int64)
+    d_out = cp.empty(offsets.size - 1, np.int64)
+    compute.segmented_reduce(d_in=cp.arange(1000, dtype=np.int64), d_out=d_out, num_segments=offsets.size - 1,
+                             start_offsets_in=cp.asarray(offsets[:-1]), end_offsets_in=cp.asarray(offsets[1:]),
+                             op=cccl.op(argmin_by_key), h_init=np.asarray(-1, np.int64))
+    expect = [lo + int(np.argmin(keys[lo:hi])) for lo, hi in zip(offsets[:-1], offsets[1:])]
+    np.testing.assert_array_equal(d_out.get(), expect)

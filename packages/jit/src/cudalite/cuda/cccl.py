@@ -49,11 +49,12 @@ import textwrap
 import numpy as np
 
 from cudalite.core.registry import registry
-from cudalite.core.types import Array, CPointer, from_dtype, int64, void, voidptr
+from cudalite.core.types import Array, CPointer, Tuple, from_dtype, int64, void, voidptr
 from cudalite.core.typing import TypingContext, infer
 from cudalite.types import as_dtype
 
 from . import carray
+from ._cccl import records
 from ._compiler.api import jit_compile
 from ._memory import layout as L
 from ._runtime.api import get_current_device
@@ -144,6 +145,24 @@ def _adapter_class():
         def __repr__(self):
             return f"cccl.op({getattr(self.func, '__qualname__', self.func)!r})"
 
+        def __call__(self, *args, **kwargs):
+            """The Python function itself, run on the host."""
+            return self.func(*args, **kwargs)
+
+        # the function's signature and annotations, where cuda.compute reads a
+        # callable's (TransformOutputIterator's value type from ``x: np.float32``)
+        @property
+        def __signature__(self):
+            return inspect.signature(self.func)
+
+        @property
+        def __annotations__(self):
+            return getattr(self.func, "__annotations__", {})
+
+        @property
+        def __wrapped__(self):
+            return self.func
+
     return CudaliteOp
 
 
@@ -225,14 +244,30 @@ def _state_bytes(arrays) -> bytes:
 
 
 def _value_type(td):
-    """The cudalite type of a cuda.compute TypeDescriptor (numbers and booleans)."""
+    """The cudalite type of a cuda.compute TypeDescriptor's values: numbers, booleans,
+    bfloat16 (with ml_dtypes) and structs (named tuples, ``_cccl.records``)."""
     dtype = getattr(td, "dtype", None)
-    if dtype is None or np.dtype(dtype).kind not in _KINDS or np.dtype(dtype).names is not None:
-        raise TypeError(f"cccl.op(): values of type {td!r} are not supported yet (numbers and booleans are)")
-    return from_dtype(np.dtype(dtype))
+    dtype = None if dtype is None else np.dtype(dtype)
+    if dtype is None or not _supported(dtype):
+        raise TypeError(f"cccl.op(): values of type {td!r} are not supported (numbers, booleans, bfloat16 and "
+                        "structs of them are)")
+    return records.value_type(dtype)
+
+
+def _supported(dtype) -> bool:
+    if dtype.names is not None:
+        return all(_supported(dtype.fields[n][0]) for n in dtype.names)
+    return dtype.kind in _KINDS or dtype.name == "bfloat16"
 
 
 def _numpy_dtype(t):
+    struct = records.record_dtype(t)
+    if struct is not None:
+        return struct
+    if isinstance(t, Tuple):
+        raise TypeError(f"cccl.op(): the operator returns a tuple ({t}); cuda.compute needs the output type to "
+                        "store it as a struct: return the struct class's value (Pair(a, b)) or give the output "
+                        "type")
     try:
         return as_dtype(t)
     except Exception as e:  # noqa: BLE001 - any type without a NumPy dtype
@@ -263,19 +298,23 @@ def _compiled(key, args, result, cc):
     name = f"cudalite_op_{getattr(key.func, '__name__', 'op')}_{tag}"
     name = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in name)
     func, arrays = _stateless_form(key.func)
-    wrapper = _wrapper(func, len(args), name, arrays)
+    wrapper = _wrapper(func, args, name, arrays, result)
     state = (voidptr,) if arrays else ()
-    sig = void(*state, *(CPointer(a) for a in args), CPointer(result))
+    sig = void(*state, *(CPointer(records.storage_type(a)) for a in args), CPointer(records.storage_type(result)))
     ltoir, _ = jit_compile(wrapper, sig, device=True, abi="c", abi_info={"abi_name": name}, output="ltoir",
                            cc=cc)
     return name, ltoir
 
 
-def _wrapper(func, n, name, arrays=()):
+def _wrapper(func, args, name, arrays=(), result=None):
     """``def name([state, ]a0, ..., result): result[0] = func([s0, ...,] a0[0], ...)``
     with its text in linecache (the frontend compiles functions from their source).
+    ``args``: the value types (or their number, for numbers); a struct argument is
+    loaded into its named tuple and a struct result stored field by field.
     ``arrays`` (``[(dtype, ndim)]``): the captured arrays ``func`` takes first, rebuilt
     from the state: each one's data pointer then its extents, as int64s."""
+    args = (None,) * args if isinstance(args, int) else tuple(args)
+    n = len(args)
     params = ["state"] if arrays else []
     params += [f"a{i}" for i in range(n)] + ["result"]
     lines = []
@@ -290,8 +329,14 @@ def _wrapper(func, n, name, arrays=()):
         lines.append(f"    s{k} = carray(pointers[{at}], ({shape},), dtype{k})")
         state_args.append(f"s{k}")
         at += 1 + ndim
-    call = ", ".join(state_args + [f"a{i}[0]" for i in range(n)])
-    lines.append(f"    result[0] = func({call})")
+    structs = {}
+    call = ", ".join(state_args + [records.load_expression(f"a{i}[0]", t, structs) for i, t in enumerate(args)])
+    if records.record_dtype(result) is None:
+        lines.append(f"    result[0] = func({call})")
+    else:
+        lines.append(f"    value = func({call})")
+        lines += [f"    {line}" for line in records.store_lines("result[0]", "value", result)]
+    namespace.update({n: cls for cls, n in structs.items()})
     text = f"def {name}({', '.join(params)}):\n" + "\n".join(lines) + "\n"
     filename = f"<cudalite.cccl {name}>"
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
@@ -306,9 +351,9 @@ def _stateless_form(func):
     cudalite freezes as constants either way), as cuda.compute's own stateful path does."""
     arrays = _state_arrays(func)
     if not arrays:
-        return func, []
+        return records.with_record_constructors(func), []
     layouts = [(_array_layout(n, a)[0], len(a.__cuda_array_interface__["shape"])) for n, a in arrays]
-    return _with_state_parameters(func, tuple(n for n, _ in arrays)), layouts
+    return records.with_record_constructors(_with_state_parameters(func, tuple(n for n, _ in arrays))), layouts
 
 
 def array_type(arr):

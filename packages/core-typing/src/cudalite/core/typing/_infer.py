@@ -24,12 +24,13 @@ from ..errors import CompilerError, TypingError
 from ..ffi import ForeignFunction, resolve_extension
 from ..registry import CallSite, Registry
 from ..types import (
-    Array, BFloat16, Boolean, BoundMethod, Complex, Fp8, Integer, NoneType, NumberClass, Opaque, PyFunction,
+    Array, BFloat16, Boolean, BoundMethod, Fp8, Integer, NoneType, NumberClass, Opaque, PyFunction,
     RangeType,
     Signature, SliceType, StringLiteral, Tuple, Type, boolean, int64, typeof_constant, void,
 )
 from ._eager_calls import eager_signature
 from ._binding import bind_arguments, fold_kwargs
+from ._cast_calls import cast_call, typed_answer as _typed
 from ._implementations import implementation_call, method_implementation_call, operator_overload
 from ._membership import identity_comparison, membership, tuple_equality
 from ._unroll import PruneRequest, check_unroll, run_unrolling
@@ -39,12 +40,12 @@ from ._recursion import CallStack, Unknown as _Unknown, recursion_error
 from ._specialize import live_branch, type_call
 from ._starargs import expand_starred, star_item_type
 from ._records import (
-    ArrayIter, CallInfo, CallKind, Comparison, EnumerateIter, Implementation, RangeIter, Resolved, TupleIter, ZipIter,
+    ArrayIter, CallInfo, CallKind, Comparison, EnumerateIter, Implementation, RangeIter, TupleIter, ZipIter,
 )
 from .rules.arithmetic import binop_signature, compare_signature, int_result, unary_signature
-from .rules.builtins import builtin_cast_result
 from .rules.instances import isinstance_value
-from .rules.casts import can_convert, explicit_conversion, unify
+from .rules.namedtuples import NAMEDTUPLE_NEW, is_namedtuple_class, namedtuple_parameters
+from .rules.casts import can_convert, unify
 from .rules.fp8conv import fp8_hint
 from .rules.enums import enum_comparison
 
@@ -148,13 +149,6 @@ class TypingContext:
 
 def infer(context: TypingContext, pyfunc, argtypes, return_type=None) -> TypedFunction:
     return context.type_function(pyfunc, argtypes, return_type)
-
-
-def _typed(answer):
-    """A typer's answer as ``(signature or None, payload)``."""
-    if isinstance(answer, Resolved):
-        return answer.sig, answer.payload
-    return answer, None
 
 
 def _is_exception_class(e) -> bool:
@@ -715,7 +709,7 @@ class _Inference:
             self.record_call(e, info)
             return info.sig.return_type
         if isinstance(ft, NumberClass):
-            return self.cast_call(e, ft.instance_type, args, kw)
+            return cast_call(self, e, ft.instance_type, args, kw)
         if isinstance(ft, PyFunction) and self.reg.lookup_call(ft.obj) is None:  # else: overload/type_callable
             args, consts, nodes = bind_arguments(self, e, self.ctx.function_ir(ft.obj), args, consts, kw)
             args, rt = eager_signature(ft, args, e.loc)  # a device function's eager signatures
@@ -726,8 +720,11 @@ class _Inference:
                                          links=ft.links, inline=ft.inline))
             return callee.return_type
         if isinstance(ft, Opaque):
-            obj = ft.obj
+            obj = callee = ft.obj
             entry = self.reg.lookup_call(obj)
+            if entry is None and is_namedtuple_class(obj):  # Point(x, y): one entry for every class
+                args, consts, nodes = bind_arguments(self, e, namedtuple_parameters(obj), args, consts, kw)
+                obj, entry, kw = NAMEDTUPLE_NEW, self.reg.lookup_call(NAMEDTUPLE_NEW), {}
             if entry is None:
                 decl = self.ctx.extension(obj, args)  # library objects: the extension protocol
                 if decl is not None:
@@ -742,7 +739,8 @@ class _Inference:
                 args, consts, nodes = fold_kwargs(e, entry.params, args, consts, kw, entry.name, entry.defaults,
                                                   self)
             name = getattr(obj, "name", None) if isinstance(obj, ForeignFunction) else entry.name
-            site = CallSite(name or entry.name, tuple(args), tuple(consts), e.loc, self.ctx, callee=obj)
+            name, callee = (callee.__qualname__, callee) if obj is NAMEDTUPLE_NEW else (name, obj)
+            site = CallSite(name or entry.name, tuple(args), tuple(consts), e.loc, self.ctx, callee=callee)
             sig, payload = _typed(entry.typer(site))
             if sig is None:
                 raise TypingError(f"no implementation of {site.name}() for argument types "
@@ -752,30 +750,6 @@ class _Inference:
             self.record_call(e, CallInfo(CallKind.REGISTRY, sig, obj, site.name, payload=payload, arg_nodes=nodes))
             return sig.return_type
         raise TypingError(f"a value of type {ft} is not callable", e.func.loc)
-
-    def cast_call(self, e, target, args, kw):
-        if isinstance(target, Complex) and len(args) == 2 and not kw:  # complex(re, im)
-            entry = self.reg.lookup_call(complex)
-            site = CallSite(entry.name, tuple(args), tuple(self.const_of(a) for a in e.args), e.loc, self.ctx)
-            sig, payload = _typed(entry.typer(site))
-            if sig is None:
-                raise TypingError(f"no implementation of complex() for argument types "
-                                  f"({', '.join(map(str, args))})", e.loc)
-            self.record_call(e, CallInfo(CallKind.REGISTRY, sig, complex, site.name, payload=payload))
-            return sig.return_type
-        if isinstance(target, Fp8) and not args and not kw:  # fp8_e4m3(): zero
-            self.record_call(e, CallInfo(CallKind.CAST, Signature(target, ()), target, str(target)))
-            return target
-        if kw or len(args) != 1:
-            raise TypingError(f"{target}() takes exactly one positional argument", e.loc)
-        (a,) = args
-        if isinstance(e.func, ir.Const):  # int()/float()/complex(): numba's result types (int(uint32) is uint32)
-            target = builtin_cast_result(e.func.value, a, target)
-        if not explicit_conversion(a, target):
-            raise TypingError(f"cannot convert {a} to {target}{fp8_hint(a, target)}", e.loc)
-        sig = Signature(target, (a,))
-        self.record_call(e, CallInfo(CallKind.CAST, sig, target, str(target)))
-        return target
 
     def method_call(self, node, recv, name, args, consts, loc, op=None, kwargs=None):
         entry, cls = self.reg.lookup_method(recv, name)
