@@ -150,3 +150,24 @@ def test_the_adapter_shows_the_functions_signature_and_annotations():
     assert inspect.getfullargspec(adapter).args == ["x"]
     assert typing.get_type_hints(adapter) == {"x": np.float32, "return": np.float32}
     assert adapter(4.0) == 2.0
+
+
+def test_fields_namedtuple_would_refuse_still_work_and_keywords_are_refused_clearly():
+    class Hidden:
+        dtype = np.dtype([("_x", np.int32), ("y", np.int32)], align=True)
+
+    def swap(a, b):
+        return Hidden(b._x, a.y)
+
+    t = _value_type(_td(Hidden.dtype))
+    assert t.fields == ("_x", "y")
+    assert _compiled(_FunctionKey(swap), (t, t), t, (8, 0))[1]
+
+    class Keyworded:
+        dtype = np.dtype([("lambda", np.int32)], align=True)
+
+    with pytest.raises(TypeError, match="field name 'lambda' cannot be built"):
+        records.constructor(Keyworded.dtype)
+    k = _value_type(_td(Keyworded.dtype))
+    with pytest.raises(TypeError, match="struct field 'lambda' is not a Python identifier"):
+        _compiled(_FunctionKey(lambda a: a), (k,), k, (8, 0))

@@ -17,8 +17,8 @@ conversion treats them.
 
 from __future__ import annotations
 
-import collections
 import functools
+import keyword
 import linecache
 import types as pytypes
 
@@ -40,10 +40,10 @@ def is_record_class(obj) -> bool:
 
 @functools.lru_cache(maxsize=256)
 def struct_class(dtype: np.dtype):
-    """The named-tuple class of the values of structured ``dtype``."""
-    cls = collections.namedtuple("Struct", dtype.names)
-    cls.record_dtype = dtype
-    return cls
+    """The named-tuple class of the values of structured ``dtype``: a tuple class with
+    ``_fields`` (what cudalite's named tuples are), without ``collections.namedtuple``'s
+    rules on names (a struct field may start with ``_``)."""
+    return type("Struct", (tuple,), {"__slots__": (), "_fields": tuple(dtype.names), "record_dtype": dtype})
 
 
 def value_type(dtype):
@@ -65,11 +65,19 @@ def storage_type(t):
     return t if dtype is None else from_dtype(dtype)
 
 
+def _check_fields(t):
+    bad = [f for f in t.fields if keyword.iskeyword(f) or not f.isidentifier()]
+    if bad:
+        raise TypeError(f"cccl.op(): the struct field {bad[0]!r} is not a Python identifier that an operator "
+                        "can name")
+
+
 def load_expression(path: str, t, names: dict) -> str:
     """Source text building the value of type ``t`` from the record at ``path``;
     ``names`` (class -> name) collects the named-tuple classes it uses."""
     if record_dtype(t) is None:
         return path
+    _check_fields(t)
     name = names.setdefault(t.cls, f"_cudalite_struct{len(names)}")
     parts = (load_expression(f"{path}.{field}", ft, names) for field, ft in zip(t.fields, t.types))
     return f"{name}({', '.join(parts)})"
@@ -80,6 +88,7 @@ def store_lines(target: str, value: str, t) -> list:
     into the record at ``target``, field by field (converted to the fields' types)."""
     if record_dtype(t) is None:
         return [f"{target} = {value}"]
+    _check_fields(t)
     lines = []
     for k, (field, ft) in enumerate(zip(t.fields, t.types)):
         lines += store_lines(f"{target}.{field}", f"{value}[{k}]", ft)
@@ -92,7 +101,11 @@ def constructor(dtype: np.dtype):
     (positional or keyword), each converted to its field's type; a struct field
     takes a struct value or a tuple of its fields."""
     fields = dtype.names
-    params = [f"{f}" for f in fields]
+    bad = [f for f in fields if keyword.iskeyword(f) or not f.isidentifier() or f.startswith("_cudalite_")]
+    if bad:
+        raise TypeError(f"cccl.op(): a struct with the field name {bad[0]!r} cannot be built in an operator "
+                        "(a field passed by keyword needs a Python identifier that is not a keyword)")
+    params = list(fields)
     namespace = {"_cudalite_struct": struct_class(dtype)}
     items = []
     for k, f in enumerate(fields):
