@@ -43,7 +43,9 @@ def _missing(test_id, report):
     err = report.get("collect_errors", {}).get(_module_of(test_id))
     if err is not None:
         return {"id": test_id, "outcome": "error", "reason": f"collection error: {err}", "uses_op": False}
-    return {"id": test_id, "outcome": NOT_RUN, "reason": NOT_RUN, "uses_op": False}
+    why = f"not reached: the {report.get('compiler', '')} run stopped at its time budget" if report.get(
+        "interrupted") else NOT_RUN
+    return {"id": test_id, "outcome": NOT_RUN, "reason": why, "uses_op": False}
 
 
 def classify(native, cudalite):

@@ -225,3 +225,17 @@ def test_segmented_reduce_with_a_stateful_operator():
                              op=cccl.op(argmin_by_key), h_init=np.asarray(-1, np.int64))
     expect = [lo + int(np.argmin(keys[lo:hi])) for lo, hi in zip(offsets[:-1], offsets[1:])]
     np.testing.assert_array_equal(d_out.get(), expect)
+
+
+@cccl.op
+def decorated_max(a, b):
+    return a if a > b else b
+
+
+def test_the_decorator_form_keeps_the_function_callable_on_the_host():
+    assert decorated_max(3, 9) == 9 and cccl.op(decorated_max) == decorated_max
+    h = np.random.default_rng(5).integers(-50, 50, 999).astype(np.int16)
+    d_out = cp.empty(1, np.int16)
+    compute.reduce_into(d_in=cp.asarray(h), d_out=d_out, op=decorated_max, num_items=h.size,
+                        h_init=np.full(1, -32768, np.int16))
+    assert d_out.get()[0] == h.max()

@@ -175,3 +175,16 @@ def test_return_dtype_is_the_numpy_dtype_of_the_inferred_type():
     assert _numpy_dtype(_return_type(_positive, (T.int16,))) == np.dtype(np.bool_)
     with pytest.raises(TypeError, match=r"returns a tuple \(UniTuple\(int32 x 2\)\); cuda.compute needs the output"):
         _numpy_dtype(_return_type(lambda a: (a, a), (T.int32,)))
+
+
+def test_the_key_of_a_function_with_an_unassigned_closure_cell():
+    def outer():
+        def f(x):
+            return g(x)  # noqa: F821 - assigned after f is made
+        key = _FunctionKey(f)
+        g = abs  # noqa: F841
+        return f, key
+
+    f, before = outer()
+    assert before != _FunctionKey(f)  # the cell now holds a value: another key
+    assert len(before.digest) == 16 and before.digest != _FunctionKey(f).digest

@@ -108,6 +108,11 @@ def _adapter_class():
             self.func = func
 
         @property
+        def py_func(self):
+            """The Python function (``cccl.op`` of an adapter makes an equal one)."""
+            return self.func
+
+        @property
         def is_stateful(self):
             return bool(_state_arrays(self.func))
 
@@ -137,6 +142,8 @@ def _adapter_class():
                 input_types, output_type)
 
         def __eq__(self, other):
+            if other is self:
+                return True
             return type(other) is type(self) and _FunctionKey(self.func) == _FunctionKey(other.func)
 
         def __hash__(self):
@@ -168,24 +175,45 @@ def _adapter_class():
 
 class _FunctionKey:
     """What a compiled operator depends on: the function object and, so that an edited
-    function or a re-captured closure recompiles, a digest of its code, constants,
-    defaults and closure values (their ``repr``: numbers and tuples of them)."""
+    function or a re-captured closure recompiles, its code object (bytecode and
+    constants), defaults and what its closure cells and globals hold (``_digest_value``).
+    Made at every algorithm call (cuda.compute hashes operators to find its builds), so
+    it is a tuple hashed in C; the text digest naming a compiled symbol is made only
+    when one is compiled."""
 
-    __slots__ = ("func", "digest")
+    __slots__ = ("func", "parts", "_hash")
 
     def __init__(self, func):
         self.func = func
         code = func.__code__
-        cells = tuple(_digest_value(c.cell_contents) for c in (func.__closure__ or ()))
-        globs = tuple((n, _digest_value(func.__globals__[n])) for n in code.co_names if n in func.__globals__)
-        parts = (code.co_code, repr(code.co_consts), repr(func.__defaults__), cells, globs)
-        self.digest = hashlib.sha256(pickle.dumps(parts)).hexdigest()[:16]
+        cells = tuple(_digest_value(_cell_value(c)) for c in (func.__closure__ or ()))
+        g = func.__globals__
+        globs = tuple((n, _digest_value(g[n])) for n in code.co_names if n in g)
+        self.parts = (code, repr(func.__defaults__), cells, globs)
+        self._hash = hash((id(func), self.parts))
+
+    @property
+    def digest(self) -> str:
+        """16 hex digits of the parts (stable text: the bytecode, not the code object)."""
+        code, defaults, cells, globs = self.parts
+        text = pickle.dumps((code.co_code, repr(code.co_consts), defaults, cells, globs))
+        return hashlib.sha256(text).hexdigest()[:16]
 
     def __eq__(self, other):
-        return isinstance(other, _FunctionKey) and self.func is other.func and self.digest == other.digest
+        return isinstance(other, _FunctionKey) and self.func is other.func and self.parts == other.parts
 
     def __hash__(self):
-        return hash((id(self.func), self.digest))
+        return self._hash
+
+
+_EMPTY_CELL = ("empty cell",)
+
+
+def _cell_value(cell):
+    try:
+        return cell.cell_contents
+    except ValueError:  # a closure variable not assigned yet
+        return _EMPTY_CELL
 
 
 def _digest_value(v):
@@ -234,7 +262,9 @@ def _array_layout(name, arr):
 
 def _state_bytes(arrays) -> bytes:
     """Each captured array's data pointer then its extents, as int64s (the wrapper reads
-    them back with ``carray``)."""
+    them back with ``carray``); nothing for a stateless operator (every call asks)."""
+    if not arrays:
+        return b""
     words = []
     for _name, arr in arrays:
         cai = arr.__cuda_array_interface__
