@@ -313,7 +313,7 @@ def test_attribute_of_missing_module_member():
     ("def f(x):\n    try:\n        pass\n    except Exception:\n        pass\n", "try/except"),
     ("def f(x):\n    with x:\n        pass\n", "'with' statements"),
     ("def f(x):\n    class A:\n        pass\n", "class definitions"),
-    ("def f(x):\n    def g():\n        return x\n", "reads 'x', a variable of the enclosing function"),
+    ("def f(x):\n    def g():\n        nonlocal x\n        x = 1\n", "assigns a variable of the enclosing function"),
     ("def f(x):\n    yield x\n", "f is a generator function (it contains yield)"),
     ("async def f(x):\n    return x\n", "f is a coroutine (async def)"),
     ("def f(x):\n    return [i for i in x]\n", "'list comprehension'"),

@@ -16,7 +16,7 @@ from ..numpy_support import is_ndarray, is_numpy_scalar
 from ..errors import TypingError, UnsupportedError
 from ..types import DeviceArrayRef
 from ..types._extension import has_extension_type
-from ._nested import assigned_names, inner_function, literal_locals
+from ._nested import assigned_names, escape_error, inner_function, literal_locals
 from ..typing._fold import fold_literals
 from ._source import SourceInfo, capture, free_values, lookup_free
 
@@ -58,6 +58,7 @@ class _Builder:
         self.locals: set[str] = set()
         self.inner_functions: dict = {}  # nested def name -> its function object (_nested.py)
         self.literal_locals: dict = {}  # locals assigned once to a literal: what nested defs may read
+        self.lifted: dict = {}  # nested def name -> the run-time variables each call passes it (_nested.py)
 
     # -- entry -----------------------------------------------------------------
     def build(self) -> ir.FunctionIR:
@@ -66,7 +67,7 @@ class _Builder:
         loc = self.src.loc(node)
         if args.kwarg or args.kwonlyargs or args.posonlyargs:
             raise UnsupportedError("**kwargs and keyword-only parameters are not supported", loc)
-        params = [a.arg for a in args.args]
+        params = list(getattr(self.func, "__cudalite_lifted__", ())) + [a.arg for a in args.args]
         values = getattr(self.func, "__defaults__", None) or ()
         defaults = dict(zip(params[len(params) - len(values):], values)) if values else {}
         vararg = args.vararg.arg if args.vararg else None
@@ -227,6 +228,8 @@ class _Builder:
         return ir.Const(loc, n.value)
 
     def expr_Name(self, n, loc):
+        if n.id in self.lifted:
+            raise escape_error(self, n.id, loc)
         if n.id in self.locals:
             return ir.Var(loc, n.id)
         found, value = self._resolve_checked(n.id)
@@ -268,6 +271,10 @@ class _Builder:
             raise UnsupportedError("calls with **kwargs are not supported in device code", loc)
         args = [ir.Starred(self.loc(a), self.expr(a.value)) if isinstance(a, ast.Starred) else self.expr(a)
                 for a in n.args]
+        if isinstance(n.func, ast.Name) and n.func.id in self.lifted:  # a lifted nested function
+            captured = [ir.Var(loc, name) for name in self.lifted[n.func.id]]
+            return ir.Call(loc, ir.Var(self.loc(n.func), n.func.id), captured + args,
+                           {k.arg: self.expr(k.value) for k in n.keywords})
         return ir.Call(
             loc, self.expr(n.func), args,
             {k.arg: self.expr(k.value) for k in n.keywords},
