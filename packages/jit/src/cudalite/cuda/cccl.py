@@ -32,8 +32,11 @@ array of the same dtype and rank needs no recompile.
 
 cuda.compute's own Python-callable path (``make_op_adapter(callable)``) is hard-wired
 to numba-cuda-mlir; docs/guide/cccl.md says what it would need to accept another
-compiler.  Values are numbers and booleans (cuda.compute's POD types; bfloat16 and
-structs are refused with a clear error for now).
+compiler.  Values are numbers, booleans, bfloat16 (with ml_dtypes) and structs of
+them: a struct is a named tuple inside the operator, and a struct class the operator
+calls builds one (``_cccl.records``).  The adapter is callable (the function, on the
+host) and shows the function's signature and annotations, so ``@cccl.op`` can decorate
+an operator and cuda.compute reads annotated value types through it.
 """
 
 from __future__ import annotations
