@@ -136,12 +136,23 @@ def count_args(*args):
     return len(args)
 
 
+def _seven():
+    return 7
+
+
+def star_none(x, y):
+    def ten():
+        return 10
+
+    return consumer(ten) + consumer(_seven) * x + y  # func(*args) of an empty *args: func()
+
+
 def star_len(x, y):
     return count_args() + count_args(x) * 10 + count_args(x, y, x) * 100
 
 
 def test_star_args_match_cpython():
-    for fn in (star_args, star_len):
+    for fn in (star_args, star_len, star_none):
         compiled = host_function(fn, SIG)
         for x, y in itertools.product(range(-4, 5), range(-3, 4)):
             assert compiled(x, y) == fn(x, y) & (2**64 - 1), (fn.__name__, x, y)
@@ -158,6 +169,12 @@ def test_star_args_function_compiled_on_its_own_is_refused():
 
     with pytest.raises(TypingError, match=r"consumer\(\) takes \*args: calls passing keyword arguments"):
         cuda.compile_ptx(kw, SIG, device=True, cc=(8, 0))
+
+    def empty_expression(x, y):  # an empty tuple other than the function's own *args
+        return _seven(*())
+
+    with pytest.raises(TypingError, match=r"\*args of an empty tuple is not supported"):
+        cuda.compile_ptx(empty_expression, SIG, device=True, cc=(8, 0))
 
 
 # -- branches on compile-time constants are pruned before typing (numba's dead-branch pruning) --

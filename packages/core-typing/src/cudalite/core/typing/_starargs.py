@@ -4,7 +4,8 @@
 Typing replaces each :class:`~cudalite.core.ir.Starred` argument of the call
 by one :class:`~cudalite.core.ir.StarItem` per tuple item, so every call form
 (device functions, built-ins, casts such as ``complex(*cmath.polar(z))``) sees
-ordinary positional arguments; lowering evaluates ``t`` once, at its first item."""
+ordinary positional arguments; lowering evaluates ``t`` once, at its first item.  An
+empty ``*args`` of the function's own ``*args`` parameter expands to nothing."""
 
 from __future__ import annotations
 
@@ -32,10 +33,22 @@ def expand_starred(tc, call):
             out.append(a)
             continue
         n = len(_tuple_of(tc, a.value, a.loc).types)
-        if n == 0:
+        if n == 0 and not _own_varargs(tc, a.value):
             raise TypingError("*args of an empty tuple is not supported in device code", a.loc)
         out.extend(ir.StarItem(a.loc, a.value, i, n) for i in range(n))
     call.args = out
+
+
+def _own_varargs(tc, value) -> bool:
+    """Whether ``value`` reads the function's own ``*args`` parameter as passed: its IR
+    is built per length of that tuple, so an empty one expands to no argument for
+    good (numba's ``consumer(func, *args)`` called with ``func`` alone); any other
+    empty tuple keeps the refusal (its expression would not be evaluated)."""
+    fir = tc.fir
+    if fir.vararg is None or not isinstance(value, ir.Var) or value.name != fir.vararg:
+        return False
+    version = tc.ssa.uses.get(value)
+    return version is not None and version.kind == "param"
 
 
 def star_item_type(tc, item):
