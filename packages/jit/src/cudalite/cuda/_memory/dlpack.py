@@ -13,7 +13,7 @@ from __future__ import annotations
 import ctypes
 
 import numpy as np
-from cudalite.core.types import bfloat16_dtype
+from cudalite.core.types import bfloat16_dtype, dtype_of, fp8_e4m3, fp8_e5m2, fp8_e8m0
 
 from .layout import c_strides
 
@@ -80,6 +80,7 @@ _capsule_new = _pyapi("PyCapsule_New", ctypes.py_object, ctypes.c_void_p, ctypes
 _capsule_is_valid = _pyapi("PyCapsule_IsValid", ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p)
 _capsule_get_pointer = _pyapi("PyCapsule_GetPointer", ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)
 _capsule_pointer_of = _pyapi("PyCapsule_GetPointer", ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)
+_capsule_named = _pyapi("PyCapsule_IsValid", ctypes.c_int, ctypes.py_object, ctypes.c_char_p)
 _capsule_set_name = _pyapi("PyCapsule_SetName", ctypes.c_int, ctypes.py_object, ctypes.c_char_p)
 _incref = _pyapi("Py_IncRef", None, ctypes.py_object)
 _decref = _pyapi("Py_DecRef", None, ctypes.py_object)
@@ -126,6 +127,8 @@ def dlpack_dtype(dtype):
     codes = {"i": 0, "u": 1, "f": 2, "c": 5, "b": 6}
     if _is_bfloat16(dtype):
         return _KDL_BFLOAT, 16, 1
+    if _fp8_code(dtype) is not None:
+        return _fp8_code(dtype), 8, 1
     if kind not in codes or dtype.fields is not None or dtype.subdtype is not None:
         raise BufferError(f"DLPack cannot export dtype {dtype}")
     return codes[kind], dtype.itemsize * 8, 1
@@ -168,6 +171,11 @@ def to_dlpack(array, device_type, device_id, versioned=False):
 
 _DTYPE_KINDS = {0: "i", 1: "u", 2: "f", 5: "c", 6: "b"}
 _KDL_BFLOAT = 4
+# DLPack 1.1's fp8 codes cudalite has types for: code -> ml_dtypes' name of the dtype
+_FP8_CODES = {10: fp8_e4m3, 12: fp8_e5m2, 14: fp8_e8m0}  # kDLFloat8_e4m3fn, _e5m2, _e8m0fnu
+_FP8_NAMES = {t.ml_dtypes_name: code for code, t in _FP8_CODES.items()}
+_FLAG_READ_ONLY = 1 << 0  # DLPACK_FLAG_BITMASK_READ_ONLY
+_USED_VERSIONED_NAME = b"used_dltensor_versioned"
 
 
 def _is_bfloat16(dtype) -> bool:
@@ -175,39 +183,92 @@ def _is_bfloat16(dtype) -> bool:
     return dtype.kind == "V" and dtype.itemsize == 2 and dtype.name == "bfloat16" and dtype.fields is None
 
 
+def _fp8_code(dtype):
+    """DLPack 1.1's code of an ml_dtypes fp8 dtype cudalite has a type for, else None
+    (by name: ml_dtypes gives some of them NumPy's float kind)."""
+    if dtype.itemsize == 1 and dtype.fields is None:
+        return _FP8_NAMES.get(dtype.name)
+    return None
+
+
+def _export_capsule(obj, stream):
+    """``obj.__dlpack__`` asked for DLPack 1.x (``max_version=(1, 0)``), then without
+    it (producers before DLPack 1.0), then without a stream (the oldest ones)."""
+    try:
+        return obj.__dlpack__(stream=stream, max_version=DLPACK_VERSION)
+    except TypeError:
+        pass
+    try:
+        return obj.__dlpack__(stream=stream)
+    except TypeError:
+        return obj.__dlpack__()
+
+
+def _numpy_dtype(t):
+    code, bits = t.dtype.code, t.dtype.bits
+    if t.dtype.lanes != 1:
+        raise TypeError(f"DLPack dtype code {code} x{t.dtype.lanes} cannot be passed to a kernel")
+    if code == _KDL_BFLOAT and bits == 16:
+        return bfloat16_dtype()
+    if code in _FP8_CODES and bits == 8:
+        return dtype_of(_FP8_CODES[code])
+    kind = _DTYPE_KINDS.get(code)
+    if kind is None or bits % 8 or bits == 0:
+        raise TypeError(f"DLPack dtype code {code} ({bits} bits) cannot be passed to a kernel")
+    return np.dtype(f"{kind}{bits // 8}") if kind != "b" else np.dtype(np.bool_)
+
+
 def read_dlpack(obj, stream=None):
     """Consume ``obj.__dlpack__()`` (a CUDA tensor): ``(data pointer, shape, byte
     strides, NumPy dtype)``.  ``stream``: the consumer's stream handle (DLPack's
     convention: 1 is the legacy default stream), which the producer orders its work
-    before.  The capsule is released at once: ``obj`` keeps the memory alive."""
+    before.  DLPack 1.x is asked for (a ``"dltensor_versioned"`` capsule; a producer
+    of an older DLPack answers with a ``"dltensor"`` one, also read); a tensor its
+    producer marks read-only is refused (a kernel may write to its array arguments).
+    The capsule is released at once: ``obj`` keeps the memory alive."""
 
     device_type, _device_id = obj.__dlpack_device__()
     if int(device_type) not in (KDLCUDA, KDLCUDAMANAGED):
         raise TypeError(f"a DLPack tensor on device type {int(device_type)} cannot be passed to a kernel: "
                         "it must be on a CUDA device")
-    try:
-        capsule = obj.__dlpack__(stream=stream)
-    except TypeError:  # producers without the stream keyword
-        capsule = obj.__dlpack__()
-    ptr = _capsule_pointer_of(capsule, _CAPSULE_NAME)
-    managed = ctypes.cast(ptr, ctypes.POINTER(_DLManagedTensor))
-    t = managed.contents.dl_tensor
-    kind = _DTYPE_KINDS.get(t.dtype.code)
-    bf16 = t.dtype.code == _KDL_BFLOAT and t.dtype.bits == 16
-    if (kind is None and not bf16) or t.dtype.lanes != 1:
-        raise TypeError(f"DLPack dtype code {t.dtype.code} x{t.dtype.lanes} cannot be passed to a kernel")
-    if bf16:
-        dtype = bfloat16_dtype()
+    capsule = _export_capsule(obj, stream)
+    if _capsule_named(capsule, _VERSIONED_NAME):
+        managed = ctypes.cast(_capsule_pointer_of(capsule, _VERSIONED_NAME),
+                              ctypes.POINTER(_DLManagedTensorVersioned))
+        head = managed.contents
+        version, flags = (head.version.major, head.version.minor), head.flags  # read before any release
+        if version[0] != DLPACK_VERSION[0]:
+            _release(capsule, managed, _USED_VERSIONED_NAME)
+            raise TypeError(f"a DLPack {version[0]}.{version[1]} tensor cannot be read "
+                            f"(cudalite reads DLPack {DLPACK_VERSION[0]}.x)")
+        if flags & _FLAG_READ_ONLY:
+            _release(capsule, managed, _USED_VERSIONED_NAME)
+            raise TypeError(f"{type(obj).__name__}'s DLPack tensor is read-only: a kernel may write to its array "
+                            "arguments, so it cannot take it (pass a writable array, or a copy)")
+        used = _USED_VERSIONED_NAME
     else:
-        dtype = np.dtype(f"{kind}{t.dtype.bits // 8}") if kind != "b" else np.dtype(np.bool_)
+        managed = ctypes.cast(_capsule_pointer_of(capsule, _CAPSULE_NAME), ctypes.POINTER(_DLManagedTensor))
+        used = _USED_NAME
+    t = managed.contents.dl_tensor
+    try:
+        dtype = _numpy_dtype(t)
+    except TypeError:
+        _release(capsule, managed, used)
+        raise
     shape = tuple(t.shape[k] for k in range(t.ndim))
     if t.strides:
         strides = tuple(t.strides[k] * dtype.itemsize for k in range(t.ndim))
     else:  # no strides: C-contiguous (DLPack's rule)
         strides = c_strides(shape, dtype.itemsize)
     data = (t.data or 0) + t.byte_offset
-    _capsule_set_name(capsule, _USED_NAME)  # consumed: the capsule's destructor leaves it alone
+    _release(capsule, managed, used)
+    return data, shape, strides, dtype
+
+
+def _release(capsule, managed, used_name):
+    """Mark the capsule consumed (its destructor then leaves the tensor alone) and call
+    the producer's deleter, as a consumer must once it is done with the tensor."""
+    _capsule_set_name(capsule, used_name)
     deleter = managed.contents.deleter
     if deleter:
         deleter(managed)
-    return data, shape, strides, dtype
