@@ -86,12 +86,7 @@ def value_type(t):
         f = _FLOATS[t.underlying.bitwidth]
         return ir.LiteralStructType([f, f])
     if isinstance(t, Tuple):
-        if len(t.types) > 1 and t.is_uniform:
-            return ir.ArrayType(value_type(t.types[0]), len(t.types))
-        elems = tuple(value_type(i) for i in t.types)
-        if len(elems) >= NAMED_TUPLE_MIN:
-            return _named_struct(elems)
-        return ir.LiteralStructType(elems)
+        return _tuple_value_type(t)
     if isinstance(t, Array):
         return ir.LiteralStructType([
             ptr(memory_type(t.dtype)), ir.ArrayType(I64, t.ndim), ir.ArrayType(I64, t.ndim),
@@ -114,6 +109,18 @@ def value_type(t):
     if model is not None:
         return model.get_value_type()
     return EMPTY
+
+
+@functools.lru_cache(maxsize=4096)
+def _tuple_value_type(t):
+    """A tuple's LLVM type, one object per tuple type: nested tuples are then built
+    once per level (linear in the depth; llvmlite caches each type's text too)."""
+    if len(t.types) > 1 and t.is_uniform:
+        return ir.ArrayType(value_type(t.types[0]), len(t.types))
+    elems = tuple(value_type(i) for i in t.types)
+    if len(elems) >= NAMED_TUPLE_MIN:
+        return _named_struct(elems)
+    return ir.LiteralStructType(elems)
 
 
 @functools.lru_cache(maxsize=1024)
