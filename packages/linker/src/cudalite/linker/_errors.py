@@ -10,7 +10,8 @@ an input that crashed nvJitLink in the isolated link process.
 
 from __future__ import annotations
 
-__all__ = ["LinkerError", "NvrtcError", "MissingFileError", "UnknownFileTypeError", "InvalidInputError"]
+__all__ = ["LinkerError", "NvrtcError", "MissingFileError", "UnknownFileTypeError", "InvalidInputError",
+           "ToolNotFoundError"]
 
 
 class LinkerError(Exception):
@@ -124,3 +125,8 @@ class NvrtcError(LinkerError):
         self.file = file
         self.line = line
         super().__init__(message, error_log=log)
+
+
+class ToolNotFoundError(LinkerError):
+    """nvJitLink or NVRTC, which the linker runs, cannot be loaded (its pip wheel is
+    missing or broken); the message names the wheel to install."""

@@ -22,6 +22,7 @@ import tempfile
 import threading
 
 from ._errors import LinkerError
+from ._tools import load_tool
 
 __all__ = ["run_link", "nvjitlink_version", "LinkFailure"]
 
@@ -57,6 +58,7 @@ class LinkFailure(LinkerError):
 
 
 def _nvjitlink():
+    load_tool("nvJitLink", "nvidia-nvjitlink")
     from cuda.bindings import nvjitlink
     return nvjitlink
 

@@ -14,6 +14,7 @@ import re
 
 from ._code import LTOIR, Cubin, CUSource, PTXSource
 from ._errors import NvrtcError
+from ._tools import load_tool
 from ._options import normalize_arch
 
 __all__ = ["compile_cuda", "cuda_include_dirs", "nvrtc_version", "parse_nvrtc_log"]
@@ -25,6 +26,7 @@ _DIAGNOSTIC = re.compile(r"^(?P<file>.+?)\((?P<line>\d+)\): (?P<sev>(?:catastrop
 
 
 def _nvrtc():
+    load_tool("nvrtc", "nvidia-cuda-nvrtc")
     from cuda.bindings import nvrtc
     return nvrtc
 
