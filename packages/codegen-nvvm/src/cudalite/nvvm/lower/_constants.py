@@ -75,13 +75,39 @@ def lower_constant(lc, value, ty, in_tuple=False):
     return ir.Constant(value_type(ty), None)  # compile-time objects carry no runtime value
 
 
+# CUDA's constant bank for a module's data (ptxas refuses more), and a bound on what is
+# embedded in global memory (the copy is written out as IR text: beyond this the
+# compile takes minutes and the process gigabytes, so it is refused with the reason)
+CONST_BANK_BYTES = 64 * 1024
+MAX_EMBEDDED_BYTES = 256 * 1024 * 1024
+
+
+class ConstantTooLarge(ValueError):
+    """A global array too large to copy into the kernel (the message says why)."""
+
+
+def _check_embeddable(arr, space):
+    nbytes = int(arr.size) * int(arr.dtype.itemsize)  # the array's elements, whatever its strides
+    if space == ADDRSPACE_CONST and nbytes > CONST_BANK_BYTES:
+        raise ConstantTooLarge(
+            f"is a NumPy array of {nbytes:,} bytes: a global array is copied into the kernel's constant memory, "
+            f"which holds {CONST_BANK_BYTES // 1024} KiB; pass it as a kernel argument (cuda.to_device) instead")
+    if nbytes > MAX_EMBEDDED_BYTES:
+        raise ConstantTooLarge(
+            f"is a NumPy array of {nbytes:,} bytes: too large to copy into the kernel (at most "
+            f"{MAX_EMBEDDED_BYTES // 2**20} MiB); pass it as a kernel argument (cuda.to_device) instead")
+
+
 def constant_array_global(mb, arr, ty, space=ADDRSPACE_CONST):
     """Pointer (``T addrspace(space)*``) to a read-only copy of ``arr`` in constant
-    (default) or global memory, emitted once per array, space and module."""
+    (default) or global memory, emitted once per array, space and module;
+    :class:`ConstantTooLarge` when it cannot be (constant memory's 64 KiB, or
+    :data:`MAX_EMBEDDED_BYTES`)."""
     key = (id(arr), ty, space)
     hit = mb.const_arrays.get(key)
     if hit is not None:
         return hit[0]
+    _check_embeddable(arr, space)
     elem = memory_type(ty.dtype)
     np = numpy()
     flat = np.ascontiguousarray(arr).reshape(-1)

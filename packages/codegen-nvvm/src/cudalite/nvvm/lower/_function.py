@@ -20,7 +20,7 @@ from cudalite.core.typing import CallKind
 from . import _arith
 from . import _dbg_vars as dbg_vars
 from ._casts import cast, truth
-from ._constants import lower_constant
+from ._constants import ConstantTooLarge, lower_constant
 from ._irtypes import I1, value_type
 from ._exceptions import check_status_after_call, records_exceptions
 from ._inline import inline_call, should_inline
@@ -294,7 +294,10 @@ class FunctionLowerer:
         info = self.tf.calls.get(e)
         if info is not None and info.kind is CallKind.VALUE:  # a device value (cuda.threadIdx.x)
             return self.module.lowerings.lookup_value(info.key)(self, e, info)
-        return lower_constant(self, e.value, self.typeof(e))
+        try:
+            return lower_constant(self, e.value, self.typeof(e))
+        except ConstantTooLarge as err:  # located at the global's use, named
+            raise LoweringError(f"the global {e.name or 'value'} {err}", e.loc) from None
 
     def expr_Var(self, e):
         return self.builder.load(self.slots[self.tf.fir.ssa.uses[e].name])

@@ -13,12 +13,13 @@ import math
 
 from llvmlite import ir
 
+from cudalite.core.errors import LoweringError
 from cudalite.core import device_api as api
 from cudalite.core.numpy_support import numpy
 from cudalite.core.types import Record
 
 from ._abi import itemsize
-from ._constants import array_struct, constant_array_global
+from ._constants import ConstantTooLarge, array_struct, constant_array_global
 from ._intrinsics import inline_asm
 from ._irtypes import ADDRSPACE_SHARED, I8, I32, I64, memory_type, ptr
 from ._registry import lowerings
@@ -106,7 +107,10 @@ def _local_array(lc, node, args, info):
 @lowerings.call(api.const.array_like)
 def _const_array_like(lc, node, args, info):
     aty = info.sig.return_type
+    try:
+        first = constant_array_global(lc.module, info.payload.value, aty)
+    except ConstantTooLarge as err:
+        raise LoweringError(f"cuda.const.array_like(): the array {err}", node.loc) from None
     value = numpy().ascontiguousarray(info.payload.value)
-    first = constant_array_global(lc.module, info.payload.value, aty)
     data = lc.builder.addrspacecast(first, ptr(memory_type(aty.dtype)))
     return _static_array(lc, aty, data, value.shape)
