@@ -30,5 +30,8 @@ def test_each_nesting_level_gets_its_llvm_type_built_once():
     ptx, _ = cuda.compile_ptx(reads_deep_global, "int64(int64)", device=True, cc=(9, 0))
     info = _irtypes._tuple_value_type.cache_info()
     assert ".func" in ptx
-    assert DEPTH <= info.misses <= DEPTH + 8  # one build per level (plus a few other tuples)
+    assert DEPTH <= info.currsize <= DEPTH + 8  # one LLVM type per level (plus a few other tuples)
+    # linear work: a build per level, plus those of a first attempt that ran out of stack
+    # and was retried on a bigger one (where Python's recursion limit is lower, e.g. 3.13)
+    assert info.misses <= 2 * DEPTH + 8
     assert info.hits >= DEPTH  # and every later use of a level is a lookup
