@@ -14,10 +14,11 @@ import ast
 from .. import ir
 from ..numpy_support import is_ndarray, is_numpy_scalar
 from ..errors import TypingError, UnsupportedError
-from ..types import DeviceArrayRef
+from ..types import BrokenDeviceArray, DeviceArrayRef
 from ..types._extension import has_extension_type
 from ._nested import assigned_names, escape_error, inner_function, literal_locals
 from ..typing._fold import fold_literals
+from ..value_text import exception_text, value_text
 from ._source import SourceInfo, capture, free_values, lookup_free
 
 __all__ = ["build_ir"]
@@ -283,9 +284,15 @@ class _Builder:
     def expr_Attribute(self, n, loc):
         base = self.expr(n.value)
         if isinstance(base, ir.Const) and _foldable(base.value):
-            if not hasattr(base.value, n.attr):
-                raise TypingError(f"{base.name or base.value!r} has no attribute {n.attr!r}", loc)
-            return ir.Const(loc, getattr(base.value, n.attr), f"{base.name}.{n.attr}")
+            what = base.name or value_text(base.value)
+            try:
+                value = getattr(base.value, n.attr)
+            except AttributeError:
+                raise TypingError(f"{what} has no attribute {n.attr!r}", loc) from None
+            except Exception as exc:  # the user's __getattr__ or property
+                raise TypingError(f"reading {what}.{n.attr} at compile time raised {exception_text(exc)}",
+                                  loc) from None
+            return ir.Const(loc, value, f"{base.name}.{n.attr}")
         return ir.Attr(loc, base, n.attr)
 
     def expr_Subscript(self, n, loc):
@@ -333,7 +340,7 @@ def _foldable(value) -> bool:
     """Attributes of these compile-time objects are resolved by the frontend (a value an
     extension types is a typed constant: its attributes are the extension's)."""
     return not (isinstance(value, _VALUE_TYPES) or is_ndarray(value) or is_numpy_scalar(value)
-                or isinstance(value, DeviceArrayRef) or has_extension_type(value))
+                or isinstance(value, (DeviceArrayRef, BrokenDeviceArray)) or has_extension_type(value))
 
 
 def _single_constants(body, params) -> dict:

@@ -23,7 +23,7 @@ import warnings
 
 from ..errors import Loc, SourceError, SourceWarning
 from ..exec_sources import candidates
-from ..types import device_array_ref
+from ..types import BrokenDeviceArray, device_array_ref
 from . import _identity
 
 __all__ = ["python_function", "SourceInfo", "capture", "free_values", "lookup_free"]
@@ -288,7 +288,10 @@ def free_values(func) -> tuple[dict, dict]:
 
 
 def _freeze(value):
-    ref = device_array_ref(value)
+    try:
+        ref = device_array_ref(value)
+    except ValueError as exc:  # an unreadable __cuda_array_interface__: typing reports it where it is used
+        return BrokenDeviceArray(value, str(exc))
     return value if ref is None else ref
 
 

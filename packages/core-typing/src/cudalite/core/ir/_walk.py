@@ -4,15 +4,16 @@
 statements (``if``/``else``, loop bodies) right after the statement holding
 them; ``walk_exprs(node)`` yields each expression under a statement, target or
 expression (the node itself first when it is one), without entering nested
-statement bodies.  Analyses that depend on control flow (can the end of a body
-be reached? does a loop ``break``?) are not plain walks and stay hand-written.
+statement bodies or the Python value of a ``Const``.  Analyses that depend on
+control flow (can the end of a body be reached? does a loop ``break``?) are not
+plain walks and stay hand-written.
 """
 
 from __future__ import annotations
 
 from dataclasses import fields
 
-from ._nodes import Expr, Node, Stmt
+from ._nodes import Const, Expr, Node, Stmt
 
 __all__ = ["walk_stmts", "walk_exprs", "STMT_BODIES"]
 
@@ -42,6 +43,8 @@ def walk_exprs(node):
                 continue
             if isinstance(value, Expr):
                 yield value
+            if isinstance(value, Const):  # its value is the user's object (a frozen global may
+                continue  # be huge or contain itself): never walked
             stack.extend(reversed([getattr(value, f.name) for f in fields(value)]))
         elif isinstance(value, (list, tuple)):
             stack.extend(reversed(value))

@@ -21,7 +21,8 @@ from ._fp8 import (
 from ._scalar import __all__ as _scalar_all
 from ._signature import TYPE_NAMES, as_type, parse_signature, parse_type, voidptr
 from ._typeof import (
-    DeviceArrayRef, bfloat16_dtype, device_array_ref, dtype_of, from_dtype, type_from_dtype, typeof_constant,
+    BrokenDeviceArray, DeviceArrayRef, bfloat16_dtype, device_array_ref, dtype_of, from_dtype, type_from_dtype,
+    typeof_constant, untyped_reason,
 )
 from ._vector import VECTOR_ALIASES, VectorType, cuda_alignment, vector_type_named, vector_types
 
@@ -34,7 +35,7 @@ __all__ = [
     "array_from_subscript", "BoundMethod", "DType", "EnumClass", "EnumMember", "Module", "NumberClass", "Opaque",
     "PyFunction", "RangeType", "SliceType", "StringLiteral", "TYPE_NAMES", "as_type",
     "parse_signature", "parse_type", "dtype_of", "from_dtype", "type_from_dtype", "typeof_constant",
-    "DeviceArrayRef", "device_array_ref", "bfloat16_dtype",
+    "DeviceArrayRef", "device_array_ref", "BrokenDeviceArray", "untyped_reason", "bfloat16_dtype",
     "BytesLiteral", "CharSeq", "UnicodeCharSeq", "NPDatetime", "NPTimedelta", "DATETIME_UNITS",
     "VECTOR_ALIASES", "VectorType", "cuda_alignment", "vector_type_named", "vector_types",
     "FP8_TYPES", "BFloat16Raw", "bfloat16_raw", "Fp8", "fp8_bits", "fp8_decode", "fp8_e4m3", "fp8_e5m2",

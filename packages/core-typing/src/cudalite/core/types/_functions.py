@@ -3,6 +3,7 @@ modules, number classes (``float32`` used as a cast), ranges, dtypes, strings.""
 
 from __future__ import annotations
 
+from ..value_text import safe_attr, value_text
 from ._base import Type
 
 __all__ = [
@@ -18,12 +19,18 @@ class Opaque(Type):
     __slots__ = ("obj",)
 
     def __init__(self, obj):
-        name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or repr(obj)
-        mod = getattr(obj, "__module__", None)
-        if mod and mod != "builtins" and isinstance(name, str):
+        name = _str_attr(obj, "__qualname__") or _str_attr(obj, "__name__") or value_text(obj, 80)
+        mod = _str_attr(obj, "__module__")
+        if mod and mod != "builtins":
             name = f"{mod}.{name}"
         super().__init__(id(obj), f"<{name}>")
         self.obj = obj
+
+
+def _str_attr(obj, name):
+    """A name attribute of a user's object when it is a string, else None (never raises)."""
+    value = safe_attr(obj, name)
+    return value if isinstance(value, str) else None
 
 
 class PyFunction(Opaque):

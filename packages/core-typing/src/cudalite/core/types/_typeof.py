@@ -1,5 +1,9 @@
 """Typing of Python values: frozen globals/closure constants and NumPy dtypes, and
-the frozen form of a device array captured by a kernel (:class:`DeviceArrayRef`)."""
+the frozen form of a device array captured by a kernel (:class:`DeviceArrayRef`,
+or :class:`BrokenDeviceArray` when its ``__cuda_array_interface__`` cannot be read).
+
+Values are the user's objects: nothing here compares them with ``==`` or relies on
+their ``repr``; :func:`untyped_reason` says why a value has no type."""
 
 from __future__ import annotations
 
@@ -9,16 +13,17 @@ from dataclasses import dataclass
 
 from ..layout import c_strides, layout_of
 from ..numpy_support import is_ndarray, is_numpy_scalar, loaded, numpy
+from ..value_text import exception_text, value_text
 from . import _fp8 as F, _scalar as S
 from ._base import Type
-from ._containers import Array, NamedTuple, NestedArray, Record, Tuple
+from ._containers import MAX_NDIM, Array, NamedTuple, NestedArray, Record, Tuple
 from ._enums import EnumClass, EnumMember
 from ._extension import extension_typeof
 from ._npextra import BytesLiteral, CharSeq, NPDatetime, NPTimedelta, UnicodeCharSeq
 from ._functions import DType, Module, NumberClass, Opaque, PyFunction, StringLiteral
 
 __all__ = ["typeof_constant", "type_from_dtype", "from_dtype", "dtype_of", "bfloat16_dtype", "fp8_dtype",
-           "DeviceArrayRef", "device_array_ref"]
+           "DeviceArrayRef", "device_array_ref", "BrokenDeviceArray", "untyped_reason"]
 
 _BY_KIND_SIZE = {
     ("b", 1): S.boolean,
@@ -183,23 +188,67 @@ def has_cuda_array_interface(value) -> bool:
         return False
 
 
+@dataclass(frozen=True, eq=False)
+class BrokenDeviceArray:
+    """A global or closure value offering a ``__cuda_array_interface__`` that cannot
+    be read (missing keys, bad values, a property that raises): frozen as this
+    marker, which has no type, so that typing reports ``reason`` where the value is
+    used, at the user's line."""
+
+    owner: object
+    reason: str
+
+    def __repr__(self):
+        return value_text(self.owner)
+
+
 def device_array_ref(value):
     """The :class:`DeviceArrayRef` of ``value`` when it is a device array (its class
     defines ``__cuda_array_interface__``, or the object itself holds it as an instance
     attribute, as numba's ``ForeignArray``; NumPy arrays are host constants), else
-    None.  A ``__getattr__`` is never asked: it may answer for any name."""
+    None.  A ``__getattr__`` is never asked: it may answer for any name.  Raises
+    ``ValueError`` saying what is wrong when the interface cannot be read."""
     if isinstance(value, DeviceArrayRef):
         return value
     if is_ndarray(value) or not has_cuda_array_interface(value):
         return None
-    cai = value.__cuda_array_interface__
+    try:
+        cai = value.__cuda_array_interface__
+    except Exception as exc:  # the user's property
+        raise ValueError(f"reading its __cuda_array_interface__ raised {exception_text(exc)}") from None
+    if not isinstance(cai, dict):
+        raise ValueError(f"its __cuda_array_interface__ is a {type(cai).__name__}, not a dict")
+    for key in ("shape", "typestr", "data"):
+        if key not in cai:
+            raise ValueError(f"its __cuda_array_interface__ has no {key!r}")
+    try:
+        return _read_interface(cai, value)
+    except Exception as exc:  # malformed entries: int("x"), np.dtype("junk"), data not a pair...
+        raise ValueError(f"its __cuda_array_interface__ is invalid: {exception_text(exc)}") from None
+
+
+def _read_interface(cai, value):
     np = numpy()
-    dtype = np.dtype(cai["typestr"]) if not cai.get("descr") or len(cai["descr"]) == 1 else np.dtype(cai["descr"])
+    descr = cai.get("descr")
+    dtype = np.dtype(cai["typestr"]) if not descr or len(descr) == 1 else np.dtype(descr)
     shape = tuple(int(n) for n in cai["shape"])
     strides = cai.get("strides")
     if strides is None:  # C-contiguous
         strides = c_strides(shape, dtype.itemsize)
     return DeviceArrayRef(int(cai["data"][0] or 0), shape, tuple(int(s) for s in strides), dtype, value)
+
+
+def untyped_reason(value) -> str | None:
+    """Why ``value`` (for which :func:`typeof_constant` answered None) has no type,
+    when there is more to say than "not a supported kind of value", else None."""
+    if isinstance(value, BrokenDeviceArray):
+        return value.reason
+    if isinstance(value, int) and not isinstance(value, bool):
+        return "it does not fit in 64 bits"
+    ndim = value.ndim if is_ndarray(value) else len(value.shape) if isinstance(value, DeviceArrayRef) else 0
+    if ndim > MAX_NDIM:
+        return f"it has {ndim} dimensions; device code handles arrays of 0 to {MAX_NDIM}"
+    return None
 
 
 def typeof_constant(value) -> Type | None:
@@ -227,14 +276,16 @@ def typeof_constant(value) -> Type | None:
         return Tuple(items)
     if is_ndarray(value):
         et = type_from_dtype(value.dtype)
-        if et is None:
+        if et is None or value.ndim > MAX_NDIM:
             return None
         return Array(et, value.ndim, layout_of(value.shape, value.strides, value.itemsize), readonly=True)
     if isinstance(value, DeviceArrayRef):
         et = type_from_dtype(value.dtype)
-        if et is None:
+        if et is None or len(value.shape) > MAX_NDIM:
             return None
         return Array(et, len(value.shape), layout_of(value.shape, value.strides, value.dtype.itemsize))
+    if isinstance(value, BrokenDeviceArray):
+        return None  # untyped_reason says why
     if isinstance(value, bytes):
         return BytesLiteral(value)
     if isinstance(value, (list, dict, set, frozenset, bytes, bytearray)):
@@ -246,7 +297,7 @@ def typeof_constant(value) -> Type | None:
                            or (isinstance(value, type) and issubclass(value, np.generic))):
         t = type_from_dtype(value)
         return DType(t) if t is not None else None
-    if value in (float, int, bool, complex):
+    if value is float or value is int or value is bool or value is complex:  # never ==: a user's __eq__ may raise
         return NumberClass(type_from_dtype(value))
     if isinstance(value, _pytypes.ModuleType):
         return Module(value)

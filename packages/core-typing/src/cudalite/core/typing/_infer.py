@@ -23,10 +23,12 @@ from .._compat import is_number
 from ..errors import CompilerError, TypingError
 from ..ffi import ForeignFunction, resolve_extension
 from ..registry import CallSite, Registry
+from ..value_text import value_text
 from ..types import (
     Array, BFloat16, Boolean, BoundMethod, Fp8, Integer, NoneType, NumberClass, Opaque, PyFunction,
     RangeType,
-    Signature, SliceType, StringLiteral, Tuple, Type, boolean, int64, typeof_constant, void,
+    BrokenDeviceArray, Signature, SliceType, StringLiteral, Tuple, Type, boolean, int64, typeof_constant,
+    untyped_reason, void,
 )
 from ._eager_calls import eager_signature
 from ._binding import bind_arguments, fold_kwargs
@@ -539,9 +541,11 @@ class _Inference:
         t = typeof_constant(e.value)
         if t is None:
             what = f"{e.name!r} = " if e.name else ""
-            raise TypingError(f"the value {what}{e.value!r} ({type(e.value).__name__}) cannot be used in device "
-                              "code; globals and closure variables must be numbers, tuples, NumPy scalars "
-                              "or arrays", e.loc)
+            value = e.value.owner if isinstance(e.value, BrokenDeviceArray) else e.value
+            head = f"the value {what}{value_text(value)} ({type(value).__name__}) cannot be used in device code"
+            why = untyped_reason(e.value)
+            raise TypingError(f"{head}: {why}" if why else f"{head}; globals and closure variables must be "
+                              "numbers, tuples, NumPy scalars or arrays", e.loc)
         return t
 
     def expr_Var(self, e):

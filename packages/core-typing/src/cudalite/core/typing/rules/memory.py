@@ -36,6 +36,7 @@ from ...registry import registry
 from ...datamodel import data_models
 from ...types import Array, Boolean, Complex, CPointer, NumberClass, Record, Signature, Type, type_from_dtype
 from ...types._containers import MAX_NDIM
+from ...value_text import value_text
 from .._records import ArraySpec, ConstArray, Resolved
 from .intrinsics import check_arity
 
@@ -107,12 +108,12 @@ def const_shape(site, allow_zero=False):
     shape = site.consts[0]
     items = shape if isinstance(shape, tuple) else (shape,)
     if not items or not all((isinstance(n, int) or is_numpy_integer(n)) and not isinstance(n, bool) for n in items):
-        raise site.error(f"the shape must be an int or a tuple of ints, not {shape!r}")
+        raise site.error(f"the shape must be an int or a tuple of ints, not {value_text(shape)}")
     items = tuple(int(n) for n in items)
     if allow_zero and items == (0,):
         return ()
     if any(n <= 0 for n in items):
-        raise site.error(f"the shape must have positive extents, not {shape!r}")
+        raise site.error(f"the shape must have positive extents, not {value_text(shape)}")
     if len(items) > MAX_NDIM:
         raise site.error(f"arrays have at most {MAX_NDIM} dimensions")
     return items
@@ -140,7 +141,7 @@ def const_dtype(site, i=1):
     if t is None and isinstance(value, str) and not _numpy_dtype_name(value):
         raise site.error(f"Invalid NumPy dtype specified: {value!r} (NumPy has no dtype of that name)")
     if t is None or not (t.is_scalar or isinstance(t, Record)):
-        raise site.error(f"{value!r} is not a supported array dtype")
+        raise site.error(f"{value_text(value)} is not a supported array dtype")
     return t
 
 
@@ -212,7 +213,7 @@ def const_alignment(site, i=2):
     if site.is_const(i) and value is None:
         return None
     if not site.is_const(i) or isinstance(value, bool) or not (isinstance(value, int) or is_numpy_integer(value)):
-        shown = repr(value) if site.is_const(i) else f"a runtime {site.args[i]}"
+        shown = value_text(value) if site.is_const(i) else f"a runtime {site.args[i]}"
         raise site.error(f"RequireLiteralValue: alignment must be a constant integer, not {shown}")
     value = int(value)
     if value <= 0 or value & (value - 1):
