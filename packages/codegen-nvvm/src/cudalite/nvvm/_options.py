@@ -110,6 +110,40 @@ def option_warnings(*, debug, opt, lineinfo) -> list:
     return out
 
 
+FASTMATH_FLAGS = frozenset({"fast", "nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc"})
+
+
+def _is_bool(value) -> bool:
+    """A Python or NumPy bool (NumPy is never imported here)."""
+    return isinstance(value, bool) or (type(value).__module__ == "numpy" and type(value).__name__ in ("bool_", "bool"))
+
+
+def _switch(name: str, value) -> bool:
+    """An on/off option: a bool (a NumPy bool too); TypeError naming the option otherwise
+    (``lineinfo='no'`` is a mistake, not a true value)."""
+    if _is_bool(value):
+        return bool(value)
+    raise TypeError(f"{name} must be True or False, not {value!r}")
+
+
+def fastmath_of(value) -> bool:
+    """``fastmath``: a bool, or a set (or ``{flag: bool}`` dict) of LLVM fast-math flag
+    names (numba's spellings); any flag turns fast math on as a whole.  ValueError names
+    unknown flags, TypeError another type."""
+    if isinstance(value, (set, frozenset)):
+        flags = names = set(value)
+    elif isinstance(value, dict):
+        flags, names = {k for k, on in value.items() if on}, set(value)
+    elif _is_bool(value):
+        return bool(value)
+    else:
+        raise TypeError(f"fastmath must be True, False or a set of fast-math flag names, not {value!r}")
+    unknown = names - FASTMATH_FLAGS
+    if unknown:
+        raise ValueError(f"Unrecognized fastmath flags: {unknown} (known: {', '.join(sorted(FASTMATH_FLAGS))})")
+    return bool(flags)
+
+
 def make_options(*, cc=None, opt=None, fastmath=False, debug=False, lineinfo=False, output="ptx",
                  forceinline=False, launch_bounds=None, cluster_dims=None, boundscheck=False) -> CompileOptions:
     """Validated options.  ``cc``: any spelling :func:`cudalite.core.target.parse_cc`
@@ -147,7 +181,11 @@ def make_options(*, cc=None, opt=None, fastmath=False, debug=False, lineinfo=Fal
     ------
     ValueError
         If an option is invalid (bad ``output``, ``opt``, ``cc``, ``launch_bounds``,
-        ``cluster_dims`` or one for a target below 9.0, or ``forceinline`` without LTO-IR).
+        ``cluster_dims`` or one for a target below 9.0, ``forceinline`` without LTO-IR,
+        or an unknown fastmath flag).
+    TypeError
+        If ``debug``, ``lineinfo``, ``forceinline`` or ``boundscheck`` is not a bool, or
+        ``fastmath`` is neither a bool nor a set or dict of flags.
     """
     if output not in ("ptx", "ltoir"):
         raise ValueError(f"output must be 'ptx' or 'ltoir', not {output!r}")
@@ -155,6 +193,9 @@ def make_options(*, cc=None, opt=None, fastmath=False, debug=False, lineinfo=Fal
         raise ValueError("Can only designate forced inlining in LTO-IR: forceinline=True is only supported "
                          "with output='ltoir'")
     opt_level = opt_level_of(opt)
+    fastmath = fastmath_of(fastmath)
+    debug, lineinfo = _switch("debug", debug), _switch("lineinfo", lineinfo)
+    forceinline, boundscheck = _switch("forceinline", forceinline), _switch("boundscheck", boundscheck)
     if launch_bounds is not None:
         lb = (launch_bounds,) if isinstance(launch_bounds, int) else tuple(launch_bounds)
         if len(lb) > 3:  # numba's wording first

@@ -341,7 +341,9 @@ def _check_target(path: str, inputs, shown: str) -> str:
         special = not stat.S_ISREG(os.stat(path).st_mode)
     except OSError:
         special = False
-    return path if special else os.path.realpath(path)  # a symlinked output is written through
+    # a special file is written in place (by its absolute path: its directory is checked next);
+    # a symlinked output is written through
+    return os.path.abspath(path) if special else os.path.realpath(path)
 
 
 def plan_outputs(req: Request, inputs=()) -> OutputPlan:

@@ -13,7 +13,7 @@ import os
 import re
 
 from ._code import LTOIR, Cubin, CUSource, PTXSource
-from ._errors import NvrtcError
+from ._errors import InvalidInputError, NvrtcError
 from ._tools import load_tool
 from ._options import normalize_arch
 
@@ -120,6 +120,20 @@ def _failure(name, log):
     return NvrtcError(f"NVRTC failed to compile {name}", log)
 
 
+def _without_nul(source: bytes, name: str) -> bytes:
+    """``source`` without its trailing NULs; :class:`InvalidInputError` (a ValueError) for a NUL
+    inside it (NVRTC reads a
+    C string: it would silently compile only the text before the NUL)."""
+    source = source.rstrip(b"\0")
+    at = source.find(b"\0")
+    if at >= 0:
+        line = source.count(b"\n", 0, at) + 1
+        column = at - (source.rfind(b"\n", 0, at) + 1) + 1
+        raise InvalidInputError(name, "CUDA C++", f"a NUL byte at line {line}, column {column} (offset {at}); "
+                                "NVRTC would silently compile only the text before it")
+    return source
+
+
 def compile_cuda(source, *, name=None, arch="sm_90", lto=False, include_dirs=(), options=(),
                  relocatable=True, cuda_include_path=None, cubin=False):
     """Compile CUDA C++ with NVRTC; returns ``PTXSource``, with ``lto=True`` ``LTOIR``,
@@ -162,7 +176,8 @@ def compile_cuda(source, *, name=None, arch="sm_90", lto=False, include_dirs=(),
     TypeError
         If ``source`` has another type.
     ValueError
-        If both ``lto`` and ``cubin`` are set, or ``arch`` is invalid.
+        If both ``lto`` and ``cubin`` are set or ``arch`` is invalid;
+        :class:`InvalidInputError` if the source has a NUL byte before its end.
     NvrtcError
         If NVRTC fails to compile the source.
     """
@@ -176,6 +191,7 @@ def compile_cuda(source, *, name=None, arch="sm_90", lto=False, include_dirs=(),
     elif not isinstance(source, (bytes, bytearray)):
         raise TypeError(f"compile_cuda takes str, bytes or CUSource, not {type(source).__name__}")
     name = name or CUSource.default_name
+    source = _without_nul(bytes(source), name)
     if lto and cubin:
         raise ValueError("compile_cuda: lto=True and cubin=True exclude each other")
     sm = normalize_arch(arch)

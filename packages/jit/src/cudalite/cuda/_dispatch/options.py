@@ -120,6 +120,9 @@ def jit_options(debug, opt, lineinfo, cache, link, inline, kws, device=False) ->
     _check_ignored(kws)
     _warn_device_boundscheck(device, kws)
 
+    for name, value in (("debug", debug), ("lineinfo", lineinfo), ("cache", cache)):
+        if value is not None and not isinstance(value, bool) and not _is_numpy_bool(value):
+            raise TypeError(f"cuda.jit({name}=...) must be True or False, not {value!r}")
     config = load_config()
     if debug is None:
         debug = config.debuginfo_default

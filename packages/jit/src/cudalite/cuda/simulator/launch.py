@@ -22,7 +22,6 @@ race-free code, without the cost of a Python thread per CUDA thread.
 from __future__ import annotations
 
 import functools
-import itertools
 import os
 
 import numpy as np
@@ -73,14 +72,16 @@ def _run_thread(ctx: ThreadContext, func, args):
         ctx.group.thread_exited(ctx)
 
 
-def _block_indices(griddim: Dim3):
-    for z, y, x in itertools.product(range(griddim.z), range(griddim.y), range(griddim.x)):
-        yield Dim3(x, y, z)
+def _indices(dim: Dim3):
+    """Every index of ``dim``, x fastest, generated one at a time: a grid may have 2**31 - 1
+    blocks in x (``itertools.product`` would first copy each range into a tuple)."""
+    for z in range(dim.z):
+        for y in range(dim.y):
+            for x in range(dim.x):
+                yield Dim3(x, y, z)
 
 
-def _thread_indices(blockdim: Dim3):
-    for z, y, x in itertools.product(range(blockdim.z), range(blockdim.y), range(blockdim.x)):
-        yield Dim3(x, y, z)
+_block_indices = _thread_indices = _indices
 
 
 def _run_group(group, launch, blocks, func, args):
