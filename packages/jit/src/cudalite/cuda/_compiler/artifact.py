@@ -12,13 +12,19 @@ The stored form (:meth:`to_payload`) is plain, versioned data::
 
     MAGIC | u32 version | u32 n = len(json) | json (n bytes, UTF-8) | blob 0 | blob 1 ...
 
-where the JSON object holds the scalar fields and texts, and names each binary
-blob (``cubin``, ``ltoir``) with its length, in order.  Loading validates every
-field's type and every length; it never unpickles, imports or executes anything.
+where the JSON object holds the scalar fields and texts, names each binary blob
+(``cubin``, ``ltoir``) with its length, in order, and holds the SHA-256 of the code
+(``sha256``: the stage texts and the blobs, :func:`_code_digest`).  Loading
+validates every field's type and every length, then the digest, before anything is
+used: a changed byte of the cubin or of a stage text is refused, wherever the payload
+came from (the disk cache, whose entries also carry a digest of the whole entry, or a
+pickle, whose carried code has no other check).  It never unpickles, imports or
+executes anything.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import struct
 from dataclasses import dataclass, field
@@ -30,7 +36,8 @@ __all__ = ["KernelArtifact", "PayloadError", "PAYLOAD_VERSION"]
 
 MAGIC = b"CUDALITE-KERNEL-ARTIFACT\n"
 #: 2: exception-table entries carry a runtime-value message template (bounds checks)
-PAYLOAD_VERSION = 2
+#: 3: the SHA-256 of the code (``sha256``)
+PAYLOAD_VERSION = 3
 _HEAD = struct.Struct("<II")
 _TEXT_STAGES = ("typed-ir", "nvvm-ir", "ptx")
 _BLOB_STAGES = ("ltoir",)
@@ -98,6 +105,7 @@ class KernelArtifact:
             "blobs": [[k, len(v)] for k, v in blobs],
             "order": [k for k, _ in self.stages],
         }
+        doc["sha256"] = _code_digest(doc["texts"], [v for _, v in blobs])
         body = json.dumps(doc, separators=(",", ":"), allow_nan=True).encode()
         return b"".join([MAGIC, _HEAD.pack(PAYLOAD_VERSION, len(body)), body, *(bytes(v) for _, v in blobs)])
 
@@ -120,7 +128,8 @@ class KernelArtifact:
         except (ValueError, UnicodeDecodeError, RecursionError) as e:
             raise PayloadError(f"kernel artifact: bad header ({type(e).__name__})") from None
         _expect(isinstance(doc, dict) and set(doc) == {
-            "entry_name", "arch", "abi", "exceptions", "exc_symbol", "uses_grid_sync", "texts", "blobs", "order"})
+            "entry_name", "arch", "abi", "exceptions", "exc_symbol", "uses_grid_sync", "texts", "blobs", "order",
+            "sha256"})
         _expect(isinstance(doc["entry_name"], str) and doc["entry_name"])
         _expect(isinstance(doc["arch"], str) and doc["arch"].startswith("sm_"))
         _expect(doc["exc_symbol"] is None or isinstance(doc["exc_symbol"], str))
@@ -134,6 +143,9 @@ class KernelArtifact:
             blobs[k] = data[pos:pos + size]
             pos += size
         _expect(pos == len(data))
+        _expect(isinstance(doc["sha256"], str))
+        if _code_digest(doc["texts"], [blobs[k] for k, _ in lengths]) != doc["sha256"]:
+            raise PayloadError("kernel artifact: the carried code does not match its SHA-256 (altered or corrupted)")
         held = dict(texts)
         held.update((k, v) for k, v in blobs.items() if k != "cubin")
         order = doc["order"]
@@ -146,6 +158,16 @@ class KernelArtifact:
                    exceptions=ExceptionTable.from_payload(doc["exceptions"]), exc_symbol=doc["exc_symbol"],
                    uses_grid_sync=doc["uses_grid_sync"], stages=tuple((k, held[k]) for k in order),
                    link_items=tuple(link_items))
+
+
+def _code_digest(texts, blobs) -> str:
+    """The SHA-256 (hex) of a payload's code: its stage texts (``[[name, text], ...]``,
+    as JSON) and its binary blobs, each blob preceded by its length."""
+    h = hashlib.sha256(json.dumps(texts, separators=(",", ":")).encode())
+    for blob in blobs:
+        h.update(len(blob).to_bytes(8, "little"))
+        h.update(blob)
+    return h.hexdigest()
 
 
 def _expect(ok):

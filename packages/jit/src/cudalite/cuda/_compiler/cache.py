@@ -53,6 +53,8 @@ import importlib.util
 import json
 import os
 import pickle
+import re
+import stat
 import struct
 import sys
 import tempfile
@@ -78,7 +80,7 @@ from ..config import kernel_cache_dir, load_config
 
 __all__ = [
     "enable", "disable", "is_enabled", "cache_dir", "info", "entries", "clear", "CacheStore",
-    "KernelProbe", "probe_kernel", "ENTRY_SUFFIX", "directory_refusal",
+    "KernelProbe", "probe_kernel", "ENTRY_SUFFIX", "directory_refusal", "creation_refusal",
 ]
 
 FORMAT = 2
@@ -234,7 +236,7 @@ def _warn_once(directory, reason):
         rt.refused_dirs.add(seen)
     warnings.warn(refusal_message(directory, reason, "kernel cache directory",
                                   "kernels are compiled and run without the cache"),
-                  UntrustedCacheWarning, stacklevel=4)
+                  UntrustedCacheWarning, stacklevel=_user_stacklevel())
 
 
 _UNUSABLE = "it cannot be created"  # how directory_refusal's reason for an unusable directory starts
@@ -260,7 +262,43 @@ def _warn_unusable_once(directory, reason):
                f"and run without the cache. Set CUDALITE_CACHE_DIR to a writable directory to keep compiled "
                f"kernels between runs.")
     library_logger(__name__).warning("%s", message)
-    warnings.warn(message, CacheUnavailableWarning, stacklevel=4)
+    warnings.warn(message, CacheUnavailableWarning, stacklevel=_user_stacklevel())
+
+
+def _user_stacklevel() -> int:
+    """The ``stacklevel`` (for its caller's ``warnings.warn``) of the first frame outside
+    cudalite: the user's line that compiled, loaded or stored the kernel, however deep
+    the cache sits below it (the outermost frame when every one is cudalite's)."""
+
+    frame, level = sys._getframe(2), 2  # the frame of our caller's caller: stacklevel 2
+    while frame.f_back is not None and _is_cudalite(frame):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _is_cudalite(frame) -> bool:
+    name = frame.f_globals.get("__name__") or ""
+    return name == "cudalite" or name.startswith("cudalite.")
+
+
+def creation_refusal(directory):
+    """Why ``directory`` (which may not exist yet) cannot be created -- its nearest
+    existing ancestor is not a directory, or not writable -- or None; creates nothing
+    (for reports: ``cudalite-info``)."""
+
+    path = os.path.abspath(directory)
+    while not os.path.lexists(path):
+        parent = os.path.dirname(path)
+        if parent == path:
+            return None
+        path = parent
+    if path == os.path.abspath(directory) and os.path.isdir(path):
+        return None  # it exists: dir_refusal judges it
+    if not os.path.isdir(path):
+        return f"{_UNUSABLE} ({path} is not a directory)"
+    if not os.access(path, os.W_OK | os.X_OK):
+        return f"{_UNUSABLE} ({path} is not writable)"
+    return None
 
 
 class CacheStore:
@@ -401,21 +439,62 @@ class CacheStore:
                 "invalid": sum(not e["valid"] for e in es), "max_size": _config().cache_max_size}
 
     def clear(self) -> int:
-        """Remove every entry (and stamps and stray temporary files); returns how many
-        entries were removed."""
+        """Remove every entry, toolchain stamp and stray temporary file that cudalite
+        wrote -- its own name *and* content prove it (:func:`_written_here`); any other
+        file, whatever its suffix, and every symlink stays.  Returns how many entries
+        were removed."""
         removed = 0
         try:
             names = os.listdir(self.path)
         except OSError:
             return 0
         for name in names:
-            if name.endswith((ENTRY_SUFFIX, ".stamp", ".part")):
+            path = os.path.join(self.path, name)
+            if _written_here(name, path):
                 try:
-                    os.unlink(os.path.join(self.path, name))
+                    os.unlink(path)
                     removed += name.endswith(ENTRY_SUFFIX)
                 except OSError:
                     pass
         return removed
+
+
+_ENTRY_NAME = re.compile(r"[0-9a-f]{64}" + re.escape(ENTRY_SUFFIX))  # a sha256 key (CacheStore.entry_path)
+_STAMP_NAME = re.compile(r"toolchain-[0-9a-f]+\.stamp")  # _stamp_path
+_PART_NAME = re.compile(r"\.tmp-[a-z0-9_]{8}\.part")  # _atomic_write's tempfile.mkstemp
+
+
+def _written_here(name: str, path: str) -> bool:
+    """Whether the file ``name`` in a cache directory is one cudalite wrote: an entry
+    (a key's name, a regular file starting with the entry magic, whole or not), a
+    toolchain stamp (its name, a small regular file) or a temporary file of an
+    interrupted write (mkstemp's name; the start of an entry or of a stamp)."""
+
+    if _ENTRY_NAME.fullmatch(name):
+        return _head(path, len(MAGIC)) == MAGIC
+    if _STAMP_NAME.fullmatch(name):
+        return _read_regular(path, 4096) is not None
+    if _PART_NAME.fullmatch(name):
+        head = _head(path, len(MAGIC))
+        return bool(head) and (MAGIC.startswith(head)
+                               or (head.startswith(b"[") and _read_regular(path, 4096) is not None))
+    return False
+
+
+def _head(path: str, n: int):
+    """The first ``n`` bytes of ``path`` if it is a regular file (no symlink, FIFO or
+    device is opened), else None."""
+
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    try:
+        return os.read(fd, n) if stat.S_ISREG(os.fstat(fd).st_mode) else None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def _text(value) -> str:

@@ -2,11 +2,13 @@
 
     cudalite-cache [--dir DIR] info      # directory, entries, bytes (default command)
     cudalite-cache [--dir DIR] list      # one line per entry: key, size, arch, kernel(signature)
-    cudalite-cache [--dir DIR] clear     # remove every entry (and the shim's run-time builds)
+    cudalite-cache [--dir DIR] clear     # remove what cudalite wrote (and the shim's run-time builds)
     cudalite-cache [--dir DIR] prune     # evict least recently used entries down to the cap
     cudalite-cache [--dir DIR] path      # print the directory
 
-``--json`` prints ``info``/``list`` as JSON.  ``info`` says when the runtime refuses the
+``--json`` prints ``info``/``list`` as JSON.  Text from the directory (file names,
+an entry's metadata) is printed with control characters escaped: listing an
+untrusted directory sends no terminal escape sequence.  ``info`` says when the runtime refuses the
 directory (not owned by you, or writable by group/others: docs/cache.md); listing
 and clearing still work there (entries are data).  The directory defaults to the one the
 runtime uses (``$CUDALITE_CACHE_DIR/kernels``, else ``~/.cache/cudalite/kernels``).
@@ -20,6 +22,7 @@ import io
 import json
 import os
 import sys
+import unicodedata
 
 from cudalite.core.progress import log_to_stderr
 from cudalite.driver import remove_shim_builds
@@ -38,11 +41,29 @@ def _size(n):
         n /= 1024
 
 
+_UNSAFE = frozenset(("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"))  # controls, bidi/format marks, surrogates...
+
+
+def _shown(text: str) -> str:
+    """``text`` safe to print from an untrusted directory: control, format, private and
+    unassigned characters (terminal escape sequences, bidi overrides, newlines) as
+    Python escapes; a byte of a file name that is not UTF-8 (a surrogate escape) as
+    ``\\xNN``."""
+    return "".join(_escaped(ch) if unicodedata.category(ch) in _UNSAFE else ch for ch in text)
+
+
+def _escaped(ch: str) -> str:
+    if 0xDC80 <= ord(ch) <= 0xDCFF:  # os.fsdecode's escape of an undecodable byte
+        return f"\\x{ord(ch) - 0xDC00:02x}"
+    return ascii(ch)[1:-1]
+
+
 _COMMANDS = {
     "info": "the directory, its entries and bytes, the size cap (the default command)",
     "list": "one line per entry: key, size, target, kernel(signature)",
-    "clear": "remove every entry; with the default directory also the launch shim's run-time builds "
-             "in the cache root (everything cudalite wrote there)",
+    "clear": "remove every entry, stamp and temporary file that cudalite wrote (its names and headers "
+             "prove it: other files stay); with the default directory also the launch shim's run-time "
+             "builds in the cache root",
     "prune": "remove least recently used entries until the cache is under its size cap "
              "(CUDALITE_CACHE_MAX_SIZE, or --max-size)",
     "path": "print the directory",
@@ -72,6 +93,12 @@ def _main(argv=None) -> int:
     if args.verbose:
         log_to_stderr(args.verbose)
     store = CacheStore(args.dir)
+    if args.command == "info" or (args.command == "prune" and not args.max_size):
+        try:
+            load_config()
+        except ValueError as e:  # a bad CUDALITE_CACHE_MAX_SIZE (or other variable): one line, no traceback
+            _report(str(e))
+            return 2
     if args.command == "path":
         print(store.path)
     elif args.command == "info":
@@ -81,11 +108,11 @@ def _main(argv=None) -> int:
             print(json.dumps(dict(info, refused=refused)))
         else:
             cap = f"cap {_size(info['max_size'])}" if info["max_size"] else "no size cap"
-            print(f"{info['path']}: {info['entries']} entries, {_size(info['bytes'])} ({cap})"
+            print(f"{_shown(info['path'])}: {info['entries']} entries, {_size(info['bytes'])} ({cap})"
                   + (f" ({info['invalid']} invalid)" if info["invalid"] else ""))
             if refused:
-                print(f"refused: {refused}: the runtime does not use this directory "
-                      f"(chmod 700 {info['path']}, or set CUDALITE_CACHE_DIR to a directory only you can write)")
+                print(f"refused: {refused}: the runtime does not use this directory (chmod 700 "
+                      f"{_shown(info['path'])}, or set CUDALITE_CACHE_DIR to a directory only you can write)")
     elif args.command == "list":
         entries = store.entries()
         if args.json:
@@ -93,25 +120,25 @@ def _main(argv=None) -> int:
         else:
             for e in entries:
                 state = "" if e["valid"] else "  [invalid]"
-                print(f"{e['key'][:16]}  {_size(e['size']):>10}  {e['arch']:<6}  "
-                      f"{e['qualname']}{e['signature']}{state}")
-            print(f"{len(entries)} entries in {store.path}")
+                print(f"{_shown(e['key'][:16])}  {_size(e['size']):>10}  {_shown(e['arch']):<6}  "
+                      f"{_shown(e['qualname'])}{_shown(e['signature'])}{state}")
+            print(f"{len(entries)} entries in {_shown(store.path)}")
     elif args.command == "prune":
         try:
             cap = parse_size("--max-size", args.max_size, None) if args.max_size else load_config().cache_max_size
         except ValueError as e:
             _parser().error(str(e))
         if not cap:
-            print(f"no size cap (CUDALITE_CACHE_MAX_SIZE=0): nothing removed from {store.path}")
+            print(f"no size cap (CUDALITE_CACHE_MAX_SIZE=0): nothing removed from {_shown(store.path)}")
         else:
             n, freed = store.evict(cap)
-            print(f"removed {n} entries ({_size(freed)}) from {store.path}; cap {_size(cap)}")
+            print(f"removed {n} entries ({_size(freed)}) from {_shown(store.path)}; cap {_size(cap)}")
     else:
         n = store.clear()
-        line = f"removed {n} entries from {store.path}"
+        line = f"removed {n} entries from {_shown(store.path)}"
         if args.dir is None and os.path.abspath(store.path) == os.path.abspath(kernel_cache_dir()):
             root = os.path.dirname(store.path)
-            line += f"; {remove_shim_builds(root)} launch shim builds from {root}"
+            line += f"; {remove_shim_builds(root)} launch shim builds from {_shown(root)}"
         print(line)
     return 0
 
@@ -138,7 +165,7 @@ def _emit(stream, text: str) -> None:
         stream.flush()
         return
     stream.flush()
-    view = memoryview(text.encode("utf-8"))
+    view = memoryview(text.encode("utf-8", "surrogateescape"))  # `path`: a non-UTF-8 name as its bytes
     while view:
         view = view[os.write(fd, view):]
 

@@ -54,6 +54,7 @@ import types as pytypes
 from cudalite.core.nested_pickle import NestedStream
 
 from .._compiler.carry import CarriedCode, carried_code, read_carried
+from .._compiler.options import JitOptions
 
 __all__ = ["reduce_dispatcher", "reduce_ufunc", "dispatcher_reduction", "ufunc_reduction",
            "reduce_configured_launch"]
@@ -185,6 +186,15 @@ def _function(fn, kind):
     return fn
 
 
+def _checked(value, kinds, what, kind):
+    """``value`` when it is one of ``kinds`` (the field ``what`` of a ``kind``), else the
+    pickle is malformed (a tampered field must not surface as an AttributeError of the
+    constructor)."""
+    if not isinstance(value, kinds):
+        raise _malformed(f"the {what} of a {kind} are a {type(value).__name__}")
+    return value
+
+
 def _init_dispatcher(disp, state):
     """Make ``disp`` (from :func:`_new`) the dispatcher of ``state``: its Python
     function, signatures, options and carried compiled code (``_carry``), loaded
@@ -192,7 +202,10 @@ def _init_dispatcher(disp, state):
     if not (type(state) is tuple and len(state) == 4):
         raise _malformed("a dispatcher's state")
     fn, sigs, options, carried = state
-    fn = _function(fn, type(disp).__name__)
+    kind = type(disp).__name__
+    fn = _function(fn, kind)
+    _checked(sigs, (tuple, type(None)), "signatures", kind)
+    _checked(options, JitOptions, "options", kind)
     artifacts = read_carried(carried, fn.__qualname__)
     if artifacts:
         type(disp).__init__(disp, fn, sigs, options, compiler=CarriedCode(artifacts))
@@ -206,6 +219,9 @@ def _init_ufunc(uf, state):
     if not (type(state) is tuple and len(state) == 5):
         raise _malformed("a ufunc's state")
     fn, sigs, identity, jit_options, carried = state
+    _checked(sigs, (tuple, list, str, type(None)), "signatures", "ufunc")
+    if not all(isinstance(k, str) for k in _checked(jit_options, dict, "options", "ufunc")):
+        raise _malformed("the options of a ufunc are not named by strings")
     type(uf).__init__(uf, _function(fn, "ufunc"), sigs, identity, jit_options)
     if type(carried) is not tuple or not all(type(c) is tuple and len(c) == 2 for c in carried):
         raise pickle.UnpicklingError(f"the compiled code carried in the pickle of ufunc {uf.__qualname__} "

@@ -28,7 +28,7 @@ from cudalite.driver.config import load_config as driver_config
 from cuda.pathfinder import load_nvidia_dynamic_lib
 
 from .. import __version__
-from .._compiler.cache import CacheStore
+from .._compiler.cache import CacheStore, creation_refusal
 from ..config import kernel_cache_dir
 
 __all__ = ["collect", "main"]
@@ -105,7 +105,8 @@ def _cache():
     info = store.info()
     return {"root": driver_config().cache_dir or os.path.dirname(info["path"]),
             "kernels": info["path"], "entries": info["entries"], "bytes": info["bytes"],
-            "max_size": info["max_size"], "refused": store.refusal(warn=False)}
+            "max_size": info["max_size"],
+            "refused": store.refusal(warn=False) or creation_refusal(store.path)}  # None: usable
 
 
 def _launch():
@@ -135,6 +136,13 @@ def collect() -> dict:
     return out
 
 
+def _none_text(section, key) -> str:
+    """What a None value says in the text report."""
+    if section == "packages":
+        return "not installed"
+    return "no" if (section, key) == ("cache", "refused") else "None"
+
+
 def _text(report) -> str:
     lines = []
     for section, data in report.items():
@@ -147,7 +155,7 @@ def _text(report) -> str:
                 elif isinstance(value, dict):
                     lines.append(f"  {key}: " + ", ".join(f"{k}={v}" for k, v in value.items()))
                 else:
-                    lines.append(f"  {key}: {'not installed' if value is None and section == 'packages' else value}")
+                    lines.append(f"  {key}: {_none_text(section, key) if value is None else value}")
     return "\n".join(lines) + "\n"
 
 
