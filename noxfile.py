@@ -1,6 +1,6 @@
 """Test, lint and benchmark sessions for the cudalite monorepo.
 
-    nox -s tests          # everything GPU-less, on Python 3.10-3.13: what CI (.ci/run) runs
+    nox -s tests          # everything GPU-less, on each Python 3.10-3.13 found (CI: all four; .ci/run)
     nox -s gpu_sim        # the GPU suite without a GPU, through the CPU simulator (CI runs it too)
     nox -s tests_min      # the same with every dependency at its minimum (constraints/minimum.txt)
     nox -s wheels         # release wheels in dist/ (cudalite-driver: manylinux, abi3, compiled shim)
@@ -11,11 +11,23 @@
 
 Sessions use the Python that runs nox and install wheels built from this
 checkout (not editable), so they test what ``pip install`` produces.
+
+Interpreters: pyenv's 3.10+ ones are found as ``.ci/run`` finds them (each version's
+``bin`` goes first on ``PATH``: a pyenv shim refuses a version that is not selected), and
+a session whose Python is missing is an error, never a silent skip.  ``tests`` runs on
+every supported Python found here and names the supported ones it did not find (one
+Python is enough for the README's command); with ``CI`` set (``.ci/run``) it needs all
+four.
 """
 
 from __future__ import annotations
 
+import glob
 import os
+import re
+import shutil
+import subprocess
+import sys
 
 import nox
 from nox.command import CommandFailed
@@ -23,6 +35,55 @@ from nox.command import CommandFailed
 nox.options.sessions = ["lint", "tests", "tests_min", "docs", "gpu_sim"]
 PYTHONS = ["3.10", "3.11", "3.12", "3.13"]  # requires-python >= 3.10: every one is tested
 nox.options.reuse_existing_virtualenvs = True
+nox.options.error_on_missing_interpreters = True  # a session's Python that is missing fails the run
+
+
+def pyenv_bin_dirs(root: str) -> list:
+    """The ``bin`` directory of each CPython 3.10+ installed under pyenv ``root`` (the
+    newest patch release of each minor version, oldest minor first)."""
+    newest = {}
+    for bindir in glob.glob(os.path.join(root, "versions", "3.*", "bin")):
+        m = re.fullmatch(r"3\.(\d+)\.(\d+)", os.path.basename(os.path.dirname(bindir)))
+        if m and int(m[1]) >= 10 and os.access(os.path.join(bindir, f"python3.{m[1]}"), os.X_OK):
+            minor, patch = int(m[1]), int(m[2])
+            if newest.get(minor, (-1, ""))[0] < patch:
+                newest[minor] = (patch, bindir)
+    return [newest[minor][1] for minor in sorted(newest)]
+
+
+def _pyenv_root() -> str:
+    pyenv = shutil.which("pyenv")
+    if not pyenv:
+        return ""
+    done = subprocess.run([pyenv, "root"], capture_output=True, text=True, check=False)
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
+def found_pythons(versions: list, path: str | None = None) -> list:
+    """The ``versions`` whose ``pythonX.Y`` on ``path`` runs (a pyenv shim for a version
+    that is not selected does not)."""
+    found = []
+    for version in versions:
+        exe = shutil.which(f"python{version}", path=path)
+        if exe and subprocess.run([exe, "-c", ""], capture_output=True, check=False).returncode == 0:
+            found.append(version)
+    return found
+
+
+def pythons_for_tests(versions: list, found: list, ci: bool) -> list:
+    """The Pythons ``tests`` runs on: every supported one under CI (a missing one is an
+    error), else the ones found here, else the one running nox (when it is supported)."""
+    if ci:
+        return list(versions)
+    current = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    return list(found) or [v for v in versions if v == current] or list(versions)
+
+
+_PYENV_ROOT = _pyenv_root()
+if _PYENV_ROOT:  # as .ci/run: pyenv's interpreters ahead of its shims
+    os.environ["PATH"] = os.pathsep.join([*pyenv_bin_dirs(_PYENV_ROOT), os.environ.get("PATH", "")])
+_FOUND = found_pythons(PYTHONS)
+TEST_PYTHONS = pythons_for_tests(PYTHONS, _FOUND, ci=bool(os.environ.get("CI")))
 
 CORE = "./packages/core-typing"
 NVVM = "./packages/codegen-nvvm"
@@ -46,12 +107,10 @@ PACKAGES = {CORE: "cudalite_core", NVVM: "cudalite_nvvm", LINKER: "cudalite_link
 def _build_wheels(session: nox.Session, outdir: str) -> dict:
     """Build every package's wheel into ``outdir`` (cudalite-driver's with its compiled
     launch shim, a cp310-abi3 platform wheel); ``{package dir: wheel path}``."""
-    import glob
-    import shutil
-
     for pkg in PACKAGES:  # pip builds in the source tree: no stale objects from an older build
         shutil.rmtree(os.path.join(pkg, "build"), ignore_errors=True)
-    session.run("python", "-m", "pip", "wheel", "--no-deps", "-q", "-w", outdir, *PACKAGES)
+    # run_install: the wheels are built under --install-only too (no stale ones installed)
+    session.run_install("python", "-m", "pip", "wheel", "--no-deps", "-q", "-w", outdir, *PACKAGES)
     wheels = {}
     for pkg, dist in PACKAGES.items():
         found = glob.glob(os.path.join(outdir, f"{dist}-*.whl"))
@@ -65,7 +124,8 @@ def _build_wheels(session: nox.Session, outdir: str) -> dict:
 
 
 def _check_wheel_contents(session: nox.Session, wheels: dict) -> None:
-    """Every wheel carries its package's ``py.typed`` (PEP 561) and ``__init__.py``."""
+    """Every wheel carries its package's ``py.typed`` (PEP 561) and ``__init__.py``, and
+    the LICENSE (Apache-2.0 4(a))."""
     import zipfile
 
     modules = {CORE: "core", NVVM: "nvvm", LINKER: "linker", DRIVER: "driver", JIT: "cuda"}
@@ -74,6 +134,8 @@ def _check_wheel_contents(session: nox.Session, wheels: dict) -> None:
         for member in ("py.typed", "__init__.py"):
             if f"cudalite/{modules[pkg]}/{member}" not in names:
                 session.error(f"{os.path.basename(wheel)} lacks cudalite/{modules[pkg]}/{member}")
+        if not any(n.endswith(".dist-info/licenses/LICENSE") for n in names):
+            session.error(f"{os.path.basename(wheel)} lacks its LICENSE (.dist-info/licenses/LICENSE)")
 
 
 def _install_all(session: nox.Session, constraints: str = "") -> None:
@@ -146,11 +208,16 @@ def _test_trees(session: nox.Session) -> None:
         session.error(f"tests failed in: {', '.join(failed)}")
 
 
-@nox.session(python=PYTHONS)
+@nox.session(python=TEST_PYTHONS)
 def tests(session: nox.Session) -> None:
-    """Everything GPU-less, on every supported Python (``tests-3.11`` for one): the CI
-    entry point.  A Python that is not installed is skipped with a message locally and
-    an error under CI (nox's rule when ``CI`` is set; ``.ci/run`` sets it)."""
+    """Everything GPU-less, on every supported Python found here (``tests-3.11`` for
+    one): the CI entry point.  Each run names the supported Pythons it did not find;
+    under CI (``CI`` set; ``.ci/run`` sets it) all four are sessions and a missing one
+    fails the run."""
+    missing = [v for v in PYTHONS if v not in TEST_PYTHONS]
+    if missing:
+        session.warn(f"tests run on Python {', '.join(TEST_PYTHONS)} only: {', '.join(missing)} not found "
+                     "(on PATH or installed by pyenv); CI (.ci/run) runs all of " + ", ".join(PYTHONS))
     _install_all(session)
     _test_trees(session)
 
@@ -229,8 +296,6 @@ def bench(session: nox.Session) -> None:
 def wheels(session: nox.Session) -> None:
     """Release wheels in dist/: four pure-Python ones and cudalite-driver's platform wheel
     (cp310-abi3, its compiled launch shim), retagged manylinux by auditwheel."""
-    import glob
-
     os.makedirs("dist", exist_ok=True)
     for old in glob.glob("dist/cudalite*.whl"):
         os.remove(old)

@@ -38,21 +38,42 @@ needed, outside hot paths.
   or empty, each kernel's ``boundscheck=`` decides (default off).  When both are set,
   ``CUDALITE_BOUNDSCHECK`` wins.
 
-Every boolean switch is read by :func:`cudalite.core.switches.parse_bool` (re-exported
-here): ``1/true/yes/on`` and ``0/false/no/off``, any case; another value is a
-:class:`ValueError` naming the variable.  The compile target's default,
+numba's spelling of each of these switches (the numba-cuda column of docs/envvars.md:
+``NUMBA_DISABLE_CUDA``, ``NUMBA_CUDA_DEBUGINFO``, ...) is an alias; the ``CUDALITE_*``
+spelling wins when both are set.  The numba variables that would change results and
+have no cudalite meaning (:data:`IGNORED_NUMBA_VARIABLES`) are named in one warning
+when ``cudalite.cuda`` is imported (:func:`simulator_enabled` issues it).
+
+Every ``CUDALITE_*`` boolean switch is read by :func:`cudalite.core.switches.parse_bool`
+(re-exported here): ``1/true/yes/on`` and ``0/false/no/off``, any case; another value is a
+:class:`ValueError` naming the variable.  A ``NUMBA_*`` alias is read as numba reads it,
+an integer (non-zero: on), and also takes those words.  The compile target's default,
 ``CUDALITE_DEFAULT_CC``, belongs to :mod:`cudalite.nvvm.config`.
 """
 
 from __future__ import annotations
 
 import os
+import warnings
 from dataclasses import dataclass
 
 from cudalite.core.switches import parse_bool
 from cudalite.driver.config import default_cache_dir
 
-__all__ = ["Config", "load_config", "parse_bool", "parse_size", "kernel_cache_dir", "simulator_enabled"]
+__all__ = ["Config", "load_config", "parse_bool", "parse_size", "kernel_cache_dir", "simulator_enabled",
+           "IGNORED_NUMBA_VARIABLES", "ignored_numba_variables"]
+
+# numba(-cuda) variables that change what numba computes or where, with no cudalite
+# counterpart: named in a warning at import (docs/envvars.md explains each)
+IGNORED_NUMBA_VARIABLES = (
+    "NUMBA_CACHE_DIR",  # cudalite's cache has its own layout: CUDALITE_CACHE_DIR
+    "NUMBA_CUDA_DRIVER",  # libcuda path: CUDALITE_LIBCUDA (cffi/ctypes launch backends)
+    "NUMBA_CUDA_INCLUDE_PATH",  # CUDALITE_CUDA_INCLUDE_PATH (cudalite.linker.config)
+    "NUMBA_CUDA_MEMORY_MANAGER",  # no external memory-manager plugins
+    "NUMBA_CUDA_NVRTC_EXTRA_SEARCH_PATHS",  # CUDALITE_NVRTC_EXTRA_SEARCH_PATHS (cudalite.linker.config)
+    "NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM",  # the default stream is always the legacy one
+    "NUMBA_OPT",  # the optimization level is each kernel's opt= (default 3)
+)
 
 
 @dataclass(frozen=True)
@@ -76,31 +97,66 @@ def load_config(environ=None) -> Config:
     """Read the configuration from ``environ`` (default ``os.environ``)."""
     env = os.environ if environ is None else environ
 
-    def flag(name, default):
-        return parse_bool(name, env.get(name), default)
+    def flag(name, default, numba=None):  # numba: numba's spelling, the alias
+        return parse_bool(name, env.get(name), _numba_flag(env, numba, default) if numba else default)
 
     return Config(
-        disable_cuda=flag("CUDALITE_DISABLE_CUDA", False),
-        cuda_array_interface_sync=flag("CUDALITE_CUDA_ARRAY_INTERFACE_SYNC", True),
-        warn_on_implicit_copy=flag("CUDALITE_CUDA_WARN_ON_IMPLICIT_COPY", True),
-        low_occupancy_warnings=flag("CUDALITE_CUDA_LOW_OCCUPANCY_WARNINGS", True),
-        disable_performance_warnings=flag("CUDALITE_DISABLE_PERFORMANCE_WARNINGS", False),
+        disable_cuda=flag("CUDALITE_DISABLE_CUDA", False, "NUMBA_DISABLE_CUDA"),
+        cuda_array_interface_sync=flag("CUDALITE_CUDA_ARRAY_INTERFACE_SYNC", True, "NUMBA_CUDA_ARRAY_INTERFACE_SYNC"),
+        warn_on_implicit_copy=flag("CUDALITE_CUDA_WARN_ON_IMPLICIT_COPY", True, "NUMBA_CUDA_WARN_ON_IMPLICIT_COPY"),
+        low_occupancy_warnings=flag("CUDALITE_CUDA_LOW_OCCUPANCY_WARNINGS", True, "NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS"),
+        disable_performance_warnings=flag("CUDALITE_DISABLE_PERFORMANCE_WARNINGS", False,
+                                          "NUMBA_DISABLE_PERFORMANCE_WARNINGS"),
         cache=flag("CUDALITE_CACHE", False),
         cache_dir=env.get("CUDALITE_CACHE_DIR", ""),
         cache_max_size=parse_size("CUDALITE_CACHE_MAX_SIZE", env.get("CUDALITE_CACHE_MAX_SIZE"), 1 << 30),
         timings=flag("CUDALITE_TIMINGS", False),
-        debuginfo_default=flag("CUDALITE_CUDA_DEBUGINFO", False),
-        enable_cudasim=flag("CUDALITE_ENABLE_CUDASIM", flag("NUMBA_ENABLE_CUDASIM", False)),
-        boundscheck=flag("CUDALITE_BOUNDSCHECK", flag("NUMBA_BOUNDSCHECK", None)),
+        debuginfo_default=flag("CUDALITE_CUDA_DEBUGINFO", False, "NUMBA_CUDA_DEBUGINFO"),
+        enable_cudasim=simulator_enabled(env, warn=False),
+        boundscheck=flag("CUDALITE_BOUNDSCHECK", None, "NUMBA_BOUNDSCHECK"),
         toolchain_env=tuple((k, env[k]) for k in _TOOLCHAIN_VARS if env.get(k)),
     )
 
 
-def simulator_enabled(environ=None) -> bool:
-    """Whether ``CUDALITE_ENABLE_CUDASIM`` (else ``NUMBA_ENABLE_CUDASIM``) asks for the simulator."""
+def simulator_enabled(environ=None, warn=True) -> bool:
+    """Whether ``CUDALITE_ENABLE_CUDASIM`` (else ``NUMBA_ENABLE_CUDASIM``) asks for the simulator.
+
+    Read when ``cudalite.cuda`` is imported, so it is also where the numba variables
+    cudalite ignores are reported (``warn``): one :class:`UserWarning` naming them, shown
+    once by Python's default warning filter (one warning location, here, whoever calls)."""
     env = os.environ if environ is None else environ
+    if warn:
+        ignored = ignored_numba_variables(env)
+        if ignored:
+            warnings.warn(f"cudalite ignored these numba environment variables: {', '.join(ignored)} "
+                          "(cudalite has no equivalent setting; see docs/envvars.md)", UserWarning, stacklevel=1)
     return parse_bool("CUDALITE_ENABLE_CUDASIM", env.get("CUDALITE_ENABLE_CUDASIM"),
-                      parse_bool("NUMBA_ENABLE_CUDASIM", env.get("NUMBA_ENABLE_CUDASIM"), False))
+                      _numba_flag(env, "NUMBA_ENABLE_CUDASIM", False))
+
+
+def ignored_numba_variables(environ=None) -> tuple:
+    """The names in :data:`IGNORED_NUMBA_VARIABLES` set (non-empty) in ``environ``, sorted."""
+    env = os.environ if environ is None else environ
+    return tuple(name for name in IGNORED_NUMBA_VARIABLES if env.get(name, "").strip())
+
+
+def _numba_flag(env, name, default):
+    """numba's alias ``name`` as a bool, read as numba reads it: an integer (non-zero is
+    on; ``NUMBA_ENABLE_CUDASIM=2`` is on), or one of :func:`parse_bool`'s words; unset or
+    empty: ``default``; else a :class:`ValueError` naming the variable."""
+    text = env.get(name)
+    value = (text or "").strip()
+    if not value:
+        return default
+    try:
+        return int(value) != 0
+    except ValueError:
+        pass
+    try:
+        return parse_bool(name, value, default)
+    except ValueError:
+        raise ValueError(f"{name}={text!r}: expected an integer (0: off, another: on, as numba reads it) "
+                         "or a boolean switch such as on/off") from None
 
 
 _SIZE_UNITS = {"": 1, "B": 1, "K": 1 << 10, "KB": 1 << 10, "KIB": 1 << 10, "M": 1 << 20, "MB": 1 << 20,
