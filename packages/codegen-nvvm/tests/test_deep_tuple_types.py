@@ -1,4 +1,4 @@
-"""A deeply nested tuple (a global of 1-tuples nested 600 deep) is lowered with its LLVM
+"""A deeply nested tuple (a global of 1-tuples nested 200 deep) is lowered with its LLVM
 type built once per nesting level: the tuple types' LLVM types are memoized, so the work
 is linear in the depth (before: every use rebuilt the whole nest -- 26 s at depth 2,000)."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 from cudalite import nvvm as cuda
 from cudalite.nvvm.lower import _irtypes
 
-DEPTH = 600
+DEPTH = 200  # Python 3.12 types nests of a few hundred levels (its C stack bounds the typing stage)
 
 
 def _nest(depth):
