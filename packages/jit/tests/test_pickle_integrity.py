@@ -110,7 +110,10 @@ def test_tampered_dispatcher_fields_are_unpickling_errors(compiled, field, value
         pickle.loads(data)
 
 
-def test_tampered_function_globals_are_an_unpickling_error(compiled, monkeypatch):
+def test_tampered_function_globals_fail_while_the_users_unpickler_opens_the_stream(compiled, monkeypatch):
+    """cudalite never unpickles: the nested by-value stream is opened by the user's own
+    ``pickle.loads``, so an altered one fails there with the rebuilding error (no
+    dispatcher is made from it)."""
     import cloudpickle.cloudpickle as cp
 
     real = cp._function_getstate
@@ -122,8 +125,7 @@ def test_tampered_function_globals_are_an_unpickling_error(compiled, monkeypatch
     monkeypatch.setattr(cp, "_function_getstate", tampered)
     data = pickle.dumps(compiled)
     monkeypatch.undo()
-    with pytest.raises(pickle.UnpicklingError, match="a pickle stream nested in this pickle is malformed "
-                                                     "\\(TypeError: 'int' object is not iterable\\)"):
+    with pytest.raises(TypeError, match="'int' object is not iterable"):
         pickle.loads(data)
 
 
