@@ -18,6 +18,13 @@ Rows (ratio column = cudalite / numba-cuda-mlir; target <= 0.5, lower is better)
 * (d) host time of a repeated ``reduce_into`` of 1,000 int32 with the same operator,
   synchronizing after each call (median of REPS): the object API (``make_reduce_into``
   once, then calls with a preallocated temporary) and the one-shot function.
+* floors: the same (c) and (d) calls with ``OpKind.PLUS`` -- cuda.compute alone, no Python
+  operator, no operator compiler -- in the same processes (the (d) figures interleaved in
+  rounds), and each figure above its floor: what the operator compiler adds.  An operator
+  compiler cannot make a call faster than its floor, so the ratio that measures it is the one
+  above the floor.
+* the compiler's own per-call work: ``make_op_adapter(op).get_state()``, what every algorithm
+  call does with a plain Python callable (best of 5 loops of 20,000).
 
 Each backend is selected by setting ``cuda.compute.op._jit_adapter`` (``cccl.op``, or the
 factory's numba-cuda-mlir adapter) in the benchmark's own processes: a benchmark's
@@ -67,6 +74,7 @@ WARM = [{", ".join(f"warm_{i}" for i in range(WARM_OPS))}]
 CHILD = r'''
 import json, statistics, sys, time
 backend, mode, ops_dir, reps, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+ROUNDS = 5
 sys.path.insert(0, ops_dir)
 t0 = time.perf_counter()
 import numpy as np
@@ -124,18 +132,55 @@ if mode == "compile":
         cuda.compute.reduce_into(num_items=n, **kw)
         sync()
 
-    for name, run in (("object_s", object_api), ("oneshot_s", one_shot)):
+    # the floor: the same calls with OpKind.PLUS (cuda.compute's own, no Python operator)
+    kw_floor = dict(kw, op=cuda.compute.OpKind.PLUS)
+    reducer_floor = cuda.compute.make_reduce_into(**kw_floor)
+
+    def object_floor():
+        reducer_floor(temp_storage=temp, num_items=n, **kw_floor)
+        sync()
+
+    def oneshot_floor():
+        cuda.compute.reduce_into(num_items=n, **kw_floor)
+        sync()
+
+    runs = (("object_s", object_api), ("oneshot_s", one_shot),
+            ("object_floor_s", object_floor), ("oneshot_floor_s", oneshot_floor))
+    times = {name: [] for name, _ in runs}
+    for name, run in runs:
         d_out.fill(-1)
         run()
         got = int(d_out.get()[0])
         if got != want:
             raise SystemExit(f"{name}: reduce_into gave {got}, expected {want}")
-        times = []
-        for _ in range(reps):
-            a = time.perf_counter()
-            run()
-            times.append(time.perf_counter() - a)
-        out[name] = statistics.median(times)
+    for _ in range(ROUNDS):  # interleaved, so drift of the machine hits every figure alike
+        for name, run in runs:
+            for _ in range(max(reps // ROUNDS, 1)):
+                a = time.perf_counter()
+                run()
+                times[name].append(time.perf_counter() - a)
+    out.update({name: statistics.median(t) for name, t in times.items()})
+    # the operator compiler's own per-call work: what every algorithm call does with a
+    # Python callable (make_op_adapter, then the state bytes); no GPU work
+    make_op_adapter = cc_op.make_op_adapter
+    loops = 20000
+    best = None
+    for _ in range(5):
+        a = time.perf_counter()
+        for _ in range(loops):
+            make_op_adapter(ops.add).get_state()
+        per = (time.perf_counter() - a) / loops
+        best = per if best is None else min(best, per)
+    out["adapter_s"] = best
+elif mode == "first-floor":  # cuda.compute alone: OpKind.PLUS, no operator compiler involved
+    cp, d_in, d_out, h_init, want = reduce_arrays()
+    t2 = time.perf_counter()
+    cuda.compute.reduce_into(d_in=d_in, d_out=d_out, num_items=n, op=cuda.compute.OpKind.PLUS, h_init=h_init)
+    got = int(d_out.get()[0])
+    t3 = time.perf_counter()
+    if got != want:
+        raise SystemExit(f"reduce_into gave {got}, expected {want}")
+    out.update(floor_call_s=t3 - t2)
 else:  # first-reduce
     cc_op._jit_adapter = adapter_maker()
     cp, d_in, d_out, h_init, want = reduce_arrays()
@@ -156,7 +201,17 @@ ROWS = (  # (key, label, unit scale, unit)
     ("call_s", "(c) first reduce_into: the call + copy alone", 1e3, "ms"),
     ("object_s", "(d) reduce_into, object API, host per call + sync", 1e6, "us"),
     ("oneshot_s", "(d) reduce_into, one-shot, host per call + sync", 1e6, "us"),
+    ("floor_call_s", "(c) floor: first reduce_into with OpKind.PLUS, the call alone", 1e3, "ms"),
+    ("object_floor_s", "(d) floor: object API with OpKind.PLUS", 1e6, "us"),
+    ("oneshot_floor_s", "(d) floor: one-shot with OpKind.PLUS", 1e6, "us"),
+    ("call_over_floor_s", "(c) the call alone, above the floor", 1e3, "ms"),
+    ("object_over_floor_s", "(d) object API, above the floor", 1e6, "us"),
+    ("oneshot_over_floor_s", "(d) one-shot, above the floor", 1e6, "us"),
+    ("adapter_s", "(d) the compiler's per-call work (make_op_adapter + get_state)", 1e6, "us"),
 )
+# derived rows: a figure minus cuda.compute's own floor measured in the same processes
+OVER_FLOOR = (("call_over_floor_s", "call_s", "floor_call_s"), ("object_over_floor_s", "object_s", "object_floor_s"),
+              ("oneshot_over_floor_s", "oneshot_s", "oneshot_floor_s"))
 
 
 def skip_reason(find_spec=importlib.util.find_spec):
@@ -210,14 +265,21 @@ def run_child(backend, mode, ops_dir, reps, environ):
 def measure(backend, runs, reps, ops_dir, environ):
     """``{key: seconds}`` medians over ``runs`` fresh processes of each kind, or ``{"error"}``."""
     results = {}
-    for mode in ("compile", "first-reduce"):
+    for mode in ("compile", "first-reduce", "first-floor"):
         got = [run_child(backend, mode, ops_dir, reps, environ) for _ in range(runs)]
         errors = [g["error"] for g in got if "error" in g]
         if errors:
             return {"error": f"{mode}: {errors[0]}"}
         for key in got[0]:
             results[key] = statistics.median(g[key] for g in got)
+    results.update(over_floor(results))
     return results
+
+
+def over_floor(results):
+    """``{derived key: figure - its floor}`` for each pair both present in ``results``."""
+    return {key: results[fig] - results[floor] for key, fig, floor in OVER_FLOOR
+            if fig in results and floor in results}
 
 
 def rows(results):
@@ -226,7 +288,7 @@ def rows(results):
     out = []
     for key, label, scale, unit in ROWS:
         a, b = mine.get(key), peer.get(key)
-        out.append([label, _fmt(a, scale, unit), _fmt(b, scale, unit), f"{a / b:.2f}" if a and b else "-"])
+        out.append([label, _fmt(a, scale, unit), _fmt(b, scale, unit), f"{a / b:.2f}" if a and b and a > 0 and b > 0 else "-"])
     return out
 
 

@@ -52,6 +52,19 @@ def test_rows_ratio_and_missing_peer():
     assert [r[2:] for r in alone] == [["-", "-"]] * len(cccl_ops.ROWS)
 
 
+def test_floor_rows_subtract_and_refuse_ratio_of_negatives():
+    got = cccl_ops.over_floor({"call_s": 3.0, "floor_call_s": 2.5, "object_s": 14e-6, "object_floor_s": 15e-6,
+                               "oneshot_s": 50e-6})
+    assert got == {"call_over_floor_s": 0.5, "object_over_floor_s": got["object_over_floor_s"]}
+    assert abs(got["object_over_floor_s"] + 1e-6) < 1e-12
+    keys = [r[0] for r in cccl_ops.ROWS]
+    rows = cccl_ops.rows({"cudalite": {"object_over_floor_s": -1e-6, "call_over_floor_s": 0.5},
+                          "numba-cuda-mlir": {"object_over_floor_s": 2e-6, "call_over_floor_s": 1.0}})
+    by_key = dict(zip(keys, rows))
+    assert by_key["object_over_floor_s"][1:] == ["-1.0 us", "2.0 us", "-"]  # no ratio of a negative
+    assert by_key["call_over_floor_s"][1:] == ["500 ms", "1000 ms", "0.50"]
+
+
 def test_backend_and_skip_decisions():
     have = {"cuda.compute", "cupy", "cudalite.cuda"}
     find = lambda name: object() if name in have else None

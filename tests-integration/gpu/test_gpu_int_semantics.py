@@ -181,3 +181,30 @@ def test_proved_index_math_values(gpu):
         for x in range(1, 69):
             want[y, x] = (y - 1) * 70 + (x + 1) + x
     assert out.tolist() == want.tolist()
+
+
+def uint64_compares(x, y, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        a, b = x[i], y[i]
+        out[i, 0] = a > 0
+        out[i, 1] = a > -1
+        out[i, 2] = a > b
+        out[i, 3] = a == b
+        out[i, 4] = a > True
+
+
+def test_uint64_against_signed_compares_as_numba(gpu):
+    """A uint64 against a signed integer compares as float64 (numba-cuda's choice), never
+    as int64: ``uint64(2**63 + 5) > 0`` is True (a signed compare said False; cuda.compute's
+    ``select`` with ``x > 0`` on uint64 data kept half the items)."""
+    xs = [0, 1, 5, 2**63 - 1, 2**63, 2**63 + 5, 2**64 - 1, 2**63 + 1]
+    ys = [0, -1, 5, -2, 0, 7, -1, 2**63 - 1]
+    x = np.array(xs, dtype=np.uint64)
+    y = np.array(ys, dtype=np.int64)
+    out = np.zeros((len(xs), 5), np.bool_)
+    gpu.run(uint64_compares, [x, y, out], grid=1, block=32)
+    want = [[a > 0, float(a) > -1.0, float(a) > float(b), float(a) == float(b), a > 1] for a, b in zip(xs, ys)]
+    assert out.tolist() == want
+    # the last row is where float64 and exact comparisons part: numba says 2**63+1 > 2**63-1 is False
+    assert out[-1, 2] == False  # noqa: E712 - a NumPy bool

@@ -218,3 +218,23 @@ def test_hints_range_and_floordiv_and_mod():
     b.ret(b.add(r, s))
     prove_no_wrap(fn, hints)
     assert r.flags == ["nuw", "nsw"] and s.flags == ["nuw", "nsw"]
+
+
+def _cmp(x, y):
+    return x > y
+
+
+def test_uint64_against_signed_compares_in_float64():
+    """numba-cuda's choice (its PTX: cvt.rn.f64.u64, setp.gt.f64): a uint64 against a
+    signed integer converts both to float64 -- unsigned to float, not signed -- and a
+    uint32 against an int32 compares exactly in int64."""
+    lines = _impl(_cmp, (types.uint64, types.int64), device=True)
+    text = "\n".join(lines)
+    assert re.search(r"= uitofp i64 %[^ ]+ to double", text), text
+    assert re.search(r"= sitofp i64 %[^ ]+ to double", text), text
+    assert re.search(r"= fcmp ogt double", text), text
+    assert "icmp" not in text
+    lines = _impl(_cmp, (types.uint32, types.int32), device=True)
+    text = "\n".join(lines)
+    assert re.search(r"= zext i32 %[^ ]+ to i64", text) and re.search(r"= sext i32 %[^ ]+ to i64", text), text
+    assert re.search(r"= icmp sgt i64", text), text

@@ -211,6 +211,17 @@ def test_unary_minus_rejects_tuples():
     (T.uint8, T.int8, T.int64),
     (T.boolean, T.boolean, T.boolean),
     (T.float16, T.float64, T.float64),
+    # numba-cuda's PTX: a uint64 against a signed integer compares as float64 (cvt.rn.f64.u64,
+    # setp.gt.f64), never as int64 (which says uint64(2**63) < 0); a boolean takes the
+    # unsigned side (setp.lt.u64); uint32 with int32 is exact in int64
+    (T.uint64, T.int64, T.float64),
+    (T.int32, T.uint64, T.float64),
+    (T.uint64, T.int8, T.float64),
+    (T.uint64, T.boolean, T.uint64),
+    (T.boolean, T.uint32, T.uint64),
+    (T.uint64, T.uint32, T.uint64),
+    (T.uint32, T.int32, T.int64),
+    (T.int64, T.uint32, T.int64),
 ])
 def test_comparisons_give_bool_with_a_common_operand_type(op, a, b, common):
     assert compare_signature(op, a, b) == Signature(T.boolean, (common, common))

@@ -43,12 +43,11 @@ def test_wrapper_loads_calls_and_stores():
 
 
 def test_each_value_type_tuple_gets_its_own_c_abi_symbol_and_ltoir():
-    key = _FunctionKey(_add_squares)
-    name32, lto32 = _compiled(key, (T.float32, T.float32), T.float32, (8, 0))
-    name64, lto64 = _compiled(key, (T.int64, T.int64), T.int64, (8, 0))
+    name32, lto32 = _compiled(_add_squares, (T.float32, T.float32), T.float32, (8, 0))
+    name64, lto64 = _compiled(_add_squares, (T.int64, T.int64), T.int64, (8, 0))
     assert name32.startswith("cudalite_op__add_squares_") and name32 != name64
     assert isinstance(lto32, bytes) and lto32 and lto32 != lto64
-    assert _compiled(key, (T.float32, T.float32), T.float32, (8, 0)) == (name32, lto32)  # cached
+    assert _compiled(_add_squares, (T.float32, T.float32), T.float32, (8, 0)) == (name32, lto32)  # cached
 
 
 def test_ptx_of_the_wrapper_is_the_pointer_abi():
@@ -77,7 +76,75 @@ def test_the_cache_key_follows_code_constants_and_closures():
     assert _FunctionKey(f) == _FunctionKey(f)
     h = pytypes.FunctionType(f.__code__.replace(co_consts=f.__code__.co_consts), f.__globals__, "f", None,
                              f.__closure__)
-    assert _FunctionKey(h) != _FunctionKey(f)  # another function object
+    assert _FunctionKey(h) == _FunctionKey(f)  # another function object, the same content
+    assert _FunctionKey(_offset_by(1)) == _FunctionKey(f)  # a new closure over an equal value
+    assert _FunctionKey(_offset_by(1.0)) != _FunctionKey(f)  # 1.0 is not 1: another constant type
+    assert _FunctionKey(_offset_by(True)) != _FunctionKey(f)
+
+
+def _adder(arr):
+    def add_offset(x):
+        return x + arr[0]
+    return add_offset
+
+
+def test_closures_over_arrays_of_one_dtype_and_rank_share_a_key_and_do_not_keep_them():
+    """cuda.compute's thread-safety test makes one closure per thread over its own array:
+    one build for all (the pointers travel in the state bytes); the cached key holds
+    neither the closure nor its array."""
+    import gc
+    import weakref
+
+    a, b = _FakeDeviceArray(0x1000, (1,), "<i4"), _FakeDeviceArray(0x2000, (9,), "<i4")
+    fa, fb = _adder(a), _adder(b)
+    assert _FunctionKey(fa) == _FunctionKey(fb) and hash(_FunctionKey(fa)) == hash(_FunctionKey(fb))
+    assert _FunctionKey(fa) != _FunctionKey(_adder(_FakeDeviceArray(0x1000, (1,), "<i8")))
+    assert _FunctionKey(fa) != _FunctionKey(_adder(_FakeDeviceArray(0x1000, (1, 1), "<i4")))
+    name_a, _ = _compiled(fa, (T.int32,), T.int32, (8, 0))
+    name_b, _ = _compiled(fb, (T.int32,), T.int32, (8, 0))
+    assert name_a == name_b
+    gone_f, gone_a = weakref.ref(fa), weakref.ref(a)
+    del fa, a
+    gc.collect()
+    assert gone_f() is None and gone_a() is None  # the caches hold neither
+
+
+def _calls_helper(x):
+    def inner(y):
+        return y * _SCALE
+    return inner(x)
+
+
+_SCALE = 3
+
+
+def test_globals_read_by_nested_functions_are_in_the_key():
+    global _SCALE
+    before = _FunctionKey(_calls_helper)
+    _SCALE = 4
+    try:
+        assert _FunctionKey(_calls_helper) != before
+    finally:
+        _SCALE = 3
+    assert _FunctionKey(_calls_helper) == before
+
+
+def test_captured_objects_are_compared_by_identity_and_held():
+    def make(helper):
+        def op(x):
+            return helper(x)
+        return op
+
+    def h1(x):
+        return x
+
+    def h2(x):
+        return x
+
+    assert _FunctionKey(make(h1)) == _FunctionKey(make(h1))
+    assert _FunctionKey(make(h1)) != _FunctionKey(make(h2))
+    key = _FunctionKey(make(lambda x: x))
+    assert key.parts[3][0][1].obj(5) == 5  # the captured function is held by the key
 
 
 def test_value_types_outside_numbers_and_structs_are_refused():
@@ -134,7 +201,7 @@ def test_captured_device_arrays_become_the_state():
     f, arrays = _stateless_form(w)
     assert arrays == [(T.float64, 2)]
     assert _return_type(f, (T.Array(T.float64, 2, "C"), T.float32, T.float32)) == T.float64
-    name, lto = _compiled(_FunctionKey(w), (T.float32, T.float32), T.float64, (8, 0))
+    name, lto = _compiled(w, (T.float32, T.float32), T.float64, (8, 0))
     assert name.startswith("cudalite_op_weighted_") and lto
 
 

@@ -121,14 +121,14 @@ def test_a_struct_class_called_with_a_wrong_field_is_a_located_error():
 
     t = _value_type(_td(MinMax.dtype))
     with pytest.raises(TypingError, match="unexpected keyword argument 'high'"):
-        _compiled(_FunctionKey(wrong), (t, t), t, (8, 0))
+        _compiled(wrong, (t, t), t, (8, 0))
 
 
 def test_bfloat16_values():
     t = _value_type(_td(ml_dtypes.bfloat16))
     assert t == T.bfloat16
     assert _numpy_dtype(_return_type(lambda a, b: a + b, (t, t))) == np.dtype(ml_dtypes.bfloat16)
-    name, ltoir = _compiled(_FunctionKey(minmax), (_value_type(_td(MinMax.dtype)),) * 2,
+    name, ltoir = _compiled(minmax, (_value_type(_td(MinMax.dtype)),) * 2,
                             _value_type(_td(MinMax.dtype)), (9, 0))
     assert name.startswith("cudalite_op_minmax_") and ltoir
 
@@ -161,7 +161,7 @@ def test_fields_namedtuple_would_refuse_still_work_and_keywords_are_refused_clea
 
     t = _value_type(_td(Hidden.dtype))
     assert t.fields == ("_x", "y")
-    assert _compiled(_FunctionKey(swap), (t, t), t, (8, 0))[1]
+    assert _compiled(swap, (t, t), t, (8, 0))[1]
 
     class Keyworded:
         dtype = np.dtype([("lambda", np.int32)], align=True)
@@ -170,4 +170,4 @@ def test_fields_namedtuple_would_refuse_still_work_and_keywords_are_refused_clea
         records.constructor(Keyworded.dtype)
     k = _value_type(_td(Keyworded.dtype))
     with pytest.raises(TypeError, match="struct field 'lambda' is not a Python identifier"):
-        _compiled(_FunctionKey(lambda a: a), (k,), k, (8, 0))
+        _compiled(lambda a: a, (k,), k, (8, 0))

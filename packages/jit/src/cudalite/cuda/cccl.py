@@ -19,9 +19,11 @@ cuda.compute's stateless operator ABI (``void name(void*, ..., void*)``) -- to L
 with ``cudalite.cuda.compile``, and hands it over as a ``RawOp`` of the same ABI.  The
 LTO-IR targets cuda.compute's build target when one is set (the lowest compute
 capability of a multi-architecture build, which links into every result), else the
-current device.  Compiled operators are cached per (function, value types, target):
-the function's identity and its code, constants and closure values, so a second call
-with the same operator compiles nothing, and an edited or re-captured one recompiles.
+current device.  Compiled operators are cached per (function content, value types,
+target): the function's code, constants, closure values and the globals it reads (not
+its identity: closures from one factory share a build, as with cuda.compute's own
+compiler), so a second call with the same operator compiles nothing, and an edited or
+re-captured one recompiles.
 
 A function that reads device arrays (anything with ``__cuda_array_interface__``) as
 globals or closure variables is a *stateful* operator: it is recompiled with those arrays
@@ -46,8 +48,9 @@ import functools
 import hashlib
 import inspect
 import linecache
-import pickle
 import textwrap
+import types
+import weakref
 
 import numpy as np
 
@@ -139,7 +142,7 @@ def _adapter_class():
             if output_type is None:
                 output_type = self.get_return_type(input_types)
             args = tuple(_value_type(t) for t in input_types)
-            name, ltoir = _compiled(_FunctionKey(self.func), args, _value_type(output_type), _target_cc())
+            name, ltoir = _compiled(self.func, args, _value_type(output_type), _target_cc())
             state = self.get_state()
             return RawOp(ltoir=ltoir, name=name, state=state, state_alignment=8 if state else 1).compile(
                 input_types, output_type)
@@ -177,36 +180,79 @@ def _adapter_class():
 
 
 class _FunctionKey:
-    """What a compiled operator depends on: the function object and, so that an edited
-    function or a re-captured closure recompiles, its code object (bytecode and
-    constants), defaults and what its closure cells and globals hold (``_digest_value``).
-    Made at every algorithm call (cuda.compute hashes operators to find its builds), so
-    it is a tuple hashed in C; the text digest naming a compiled symbol is made only
-    when one is compiled."""
+    """What a compiled operator depends on -- its content, not the function object: the
+    code object (bytecode, constants, names), defaults, what its closure cells hold and
+    what the globals it and its nested functions name hold (``_digest_value``).  Two
+    closures made by one factory over arrays of the same dtype and rank are one key
+    (their pointers travel in the state bytes), so cuda.compute builds once for all of
+    them, as its own compiler does; an edited function or a re-captured constant is
+    another key.  The function is held weakly: a cached key keeps neither the function
+    nor the device arrays it captured alive (captured objects that change the code --
+    functions, classes -- are held, so their identity cannot be reused).  Made at every
+    algorithm call (cuda.compute hashes operators to find its builds), so it is a tuple
+    hashed in C; the text digest naming a compiled symbol is made only when one is
+    compiled."""
 
-    __slots__ = ("func", "parts", "_hash")
+    __slots__ = ("_ref", "parts", "_hash", "__weakref__")
 
     def __init__(self, func):
-        self.func = func
+        self._ref = weakref.ref(func)
         code = func.__code__
         cells = tuple(_digest_value(_cell_value(c)) for c in (func.__closure__ or ()))
         g = func.__globals__
-        globs = tuple((n, _digest_value(g[n])) for n in code.co_names if n in g)
-        self.parts = (code, repr(func.__defaults__), cells, globs)
-        self._hash = hash((id(func), self.parts))
+        globs = tuple((n, _digest_value(g[n])) for n in _global_names(code) if n in g)
+        self.parts = (code, repr(func.__defaults__), repr(func.__kwdefaults__), cells, globs)
+        self._hash = hash(self.parts)
+
+    @property
+    def func(self):
+        """The function this key was made from (None once it is gone)."""
+        return self._ref()
 
     @property
     def digest(self) -> str:
-        """16 hex digits of the parts (stable text: the bytecode, not the code object)."""
-        code, defaults, cells, globs = self.parts
-        text = pickle.dumps((code.co_code, repr(code.co_consts), defaults, cells, globs))
-        return hashlib.sha256(text).hexdigest()[:16]
+        """16 hex digits of the parts, as text (unique among live keys of a process:
+        a captured object's part names its id, and a key holds that object)."""
+        code, defaults, kwdefaults, cells, globs = self.parts
+        text = repr((code.co_code, code.co_consts, code.co_names, defaults, kwdefaults, cells, globs))
+        return hashlib.sha256(text.encode("utf-8", "backslashreplace")).hexdigest()[:16]
 
     def __eq__(self, other):
-        return isinstance(other, _FunctionKey) and self.func is other.func and self.parts == other.parts
+        return isinstance(other, _FunctionKey) and self.parts == other.parts
 
     def __hash__(self):
         return self._hash
+
+
+def _global_names(code):
+    """The global names ``code`` and the functions defined inside it read."""
+    names = code.co_names
+    nested = [c for c in code.co_consts if isinstance(c, types.CodeType)]
+    if not nested:
+        return names
+    out = dict.fromkeys(names)
+    for c in nested:
+        out.update(dict.fromkeys(_global_names(c)))
+    return tuple(out)
+
+
+class _Same:
+    """A captured object compared by identity, and held, so that its id is not reused
+    while a cached key names it."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj):
+        self.obj = obj
+
+    def __eq__(self, other):
+        return isinstance(other, _Same) and other.obj is self.obj
+
+    def __hash__(self):
+        return id(self.obj)
+
+    def __repr__(self):
+        return f"<object {id(self.obj):#x}>"
 
 
 _EMPTY_CELL = ("empty cell",)
@@ -222,13 +268,13 @@ def _cell_value(cell):
 def _digest_value(v):
     """What a captured value contributes to the compiled code: a device array its
     dtype, rank and layout (its pointer and shape travel in the state bytes), a
-    constant its repr, anything else (functions, modules) its identity."""
+    constant its type and repr, anything else (functions, modules) its identity."""
     cai = getattr(v, "__cuda_array_interface__", None)
     if isinstance(cai, dict):
         return ("array", cai["typestr"], len(cai["shape"]))
     if isinstance(v, (bool, int, float, complex, str, bytes, tuple, np.generic)):
-        return ("const", repr(v))
-    return ("object", id(v))
+        return ("const", type(v).__name__, repr(v))
+    return ("object", _Same(v))
 
 
 def _state_arrays(func):
@@ -324,9 +370,15 @@ def _target_cc():
     return tuple(cc)
 
 
+def _compiled(func, args, result, cc):
+    """(symbol, LTO-IR) of the C-ABI wrapper of ``func`` for value types ``args``,
+    cached by ``func``'s content (``_FunctionKey``; ``func`` stays alive while a miss
+    compiles it)."""
+    return _compiled_key(_FunctionKey(func), args, result, cc)
+
+
 @functools.lru_cache(maxsize=512)
-def _compiled(key, args, result, cc):
-    """(symbol, LTO-IR) of the C-ABI wrapper of ``key.func`` for value types ``args``."""
+def _compiled_key(key, args, result, cc):
     tag = hashlib.sha256(repr((key.digest, args, result, cc)).encode()).hexdigest()[:16]
     name = f"cudalite_op_{getattr(key.func, '__name__', 'op')}_{tag}"
     name = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in name)
@@ -396,7 +448,11 @@ def array_type(arr):
 
 
 @functools.lru_cache(maxsize=256)
-def _rewritten(func, names, digest):
+def _rewritten(key, names):
+    """``key.func`` re-parameterized with its captured arrays ``names`` first (cached
+    by content: the arrays are not held, the new function reads them as parameters)."""
+    func = key.func
+    digest = key.digest
     try:
         source = textwrap.dedent(inspect.getsource(func))
     except (OSError, TypeError) as e:
@@ -413,7 +469,7 @@ def _rewritten(func, names, digest):
     text = ast.unparse(ast.fix_missing_locations(tree)) + "\n"
     filename = f"<cudalite.cccl state {func.__qualname__} {digest}>"
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
-    namespace = dict(func.__globals__)
+    namespace = {n: v for n, v in func.__globals__.items() if n not in names}
     for name, cell in zip(func.__code__.co_freevars, func.__closure__ or ()):
         if name not in names:
             namespace[name] = cell.cell_contents
@@ -422,4 +478,4 @@ def _rewritten(func, names, digest):
 
 
 def _with_state_parameters(func, names):
-    return _rewritten(func, names, _FunctionKey(func).digest)
+    return _rewritten(_FunctionKey(func), names)

@@ -11,7 +11,9 @@ Rules (numba's, with ``intp`` = int64):
   ``int64 + float32 -> float64``, ``float32 + complex64 -> complex64``); an
   integer literal is int64, so ``float32 * 2 -> float64`` as in numba.
 * ``float16 op float16 -> float16``.
-* ``& | ^`` on two booleans give a boolean; comparisons give a boolean.
+* ``& | ^`` on two booleans give a boolean; comparisons give a boolean, comparing
+  integers exactly in 64 bits except a uint64 against a signed integer, compared as
+  float64 (numba's choice: no integer type holds both).
 * ``<< >>``: the result (and the shift's signedness) follows the left operand
   only: ``uint32 >> int64 -> uint64``.
 * unary ``- + ~`` on an integer give ``max(64, bits)`` bits, signed as the operand,
@@ -182,7 +184,13 @@ def compare_signature(op: str, a, b) -> Signature | None:
     if ka == "b" and kb == "b":
         common = boolean
     elif ka in "bi" and kb in "bi":
-        common = int_result(a, b)
+        # NumPy's common type, exact for every pair except a uint64 with a signed
+        # integer: numba compares those as float64 (``uint64(2**63) > -1`` is True, a
+        # signed 64-bit compare would say False); a boolean joins the other side's
+        # signedness (``uint64 > True`` is unsigned)
+        common = promote(a, b)
+        if isinstance(common, Integer):
+            common = int_result(common)
     else:
         common = promote(a, b)
     if isinstance(common, Complex) and op not in ("==", "!="):
