@@ -76,13 +76,13 @@ def test_select_with_a_predicate():
 
 def test_a_second_use_compiles_nothing():
     h = np.ones(64, np.float32)
-    before = cccl._compiled.cache_info()
+    before = cccl._compiled_key.cache_info()
     for _ in range(2):
         d_out = cp.empty(1, np.float32)
         compute.reduce_into(d_in=cp.asarray(h), d_out=d_out, op=cccl.op(add), num_items=h.size,
                             h_init=np.zeros(1, np.float32))
         assert d_out.get()[0] == 64
-    after = cccl._compiled.cache_info()
+    after = cccl._compiled_key.cache_info()
     assert after.misses - before.misses <= 1
 
 
@@ -111,11 +111,30 @@ def test_a_rebound_global_array_reaches_the_next_call_without_a_recompile():
     op = cccl.op(_from_table)
     for k in (1.0, 7.0):
         _TABLE = cp.asarray(np.arange(4, dtype=np.float64) * k)
-        before = cccl._compiled.cache_info().misses
+        before = cccl._compiled_key.cache_info().misses
         out = cp.empty(x.size)
         compute.unary_transform(d_in=cp.asarray(x), d_out=out, op=op, num_items=x.size)
         np.testing.assert_array_equal(out.get(), (x % 4) * k + 0.5)
-    assert cccl._compiled.cache_info().misses == before  # the second array: same code, new state
+    assert cccl._compiled_key.cache_info().misses == before  # the second array: same code, new state
+
+
+def _offset_by(arr):
+    def add_offset(x):
+        return x + arr[0]
+    return add_offset
+
+
+def test_closures_over_different_arrays_share_one_compile_and_keep_their_own_state():
+    """cuda.compute's thread-safety suite makes one closure per thread over its own array:
+    one compiled operator (keyed by content), each call reading its own closure's array."""
+    x = np.arange(16, dtype=np.int32)
+    offsets = [cp.asarray(np.array([k], dtype=np.int32)) for k in (10, 20, 30)]
+    before = cccl._compiled_key.cache_info().misses
+    for k, arr in zip((10, 20, 30), offsets):
+        out = cp.empty(x.size, np.int32)
+        compute.unary_transform(d_in=cp.asarray(x), d_out=out, op=cccl.op(_offset_by(arr)), num_items=x.size)
+        np.testing.assert_array_equal(out.get(), x + k)
+    assert cccl._compiled_key.cache_info().misses - before <= 1
 
 
 # -- structs, iterators, segmented reductions -----------------------------------------------------

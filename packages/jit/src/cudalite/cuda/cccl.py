@@ -92,6 +92,8 @@ def op(fn):
     TypeError
         ``fn`` is not a Python function.
     """
+    if type(fn) is types.FunctionType:  # the common case, without attribute probes (every call)
+        return _adapter_class()(fn)
     py_func = getattr(fn, "py_func", fn)
     if not callable(py_func) or not hasattr(py_func, "__code__"):
         raise TypeError(f"cccl.op() takes a Python function, not {type(fn).__name__}")
@@ -123,7 +125,10 @@ def _adapter_class():
             return bool(_state_arrays(self.func))
 
         def get_state(self):
-            return _state_bytes(_state_arrays(self.func))
+            func = self.func
+            if func.__closure__ is None and not func.__code__.co_names:  # stateless: every call asks
+                return b""
+            return _state_bytes(_state_arrays(func))
 
         @property
         def state_alignment(self):
@@ -277,20 +282,33 @@ def _digest_value(v):
     return ("object", _Same(v))
 
 
+# values that are never device arrays, skipped without probing for an array interface
+_NOT_ARRAYS = frozenset({types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type, int, float, bool,
+                         complex, str, bytes, type(None)})
+
+
 def _state_arrays(func):
     """``[(name, array)]``: the device arrays (objects with a CUDA array interface)
-    ``func`` reads as globals or closure variables, in a fixed order."""
+    ``func`` reads as globals or closure variables, in a fixed order.  Asked at every
+    algorithm call (``get_state``), so plain values are skipped by type."""
     code = func.__code__
+    closure = func.__closure__
+    names = code.co_names
+    if closure is None and not names:
+        return []
     found = []
-    for name, cell in zip(code.co_freevars, func.__closure__ or ()):
+    for name, cell in zip(code.co_freevars, closure or ()):
         try:
             value = cell.cell_contents
         except ValueError:  # an empty cell
             continue
-        if isinstance(getattr(value, "__cuda_array_interface__", None), dict):
+        if type(value) not in _NOT_ARRAYS and isinstance(getattr(value, "__cuda_array_interface__", None), dict):
             found.append((name, value))
-    for name in code.co_names:
-        value = func.__globals__.get(name)
+    g = func.__globals__
+    for name in names:
+        value = g.get(name)
+        if type(value) in _NOT_ARRAYS:
+            continue
         if isinstance(getattr(value, "__cuda_array_interface__", None), dict) and all(n != name for n, _ in found):
             found.append((name, value))
     return found
