@@ -14,7 +14,8 @@ Rows (ratio column = cudalite / numba-cuda-mlir; target <= 0.5, lower is better)
   function bodies: no cache hit), median.
 * (c) first ``cuda.compute.reduce_into`` in a fresh process: from the parent's spawn to the
   result copied back (interpreter, imports, CUB build, operator compile, launch), and the
-  call + copy alone.  Median of RUNS processes.
+  call + copy alone.  Median of RUNS processes.  The backends' processes alternate (cudalite, numba-cuda-mlir,
+  cudalite, ...), so a drift of the machine reaches both alike.
 * (d) host time of a repeated ``reduce_into`` of 1,000 int32 with the same operator,
   synchronizing after each call (median of REPS): the object API (``make_reduce_into``
   once, then calls with a preallocated temporary) and the one-shot function.
@@ -246,6 +247,9 @@ def child_env(environ, scratch):
     return env
 
 
+MODES = ("compile", "first-reduce", "first-floor")
+
+
 def run_child(backend, mode, ops_dir, reps, environ):
     """The child's figures (``process_s`` added for first-reduce), or ``{"error": line}``."""
     with tempfile.TemporaryDirectory(prefix="cccl-ops-cache-") as scratch:
@@ -262,17 +266,28 @@ def run_child(backend, mode, ops_dir, reps, environ):
     return {"error": f"exit {proc.returncode}: {tail[-1] if tail else 'no output'}"}
 
 
-def measure(backend, runs, reps, ops_dir, environ):
-    """``{key: seconds}`` medians over ``runs`` fresh processes of each kind, or ``{"error"}``."""
+def measure(backends, runs, reps, ops_dir, environ, child=None):
+    """``{backend: {key: seconds}}``, medians over ``runs`` fresh processes of each kind
+    (or ``{"error": line}``), the backends' processes interleaved so that the machine's
+    drift hits each alike."""
+    child = child or run_child
+    got = {b: {mode: [] for mode in MODES} for b in backends}
+    for mode in MODES:
+        for _ in range(runs):
+            for b in backends:
+                got[b][mode].append(child(b, mode, ops_dir, reps, environ))
     results = {}
-    for mode in ("compile", "first-reduce", "first-floor"):
-        got = [run_child(backend, mode, ops_dir, reps, environ) for _ in range(runs)]
-        errors = [g["error"] for g in got if "error" in g]
-        if errors:
-            return {"error": f"{mode}: {errors[0]}"}
-        for key in got[0]:
-            results[key] = statistics.median(g[key] for g in got)
-    results.update(over_floor(results))
+    for b in backends:
+        results[b] = res = {}
+        for mode in MODES:
+            errors = [g["error"] for g in got[b][mode] if "error" in g]
+            if errors:
+                results[b] = {"error": f"{mode}: {errors[0]}"}
+                break
+            for key in got[b][mode][0]:
+                res[key] = statistics.median(g[key] for g in got[b][mode])
+        else:
+            res.update(over_floor(res))
     return results
 
 
@@ -316,14 +331,13 @@ def main(argv=None):
     backends, notes = available_backends()
     for note in notes:
         print(note)
-    results = {}
     with tempfile.TemporaryDirectory(prefix="cccl-ops-") as ops_dir:
         with open(os.path.join(ops_dir, "bench_cccl_ops.py"), "w") as f:
             f.write(OPS)
-        for backend in backends:
-            results[backend] = measure(backend, args.runs, args.reps, ops_dir, os.environ)
-            if "error" in results[backend]:
-                print(f"{backend}: failed ({results[backend]['error']})")
+        results = measure(backends, args.runs, args.reps, ops_dir, os.environ)
+        for backend, res in results.items():
+            if "error" in res:
+                print(f"{backend}: failed ({res['error']})")
     print(f"# cuda.compute operator compilers: {args.runs} fresh processes per cold figure, "
           f"{args.reps} calls per (d) figure; ratio cudalite/numba-cuda-mlir (target <= 0.5)")
     table(["measure", "cudalite", "numba-cuda-mlir", "cudalite/mlir"],

@@ -83,3 +83,18 @@ def test_script_without_cuda_compute_says_skipped():
                           env=dict(os.environ), timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "cccl_ops benchmark skipped: cuda.compute (cuda-cccl) not importable"
+
+
+def test_measure_interleaves_backends_and_reports_an_error_per_backend():
+    calls = []
+
+    def child(backend, mode, ops_dir, reps, environ):
+        calls.append((backend, mode))
+        if backend == "b" and mode == "first-reduce":
+            return {"error": "exit 1: boom"}
+        return {"call_s": 2.0, "floor_call_s": 1.5} if mode != "compile" else {"cold_s": 0.1}
+
+    got = cccl_ops.measure(["a", "b"], 2, 10, "/ops", {}, child=child)
+    assert calls[:4] == [("a", "compile"), ("b", "compile"), ("a", "compile"), ("b", "compile")]
+    assert got["b"] == {"error": "first-reduce: exit 1: boom"}
+    assert got["a"]["cold_s"] == 0.1 and got["a"]["call_over_floor_s"] == 0.5
