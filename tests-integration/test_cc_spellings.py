@@ -25,7 +25,8 @@ from cudalite.nvvm.config import load_config
 
 GOOD = [90, "90", "9.0", (9, 0), [9, 0], "sm_90", "compute_90", " SM_90 ", "sm_90a", "compute_90a",
         120, "12.0", "sm_100f", (8, 6)]
-BAD = ["sm_70", 70, "garbage", "", "sm_75a", "sm_90f", "9.10", "sm90", 9.0, True, (0, 0), (9,), -90, 9, 1000]
+BAD = ["sm_70", 70, "garbage", "", "sm_75a", "sm_90f", "9.10", "sm90", 9.0, True, (0, 0), (9,), -90, 9, 1000,
+       "sm_900", 130, (13, 0), "compute_990"]
 TEXT_GOOD = [s for s in GOOD if isinstance(s, (str, int)) and str(s).strip()]
 TEXT_BAD = [s for s in BAD if isinstance(s, str) and s or isinstance(s, int) and not isinstance(s, bool)]
 
@@ -183,3 +184,13 @@ def test_a_suffixed_target_is_kept_from_compile_to_link(spelling):
         assert linker.arch == arch
         cubin = linker.add(code).link()
         assert cubin.arch == arch[:-1]  # the ELF header names the SM number, not the suffix
+
+
+def test_a_target_newer_than_the_toolchain_is_refused_with_the_likely_meaning():
+    from cudalite.core.target import parse_cc
+
+    for spelling in ("sm_900", 900):
+        with pytest.raises(ValueError, match=r"90\.0 \(sm_900\) is newer than any target of the CUDA 13 toolchain "
+                                             r"\(the newest are 12\.x\); did you mean sm_90\?"):
+            parse_cc(spelling)
+    assert parse_cc("sm_121").arch == "sm_121"

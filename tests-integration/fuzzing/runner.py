@@ -37,7 +37,7 @@ _NEVER = ("cudalite.core.errors.InternalCompilerError",)
 _ARGUMENT_ERRORS = ("builtins.ValueError", "builtins.TypeError", "builtins.NotImplementedError")
 _VALIDATORS = {
     "compile": ("cudalite/nvvm/api.py", "cudalite/nvvm/_options.py", "cudalite/core/target.py",
-                "cudalite/core/types/"),
+                "cudalite/core/option_values.py", "cudalite/core/types/"),
     "cli": (),
     "link": ("cudalite/linker/_options.py", "cudalite/linker/_code.py", "cudalite/linker/_linker.py"),
 }
@@ -153,7 +153,8 @@ def is_allowed(case, outcome) -> bool:
         return False
     if any(f in mro for f in _FAMILIES[kind]):
         return True
-    if outcome["type"] in _ARGUMENT_ERRORS:
+    if outcome["type"] in _ARGUMENT_ERRORS or (outcome["type"].startswith("cudalite.")
+                                               and any(t in mro for t in _ARGUMENT_ERRORS)):
         where = outcome.get("where", "").replace(os.sep, "/")
         return any(v in where for v in _VALIDATORS[kind])
     return False

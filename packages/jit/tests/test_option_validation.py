@@ -35,8 +35,28 @@ def test_jit_switches_accept_bools(name, value):
 
 
 def test_jit_fastmath_unknown_flag():
-    with pytest.raises(ValueError, match=r"^Unrecognized fastmath flags: \{'bogus'\}$"):
+    with pytest.raises(ValueError, match=r"^Unrecognized fastmath flags: \{'bogus'\} \(known: afn, arcp,"):
         cuda.jit(fastmath={"bogus"})(scale)
+
+
+def test_one_definition_of_option_values_for_jit_and_compile():
+    """cuda.jit and cuda.compile_ptx check fastmath and switches with one function each
+    (cudalite.core.option_values): the same error, catchable as numba's ValueError and as a
+    TypeError."""
+    from cudalite.core.option_values import OptionTypeError
+
+    errors = []
+    for make in (lambda kw: cuda.jit(**kw)(scale),
+                 lambda kw: cuda.compile_ptx(add, "float32(float32, float32)", device=True, **kw)):
+        for kw in ({"fastmath": "yes"}, {"fastmath": {"bogus"}}, {"lineinfo": "no"}):
+            with pytest.raises(ValueError) as e:
+                make(kw)
+            errors.append((type(e.value), str(e.value).replace("cuda.jit(lineinfo=...)", "lineinfo")))
+    assert errors[:3] == errors[3:]
+    assert errors[0] == (OptionTypeError, "fastmath must be a bool, dict or set of fast-math flag names, not 'yes'")
+    assert issubclass(OptionTypeError, TypeError)
+    with pytest.raises(TypeError, match=r"debug must be True or False, not 'no'"):
+        cuda.compile_all(add, "float32(float32, float32)", debug="no", cc=(9, 0))
 
 
 @pytest.mark.parametrize("compile_", [
@@ -53,7 +73,7 @@ def test_compile_options_check(compile_):
         compile_(fastmath={"fsat": True, "nnan": True})
     with pytest.raises(TypeError) as e:
         compile_(fastmath="yes")
-    assert str(e.value) == "fastmath must be True, False or a set of fast-math flag names, not 'yes'"
+    assert str(e.value) == "fastmath must be a bool, dict or set of fast-math flag names, not 'yes'"
     for name in ("lineinfo", "debug"):
         with pytest.raises(TypeError) as e:
             compile_(**{name: "no"})

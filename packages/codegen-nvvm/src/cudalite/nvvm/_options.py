@@ -6,6 +6,8 @@ from __future__ import annotations
 import numbers
 from dataclasses import dataclass
 
+from cudalite.core.option_values import fastmath_of
+from cudalite.core.option_values import switch as _switch
 from cudalite.core.target import ComputeCapability, parse_cc
 
 from .config import load_config
@@ -108,40 +110,6 @@ def option_warnings(*, debug, opt, lineinfo) -> list:
         out.append("debug and lineinfo are mutually exclusive: debug=True already emits full debug "
                    "information, line information included; lineinfo=True adds nothing")
     return out
-
-
-FASTMATH_FLAGS = frozenset({"fast", "nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc"})
-
-
-def _is_bool(value) -> bool:
-    """A Python or NumPy bool (NumPy is never imported here)."""
-    return isinstance(value, bool) or (type(value).__module__ == "numpy" and type(value).__name__ in ("bool_", "bool"))
-
-
-def _switch(name: str, value) -> bool:
-    """An on/off option: a bool (a NumPy bool too); TypeError naming the option otherwise
-    (``lineinfo='no'`` is a mistake, not a true value)."""
-    if _is_bool(value):
-        return bool(value)
-    raise TypeError(f"{name} must be True or False, not {value!r}")
-
-
-def fastmath_of(value) -> bool:
-    """``fastmath``: a bool, or a set (or ``{flag: bool}`` dict) of LLVM fast-math flag
-    names (numba's spellings); any flag turns fast math on as a whole.  ValueError names
-    unknown flags, TypeError another type."""
-    if isinstance(value, (set, frozenset)):
-        flags = names = set(value)
-    elif isinstance(value, dict):
-        flags, names = {k for k, on in value.items() if on}, set(value)
-    elif _is_bool(value):
-        return bool(value)
-    else:
-        raise TypeError(f"fastmath must be True, False or a set of fast-math flag names, not {value!r}")
-    unknown = names - FASTMATH_FLAGS
-    if unknown:
-        raise ValueError(f"Unrecognized fastmath flags: {unknown} (known: {', '.join(sorted(FASTMATH_FLAGS))})")
-    return bool(flags)
 
 
 def make_options(*, cc=None, opt=None, fastmath=False, debug=False, lineinfo=False, output="ptx",

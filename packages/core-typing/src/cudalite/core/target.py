@@ -25,9 +25,10 @@ is ``compute_90a`` (the libNVVM ``-arch``; it emits ``.target sm_90a``) and
 ``.arch`` is ``sm_90a`` (the nvJitLink/NVRTC ``-arch``).  The limits are those of
 the CUDA 13 toolchain the packages require (libNVVM, NVRTC and nvJitLink 13.x,
 checked against the 13.5 wheels): nothing older than :data:`MIN_CC` (7.5; they
-reject ``compute_70``/``sm_70``), ``a`` from 9.0 on, ``f`` from 10.0 on.
-Targets the toolchain does not know (``10.1``, ``9.9``) parse, and libNVVM /
-nvJitLink reject them with their own message.
+reject ``compute_70``/``sm_70``), nothing newer than major :data:`MAX_MAJOR` (12:
+``sm_900`` is refused here, naming ``sm_90``, not deep in libNVVM), ``a`` from 9.0 on,
+``f`` from 10.0 on.  Other targets the toolchain does not know (``10.1``, ``9.9``)
+parse, and libNVVM / nvJitLink reject them with their own message.
 
 cudalite.linker cannot import core (DESIGN.md: linker and core are siblings), so
 ``cudalite.linker.normalize_arch`` is a small twin of this parser;
@@ -41,9 +42,10 @@ import numbers
 import re
 from dataclasses import dataclass
 
-__all__ = ["ComputeCapability", "parse_cc", "MIN_CC", "SPELLINGS"]
+__all__ = ["ComputeCapability", "parse_cc", "MIN_CC", "MAX_MAJOR", "SPELLINGS"]
 
 MIN_CC = (7, 5)
+MAX_MAJOR = 12  # the newest major of the CUDA 13 toolchain (sm_120, sm_121)
 # The suffix -> the oldest compute capability that has it, and its name.
 _SUFFIXES = {"": ((0, 0), ""), "a": ((9, 0), "arch-specific"), "f": ((10, 0), "family-specific")}
 SPELLINGS = "90, '9.0', (9, 0), 'sm_90', 'sm_90a' or 'compute_90'"
@@ -59,6 +61,10 @@ def _validate(value, major: int, minor: int, suffix: str) -> None:
     """Raise the error for a target outside the toolchain's range (``value``: as given)."""
     if not 1 <= major <= 99 or not 0 <= minor <= 9:
         raise _invalid(value, "expected 1 <= major <= 99 and 0 <= minor <= 9")
+    if major > MAX_MAJOR:
+        hint = f"; did you mean sm_{major // 10}{major % 10}?" if major >= 20 else ""
+        raise _invalid(value, f"{major}.{minor} (sm_{major}{minor}) is newer than any target of the CUDA 13 "
+                              f"toolchain (the newest are {MAX_MAJOR}.x){hint}")
     if (major, minor) < MIN_CC:
         raise _invalid(value, f"{major}.{minor} (sm_{major}{minor}) is older than the oldest target of the "
                               f"CUDA 13 toolchain, {MIN_CC[0]}.{MIN_CC[1]} (sm_{MIN_CC[0]}{MIN_CC[1]})")

@@ -24,6 +24,7 @@ __all__ = ["LinkerOptions", "linker_flags", "normalize_arch"]
 # test_cc_spellings.py runs one table and random inputs through both to keep the
 # two equal.  Change one, change the other.
 _MIN_CC = (7, 5)  # the oldest target nvJitLink/NVRTC 13 accept
+_MAX_MAJOR = 12  # their newest major (sm_120, sm_121)
 _SUFFIXES = {"": ((0, 0), ""), "a": ((9, 0), "arch-specific"), "f": ((10, 0), "family-specific")}
 _SPELLINGS = "90, '9.0', (9, 0), 'sm_90', 'sm_90a' or 'compute_90'"
 _NAMED = re.compile(r"(?:sm_|compute_)?([1-9][0-9]{1,2})([af]?)")
@@ -37,6 +38,10 @@ def _invalid(value, why=f"expected a compute capability such as {_SPELLINGS}") -
 def _sm(value, major: int, minor: int, suffix: str = "") -> str:
     if not 1 <= major <= 99 or not 0 <= minor <= 9:
         raise _invalid(value, "expected 1 <= major <= 99 and 0 <= minor <= 9")
+    if major > _MAX_MAJOR:
+        hint = f"; did you mean sm_{major // 10}{major % 10}?" if major >= 20 else ""
+        raise _invalid(value, f"{major}.{minor} (sm_{major}{minor}) is newer than any target of the CUDA 13 "
+                              f"toolchain (the newest are {_MAX_MAJOR}.x){hint}")
     if (major, minor) < _MIN_CC:
         raise _invalid(value, f"{major}.{minor} (sm_{major}{minor}) is older than the oldest target of the "
                               f"CUDA 13 toolchain, {_MIN_CC[0]}.{_MIN_CC[1]} (sm_{_MIN_CC[0]}{_MIN_CC[1]})")

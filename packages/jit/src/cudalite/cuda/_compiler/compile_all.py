@@ -99,7 +99,7 @@ def compile_all(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=F
     check_output(output)
     if forceinline and output != "ltoir":
         raise ValueError("Can only designate forced inlining in LTO-IR (output='ltoir')")
-    debug = bool(debug)
+    debug = False if debug is None else debug  # make_options refuses a non-bool (debug="no" is not True)
     entry = _entry(device, abi, abi_info)
     options = make_options(cc=target_cc(cc), opt=(False if debug and opt is None else opt), fastmath=fastmath,
                            debug=debug, lineinfo=lineinfo, output=output, forceinline=forceinline,

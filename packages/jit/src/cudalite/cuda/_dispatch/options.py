@@ -5,11 +5,12 @@ CUDA accepted and ignored, numba's configuration warnings)."""
 from __future__ import annotations
 
 import os
-import sys
 import warnings
 from dataclasses import replace
 
 from cudalite.core.errors import NumbaInvalidConfigWarning
+from cudalite.core.option_values import OptionTypeError, is_bool
+from cudalite.core.option_values import fastmath_of as fastmath_enabled
 
 from .._compiler.options import JitOptions
 from .._compiler.options import compile_options_of as nvvm_options
@@ -48,28 +49,6 @@ def _check_ignored(kws):
             raise TypeError(f"cuda.jit({name}=...) was removed in numba; pass a signature instead")
 
 
-_FASTMATH_FLAGS = frozenset({"fast", "nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc"})
-
-
-def fastmath_enabled(value) -> bool:
-    """numba's ``fastmath`` option: a bool, or a set (or ``{flag: bool}`` dict) of
-    LLVM fast-math flag names.  On CUDA any flag turns fast math on as a whole
-    (numba-cuda passes the option's truth to libNVVM and to its math lowerings)."""
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, dict):
-        flags = {k for k, on in value.items() if on}
-        names = set(value)
-    elif isinstance(value, (set, frozenset)):
-        flags = names = set(value)
-    else:
-        raise ValueError("Expected fastmath option(s) to be either a bool, dict or set")
-    invalid = names - _FASTMATH_FLAGS
-    if invalid:
-        raise ValueError(f"Unrecognized fastmath flags: {invalid}")
-    return bool(flags)
-
-
 def inline_choice(inline):
     """numba's ``inline`` option normalized: ``'always'`` (also True), ``'never'``
     (also False/None) or a cost-model callable ``(call, caller_ir, callee_ir) -> bool``."""
@@ -89,17 +68,12 @@ def mark_inline(dispatcher, inline, opts):
     return dispatcher
 
 
-def _is_numpy_bool(value) -> bool:
-    np = sys.modules.get("numpy")  # a NumPy bool exists only once NumPy is loaded: never import it here
-    return np is not None and isinstance(value, np.bool_)
-
-
 def boundscheck_choice(value, override) -> bool:
     """Whether a kernel is bounds-checked: ``override`` (``CUDALITE_BOUNDSCHECK`` /
     ``NUMBA_BOUNDSCHECK``: True, False, or None when unset) wins, as numba's
     ``NUMBA_BOUNDSCHECK`` does; else the decorator's ``boundscheck`` (None: off)."""
-    if value is not None and not isinstance(value, bool) and not _is_numpy_bool(value):
-        raise TypeError(f"boundscheck must be True, False or None, not {value!r}")
+    if value is not None and not is_bool(value):
+        raise OptionTypeError(f"boundscheck must be True, False or None, not {value!r}")
     if override is not None:
         return override
     return bool(value)
@@ -121,8 +95,8 @@ def jit_options(debug, opt, lineinfo, cache, link, inline, kws, device=False) ->
     _warn_device_boundscheck(device, kws)
 
     for name, value in (("debug", debug), ("lineinfo", lineinfo), ("cache", cache)):
-        if value is not None and not isinstance(value, bool) and not _is_numpy_bool(value):
-            raise TypeError(f"cuda.jit({name}=...) must be True or False, not {value!r}")
+        if value is not None and not is_bool(value):
+            raise OptionTypeError(f"cuda.jit({name}=...) must be True or False, not {value!r}")
     config = load_config()
     if debug is None:
         debug = config.debuginfo_default
