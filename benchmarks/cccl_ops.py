@@ -303,7 +303,8 @@ def rows(results):
     out = []
     for key, label, scale, unit in ROWS:
         a, b = mine.get(key), peer.get(key)
-        out.append([label, _fmt(a, scale, unit), _fmt(b, scale, unit), f"{a / b:.2f}" if a and b and a > 0 and b > 0 else "-"])
+        ratio = f"{a / b:.2f}" if a and b and a > 0 and b > 0 else "-"
+        out.append([label, _fmt(a, scale, unit), _fmt(b, scale, unit), ratio])
     return out
 
 

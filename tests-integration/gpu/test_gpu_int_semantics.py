@@ -194,6 +194,8 @@ def uint64_compares(x, y, out):
         out[i, 4] = a > True
 
 
+@pytest.mark.nosim("compiled typing: the GPU compares a uint64 with a signed integer in float64 as numba-cuda "
+                   "does; the simulator runs NumPy's exact comparison, as numba-cuda's simulator does")
 def test_uint64_against_signed_compares_as_numba(gpu):
     """A uint64 against a signed integer compares as float64 (numba-cuda's choice), never
     as int64: ``uint64(2**63 + 5) > 0`` is True (a signed compare said False; cuda.compute's

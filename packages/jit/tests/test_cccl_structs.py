@@ -18,7 +18,7 @@ from cudalite import cuda
 from cudalite.core.errors import TypingError
 from cudalite.core.types import CPointer, NamedTuple, void
 from cudalite.cuda._cccl import records
-from cudalite.cuda.cccl import _compiled, _FunctionKey, _numpy_dtype, _return_type, _stateless_form, _value_type, \
+from cudalite.cuda.cccl import _compiled, _numpy_dtype, _return_type, _stateless_form, _value_type, \
     _wrapper
 
 
