@@ -5,7 +5,9 @@
     nox -s tests_min      # the same with every dependency at its minimum (constraints/minimum.txt)
     nox -s wheels         # release wheels in dist/ (cudalite-driver: manylinux, abi3, compiled shim)
     nox -s docs           # the documentation site in docs/_build/html (warnings are errors; doctests)
-    nox -s core | nvvm | linker | driver | jit | integration | gpu | bench | lint
+    nox -s lint           # ruff (CI runs it)
+    nox -s typecheck      # mypy over every package's public API modules (mypy.ini; CI runs it)
+    nox -s core | nvvm | linker | driver | jit | integration | gpu | bench
     nox -s compat [-- --jobs 8]        # numba-cuda's own test suite against cudalite (GPU machine)
     nox -s difffuzz [-- --n 1000 --seed 1 --numba-path DIR]   # numba-cuda vs cudalite (GPU machine)
 
@@ -314,3 +316,48 @@ def lint(session: nox.Session) -> None:
     """ruff over the packages, tests, benchmarks and this file (config: ruff.toml)."""
     session.install("ruff")
     session.run("ruff", "check", *LINT_PATHS)
+
+
+# The modules behind each package's public names (its __init__'s imports, the names its
+# module __getattr__ loads on first use, and the classes docs/api.md documents), which
+# `typecheck` holds to zero mypy errors; the private modules they import are analysed
+# for their types only (mypy.ini: follow_imports = silent).  A module a facade starts
+# importing from must be added here (tests-integration/test_typecheck_config.py checks).
+TYPECHECK_MODULES = {
+    CORE: ["cudalite.types", "cudalite.core", "cudalite.core.errors", "cudalite.core.exec_sources",
+           "cudalite.core.ffi", "cudalite.core.pointer_arrays", "cudalite.core.types", "cudalite.core.device_api"],
+    NVVM: ["cudalite.nvvm", "cudalite.nvvm.api", "cudalite.nvvm.pipeline", "cudalite.nvvm.artifacts",
+           "cudalite.nvvm._options"],
+    LINKER: ["cudalite.linker", "cudalite.linker._code", "cudalite.linker._errors", "cudalite.linker._fatbin",
+             "cudalite.linker._linker", "cudalite.linker._nvjitlink", "cudalite.linker._nvrtc",
+             "cudalite.linker._options", "cudalite.linker._validate"],
+    DRIVER: ["cudalite.driver", "cudalite.driver._cu", "cudalite.driver._shim", "cudalite.driver.cachedir",
+             "cudalite.driver.device", "cudalite.driver.errors", "cudalite.driver.ipc", "cudalite.driver.launch",
+             "cudalite.driver.launchconfig", "cudalite.driver.memory", "cudalite.driver.module",
+             "cudalite.driver.params", "cudalite.driver.peer", "cudalite.driver.pointer", "cudalite.driver.profiler",
+             "cudalite.driver.registration", "cudalite.driver.stream"],
+    JIT: ["cudalite.cuda", "cudalite.cuda._compat_names", "cudalite.cuda._dispatch.decorator",
+          "cudalite.cuda._dispatch.kernel", "cudalite.cuda._dispatch.device", "cudalite.cuda._dispatch.aot",
+          "cudalite.cuda._compiler.api", "cudalite.cuda._compiler.compile_all", "cudalite.cuda._compiler.cache",
+          "cudalite.cuda._launch.hints", "cudalite.cuda._launch.typeof", "cudalite.cuda._memory.api",
+          "cudalite.cuda._memory.emm", "cudalite.cuda._memory.tma", "cudalite.cuda._runtime.api",
+          "cudalite.cuda._runtime.context", "cudalite.cuda._runtime.faults", "cudalite.cuda._ufuncs.gufunc",
+          "cudalite.cuda._ufuncs.reduce", "cudalite.cuda._ufuncs.vectorize", "cudalite.cuda.bf16",
+          "cudalite.cuda.config", "cudalite.cuda.devicearray", "cudalite.cuda.errors", "cudalite.cuda.fp8",
+          "cudalite.cuda.runtime", "cudalite.cuda.simulator.api"],
+}
+MYPY = "mypy>=1.13,<2"  # 1.13: the first to support Python 3.13
+
+
+def mypy_args(modules: dict) -> list:
+    """mypy's command line for ``modules`` (TYPECHECK_MODULES): each module by name
+    (``-m``), never by path (mypy.ini explains why)."""
+    return ["--config-file", "mypy.ini", *(arg for mods in modules.values() for m in mods for arg in ("-m", m))]
+
+
+@nox.session
+def typecheck(session: nox.Session) -> None:
+    """mypy over every package's public API modules (TYPECHECK_MODULES, config mypy.ini),
+    read from the source trees: zero errors, so ``py.typed`` and "Typing :: Typed" hold."""
+    session.install(MYPY, "numpy>=1.26")  # NumPy's own types; the CUDA wheels ship none
+    session.run("mypy", *mypy_args(TYPECHECK_MODULES))

@@ -6,6 +6,10 @@ such as ``b1``, ``i4``, ``f8``, ``intp``; ``from_dtype`` (a NumPy dtype -> its t
 ``as_dtype`` (a type -> its NumPy dtype) and ``signature(return_type, *args)``.
 """
 
+from __future__ import annotations
+
+import typing as _typing
+
 from cudalite.core.types import (  # noqa: F401
     TYPE_NAMES as _NAMES, Array, CPointer, NestedArray, Record, Signature, Tuple, Type, UniTuple, from_dtype,
     bfloat16, boolean, complex64, complex128, float16, float32, float64, fp8_e4m3, fp8_e5m2, fp8_e8m0, int8, int16,
@@ -14,6 +18,9 @@ from cudalite.core.types import (  # noqa: F401
 from cudalite.core.types import BFloat16 as _BFloat16, Fp8 as _Fp8
 from cudalite.core.types import Boolean as _Boolean, Complex as _Complex, Float as _Float, Integer as _Integer
 from cudalite.core.types import dtype_of as _dtype_of
+
+if _typing.TYPE_CHECKING:  # annotations only
+    import numpy as _np
 # numba's type classes, for extension code (``isinstance(x, types.Float)``, lower_builtin patterns)
 from cudalite.core.types import (  # noqa: F401
     Any, BFloat16, Boolean, BoundFunction, Complex, Dummy, EnumMember, Float, Function, Integer, Literal, NamedTuple,
@@ -50,7 +57,7 @@ double = float64
 
 
 
-def signature(return_type, *args) -> Signature:
+def signature(return_type: Type, *args: Type) -> Signature:
     """numba's ``signature(return_type, *argtypes)``: the same as ``return_type(*argtypes)``."""
     for t in (return_type, *args):
         if not isinstance(t, Type):
@@ -58,7 +65,7 @@ def signature(return_type, *args) -> Signature:
     return Signature(return_type, args)
 
 
-def as_dtype(t):
+def as_dtype(t: Type) -> _np.dtype:
     """numba's ``as_dtype``: the NumPy dtype of a scalar or record type (``float32`` ->
     ``dtype('float32')``).  ``NotImplementedError`` naming the type for a type with no
     NumPy dtype (arrays, tuples, ``void``...)."""

@@ -16,7 +16,8 @@ kernels") and for an unknown ``output`` ("Unsupported output type: cubin").
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from cudalite.core.errors import CompilerError, CudaliteError, InternalCompilerError, Loc, NumbaInvalidConfigWarning
 from cudalite.core.target import ComputeCapability
@@ -29,7 +30,7 @@ from .pipeline import EntrySpec, run_pipeline
 __all__ = ["compile", "compile_ptx", "compile_stages", "make_options", "target_cc", "check_output"]
 
 
-def target_cc(cc):
+def target_cc(cc: Any) -> ComputeCapability:
     """``cc`` as :func:`make_options` reads it: numba's ``(major, minor, suffix)``
     (``(9, 0, "a")``: sm_90a, ``(10, 0, "f")``: sm_100f) as a validated
     :class:`ComputeCapability`, any other value unchanged (``parse_cc`` reads it)."""
@@ -38,7 +39,7 @@ def target_cc(cc):
     return cc
 
 
-def check_output(output):
+def check_output(output: str) -> None:
     """``output`` must be 'ptx' or 'ltoir' (numba-cuda's NotImplementedError otherwise)."""
     if output not in ("ptx", "ltoir"):
         raise NotImplementedError(f"Unsupported output type: {output} (the output is 'ptx' or 'ltoir')")
@@ -83,7 +84,7 @@ def _check_abi_name(name, abi):
                          "use letters, digits, '_' and '$', not starting with a digit")
 
 
-def _warn_options(*, debug, opt, lineinfo):
+def _warn_options(*, debug, opt, lineinfo) -> None:
     """Warn (as numba-cuda does) about debug=True with optimization asked for, and
     debug=True with lineinfo=True.  The stack level points at the user's call."""
     for msg in option_warnings(debug=debug, opt=opt, lineinfo=lineinfo):
@@ -131,8 +132,10 @@ def _internal_error(pyfunc, exc: Exception) -> InternalCompilerError:
     return err
 
 
-def compile(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=False, cc=None,
-            opt=None, abi="c", abi_info=None, output="ptx", forceinline=False, launch_bounds=None):
+def compile(pyfunc: Callable[..., Any], sig: Any, debug: bool = False, lineinfo: bool = False, device: bool = True,
+            fastmath: Any = False, cc: Any = None, opt: int | None = None, abi: str = "c",
+            abi_info: Mapping[str, Any] | None = None, output: str = "ptx", forceinline: bool = False,
+            launch_bounds: Any = None) -> tuple[str | bytes, Any]:
     """Compile ``pyfunc`` for ``sig`` to PTX (str) or LTO-IR (bytes).
 
     Parameters
@@ -196,8 +199,10 @@ def compile(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=Fals
     return res.artifacts[output].data, res.return_type
 
 
-def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False, cc=None,
-                opt=None, abi="numba", abi_info=None, forceinline=False, launch_bounds=None):
+def compile_ptx(pyfunc: Callable[..., Any], sig: Any, debug: bool = False, lineinfo: bool = False,
+                device: bool = False, fastmath: Any = False, cc: Any = None, opt: int | None = None,
+                abi: str = "numba", abi_info: Mapping[str, Any] | None = None, forceinline: bool = False,
+                launch_bounds: Any = None) -> tuple[str, Any]:
     """Compile ``pyfunc`` for ``sig`` to PTX: ``(ptx, resty)``.
 
     Parameters
@@ -231,7 +236,8 @@ def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath
     return res.artifacts["ptx"].data, res.return_type
 
 
-def compile_stages(pyfunc, sig, *, device=True, abi="numba", abi_info=None, output="ptx", **opts):
+def compile_stages(pyfunc: Callable[..., Any], sig: Any, *, device: bool = True, abi: str = "numba",
+                   abi_info: Mapping[str, Any] | None = None, output: str = "ptx", **opts: Any) -> dict[str, Any]:
     """Every stage's artifact for ``pyfunc`` and ``sig``, from one pipeline run.
 
     Parameters

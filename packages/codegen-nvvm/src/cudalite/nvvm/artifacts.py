@@ -63,10 +63,10 @@ class Artifact:
     """
 
     kind: str
-    data: object
+    data: str | bytes
     name: str
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.data if isinstance(self.data, str) else f"<{self.kind}: {len(self.data)} bytes>"
 
 
@@ -90,8 +90,8 @@ class ExceptionInfo:
     @classmethod
     def of(cls, exc_class: type, args, loc: Loc | None, function: str = "", template: str = "") -> "ExceptionInfo":
         loc = loc or Loc(None, 0)
-        return cls(exc_class.__module__, exc_class.__qualname__, tuple(args), loc.filename, loc.line or 0,
-                   loc.col or 0, exc_class, function, template)
+        return cls(exc_class.__module__, exc_class.__qualname__, tuple(args), loc.filename or "<unknown>",
+                   loc.line or 0, loc.col or 0, exc_class, function, template)
 
     def render(self, values) -> str:
         """The template with the record's runtime ``values`` (int64s) filled in; a field
@@ -150,7 +150,7 @@ class ExceptionTable:
 
     entries: tuple = ()
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.entries)
 
     def __iter__(self):

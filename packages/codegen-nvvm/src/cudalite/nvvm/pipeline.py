@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast as _ast
 import logging
+from typing import Any, Callable
 from dataclasses import dataclass, field, replace
 from time import perf_counter
 from types import MappingProxyType
@@ -64,20 +65,20 @@ class EntrySpec:
 class CompileJob:
     """What one pipeline run compiles, and how (never changes during the run)."""
 
-    pyfunc: object
+    pyfunc: Any  # the Python function
     argtypes: tuple
-    return_type: object
+    return_type: Any  # a Type, or None: inferred
     entry: EntrySpec
     options: CompileOptions
     context: TypingContext  # typing: holds the typing registry
-    lowerings: object  # lowering: the lowering table (cudalite.nvvm.lower.Lowerings)
+    lowerings: Any  # lowering: the lowering table (cudalite.nvvm.lower.Lowerings)
 
 
 @dataclass(frozen=True, slots=True)
 class State:
     """What the stages made so far (each field set by one stage)."""
 
-    fir: object = None  # parse: cudalite.core.ir.FunctionIR
+    fir: Any = None  # parse: cudalite.core.ir.FunctionIR
     typed: TypedFunction | None = None  # infer
     module: LoweredModule | None = None  # lower
     code: str | bytes | None = None  # nvvm: PTX text or LTO-IR bytes
@@ -90,7 +91,7 @@ class Stage:
 
     name: str
     makes: tuple  # the artifact names it can record
-    run: object
+    run: Callable[[CompileJob, State], tuple]
 
 
 def _parse(job: CompileJob, state: State):
@@ -159,7 +160,8 @@ def _lower(job: CompileJob, state: State):
 
 def _nvvm(job: CompileJob, state: State):
     output = state.output or job.options.output
-    code = compile_nvvm_ir(state.module.text, job.options, output, uses_libdevice=state.module.uses_libdevice)
+    module: Any = state.module  # made by the lower stage
+    code = compile_nvvm_ir(module.text, job.options, output, uses_libdevice=module.uses_libdevice)
     return replace(state, code=code, output=output), {output: code}
 
 
@@ -239,7 +241,7 @@ class _LazyArtifact(Artifact):
     """An artifact whose text is made on first read (the AST dump and the typed-IR
     listing cost more than the rest of a small compile and are rarely read)."""
 
-    def __init__(self, kind, make, name):
+    def __init__(self, kind, make, name) -> None:
         object.__setattr__(self, "kind", kind)
         object.__setattr__(self, "name", name)
         object.__setattr__(self, "_make", make)

@@ -31,12 +31,12 @@ __all__ = [
 class DeviceFunction:
     """A function that exists only in device code (``cuda.syncthreads``)."""
 
-    def __init__(self, qualname: str):
+    def __init__(self, qualname: str) -> None:
         self.__name__ = qualname.rsplit(".", 1)[-1]
         self.__qualname__ = qualname
         self.__module__ = "cudalite.cuda"
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<cudalite device function {self.__qualname__}>"
 
     def __call__(self, *args, **kwargs):
@@ -49,12 +49,12 @@ class DeviceFunction:
 class DeviceValue:
     """A value that exists only in device code (``cuda.threadIdx.x``, ``cuda.warpsize``)."""
 
-    def __init__(self, qualname: str):
+    def __init__(self, qualname: str) -> None:
         self.__name__ = qualname.rsplit(".", 1)[-1]
         self.__qualname__ = qualname
         self.__module__ = "cudalite.cuda"
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<cudalite device value {self.__qualname__}>"
 
     def _unavailable(self, *_):
@@ -69,26 +69,26 @@ class VectorConstructor(DeviceFunction):
     device code with components and smaller vectors of the same base type adding up
     to ``vector_type.count`` (``float32x4(v2, z, w)``)."""
 
-    def __init__(self, name: str):
+    def __init__(self, name: str) -> None:
         super().__init__(f"cuda.{name}")
         self.vector_type = vector_types[name]
         self.aliases = tuple(a for a, n in VECTOR_ALIASES.items() if n == name)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<cudalite vector type {self.__name__}>"
 
 
 class _Namespace:
     """A namespace of stubs (``cuda.shared``, ``cuda.atomic``, ``cuda.threadIdx``)."""
 
-    def __init__(self, qualname: str, members: dict):
+    def __init__(self, qualname: str, members: dict) -> None:
         self.__qualname__ = qualname
         self.__name__ = qualname.rsplit(".", 1)[-1]
         self.__module__ = "cudalite.cuda"
         for name, value in members.items():
             setattr(self, name, value)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<cudalite device namespace {self.__qualname__}>"
 
 

@@ -35,18 +35,18 @@ class Loc:
     end_col: int | None = None
     source_line: str | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "filename", self.filename or "<unknown>")
         object.__setattr__(self, "col", self.col or 0)
 
     def text(self) -> str | None:
         if self.source_line is not None:
             return self.source_line
-        line = linecache.getline(self.filename, self.line) if self.line else ""
+        line = linecache.getline(self.filename or "", self.line) if self.line else ""  # filename: never None
         return line.rstrip("\n") or None
 
-    def __str__(self):
-        return f"{self.filename}:{self.line}:{self.col + 1}"
+    def __str__(self) -> str:
+        return f"{self.filename}:{self.line}:{(self.col or 0) + 1}"  # col: never None (__post_init__)
 
     __repr__ = __str__
 
@@ -56,12 +56,12 @@ class Loc:
         src = self.text()
         if not src:
             return head
-        width = 1
-        if self.end_line == self.line and self.end_col and self.end_col > self.col:
-            width = self.end_col - self.col
+        width, col = 1, self.col or 0
+        if self.end_line == self.line and self.end_col and self.end_col > col:
+            width = self.end_col - col
         stripped = src.lstrip()
         indent = len(src) - len(stripped)
-        caret = " " * (4 + max(self.col - indent, 0)) + "^" * width
+        caret = " " * (4 + max(col - indent, 0)) + "^" * width
         return f"{head}\n    {stripped}\n{caret}"
 
 
@@ -88,7 +88,7 @@ class CompilerError(CudaliteError):
 
     kind = "CompilerError"
 
-    def __init__(self, msg: str, loc: Loc | None = None, notes=()):
+    def __init__(self, msg: str, loc: Loc | None = None, notes=()) -> None:
         self.msg = msg
         self.loc = loc
         self.notes = list(notes)
@@ -139,7 +139,7 @@ class CompilerError(CudaliteError):
             self.args = (self._render(),)
         return self
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.args[0] if self.args else self.msg
 
 
@@ -272,7 +272,7 @@ class NvvmError(CudaliteError):
         The NVVM IR that was rejected (``ir_text``).
     """
 
-    def __init__(self, msg: str, log: str = "", ir_text: str | None = None):
+    def __init__(self, msg: str, log: str = "", ir_text: str | None = None) -> None:
         self.log = log
         self.ir_text = ir_text
         super().__init__(f"{msg}\n{log}".rstrip())

@@ -28,6 +28,7 @@ from __future__ import annotations
 import collections
 import sys
 import threading
+from typing import Any
 
 __all__ = ["install", "candidates", "command_text"]
 
@@ -37,13 +38,13 @@ _MAX_TEXT = 1 << 20
 class _Window:
     """The last texts compiled under pseudo-file names, oldest first."""
 
-    def __init__(self, max_texts: int, max_chars: int):
+    def __init__(self, max_texts: int, max_chars: int) -> None:
         self.lock = threading.Lock()
-        self.texts = collections.deque()   # (name, text)
+        self.texts: collections.deque = collections.deque()   # (name, text)
         self.chars = 0
         self.max_texts, self.max_chars = max_texts, max_chars
 
-    def add(self, source, filename):
+    def add(self, source, filename) -> None:
         if isinstance(source, (bytes, bytearray)):
             if len(source) > _MAX_TEXT:
                 return
@@ -69,11 +70,11 @@ def _pseudo(name) -> bool:
 
 
 class _Windows:
-    def __init__(self):
+    def __init__(self) -> None:
         self.cuda = _Window(2048, 16 << 20)
         self.other = _Window(1024, 8 << 20)
 
-    def add(self, source, filename):
+    def add(self, source, filename) -> None:
         raw = isinstance(source, bytes)
         if source.startswith(b"def __create_fn__(" if raw else "def __create_fn__("):
             return  # a dataclass method made by the dataclasses module: never a kernel
@@ -85,14 +86,15 @@ class _Windows:
 
 
 def _make_hook(windows: _Windows):
-    def hook(event, args):
+    def hook(event, args) -> None:
         # Called for every audit event of the process: keep the common path short.
         if event == "compile" and len(args) == 2 and _pseudo(args[1]) and isinstance(args[0], (str, bytes)):
             windows.add(args[0], args[1])
     return hook
 
 
-_STATE = {"window": None, "command": None}  # process-wide, as the audit hook itself (it cannot be removed)
+# process-wide, as the audit hook itself (it cannot be removed)
+_STATE: dict[str, Any] = {"window": None, "command": None}
 _STATE_LOCK = threading.Lock()
 
 

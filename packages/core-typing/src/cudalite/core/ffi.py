@@ -49,7 +49,7 @@ class ForeignFunction:
     link: tuple
     use_cooperative: bool
 
-    def __init__(self, name: str, sig, link=None, abi: str = "numba", use_cooperative: bool = False):
+    def __init__(self, name: str, sig, link=None, abi: str = "numba", use_cooperative: bool = False) -> None:
         if abi not in ("numba", "c"):
             raise SignatureError(f"declare_device: abi must be 'numba' or 'c', not {abi!r}")
         if not isinstance(name, str) or not name.isidentifier():
@@ -84,7 +84,7 @@ class ForeignFunction:
     def __call__(self, *args, **kwargs):
         raise RuntimeError(f"the foreign device function {self.name!r} can only be called from device code")
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<declared device function {self.name}{self.signature} abi={self.abi}>"
 
 

@@ -52,7 +52,7 @@ class PointerArrayFunction:
     lowering are registered for the object itself (a plain Python function would be
     compiled as a device function instead)."""
 
-    def __init__(self, order: str):
+    def __init__(self, order: str) -> None:
         self.order = order
         self.__name__ = self.__qualname__ = "carray" if order == "C" else "farray"
         self.__module__ = "cudalite.cuda"
@@ -64,7 +64,7 @@ class PointerArrayFunction:
                         "dtype : numpy dtype-like, optional\n    Element type; required for an untyped pointer.\n\n"
                         "Returns\n-------\nnumpy.ndarray\n    On the host; an array in device code.\n")
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<cudalite function {self.__name__}>"
 
     def __call__(self, ptr, shape, dtype=None):

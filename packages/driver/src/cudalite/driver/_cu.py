@@ -76,7 +76,7 @@ class DriverAPI:
         checked.__name__ = name
         return checked
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<cudalite driver API (cuda.bindings.driver, checked)>"
 
 

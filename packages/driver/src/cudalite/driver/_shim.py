@@ -231,7 +231,7 @@ def build_shim(files: ShimFiles, cc=""):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _warn(message):
+def _warn(message) -> None:
     warnings.warn(message, UntrustedCacheWarning, stacklevel=3)
 
 
@@ -282,7 +282,7 @@ def compiled_shim_path():
 _BINDINGS_COST = "about 0.4 us (~13%) more per launch, measured in docs/driver.md"
 
 
-def _fallback_warning(message):
+def _fallback_warning(message) -> None:
     library_logger(__name__).warning("%s", message)
     warnings.warn(message, ShimFallbackWarning, stacklevel=4)
 

@@ -32,11 +32,11 @@ class Device:
 
     __slots__ = ("id",)
 
-    def __init__(self, ordinal):
+    def __init__(self, ordinal) -> None:
         get_driver().device_handle(ordinal)  # validates
         self.id = ordinal
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<cudalite.driver.Device {self.id}: {self.name}>"
 
     def __eq__(self, other):
@@ -124,7 +124,7 @@ class Device:
         get_driver().set_current(self.id)
         return self
 
-    def synchronize(self):
+    def synchronize(self) -> None:
         """Wait until all work queued on this device (every stream of its primary
         context) has finished (cuCtxSynchronize); reports errors of earlier launches."""
         d = get_driver()
@@ -149,7 +149,7 @@ class Device:
         finally:
             d.pop()
 
-    def set_mempool_release_threshold(self, nbytes):
+    def set_mempool_release_threshold(self, nbytes) -> None:
         """Keep up to ``nbytes`` of freed stream-ordered memory in the device's default
         pool instead of returning it to the OS at each synchronization.
 
@@ -265,7 +265,7 @@ def memory_info():
     return call("cuMemGetInfo")
 
 
-def synchronize():
+def synchronize() -> None:
     """Wait until all work queued on the calling thread's current device has finished
     (cuCtxSynchronize on its primary context); reports errors of earlier launches.
 

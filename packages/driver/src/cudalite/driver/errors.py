@@ -63,7 +63,7 @@ class CudaDriverError(RuntimeError):
         The driver API function that failed, e.g. ``"cuMemAlloc"``.
     """
 
-    def __init__(self, code, name, message=None, call=None):
+    def __init__(self, code, name, message=None, call=None) -> None:
         self.code = int(code)
         if message is None and call is None:  # numba's CudaAPIError(code, msg)
             self.name = _enum_name(self.code)

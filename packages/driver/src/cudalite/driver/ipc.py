@@ -11,6 +11,8 @@ made it (``CUDA_ERROR_INVALID_CONTEXT``).  Handles are plain bytes: picklable.
 from __future__ import annotations
 
 import ctypes
+from collections.abc import Sequence
+from typing import Any
 
 from ._cu import call, cu
 from ._state import get_driver
@@ -22,7 +24,7 @@ IPC_HANDLE_SIZE = 64
 _CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS = 1
 
 
-def address_range(ptr):
+def address_range(ptr: Any) -> tuple[int, int]:
     """``(base, size)`` of the device allocation that contains address ``ptr``
     (cuMemGetAddressRange).
 
@@ -46,7 +48,7 @@ def address_range(ptr):
     return int(base), int(size)
 
 
-def ipc_get_handle(ptr) -> bytes:
+def ipc_get_handle(ptr: Any) -> bytes:
     """The IPC handle (64 bytes) of the allocation whose *base* address is ``ptr``.
 
     Parameters
@@ -76,7 +78,7 @@ def _as_handle_bytes(handle) -> bytes:
     return data
 
 
-def ipc_open_handle(handle) -> int:
+def ipc_open_handle(handle: bytes | Sequence[int]) -> int:
     """Map the allocation of another process's IPC ``handle`` (64 bytes, or a sequence
     of 64 ints) into the current context; returns its base device address.
 
@@ -104,7 +106,7 @@ def ipc_open_handle(handle) -> int:
     return int(call("cuIpcOpenMemHandle", h, _CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS))
 
 
-def ipc_close_handle(ptr) -> None:
+def ipc_close_handle(ptr: int) -> None:
     """Unmap memory opened with :func:`ipc_open_handle` (its base address).
 
     Parameters

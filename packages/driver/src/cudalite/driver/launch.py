@@ -71,7 +71,7 @@ def _buffers_factory(tls, layout):
 
 
 def _retry_factory(device_id, bindings):
-    def retry(rc, name, fn, args):
+    def retry(rc, name, fn, args) -> None:
         rc = int(rc)
         if rc == _INVALID_CONTEXT:  # no (or another device's) context current here
             d = get_driver()
@@ -158,12 +158,12 @@ class Launcher:
         If ``backend`` is unknown or ``param_format`` is invalid.
     """
 
-    def __init__(self, function, param_format, backend=None):
+    def __init__(self, function, param_format, backend=None) -> None:
         driver = get_driver()
         self.function = function
         self.layout = layout = param_layout(param_format)
         self.backend = backend = backend or driver.config.launch_backend
-        self._bound = {}  # LaunchConfig -> bound closure (Launcher.launch), bounded
+        self._bound: dict = {}  # LaunchConfig -> bound closure (Launcher.launch), bounded
         self._tls = tls = threading.local()
         buffers, pack_into = _buffers_factory(tls, layout), layout.struct.pack_into
         if backend == "shim":
@@ -229,7 +229,7 @@ class Launcher:
         launch.config = config
         return launch
 
-    def launch(self, config, *values):
+    def launch(self, config, *values) -> None:
         """``bind(config)(*values)``, the bound closure kept in a small per-launcher
         cache (the generic path; hot loops should hold ``bind(config)``).
 
@@ -257,7 +257,7 @@ class Launcher:
         """The normalized parameter format."""
         return self.layout.format
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<cudalite.driver.Launcher {self.function.name!r} {self.layout.format!r} via {self.backend}>"
 
 

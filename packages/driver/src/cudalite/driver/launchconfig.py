@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses  # FrozenInstanceError (the module is loaded with the package anyway)
 import operator
+from typing import Any
 
 __all__ = ["LaunchConfig"]
 
@@ -95,9 +96,16 @@ class LaunchConfig:
 
     __slots__ = _FIELDS = ("grid", "block", "shared_mem", "stream", "cooperative", "cluster",
                            "programmatic_dependent_launch")
+    grid: tuple
+    block: tuple
+    shared_mem: int
+    stream: Any  # a stream handle or object (0: the default stream)
+    cooperative: bool
+    cluster: tuple | None
+    programmatic_dependent_launch: bool
 
     def __init__(self, grid, block, shared_mem=0, stream=0, cooperative=False, cluster=None,
-                 programmatic_dependent_launch=False):
+                 programmatic_dependent_launch=False) -> None:
         put = object.__setattr__  # immutable: every field is set (normalised) here, once
         put(self, "grid", _dim3(grid, "grid"))
         put(self, "block", _dim3(block, "block"))
@@ -111,10 +119,10 @@ class LaunchConfig:
     def _values(self) -> tuple:
         return tuple(getattr(self, name) for name in self._FIELDS)
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name, value) -> None:
         raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r} of a LaunchConfig")
 
-    def __delattr__(self, name):
+    def __delattr__(self, name) -> None:
         raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r} of a LaunchConfig")
 
     def __eq__(self, other):
@@ -125,7 +133,7 @@ class LaunchConfig:
     def __hash__(self):
         return hash(self._values())
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "LaunchConfig(" + ", ".join(f"{n}={v!r}" for n, v in zip(self._FIELDS, self._values())) + ")"
 
     def __reduce__(self):

@@ -59,7 +59,7 @@ def _host_view(obj, dtype, shape):
     return arr if shape is None else arr.reshape(shape)
 
 
-def _release(kind, args, device_id, keepalive=None):
+def _release(kind, args, device_id, keepalive=None) -> None:
     d = peek_driver()
     if d is None:  # the contexts are already released: their memory went with them
         return
@@ -78,7 +78,7 @@ class DeviceMemory:
 
     __slots__ = ("ptr", "size", "device_id", "stream", "_finalizer", "__weakref__")
 
-    def __init__(self, ptr, size, device_id, stream=None):
+    def __init__(self, ptr, size, device_id, stream=None) -> None:
         self.ptr = int(ptr)
         self.size = size
         self.device_id = device_id
@@ -91,7 +91,7 @@ class DeviceMemory:
             self._finalizer = weakref.finalize(self, _release, "cuMemFreeAsync", (ptr, as_custream(stream)),
                                                device_id, stream)
 
-    def free(self):
+    def free(self) -> None:
         """Free now (idempotent). Stream-ordered memory is freed on its stream."""
         if self._finalizer is not None:
             self._finalizer()
@@ -100,7 +100,7 @@ class DeviceMemory:
     def freed(self) -> bool:
         return self._finalizer is not None and not self._finalizer.alive
 
-    def __int__(self):
+    def __int__(self) -> int:
         return self.ptr
 
     # numba's MemoryPointer names for the address (``int(m.device_pointer)``...)
@@ -118,7 +118,7 @@ class DeviceMemory:
 
         return ctypes.c_void_p(self.ptr or None)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<cudalite.driver.DeviceMemory {self.ptr:#x} size={self.size} device={self.device_id}>"
 
 
@@ -150,7 +150,7 @@ class HostMemory:
 
     __slots__ = ("ptr", "size", "device_id", "_finalizer", "__weakref__")
 
-    def __init__(self, ptr, size, device_id):
+    def __init__(self, ptr, size, device_id) -> None:
         self.ptr = int(ptr)
         self.size = size
         self.device_id = device_id
@@ -177,14 +177,14 @@ class HostMemory:
 
         return memoryview(np.asarray(self))
 
-    def free(self):
+    def free(self) -> None:
         """Free the memory now (idempotent)."""
         self._finalizer()
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self.size
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<cudalite.driver.HostMemory {self.ptr:#x} size={self.size}>"
 
 
@@ -211,7 +211,7 @@ class ManagedMemory(DeviceMemory):
 
     __slots__ = ("attach_global",)
 
-    def __init__(self, ptr, size, device_id, attach_global=True):
+    def __init__(self, ptr, size, device_id, attach_global=True) -> None:
         super().__init__(ptr, size, device_id)
         self.attach_global = attach_global
 
@@ -225,7 +225,7 @@ class ManagedMemory(DeviceMemory):
         """A host NumPy view (keeps this object alive) with ``dtype`` (default uint8) and ``shape`` (default: 1-d)."""
         return _host_view(self, dtype, shape)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<cudalite.driver.ManagedMemory {self.ptr:#x} size={self.size} device={self.device_id}>"
 
 
@@ -346,7 +346,7 @@ def copy_device_to_host(dst, src, nbytes=None, stream=None):
     return dst
 
 
-def copy_device_to_device(dst, src, nbytes=None, stream=None):
+def copy_device_to_device(dst, src, nbytes=None, stream=None) -> None:
     """Copy ``nbytes`` (default: the size of ``src``) between device buffers.
 
     Parameters
@@ -363,7 +363,7 @@ def copy_device_to_device(dst, src, nbytes=None, stream=None):
         call("cuMemcpyDtoDAsync", device_pointer(dst), device_pointer(src), n, as_custream(stream))
 
 
-def memset(dst, value, nbytes=None, stream=None):
+def memset(dst, value, nbytes=None, stream=None) -> None:
     """Set ``nbytes`` bytes (default: the whole allocation) to the byte ``value`` (D8).
 
     Parameters
@@ -381,7 +381,7 @@ def memset(dst, value, nbytes=None, stream=None):
         call("cuMemsetD8Async", device_pointer(dst), value & 0xFF, n, as_custream(stream))
 
 
-def memset_d32(dst, value, count=None, stream=None):
+def memset_d32(dst, value, count=None, stream=None) -> None:
     """Set ``count`` 32-bit words (default: the whole allocation) to ``value`` (D32).
 
     Parameters

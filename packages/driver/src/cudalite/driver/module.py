@@ -17,7 +17,7 @@ from ._state import get_driver, peek_driver
 __all__ = ["Module", "Function", "load_module"]
 
 
-def _unload(handle, device_id):
+def _unload(handle, device_id) -> None:
     d = peek_driver()
     if d is None:
         return
@@ -49,7 +49,7 @@ class Module:
 
     __slots__ = ("_cu", "device_id", "_finalizer", "__weakref__")
 
-    def __init__(self, image):
+    def __init__(self, image) -> None:
         self.device_id = get_driver().current()
         data = bytes(image)
         self._cu = call("cuModuleLoadData", data)
@@ -121,7 +121,7 @@ class Module:
             names.append(name.decode() if isinstance(name, bytes) else str(name))
         return names
 
-    def unload(self):
+    def unload(self) -> None:
         """Unload the module now (idempotent); its functions become unusable."""
         self._finalizer()
 
@@ -185,15 +185,15 @@ class Function:
         The kernel's symbol name.
     """
 
-    def __init__(self, module, cufunc, name):
+    def __init__(self, module, cufunc, name) -> None:
         self.module = module
         self.name = name
         self._cu = cufunc
         self.handle = int(cufunc)
         self.device_id = module.device_id
-        self._launchers = {}
+        self._launchers: dict = {}
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<cudalite.driver.Function {self.name!r}>"
 
     def attribute(self, name):
@@ -225,7 +225,7 @@ class Function:
         """All the common attributes as a dict."""
         return {key: self.attribute(key) for key in _ATTRS}
 
-    def set_max_dynamic_shared_memory(self, nbytes):
+    def set_max_dynamic_shared_memory(self, nbytes) -> None:
         """Allow up to ``nbytes`` of dynamic shared memory per block (needed above 48 KiB).
 
         Parameters

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 import struct
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = ["ParamLayout", "param_layout", "pack_params"]
 
@@ -109,7 +110,7 @@ def param_layout(fmt: str) -> ParamLayout:
     return ParamLayout(norm, struct.Struct("@" + norm), tuple(offsets), tuple(sizes))
 
 
-def pack_params(fmt: str, *values) -> bytes:
+def pack_params(fmt: str, *values: Any) -> bytes:
     """The argument buffer a launcher builds for ``values`` (for tests/inspection).
 
     Parameters

@@ -9,6 +9,8 @@ which device is current.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ._cu import call
 from ._state import get_driver
 from .errors import CudaDriverError
@@ -20,7 +22,7 @@ __all__ = ["can_access_peer", "enable_peer_access", "copy_peer"]
 _PEER_ACCESS_ALREADY_ENABLED = 704
 
 
-def can_access_peer(device, peer) -> bool:
+def can_access_peer(device: int, peer: int) -> bool:
     """Whether kernels on ``device`` can address memory of ``peer`` once peer access is
     enabled (cuDeviceCanAccessPeer); False for ``device == peer``.
 
@@ -45,7 +47,7 @@ def can_access_peer(device, peer) -> bool:
     return bool(call("cuDeviceCanAccessPeer", d.device_handle(device), d.device_handle(peer)))
 
 
-def enable_peer_access(device, peer) -> None:
+def enable_peer_access(device: int, peer: int) -> None:
     """Let kernels running on ``device`` address ``peer``'s memory (cuCtxEnablePeerAccess
     in ``device``'s primary context); enabling it twice is not an error.
 
@@ -72,7 +74,8 @@ def enable_peer_access(device, peer) -> None:
         d.pop()
 
 
-def copy_peer(dst, dst_device, src, src_device, nbytes=None, stream=None):
+def copy_peer(dst: DeviceMemory | int, dst_device: int, src: DeviceMemory | int, src_device: int,
+              nbytes: int | None = None, stream: Any = None) -> None:
     """Copy ``nbytes`` (default: the size of ``src``) from device ``src_device``'s memory
     to device ``dst_device``'s (cuMemcpyPeer, or cuMemcpyPeerAsync on ``stream``).  It
     needs no peer access; the driver stages the copy through the host when the

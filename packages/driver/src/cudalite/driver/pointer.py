@@ -11,6 +11,7 @@ host memory, garbage) is not an error: every field is ``None`` (``is_managed`` F
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from ._cu import call, cu
 from ._state import get_driver
@@ -104,7 +105,7 @@ def _address(ptr) -> int:
     return ptr
 
 
-def pointer_attributes(ptr) -> PointerAttributes:
+def pointer_attributes(ptr: Any) -> PointerAttributes:
     """The driver's attributes of ``ptr``: an int address, a :class:`DeviceMemory`,
     :class:`HostMemory`, :class:`ManagedMemory`, an object with
     ``__cuda_array_interface__`` or a host array (``__array_interface__``).

@@ -49,7 +49,7 @@ class HostRegistration:
 
     __slots__ = ("ptr", "size", "device_id", "portable", "mapped", "device_ptr", "_finalizer", "__weakref__")
 
-    def __init__(self, ptr, size, device_id, *, portable=False, mapped=False, device_ptr=None, keepalive=None):
+    def __init__(self, ptr, size, device_id, *, portable=False, mapped=False, device_ptr=None, keepalive=None) -> None:
         self.ptr = int(ptr)
         self.size = size
         self.device_id = device_id
@@ -64,7 +64,7 @@ class HostRegistration:
         """True until the memory is unregistered."""
         return self._finalizer.alive
 
-    def unregister(self):
+    def unregister(self) -> None:
         """Unregister now (idempotent).  Unlike the finalizer, which ignores errors,
         a refusal of the driver raises :class:`CudaDriverError`.
 
@@ -88,10 +88,10 @@ class HostRegistration:
     def __enter__(self):
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc) -> None:
         self.unregister()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         state = ("mapped" if self.mapped else "pinned") if self.registered else "unregistered"
         return f"<cudalite.driver.HostRegistration {self.ptr:#x} size={self.size} ({state})>"
 

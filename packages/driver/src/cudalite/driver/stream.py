@@ -72,7 +72,7 @@ def stream_device(stream):
     return int(call("cuStreamGetDevice", custream))
 
 
-def _destroy(kind, handle, device_id):
+def _destroy(kind, handle, device_id) -> None:
     d = peek_driver()
     if d is None:  # interpreter exit after the contexts were released
         return
@@ -104,14 +104,14 @@ class Stream:
 
     __slots__ = ("handle", "device_id", "owned", "_cu", "_finalizer", "__weakref__")
 
-    def __init__(self, *, nonblocking=True, priority=0):
+    def __init__(self, *, nonblocking=True, priority=0) -> None:
         dev = get_driver().current()
         flags = int(cu().CUstream_flags.CU_STREAM_NON_BLOCKING) if nonblocking else 0
         obj = call("cuStreamCreateWithPriority", flags, priority)
         self._init(obj, dev, True)
         self._finalizer = weakref.finalize(self, _destroy, "cuStreamDestroy", obj, dev)
 
-    def _init(self, obj, device_id, owned):
+    def _init(self, obj, device_id, owned) -> None:
         self._cu = obj
         self.handle = int(obj)
         self.device_id = device_id
@@ -155,14 +155,14 @@ class Stream:
         """The cuda.bindings ``CUstream`` object (``.handle`` is its int value)."""
         return self._cu
 
-    def __int__(self):
+    def __int__(self) -> int:
         return self.handle
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         kind = "owned" if self.owned else "borrowed"
         return f"<cudalite.driver.Stream {self.handle:#x} ({kind})>"
 
-    def synchronize(self):
+    def synchronize(self) -> None:
         """Wait until all work queued on the stream has finished."""
         call("cuStreamSynchronize", self._cu)
 
@@ -170,7 +170,7 @@ class Stream:
         """True when all queued work has finished."""
         return call_status("cuStreamQuery", self._cu) == 0
 
-    def wait_event(self, event):
+    def wait_event(self, event) -> None:
         """Make future work on this stream wait for ``event`` (cuStreamWaitEvent).
 
         Parameters
@@ -180,7 +180,7 @@ class Stream:
         """
         call("cuStreamWaitEvent", self._cu, event._cu, 0)
 
-    def close(self):
+    def close(self) -> None:
         """Destroy an owned stream now (no-op for borrowed ones)."""
         if self._finalizer is not None:
             self._finalizer()
@@ -199,7 +199,7 @@ class Event:
 
     __slots__ = ("_cu", "timing", "_finalizer", "__weakref__")
 
-    def __init__(self, timing=True):
+    def __init__(self, timing=True) -> None:
         dev = get_driver().current()
         driver = cu()
         flags = 0 if timing else int(driver.CUevent_flags.CU_EVENT_DISABLE_TIMING)
@@ -233,7 +233,7 @@ class Event:
         call("cuEventRecord", self._cu, as_custream(stream))
         return self
 
-    def synchronize(self):
+    def synchronize(self) -> None:
         """Wait until the work recorded before the event has completed."""
         call("cuEventSynchronize", self._cu)
 

@@ -96,7 +96,7 @@ class DeviceNDArray:
     __slots__ = ("shape", "strides", "dtype", "ndim", "size", "stream", "gpu_data", "_ptr", "_kernel_params",
                  "_layout", "_type_key", "_device", "__weakref__")
 
-    def __init__(self, shape, strides, dtype, stream=0, gpu_data=None, *, ptr=None, owner=None):
+    def __init__(self, shape, strides, dtype, stream=0, gpu_data=None, *, ptr=None, owner=None) -> None:
         shape = L.normalize_shape(shape)
         dtype = np.dtype(dtype)
         strides = L.c_strides(shape, dtype.itemsize) if strides is None else tuple(int(s) for s in strides)
@@ -222,12 +222,12 @@ class DeviceNDArray:
         """True when the array is Fortran-contiguous."""
         return L.is_f_contiguous(self.shape, self.strides, self.dtype.itemsize)
 
-    def __len__(self):
+    def __len__(self) -> int:
         if not self.shape:
             raise TypeError("len() of unsized object")
         return self.shape[0]
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"<cudalite.cuda.DeviceNDArray shape={self.shape} dtype={self.dtype} "
                 f"strides={self.strides} ptr={self._ptr:#x}>")
 
@@ -440,10 +440,10 @@ class DeviceNDArray:
                 _sync(s)
         return host[0]
 
-    def __setitem__(self, key, value):
+    def __setitem__(self, key, value) -> None:
         self.setitem(key, value)
 
-    def setitem(self, key, value, stream=0):
+    def setitem(self, key, value, stream=0) -> None:
         """Copy a host scalar/array (broadcast) or a device array into ``self[key]``.
 
         Parameters
@@ -478,14 +478,14 @@ class DeviceNDArray:
         target._write_host(host, s)
 
     # -- copies ----------------------------------------------------------------------------
-    def _write_host(self, host, s):
+    def _write_host(self, host, s) -> None:
         """Copy NumPy ``host`` (same shape) into this view; ``s``: driver stream or None."""
         if not self.size:
             return
         with self._on_own_device():
             self._write_host_here(host, s)
 
-    def _write_host_here(self, host, s):
+    def _write_host_here(self, host, s) -> None:
         if self._layout != "A":
             host = np.require(host, dtype=self.dtype, requirements=self._layout)
             _drv.copy_host_to_device(self._ptr, host, self.nbytes, stream=s)
@@ -501,7 +501,7 @@ class DeviceNDArray:
         if s is not None:
             _sync(s)
 
-    def copy_to_device(self, ary, stream=0):
+    def copy_to_device(self, ary, stream=0) -> None:
         """Copy host ``ary`` (or a device array) into this array.
 
         Parameters
@@ -653,7 +653,7 @@ class IpcArrayHandle:
     ``open()``/``close()``, or ``with handle as array:`` in the receiving process
     (the CUDA driver does not let the exporting process open it)."""
 
-    def __init__(self, ipc_handle, array_desc):
+    def __init__(self, ipc_handle, array_desc) -> None:
         self._ipc_handle = ipc_handle
         self._array_desc = array_desc
 
@@ -663,25 +663,25 @@ class IpcArrayHandle:
         d = self._array_desc
         return DeviceNDArray(d["shape"], d["strides"], d["dtype"], gpu_data=self._ipc_handle.open(current_context()))
 
-    def close(self):
+    def close(self) -> None:
         self._ipc_handle.close()
 
     def __enter__(self):
         return self.open()
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc) -> None:
         self.close()
 
 
 # -- helpers --------------------------------------------------------------------------------
-def _sync(s):
+def _sync(s) -> None:
     if isinstance(s, _drv.Stream):
         s.synchronize()
     else:
         _drv.Stream.external(int(s)).synchronize()
 
 
-def _copy_device(dst, src, s):
+def _copy_device(dst, src, s) -> None:
     """Copy ``src``'s bytes to ``dst`` (same shape, dtype and contiguous layout) on
     driver stream ``s`` (None: synchronously): a peer copy when they are on two
     devices of a multi-GPU process."""

@@ -64,7 +64,7 @@ class KernelRuntimeError(RuntimeError):
         Index of its block.
     """
 
-    def __init__(self, msg, tid=None, ctaid=None):
+    def __init__(self, msg, tid=None, ctaid=None) -> None:
         self.tid = tid
         self.ctaid = ctaid
         self.msg = msg

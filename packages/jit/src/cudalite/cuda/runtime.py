@@ -20,6 +20,6 @@ def get_version():
     return tuple(nvrtc_version())
 
 
-def is_supported_version():
+def is_supported_version() -> bool:
     """Whether the toolkit's major version is one cudalite supports."""
     return get_version()[0] in SUPPORTED_TOOLKIT_MAJOR_VERSIONS

@@ -10,7 +10,8 @@ cudalite's typing or code generation, so any frontend can use it alone::
 from ._code import LTOIR, Archive, Cubin, CUSource, Fatbin, LinkableCode, Object, PTXSource
 from ._fatbin import fatbin_archs, fatbin_cubins, fatbin_from_ptx, link_fatbin, make_fatbin
 from ._errors import (
-    InvalidInputError, LinkerError, MissingFileError, NvrtcError, ToolNotFoundError, UnknownFileTypeError,
+    InvalidInputError, LinkerError, LinkTimeout, MissingFileError, NvrtcError, ToolNotFoundError,
+    UnknownFileTypeError,
 )
 from ._linker import Linker, link
 from ._nvjitlink import LinkFailure, nvjitlink_version
@@ -24,6 +25,6 @@ __all__ = [
     "Linker", "LinkerOptions", "link", "linker_flags", "normalize_arch",
     "validate_input", "compile_cuda", "cuda_include_dirs", "parse_nvrtc_log", "nvrtc_version", "nvjitlink_version",
     "LinkerError", "LinkFailure", "NvrtcError", "MissingFileError", "UnknownFileTypeError",
-    "InvalidInputError", "ToolNotFoundError",
+    "InvalidInputError", "ToolNotFoundError", "LinkTimeout",
     "make_fatbin", "link_fatbin", "fatbin_archs", "fatbin_cubins", "fatbin_from_ptx",
 ]

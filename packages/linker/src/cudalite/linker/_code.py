@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+from typing import Any, Callable
 
 from ._elf import elf_sm, elf_symbols
 from ._errors import MissingFileError, UnknownFileTypeError
@@ -55,13 +56,18 @@ class LinkableCode:
     """
 
     kind = "linkable"          # short name of the kind, part of content_hash
-    input_type = "ANY"         # the nvJitLink InputType member this kind is added as
+    input_type: str | None = "ANY"  # the nvJitLink InputType member this kind is added as
     suffixes: tuple = ()       # file extensions of this kind
     default_name = "<linkable>"
 
     __slots__ = ("_data", "_name", "_setup_callback", "_teardown_callback", "_hash")
+    _data: bytes
+    _name: str
+    _setup_callback: Callable[..., Any] | None
+    _teardown_callback: Callable[..., Any] | None
+    _hash: str | None
 
-    def __init__(self, data, name=None, setup_callback=None, teardown_callback=None, nrt=False):
+    def __init__(self, data, name=None, setup_callback=None, teardown_callback=None, nrt=False) -> None:
         if nrt:
             raise NotImplementedError("nrt=True: numba's NRT runtime does not exist in cudalite")
         if isinstance(data, (io.BytesIO, io.StringIO)):
@@ -86,10 +92,10 @@ class LinkableCode:
         setter(self, "_hash", None)
 
     # -- immutability ------------------------------------------------------
-    def __setattr__(self, key, value):
+    def __setattr__(self, key, value) -> None:
         raise AttributeError(f"{type(self).__name__} is immutable")
 
-    def __delattr__(self, key):
+    def __delattr__(self, key) -> None:
         raise AttributeError(f"{type(self).__name__} is immutable")
 
     # -- fields ------------------------------------------------------------
@@ -119,6 +125,7 @@ class LinkableCode:
         if self._hash is None:
             digest = hashlib.sha256(self.kind.encode() + b"\0" + self._data).hexdigest()
             object.__setattr__(self, "_hash", digest)
+            return digest
         return self._hash
 
     def __len__(self) -> int:
@@ -134,7 +141,7 @@ class LinkableCode:
     def __hash__(self):
         return hash((type(self), self._name, self.content_hash))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self._name!r}, {len(self._data)} bytes, {self.content_hash[:12]})"
 
     # -- construction from files ---------------------------------------------

@@ -5,13 +5,14 @@ a tool carry that tool's log: ``LinkerError.error_log``/``info_log`` hold
 nvJitLink's logs, :class:`NvrtcError` holds NVRTC's log and the first
 ``file(line)`` NVRTC reported.  :class:`InvalidInputError` is a structurally
 malformed input, rejected before it reaches nvJitLink (which may crash on it), or
-an input that crashed nvJitLink in the isolated link process.
+an input that crashed nvJitLink in the isolated link process.  :class:`LinkTimeout`
+is an isolated job that ran past ``CUDALITE_LINK_TIMEOUT``.
 """
 
 from __future__ import annotations
 
 __all__ = ["LinkerError", "NvrtcError", "MissingFileError", "UnknownFileTypeError", "InvalidInputError",
-           "ToolNotFoundError"]
+           "ToolNotFoundError", "LinkTimeout"]
 
 
 class LinkerError(Exception):
@@ -30,7 +31,7 @@ class LinkerError(Exception):
         The tool's info log.
     """
 
-    def __init__(self, message: str, error_log: str = "", info_log: str = ""):
+    def __init__(self, message: str, error_log: str = "", info_log: str = "") -> None:
         self.message = message
         self.error_log = error_log or ""
         self.info_log = info_log or ""
@@ -56,7 +57,7 @@ class MissingFileError(LinkerError, FileNotFoundError):
         The missing file (``filename``).
     """
 
-    def __init__(self, path: str):
+    def __init__(self, path: str) -> None:
         self.filename = str(path)
         LinkerError.__init__(self, f"linkable file not found: {path}")
 
@@ -95,7 +96,7 @@ class InvalidInputError(LinkerError, ValueError):
         What is wrong with it.
     """
 
-    def __init__(self, input_name: str, kind: str, reason: str):
+    def __init__(self, input_name: str, kind: str, reason: str) -> None:
         self.input_name = input_name
         self.kind = kind
         self.reason = reason
@@ -121,7 +122,7 @@ class NvrtcError(LinkerError):
         Line of the first error.
     """
 
-    def __init__(self, message: str, log: str = "", file: str | None = None, line: int | None = None):
+    def __init__(self, message: str, log: str = "", file: str | None = None, line: int | None = None) -> None:
         self.file = file
         self.line = line
         super().__init__(message, error_log=log)
@@ -130,3 +131,30 @@ class NvrtcError(LinkerError):
 class ToolNotFoundError(LinkerError):
     """nvJitLink or NVRTC, which the linker runs, cannot be loaded (its pip wheel is
     missing or broken); the message names the wheel to install."""
+
+
+class LinkTimeout(LinkerError, TimeoutError):
+    """An isolated job (NVRTC compiling a CUDA C++ source, or an nvJitLink link) ran
+    past its wall-clock bound and its process was killed (also a ``TimeoutError``).
+
+    ``what`` says what was running (``"NVRTC compiling 'k.cu'"``), ``seconds`` the
+    bound, ``setting`` the variable that raises it.
+
+    Parameters
+    ----------
+    what : str
+        What was running.
+    seconds : float
+        The bound it ran past.
+    setting : str, optional
+        The setting that sets the bound (default ``"CUDALITE_LINK_TIMEOUT"``).
+    """
+
+    def __init__(self, what: str, seconds: float, setting: str = "CUDALITE_LINK_TIMEOUT") -> None:
+        self.what = what
+        self.seconds = seconds
+        self.setting = setting
+        LinkerError.__init__(self, f"{what} ran past the {seconds:g} s bound and its isolated process was "
+                             f"killed; if the input is trusted and just slow, raise {setting} (seconds; 0: no "
+                             f"bound) or pass timeout= to the Linker")
+        self.args = (what, seconds, setting)

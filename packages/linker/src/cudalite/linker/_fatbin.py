@@ -11,9 +11,16 @@ nvFatbin comes from the ``nvidia-nvfatbin`` wheel through ``cuda.bindings.nvfatb
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
 from ._code import Fatbin
 from ._errors import LinkerError
 from ._options import normalize_arch
+
+if TYPE_CHECKING:  # annotations only
+    from ._code import LinkableCode
+    from ._options import LinkerOptions
 
 __all__ = ["make_fatbin", "link_fatbin", "fatbin_archs", "fatbin_cubins", "fatbin_from_ptx", "FATBIN_MAGIC"]
 
@@ -34,7 +41,8 @@ def _sm(arch: str) -> str:
     return normalize_arch(arch)[3:]
 
 
-def make_fatbin(cubins, ptx=None, *, name="kernels.fatbin") -> Fatbin:
+def make_fatbin(cubins: Mapping[Any, bytes], ptx: Mapping[Any, str] | None = None, *,
+                name: str = "kernels.fatbin") -> Fatbin:
     """Pack cubins (and optionally PTX) for several architectures into one fatbin.
 
     Parameters
@@ -88,7 +96,9 @@ def make_fatbin(cubins, ptx=None, *, name="kernels.fatbin") -> Fatbin:
     return Fatbin(bytes(out), name=name)
 
 
-def link_fatbin(code, archs, items=(), *, options=None, name="kernels", include_dirs=()) -> Fatbin:
+def link_fatbin(code: LinkableCode, archs: Iterable[Any], items: Iterable[LinkableCode] = (), *,
+                options: LinkerOptions | None = None, name: str = "kernels",
+                include_dirs: Iterable[str] = ()) -> Fatbin:
     """Link one compiled input for several architectures and pack the cubins in a fatbin.
 
     Parameters
@@ -132,7 +142,7 @@ def link_fatbin(code, archs, items=(), *, options=None, name="kernels", include_
     return make_fatbin(cubins, name=f"{name}.fatbin")
 
 
-def fatbin_from_ptx(ptx, archs, name="kernels") -> bytes:
+def fatbin_from_ptx(ptx: str, archs: Iterable[Any], name: str = "kernels") -> bytes:
     """``cudalite-compile --emit fatbin``'s step after the compiler (registered as the
     ``fatbin`` entry point of the ``cudalite.compile_outputs`` group): ``ptx`` (text
     made for the lowest of ``archs``) linked for every one of ``archs`` and packed.

@@ -11,6 +11,11 @@ is validated first, and a link with an untrusted binary runs in a child process
 (``_isolated``, one warm child per process) so that a corruption only nvJitLink can decode raises an error
 instead of crashing the caller.  Code added with ``trusted=True`` (what a
 compiler in this process just made) and NVRTC's output are linked in-process.
+CUDA sources not added as trusted are compiled by NVRTC in that child too (an ``#include`` of a FIFO or
+a macro bomb cannot hang the caller).  Every job in the child is bounded by
+``timeout`` seconds (default ``CUDALITE_LINK_TIMEOUT``, 600): past it the child is
+killed and :class:`~._errors.LinkTimeout` is raised.  With ``isolate=False`` all of
+it runs in this process, unbounded.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from ._isolated import can_isolate, link_server
 from ._nvjitlink import LinkFailure, run_link
 from ._nvrtc import compile_cuda
 from ._options import LinkerOptions, linker_flags, normalize_arch
+from .config import load_config
 from ._symbols import duplicate_definitions
 from ._validate import validate_input
 
@@ -55,18 +61,24 @@ def _chain(callbacks):
 
 
 def _sm_number(arch: str) -> int:
-    return int(re.match(r"sm_(\d+)", arch).group(1))
+    """The number of a normalized ``sm_XY[a|f]`` (normalize_arch made it)."""
+    m = re.match(r"sm_(\d+)", arch)
+    if m is None:
+        raise ValueError(f"not a normalized target: {arch!r}")
+    return int(m.group(1))
 
 
 class Linker:
     """Links PTX, CUDA sources, cubins, fatbins, objects, archives and LTO-IR.
 
     ``Linker(arch="sm_90", *, options=LinkerOptions(), include_dirs=(),
-    nvrtc_options=(), cuda_include_path=None, name="linked", isolate=True)``: ``arch`` is an
+    nvrtc_options=(), cuda_include_path=None, name="linked", isolate=True, timeout=None)``: ``arch`` is an
     ``"sm_XY"`` or ``(major, minor)``; ``include_dirs``, ``nvrtc_options`` and
     ``cuda_include_path`` are passed to NVRTC for :class:`CUSource` inputs.
-    ``isolate=False`` links untrusted binary inputs in this process too (faster by
-    a request to the link process; a corrupt input may then crash the process).
+    ``isolate=False`` links untrusted binary inputs and compiles CUDA sources in this
+    process too (faster by a request to the link process; a corrupt input may then
+    crash the process, a hostile source hang it).  ``timeout`` bounds each job of the
+    link process in seconds (None: ``CUDALITE_LINK_TIMEOUT``, 0: no bound).
 
     Parameters
     ----------
@@ -83,18 +95,22 @@ class Linker:
     name : str, optional
         Base name of the linked result (default ``"linked"``).
     isolate : bool, optional
-        Link untrusted binary inputs in a child process (default True).
+        Link untrusted binary inputs and compile CUDA sources in a child process
+        (default True).
+    timeout : float, optional
+        Seconds one isolated NVRTC compile or nvJitLink link may run (default
+        ``CUDALITE_LINK_TIMEOUT``, 600; 0: no bound).
 
     Raises
     ------
     ValueError
-        If ``arch`` is invalid.
+        If ``arch`` or ``timeout`` is invalid.
     TypeError
         If ``options`` is not a :class:`LinkerOptions`.
     """
 
     def __init__(self, arch="sm_90", *, options: LinkerOptions | None = None, include_dirs=(),
-                 nvrtc_options=(), cuda_include_path=None, name="linked", isolate=True):
+                 nvrtc_options=(), cuda_include_path=None, name="linked", isolate=True, timeout=None):
         self._arch = normalize_arch(arch)
         self._options = options if options is not None else LinkerOptions()
         if not isinstance(self._options, LinkerOptions):
@@ -104,9 +120,13 @@ class Linker:
         self._cuda_include_path = cuda_include_path
         self._name = name
         self._isolate = bool(isolate)
-        self._inputs = []
-        self._trusted = set()  # ids of inputs added with trusted=True (kept alive by _inputs)
-        self._compiled = {}  # (content_hash, lto) -> PTXSource | LTOIR of a CUSource
+        if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
+                                    or not timeout >= 0):
+            raise ValueError(f"timeout must be a number of seconds >= 0 (0: no bound), not {timeout!r}")
+        self._timeout = timeout
+        self._inputs: list = []
+        self._trusted: set = set()  # ids of inputs added with trusted=True (kept alive by _inputs)
+        self._compiled: dict = {}  # (content_hash, lto) -> PTXSource | LTOIR of a CUSource
         self.info_log = ""   # nvJitLink's info log of the last successful link
 
     @property
@@ -173,7 +193,7 @@ class Linker:
             self._inputs.append(code)
             if trusted:
                 self._trusted.add(id(code))
-            elif self._isolate and not isinstance(code, (PTXSource, CUSource)) and can_isolate():
+            elif self._isolate and not isinstance(code, PTXSource) and can_isolate():
                 link_server().start()  # warms up while the caller prepares the other inputs
         return self
 
@@ -205,12 +225,18 @@ class Linker:
         """
         return self.add(LinkableCode.from_path(path))
 
+    def _job_timeout(self) -> float:
+        """The bound of one isolated job: ``timeout``, else ``CUDALITE_LINK_TIMEOUT``."""
+        return self._timeout if self._timeout is not None else load_config().link_timeout
+
     def _compile(self, source: CUSource, lto: bool):
         key = (source.content_hash, source.name, lto)
         if key not in self._compiled:
+            isolate = self._isolate and id(source) not in self._trusted and can_isolate()
             self._compiled[key] = compile_cuda(
                 source, arch=self._arch, lto=lto, include_dirs=self._include_dirs,
-                options=self._nvrtc_options, cuda_include_path=self._cuda_include_path)
+                options=self._nvrtc_options, cuda_include_path=self._cuda_include_path,
+                isolate=isolate, timeout=self._job_timeout() if isolate else None)
         return self._compiled[key]
 
     def _prepared(self, lto: bool) -> list:
@@ -248,7 +274,8 @@ class Linker:
         untrusted = self.untrusted_binaries() if self._isolate else ()
         try:
             if untrusted and can_isolate():
-                data, info_log = link_server().link(flags, triples, output=output, untrusted=untrusted)
+                data, info_log = link_server().link(flags, triples, output=output, untrusted=untrusted,
+                                                    timeout=self._job_timeout())
             else:
                 data, info_log = run_link(flags, triples, output=output)
         except LinkFailure as e:
@@ -272,8 +299,9 @@ class Linker:
         Raises
         ------
         LinkerError
-            If NVRTC or nvJitLink fails (:class:`NvrtcError`, :class:`LinkFailure`) or an
-            input is malformed (:class:`InvalidInputError`).
+            If NVRTC or nvJitLink fails (:class:`NvrtcError`, :class:`LinkFailure`), an
+            input is malformed (:class:`InvalidInputError`), an isolated job runs past
+            ``timeout`` (:class:`LinkTimeout`) or a tool is missing (:class:`ToolNotFoundError`).
         """
         data = self._run("cubin")
         return Cubin(data, name=f"{self._name}.cubin", setup_callback=_chain(self.setup_callbacks),

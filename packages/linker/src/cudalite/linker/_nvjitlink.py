@@ -50,7 +50,7 @@ class LinkFailure(LinkerError):
         The input being added when it failed.
     """
 
-    def __init__(self, message, error_log="", info_log="", status=None, stage=None, input_name=None):
+    def __init__(self, message, error_log="", info_log="", status=None, stage=None, input_name=None) -> None:
         self.status = status
         self.stage = stage
         self.input_name = input_name
@@ -167,7 +167,7 @@ def run_link(flags, inputs, *, output="cubin", progress=None) -> tuple:
     except nvjitlink.nvJitLinkError as e:
         raise LinkFailure(f"nvJitLink rejected the options {' '.join(flags)} ({e})",
                           status=_status(e), stage="create") from None
-    captured = []
+    captured: list = []
     stage, current = "complete", None
     error = None
     try:

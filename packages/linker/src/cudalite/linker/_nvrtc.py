@@ -4,6 +4,14 @@ CUDA headers come from the pip wheels (``nvidia-cuda-runtime``,
 ``nvidia-cuda-crt``) located by cuda-pathfinder, never from /usr/local/cuda;
 a caller may override them with ``cuda_include_path``.  On failure
 :class:`NvrtcError` carries NVRTC's log and the first ``file(line)`` it names.
+
+NVRTC opens the files a source includes itself and would block forever on a FIFO,
+so each ``#include`` that can be resolved without preprocessing (the source's and
+its headers' literal ``"..."``/``<...>`` names, searched as NVRTC searches: the
+including file's folder for ``"..."``, then every ``-I`` folder) must name a regular
+file; anything else is refused before NVRTC runs.  ``isolate=True`` runs NVRTC in
+the isolated child process of ``_isolated`` under a wall-clock bound instead (what
+the :class:`~._linker.Linker` does for CUDA sources given to it).
 """
 
 from __future__ import annotations
@@ -11,6 +19,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import stat
 
 from ._code import LTOIR, Cubin, CUSource, PTXSource
 from ._errors import InvalidInputError, NvrtcError
@@ -120,6 +129,60 @@ def _failure(name, log):
     return NvrtcError(f"NVRTC failed to compile {name}", log)
 
 
+_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*(?:"([^"\n]+)"|<([^>\n]+)>)', re.MULTILINE)
+_MAX_SCANNED_HEADERS = 512  # user headers followed for non-regular includes; past it NVRTC's bound is left
+
+
+def _special_include(path: str):
+    """``(is a regular file, kind)`` of an existing ``path``; None when it does not exist
+    or is a folder (the search goes on)."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    if stat.S_ISREG(mode):
+        return True, "file"
+    if stat.S_ISDIR(mode):
+        return None
+    kind = ("FIFO" if stat.S_ISFIFO(mode) else "socket" if stat.S_ISSOCK(mode)
+            else "character device" if stat.S_ISCHR(mode) else "block device" if stat.S_ISBLK(mode)
+            else "special file")
+    return False, kind
+
+
+def _check_includes(source: bytes, name: str, search_dirs, skip_dirs=()) -> None:
+    """:class:`InvalidInputError` if a literal ``#include`` of ``source`` (or of a header
+    it includes from outside ``skip_dirs``, the CUDA headers) resolves to something other
+    than a regular file -- NVRTC would block on a FIFO or read a device forever."""
+    pending = [(source, name, os.path.dirname(name) or ".")]
+    seen: set = set()
+    skip = tuple(os.path.join(os.path.abspath(d), "") for d in skip_dirs)
+    while pending and len(seen) <= _MAX_SCANNED_HEADERS:
+        text, file, here = pending.pop()
+        for m in _INCLUDE.finditer(text):
+            target = os.fsdecode(m[1] or m[2])
+            dirs = ([here] if m[1] else []) + list(search_dirs)
+            for path in ([target] if os.path.isabs(target) else [os.path.join(d, target) for d in dirs]):
+                found = _special_include(path)
+                if found is None:
+                    continue
+                regular, kind = found
+                if not regular:
+                    line = text.count(b"\n", 0, m.start()) + 1
+                    where = "" if file == name else f" (in {file})"
+                    raise InvalidInputError(name, "CUDA C++", f"#include at line {line}{where} names {path}, a "
+                                            f"{kind}, not a regular file; NVRTC would block or read it forever")
+                real = os.path.abspath(path)
+                if real not in seen and not real.startswith(skip):
+                    seen.add(real)
+                    try:
+                        with open(real, "rb") as f:
+                            pending.append((f.read(), path, os.path.dirname(real)))
+                    except OSError:
+                        pass  # NVRTC reports an unreadable header itself
+                break
+
+
 def _without_nul(source: bytes, name: str) -> bytes:
     """``source`` without its trailing NULs; :class:`InvalidInputError` (a ValueError) for a NUL
     inside it (NVRTC reads a
@@ -135,7 +198,7 @@ def _without_nul(source: bytes, name: str) -> bytes:
 
 
 def compile_cuda(source, *, name=None, arch="sm_90", lto=False, include_dirs=(), options=(),
-                 relocatable=True, cuda_include_path=None, cubin=False):
+                 relocatable=True, cuda_include_path=None, cubin=False, isolate=False, timeout=None):
     """Compile CUDA C++ with NVRTC; returns ``PTXSource``, with ``lto=True`` ``LTOIR``,
     with ``cubin=True`` a ``Cubin`` for ``arch`` (relocatable unless ``relocatable=False``).
 
@@ -145,6 +208,8 @@ def compile_cuda(source, *, name=None, arch="sm_90", lto=False, include_dirs=(),
     NVRTC flags.  ``relocatable``: ``-rdc=true`` (needed to link device
     functions across inputs).  ``cuda_include_path``: replaces the wheel's CUDA
     headers (the runtime passes ``CUDALITE_CUDA_INCLUDE_PATH`` here).
+    ``isolate=True`` compiles in the isolated child process (NVRTC cannot hang or
+    crash this one), bounded by ``timeout`` seconds (None or 0: no bound).
 
     Parameters
     ----------
@@ -166,6 +231,10 @@ def compile_cuda(source, *, name=None, arch="sm_90", lto=False, include_dirs=(),
         Replaces the wheels' CUDA header directories.
     cubin : bool, optional
         Produce a cubin instead of PTX.
+    isolate : bool, optional
+        Run NVRTC in the isolated child process (default False: in this process).
+    timeout : float, optional
+        With ``isolate``, the seconds NVRTC may run before the child is killed.
 
     Returns
     -------
@@ -177,9 +246,14 @@ def compile_cuda(source, *, name=None, arch="sm_90", lto=False, include_dirs=(),
         If ``source`` has another type.
     ValueError
         If both ``lto`` and ``cubin`` are set or ``arch`` is invalid;
-        :class:`InvalidInputError` if the source has a NUL byte before its end.
+        :class:`InvalidInputError` if the source has a NUL byte before its end or
+        includes a file that is not a regular file (a FIFO, a device).
     NvrtcError
         If NVRTC fails to compile the source.
+    LinkTimeout
+        If an isolated compile runs past ``timeout`` seconds.
+    ToolNotFoundError
+        If NVRTC cannot be loaded.
     """
     callbacks = {}
     if isinstance(source, CUSource):
@@ -200,8 +274,21 @@ def compile_cuda(source, *, name=None, arch="sm_90", lto=False, include_dirs=(),
         opts.append("-rdc=true")
     if lto:
         opts.append("-dlto")
+    include_dirs = tuple(os.fspath(d) for d in include_dirs)
+    options = tuple(options)
+    if isolate:
+        from ._isolated import can_isolate, link_server  # lazy: only isolated compiles need it
+
+        if can_isolate():
+            data = link_server().compile(source, name=name, arch=sm, lto=lto, include_dirs=include_dirs,
+                                         options=options, relocatable=relocatable,
+                                         cuda_include_path=cuda_include_path, cubin=cubin, timeout=timeout)
+            return _result(data, name, lto, cubin, callbacks)
+    cuda_dirs = cuda_include_dirs(cuda_include_path)
+    user_dirs = include_dirs + tuple(o[2:] for o in options if isinstance(o, str) and o.startswith("-I") and o[2:])
+    _check_includes(source, name, user_dirs + cuda_dirs, skip_dirs=cuda_dirs)
     opts += [f"-I{d}" for d in include_dirs]
-    opts += [f"-I{d}" for d in cuda_include_dirs(cuda_include_path)]
+    opts += [f"-I{d}" for d in cuda_dirs]
     opts += list(options)
 
     nvrtc = _nvrtc()
@@ -212,14 +299,22 @@ def compile_cuda(source, *, name=None, arch="sm_90", lto=False, include_dirs=(),
         log = log.rstrip(b"\0").decode(errors="replace")
         if int(result[0]) != 0:
             raise _failure(name, log)
-        stem = os.path.splitext(os.path.basename(name))[0] or "cuda"
         if cubin:
             data = _buffer(nvrtc, prog, nvrtc.nvrtcGetCUBINSize, nvrtc.nvrtcGetCUBIN)
-            return Cubin(data, name=f"{stem}.cubin", **callbacks)
-        if lto:
+        elif lto:
             data = _buffer(nvrtc, prog, nvrtc.nvrtcGetLTOIRSize, nvrtc.nvrtcGetLTOIR)
-            return LTOIR(data, name=f"{stem}.ltoir", **callbacks)
-        data = _buffer(nvrtc, prog, nvrtc.nvrtcGetPTXSize, nvrtc.nvrtcGetPTX)
-        return PTXSource(data.rstrip(b"\0"), name=f"{stem}.ptx", **callbacks)
+        else:
+            data = _buffer(nvrtc, prog, nvrtc.nvrtcGetPTXSize, nvrtc.nvrtcGetPTX)
+        return _result(data, name, lto, cubin, callbacks)
     finally:
         nvrtc.nvrtcDestroyProgram(prog)
+
+
+def _result(data: bytes, name: str, lto: bool, cubin: bool, callbacks: dict):
+    """NVRTC's output as linkable code named after the source."""
+    stem = os.path.splitext(os.path.basename(name))[0] or "cuda"
+    if cubin:
+        return Cubin(data, name=f"{stem}.cubin", **callbacks)
+    if lto:
+        return LTOIR(data, name=f"{stem}.ltoir", **callbacks)
+    return PTXSource(data.rstrip(b"\0"), name=f"{stem}.ptx", **callbacks)

@@ -17,9 +17,13 @@ nvJitLink, so untrusted binary inputs are linked in a child process (``_isolated
 from __future__ import annotations
 
 import struct
+from typing import TYPE_CHECKING, Callable
 
 from ._elf import EM_CUDA, read_elf
 from ._errors import InvalidInputError
+
+if TYPE_CHECKING:  # annotations only
+    from ._code import LinkableCode
 
 __all__ = ["validate_input", "check_cubin", "check_object", "check_fatbin", "check_archive", "check_ltoir",
            "check_ptx"]
@@ -51,13 +55,13 @@ _NV_INFO_FUNCTION_ATTRS = frozenset({0x11, 0x12, 0x1E, 0x23, 0x2F})
 
 
 class _Check:
-    def __init__(self, name: str, kind: str):
+    def __init__(self, name: str, kind: str) -> None:
         self.name, self.kind = name, kind
 
     def fail(self, reason: str):
         raise InvalidInputError(self.name, self.kind, reason)
 
-    def within(self, label: str, offset: int, size: int, total: int):
+    def within(self, label: str, offset: int, size: int, total: int) -> None:
         if offset < 0 or size < 0 or offset + size > total:
             self.fail(f"{label} (offset {offset}, {size} bytes) ends past the end of the {total}-byte input")
 
@@ -95,7 +99,7 @@ def check_fatbin(data: bytes, name: str = "<fatbin>", kind: str = "fatbin", whol
     return end
 
 
-def _check_embedded_fatbins(blob: bytes, name: str, label: str):
+def _check_embedded_fatbins(blob: bytes, name: str, label: str) -> None:
     """The fatbin containers of a host object's section, one after another (8-byte aligned)."""
     pos = 0
     while pos < len(blob):
@@ -106,7 +110,7 @@ def _check_embedded_fatbins(blob: bytes, name: str, label: str):
         pos = (pos + 7) & ~7
 
 
-def check_object(data: bytes, name: str = "<object>", kind: str = "object"):
+def check_object(data: bytes, name: str = "<object>", kind: str = "object") -> None:
     """A relocatable ELF: a host object (its fatbin sections checked) or a cubin."""
     image = read_elf(data, name, kind)
     if image.machine == EM_CUDA:
@@ -117,7 +121,7 @@ def check_object(data: bytes, name: str = "<object>", kind: str = "object"):
             _check_embedded_fatbins(image.section_bytes(data, section), name, f"section {section.name}")
 
 
-def check_cubin(data: bytes, name: str = "<cubin>", kind: str = "cubin"):
+def check_cubin(data: bytes, name: str = "<cubin>", kind: str = "cubin") -> None:
     """A CUDA ELF: the checked ELF structure, then the CUDA tables that name symbols."""
     image = read_elf(data, name, kind)
     if image.machine != EM_CUDA:
@@ -125,7 +129,7 @@ def check_cubin(data: bytes, name: str = "<cubin>", kind: str = "cubin"):
     _check_cuda_tables(data, image, _Check(name, kind))
 
 
-def _check_cuda_tables(data: bytes, image, check: _Check):
+def _check_cuda_tables(data: bytes, image, check: _Check) -> None:
     """nvJitLink follows the symbol indices in ``.nv.info``, ``.nv.callgraph`` and
     ``.nv.prototype`` without checking them (measured: out-of-range or non-function
     indices there crash it), and expects a function symbol to live in a code section."""
@@ -135,7 +139,7 @@ def _check_cuda_tables(data: bytes, image, check: _Check):
     symbols = list(_SYM.iter_unpack(image.section_bytes(data, symtab)))
     sections = image.sections
 
-    def function(index: int, where: str):
+    def function(index: int, where: str) -> None:
         if index >= len(symbols):
             check.fail(f"{where} names symbol {index}, but the symbol table has {len(symbols)}")
         if symbols[index][1] & 0xF != _STT_FUNC:
@@ -212,14 +216,15 @@ def _ar_size(check: _Check, header: bytes, pos: int) -> int:
     return int(field)
 
 
-def check_archive(data: bytes, name: str = "<archive>"):
+def check_archive(data: bytes, name: str = "<archive>") -> None:
     """A System V / GNU ``ar`` archive: member headers, sizes, the symbol index, and each
     ELF member (checked as an object)."""
     check = _Check(name, "archive")
     total = len(data)
     if data[:8] != _AR_MAGIC:
         check.fail(f"not an ar archive (starts with {bytes(data[:8])!r}, expected b'!<arch>\\n')")
-    members, pos = [], 8
+    members: list = []
+    pos = 8
     while pos < total:
         if data[pos:pos + 1] == b"\n":     # padding byte after an odd-sized last member
             pos += 1
@@ -248,7 +253,7 @@ def check_archive(data: bytes, name: str = "<archive>"):
             check_object(body, f"{name}({label})", "archive member")
 
 
-def _check_ar_index(check: _Check, body: bytes, width: int, starts: set):
+def _check_ar_index(check: _Check, body: bytes, width: int, starts: set) -> None:
     if len(body) < width:
         check.fail("archive symbol index is truncated")
     code = ">I" if width == 4 else ">Q"
@@ -265,7 +270,7 @@ def _check_ar_index(check: _Check, body: bytes, width: int, starts: set):
         check.fail(f"archive symbol index has {count} symbols but fewer names")
 
 
-def check_ltoir(data: bytes, name: str = "<ltoir>"):
+def check_ltoir(data: bytes, name: str = "<ltoir>") -> None:
     """LTO-IR: NVIDIA's container (magic ``ed 43 4e 7f``; header size field within the
     input), raw LLVM bitcode (``BC c0 de``, whole 32-bit words) or the bitcode wrapper
     (``0x0B17C0DE``; its offset/size within the input and pointing at bitcode)."""
@@ -299,14 +304,14 @@ def check_ltoir(data: bytes, name: str = "<ltoir>"):
                f"ed 43 4e 7f, LLVM bitcode 42 43 c0 de or a bitcode wrapper de c0 17 0b)")
 
 
-def _check_bitcode(check: _Check, blob: bytes):
+def _check_bitcode(check: _Check, blob: bytes) -> None:
     if blob[:4] != _BITCODE_MAGIC:
         check.fail("wrapped data is not LLVM bitcode (no 'BC' c0 de magic)")
     if len(blob) < 8 or len(blob) % 4:
         check.fail(f"LLVM bitcode of {len(blob)} bytes is not a whole number of 32-bit words")
 
 
-def check_ptx(data: bytes, name: str = "<ptx>"):
+def check_ptx(data: bytes, name: str = "<ptx>") -> None:
     """PTX is text: non-empty, no NUL byte before its end (a trailing NUL is allowed)."""
     check = _Check(name, "PTX")
     text = data.rstrip(b"\0")
@@ -317,7 +322,7 @@ def check_ptx(data: bytes, name: str = "<ptx>"):
         check.fail(f"NUL byte at offset {nul} inside the PTX text")
 
 
-_CHECKS = {
+_CHECKS: dict[str, Callable[..., object]] = {  # kind -> check(data, name)
     "ptx": check_ptx,
     "cubin": check_cubin,
     "fatbin": check_fatbin,
@@ -327,7 +332,7 @@ _CHECKS = {
 }
 
 
-def validate_input(code) -> None:
+def validate_input(code: LinkableCode) -> None:
     """Check a ``LinkableCode``'s bytes for its kind; :class:`InvalidInputError` if malformed.
     CUDA sources (compiled by NVRTC, not handed to nvJitLink) are not checked here.
 

@@ -8,6 +8,7 @@ build array types (``float32[:, ::1]``), as in numba.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Callable
 
 __all__ = ["Type", "Signature"]
 
@@ -21,7 +22,7 @@ class Type:
     # dtype) into one: ``as_type``, which needs every type class -- and they all
     # derive from this one -- so the package facade (cudalite.core.types) installs
     # it once they exist, instead of this module importing the parser back.
-    _convert_arg = None
+    _convert_arg: Callable[[Any], Type] | None = None
 
     def __init__(self, key=None, name: str | None = None):
         # cudalite's subclasses pass ``(key, name)``; numba's form ``Type(name)`` /
@@ -52,7 +53,7 @@ class Type:
 
     # How ``my_type[::1]`` makes an array type: ``array_from_subscript``, installed by the
     # package facade (the array class derives from this one), like ``_convert_arg``.
-    _array_of = None
+    _array_of: Callable[..., Type] | None = None
 
     def __getitem__(self, spec):
         """``my_type[::1]``: an array type of this element type (numba's spelling, for

@@ -9,6 +9,9 @@ through ``fatbin`` (one compile, a link per architecture, one nvFatbin).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from typing import Any
+
 from cudalite.core.target import parse_cc
 from cudalite.core.types import parse_signature, void
 from cudalite.nvvm import compile as nvvm_compile
@@ -28,7 +31,7 @@ def _pyfunc(obj):
     return getattr(obj, "__cudalite_pyfunc__", None) or getattr(obj, "py_func", None) or obj
 
 
-def jit_compile(pyfunc, sig, *args, **kwargs):
+def jit_compile(pyfunc: Any, sig: Any, *args: Any, **kwargs: Any) -> tuple[str | bytes, Any]:
     """``cuda.compile``: :func:`cudalite.nvvm.compile`, also accepting ``@cuda.jit``
     dispatchers, and ``output="fatbin"``: a kernel for several architectures.
 
@@ -59,8 +62,10 @@ def jit_compile(pyfunc, sig, *args, **kwargs):
     return nvvm_compile(_pyfunc(pyfunc), sig, *args, **kwargs)
 
 
-def compile_fatbin(pyfunc, sig, *, cc=None, device=False, output="fatbin", debug=False, lineinfo=False,
-                   fastmath=False, opt=None, launch_bounds=None, max_registers=None, link=(), **unsupported):
+def compile_fatbin(pyfunc: Any, sig: Any, *, cc: Any = None, device: bool = False, output: str = "fatbin",
+                   debug: bool = False, lineinfo: bool = False, fastmath: Any = False, opt: int | None = None,
+                   launch_bounds: Any = None, max_registers: int | None = None, link: Any = (),
+                   **unsupported: Any) -> tuple[bytes, Any]:
     """A multi-architecture fatbin of kernel ``pyfunc`` for ``sig``: compiled once, for
     the lowest target, linked for every target (nvJitLink), packed by nvFatbin -- the
     build stages through ``fatbin``.  ``(fatbin bytes, void)``."""
@@ -100,7 +105,7 @@ def compile_fatbin(pyfunc, sig, *, cc=None, device=False, output="fatbin", debug
     return state.fatbin, void
 
 
-def jit_compile_ptx(pyfunc, sig, *args, **kwargs):
+def jit_compile_ptx(pyfunc: Any, sig: Any, *args: Any, **kwargs: Any) -> tuple[str, Any]:
     """``cuda.compile_ptx``: :func:`cudalite.nvvm.compile_ptx`, also accepting ``@cuda.jit`` dispatchers.
 
     Parameters
@@ -120,9 +125,10 @@ def jit_compile_ptx(pyfunc, sig, *args, **kwargs):
     return compile_ptx(_pyfunc(pyfunc), sig, *args, **kwargs)
 
 
-def compile_for_current_device(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=False,
-                               opt=None, abi="c", abi_info=None, output="ptx", forceinline=False,
-                               launch_bounds=None):
+def compile_for_current_device(pyfunc: Callable[..., Any], sig: Any, debug: bool = False, lineinfo: bool = False,
+                               device: bool = True, fastmath: Any = False, opt: int | None = None, abi: str = "c",
+                               abi_info: Mapping[str, Any] | None = None, output: str = "ptx",
+                               forceinline: bool = False, launch_bounds: Any = None) -> tuple[str | bytes, Any]:
     """``cuda.compile`` for the current device's compute capability.
 
     Parameters
@@ -149,8 +155,11 @@ def compile_for_current_device(pyfunc, sig, debug=False, lineinfo=False, device=
                         forceinline=forceinline, launch_bounds=launch_bounds)
 
 
-def compile_ptx_for_current_device(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False,
-                                   opt=None, abi="numba", abi_info=None, forceinline=False, launch_bounds=None):
+def compile_ptx_for_current_device(pyfunc: Callable[..., Any], sig: Any, debug: bool = False,
+                                   lineinfo: bool = False, device: bool = False, fastmath: Any = False,
+                                   opt: int | None = None, abi: str = "numba",
+                                   abi_info: Mapping[str, Any] | None = None, forceinline: bool = False,
+                                   launch_bounds: Any = None) -> tuple[str, Any]:
     """``cuda.compile_ptx`` for the current device's compute capability.
 
     Parameters

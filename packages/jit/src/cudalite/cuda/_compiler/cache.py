@@ -62,6 +62,7 @@ import time
 import types as pytypes
 import warnings
 from dataclasses import fields
+from typing import Any
 
 from cudalite.core.ffi import ForeignFunction
 from cudalite.core.types import DeviceArrayRef, Type
@@ -89,7 +90,7 @@ ENTRY_SUFFIX = ".cubin-entry"
 _HEADER_FMT = "<32sQI"  # sha256 of the rest, length of the rest, length of the metadata JSON
 _MAX_ENTRY = 1 << 30  # bytes: larger files are not entries
 
-_settings = {"enabled": None, "dir": None}  # the runtime switch: enable()/disable() override config
+_settings: dict[str, Any] = {"enabled": None, "dir": None}  # the runtime switch: enable()/disable() override config
 
 
 # -- the switch and the directory ------------------------------------------------------------
@@ -97,14 +98,14 @@ def _config():
     return load_config()
 
 
-def enable(path=None):
+def enable(path=None) -> None:
     """Cache every kernel on disk (in ``path``, default the configured directory)."""
     _settings["enabled"] = True
     if path is not None:
         _settings["dir"] = os.fspath(path)
 
 
-def disable():
+def disable() -> None:
     """Stop caching kernels that do not ask for it (``cache=True`` still caches)."""
     _settings["enabled"] = False
 
@@ -225,7 +226,7 @@ def directory_refusal(directory, *, create=False, warn=True):
     return None
 
 
-def _warn_once(directory, reason):
+def _warn_once(directory, reason) -> None:
 
 
     rt = jit_runtime()
@@ -246,7 +247,7 @@ def _os_error(exc) -> str:
     return f"{type(exc).__name__}: {exc.strerror or exc}" if isinstance(exc, OSError) else str(exc)
 
 
-def _warn_unusable_once(directory, reason):
+def _warn_unusable_once(directory, reason) -> None:
     """One :class:`CacheUnavailableWarning` (and a logged warning) per process per
     directory that cannot be created or written; kernels go on compiling and running."""
 
@@ -304,7 +305,7 @@ def creation_refusal(directory):
 class CacheStore:
     """A directory of entries: ``load(key)``, ``store(key, payload)``, listing, clearing."""
 
-    def __init__(self, path=None):
+    def __init__(self, path=None) -> None:
         self.path = os.fspath(path) if path is not None else cache_dir()
 
     def entry_path(self, key: str) -> str:
@@ -517,7 +518,7 @@ def clear(path=None) -> int:
 
 
 # -- the key ---------------------------------------------------------------------------------
-def _walk_consts(body, out):
+def _walk_consts(body, out) -> None:
     """Named constants (frozen globals, closure values, folded attributes) in a function body."""
 
 
@@ -647,7 +648,7 @@ def compiler_fingerprint() -> str:
                 if fn.endswith(".py"):
                     st = os.stat(os.path.join(dirpath, fn))
                     h.update(f"{os.path.relpath(dirpath, root)}/{fn}:{st.st_size}:{st.st_mtime_ns}\n".encode())
-    jit_compiler = importlib.util.find_spec("cudalite.cuda._compiler").submodule_search_locations[0]
+    jit_compiler = importlib.util.find_spec("cudalite.cuda._compiler").submodule_search_locations[0]  # type: ignore
     paths = [os.path.join(jit_compiler, fn) for fn in sorted(os.listdir(jit_compiler)) if fn.endswith(".py")]
     for path in paths + [os.path.abspath(__file__)]:  # the jit's compile side, and this module
         st = os.stat(path)
@@ -718,13 +719,13 @@ class KernelProbe:
     miss), typed function, key (None: not cacheable, ``reason`` says why), the link
     items the key covers and the parse/infer/key times."""
 
-    def __init__(self):
+    def __init__(self):  # its attributes are set by probe_kernel (mypy: typed Any)
         self.context = self.typed = self.key = self.reason = None
-        self.links = []
-        self.timings = {}
+        self.links: list = []
+        self.timings: dict = {}
         self.parts = None
 
-    def rekey(self, versions):
+    def rekey(self, versions) -> None:
         self.parts = self.parts[:-1] + (("toolchain", versions),)
         self.key = hashlib.sha256(repr(self.parts).encode()).hexdigest()
 
@@ -757,7 +758,7 @@ def probe_kernel(pyfunc, argtypes, opts, cc, *, directory=None, kind="kernel", c
     try:
         funcs = []
         for f in _graph(tf):
-            consts = []
+            consts: list = []
             _walk_consts(f.fir.body, consts)
             for info in f.calls.values():
                 links.extend(info.links or ())

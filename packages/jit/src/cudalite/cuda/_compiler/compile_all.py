@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import warnings
 from collections.abc import Mapping
+from typing import Any
 
 from cudalite.core.errors import CudaliteError, NumbaInvalidConfigWarning
 from cudalite.core.frontend import python_function
@@ -55,13 +56,17 @@ def _linked_code(item, output, arch, debug, lineinfo):
         return code
     include_dirs = ((os.path.dirname(os.path.abspath(path)),) if path else ()) + linker_config().extra_search_paths
     options = (["-G"] if debug else []) + (["-lineinfo"] if lineinfo and not debug else [])
+    config = linker_config()
     compiled = compile_cuda(code, arch=arch, lto=(output == "ltoir"), include_dirs=include_dirs,
-                            options=options, cuda_include_path=linker_config().cuda_include_path)
+                            options=options, cuda_include_path=config.cuda_include_path,
+                            isolate=config.isolate, timeout=config.link_timeout)
     return compiled.data if output == "ltoir" else compiled.text
 
 
-def compile_all(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False, cc=None, opt=None,
-                abi="c", abi_info=None, output="ltoir", forceinline=False, launch_bounds=None):
+def compile_all(pyfunc: Any, sig: Any, debug: bool | None = None, lineinfo: bool = False, device: bool = True,
+                fastmath: Any = False, cc: Any = None, opt: int | None = None, abi: str = "c",
+                abi_info: Mapping[str, Any] | None = None, output: str = "ltoir", forceinline: bool = False,
+                launch_bounds: Any = None) -> tuple[list, Any]:
     """Compile ``pyfunc`` for ``sig`` and return ``(codes, resty)``.
 
     Parameters
@@ -108,6 +113,7 @@ def compile_all(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=F
         warnings.warn("debug=True with opt=True is not supported by CUDA: optimizations may make debugging "
                       "less useful (pass opt=False)", NumbaInvalidConfigWarning, stacklevel=2)
     pyfunc = python_function(_pyfunc(pyfunc), stacklevel=2)
+    err: CudaliteError | None
     try:
         res = run_pipeline(pyfunc, sig, entry, options, until=output)
     except CudaliteError as e:

@@ -197,9 +197,10 @@ class CompiledKernel:
         link = tuple(self.options.link) + tuple(res.link_items)
         job = make_job(self.py_func, self.argtypes, self.options, self.cc, cache=False)
         from cudalite.linker import Linker, PTXSource  # lazy: as above
+        from cudalite.linker.config import load_config as linker_config  # lazy: with the linker
 
         linker = Linker(self.artifact.arch, options=job.link_options, name=self.py_func.__name__,
-                        include_dirs=source_dirs(link))
+                        include_dirs=source_dirs(link), isolate=linker_config().isolate)
         linker.add(code_input(res, self.py_func.__name__), trusted=True)
         linker.add(*linker_items(link))
         return PTXSource(linker.link_ptx().data).text

@@ -19,6 +19,7 @@ from __future__ import annotations
 import keyword
 import os
 import stat
+from typing import Any
 
 from cudalite.core.abi import kernel_abi
 from cudalite.core.types import parse_signature, void
@@ -115,7 +116,8 @@ def _check_arch(data, arch, where):
                          f"with --cc including {arch[3:]}")
 
 
-def load_kernel(source, signature, name=None, *, cooperative=False):
+def load_kernel(source: str | os.PathLike | bytes, signature: Any, name: str | None = None, *,
+                cooperative: bool = False) -> CUDADispatcher:
     """A kernel built ahead of time, loaded from a fatbin (or cubin): nothing is compiled.
 
     Parameters

@@ -9,6 +9,8 @@ Options are validated into one :class:`~cudalite.cuda._compiler.options.JitOptio
 
 from __future__ import annotations
 
+from typing import Any
+
 from .device import DeviceDispatcher
 from .options import jit_options, mark_inline
 from .kernel import CUDADispatcher, signature_args
@@ -23,8 +25,9 @@ def _python_function():
     return python_function
 
 
-def jit(func_or_sig=None, device=False, inline="never", link=(), debug=None, opt=None, lineinfo=False,
-        cache=False, **kws):
+def jit(func_or_sig: Any = None, device: bool = False, inline: Any = "never", link: Any = (),
+        debug: bool | None = None, opt: Any = None, lineinfo: bool = False, cache: bool = False,
+        **kws: Any) -> Any:  # a CUDADispatcher, a DeviceDispatcher or a decorator making one
     """Compile a Python function as a CUDA kernel, or as a device function.
 
     Used as a decorator: ``@cuda.jit``, ``@cuda.jit("void(float32[:], float32)")``,
@@ -97,7 +100,7 @@ def jit(func_or_sig=None, device=False, inline="never", link=(), debug=None, opt
         for one of its signatures: the error shows the source location.
     """
     opts = jit_options(debug, opt, lineinfo, cache, link, inline, kws, device=device)
-    cls = DeviceDispatcher if device else CUDADispatcher
+    cls: Any = DeviceDispatcher if device else CUDADispatcher
     extensions = kws.get("extensions") or ()
     if callable(func_or_sig) and not isinstance(func_or_sig, (CUDADispatcher, DeviceDispatcher)) and (
             hasattr(func_or_sig, "__code__") or hasattr(func_or_sig, "__wrapped__")):

@@ -33,7 +33,7 @@ class DeviceDispatcher(DeviceInspectMixin):
     """A ``device=True`` function: compiled into the kernels (and device functions)
     that call it; calling it from Python is an error.  Not constructed directly: see :func:`jit`."""
 
-    def __init__(self, py_func, sigs=None, options: JitOptions = JitOptions()):
+    def __init__(self, py_func, sigs=None, options: JitOptions = JitOptions()) -> None:
         functools.update_wrapper(self, py_func)
         self.py_func = py_func
         self.__cudalite_pyfunc__ = py_func
@@ -147,5 +147,5 @@ class DeviceDispatcher(DeviceInspectMixin):
         """
         return _nvvm().compile(self.py_func, sig, device=True, cc=cc, abi=abi, output=output, **kws)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<DeviceDispatcher {self.py_func.__qualname__}>"

@@ -99,7 +99,7 @@ class CUDADispatcher(InspectMixin):
     (:meth:`_configure_new`).
     """
 
-    def __init__(self, py_func, sigs=None, options: JitOptions = JitOptions(), *, compiler=None, warm_up=True):
+    def __init__(self, py_func, sigs=None, options: JitOptions = JitOptions(), *, compiler=None, warm_up=True) -> None:
         functools.update_wrapper(self, py_func)
         self.py_func = py_func
         # called (not launched) from device code, a kernel is compiled into its caller as
@@ -121,7 +121,7 @@ class CUDADispatcher(InspectMixin):
         for sig in sigs or ():
             self.compile(sig)
 
-    def _use(self, table: SpecTable):
+    def _use(self, table: SpecTable) -> None:
         """Make ``table`` this dispatcher's state (``_configs`` is its launchers' dict)."""
         self._table, self._configs = table, table.configs
 
@@ -186,7 +186,7 @@ class CUDADispatcher(InspectMixin):
         self.stats.record(argtypes, kernel)
         return self._table.put(Specialization(argtypes, kernel)).kernel
 
-    def recompile(self):
+    def recompile(self) -> None:
         """Compile every signature compiled so far afresh (numba's ``recompile``): globals
         and closure values are read again, and launchers made before keep the old code.
         With caching, the new code's key differs when a global did, so it is stored
@@ -433,7 +433,7 @@ class CUDADispatcher(InspectMixin):
             self._store_config(key, fn)
         return fn
 
-    def _release_launch_state(self):
+    def _release_launch_state(self) -> None:
         """Drop the configured launchers and the last arguments the generated launchers
         cache (at exit, see ``JitRuntime.release_launch_state``); launching again
         rebuilds them."""
@@ -444,7 +444,7 @@ class CUDADispatcher(InspectMixin):
             if forget is not None:
                 forget()
 
-    def _forget_launchers(self):
+    def _forget_launchers(self) -> None:
         """Drop the configured and generated launchers (the extensions changed: every
         launch now takes the slow path, which applies them)."""
         table = self._table
@@ -452,7 +452,7 @@ class CUDADispatcher(InspectMixin):
         table.factories.clear()
         table.last_factory = None
 
-    def _store_config(self, key, fn):
+    def _store_config(self, key, fn) -> None:
         """Keep a configured launcher; the table is emptied when it holds _MAX_CONFIGS."""
         configs = self._configs
         if not configs:
@@ -482,7 +482,7 @@ class CUDADispatcher(InspectMixin):
             factory = slow_factory(self)
         return factory(cfg, key, lambda fn: ConfiguredLaunch(fn)._attach(self, cfg, key, stream))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<CUDADispatcher {self.py_func.__qualname__}>"
 
     def __reduce__(self):  # by reference when its module names it, else by value (_dispatch.pickling)
@@ -491,7 +491,7 @@ class CUDADispatcher(InspectMixin):
     __cudalite_by_value__ = dispatcher_reduction  # inside a by-value pickle (_dispatch.pickling)
 
     @property
-    def __cudalite_not_device__(self):
+    def __cudalite_not_device__(self) -> str:
         """The error the compiler reports when device code launches this kernel (or uses
         it other than by calling it: a call compiles it as a device function)."""
         name = self.py_func.__qualname__
@@ -538,7 +538,7 @@ class CUDADispatcher(InspectMixin):
         kind = self._rt.kind
         return tuple(kind(type(a), a).key(a) for a in (a.value if isinstance(a, ArgHint) else a for a in args))
 
-    def _launch_slow(self, cfg, args, key=None, caller=None):
+    def _launch_slow(self, cfg, args, key=None, caller=None) -> None:
         """The slow path of a launch (see :func:`.slowpath.launch_slow`)."""
         launch_slow(self, cfg, args, key, caller)
 
@@ -549,12 +549,12 @@ class ForAll:
     arguments' types when needed, sizes the blocks, and launches through the
     dispatcher (``kernel[blocks, tpb, stream, sharedmem](*args)``)."""
 
-    def __init__(self, dispatcher, ntasks, tpb=0, stream=0, sharedmem=0):
+    def __init__(self, dispatcher, ntasks, tpb=0, stream=0, sharedmem=0) -> None:
         if ntasks < 0:
             raise ValueError(f"Can't create ForAll with negative task count: {ntasks}")
         self.dispatcher, self.ntasks, self.tpb, self.stream, self.sharedmem = dispatcher, ntasks, tpb, stream, sharedmem
 
-    def __call__(self, *args):
+    def __call__(self, *args) -> None:
         if self.ntasks == 0:
             return
         d = self.dispatcher

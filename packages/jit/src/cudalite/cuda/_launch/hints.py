@@ -29,7 +29,7 @@ class ArgHint:
     copy_input = True
     copy_output = False
 
-    def __init__(self, value):
+    def __init__(self, value) -> None:
         self.value = value
 
     def to_device(self, retr, stream=0):
@@ -46,7 +46,7 @@ class ArgHint:
             retr.append(lambda: dev)  # keeps the device copy alive until the launch is done
         return dev
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"{type(self).__name__}({self.value!r})"
 
 

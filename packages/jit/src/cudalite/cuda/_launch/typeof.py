@@ -8,7 +8,7 @@ global constant.  ``TypeError`` when the value has neither.
 
 from __future__ import annotations
 
-from cudalite.core.types import typeof_constant
+from cudalite.core.types import Type, typeof_constant
 
 from .kinds import kind_for
 from .keys import key_to_type
@@ -20,7 +20,7 @@ def _resolve(cls, obj):
     return kind_for(cls, obj, _resolve)
 
 
-def typeof(value):
+def typeof(value: object) -> Type:
     """The cudalite type of ``value`` (``numba.typeof``'s counterpart).
 
     Parameters

@@ -17,6 +17,8 @@ EMM plugin's ``memhostalloc``, page-locking (``pinned``/``mapped``) through its
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 import cudalite.driver as _drv
 from cudalite.core.numpy_support import lazy_numpy as np  # NumPy loads on first use
@@ -24,6 +26,9 @@ from cudalite.core.numpy_support import lazy_numpy as np  # NumPy loads on first
 from .._runtime.context import current_context, device_alloc, memory_plugin
 from ..devicearray import DeviceNDArray, from_cuda_array_interface, is_device_array
 from . import layout as L
+
+if TYPE_CHECKING:  # annotations only: NumPy loads on first use
+    import numpy
 from .emm import IpcHandle, host_address
 
 __all__ = [
@@ -105,7 +110,8 @@ def _nbytes(shape, dtype, strides):
 
 
 # -- device arrays ------------------------------------------------------------------------------
-def device_array(shape, dtype=float, strides=None, order="C", stream=0):
+def device_array(shape: int | Sequence[int], dtype: Any = float, strides: Sequence[int] | None = None,
+                 order: str = "C", stream: Any = 0) -> DeviceNDArray:
     """An uninitialized array in device memory.
 
     Parameters
@@ -146,7 +152,7 @@ def device_array(shape, dtype=float, strides=None, order="C", stream=0):
     return DeviceNDArray(shape, strides, dtype, stream=stream, gpu_data=mem)
 
 
-def device_array_like(ary, stream=0):
+def device_array_like(ary: Any, stream: Any = 0) -> DeviceNDArray:
     """An uninitialized device array with the shape, dtype and order of ``ary``.
 
     Parameters
@@ -174,7 +180,7 @@ def device_array_like(ary, stream=0):
     return device_array(ary.shape, ary.dtype, strides=_strides_like(ary), order=_order_like(ary), stream=stream)
 
 
-def to_device(obj, stream=0, copy=True, to=None):
+def to_device(obj: Any, stream: Any = 0, copy: bool = True, to: DeviceNDArray | None = None) -> DeviceNDArray:
     """Copy a host array to the device (or into an existing device array).
 
     Parameters
@@ -234,7 +240,8 @@ def _hostarray():
     return hostarray
 
 
-def pinned_array(shape, dtype=float, strides=None, order="C"):
+def pinned_array(shape: int | Sequence[int], dtype: Any = float, strides: Sequence[int] | None = None,
+                 order: str = "C") -> numpy.ndarray:
     """An uninitialized NumPy array in page-locked (pinned) host memory: its copies
     to and from the device are faster, and asynchronous on a stream.
 
@@ -273,7 +280,7 @@ def pinned_array(shape, dtype=float, strides=None, order="C"):
     return _hostarray().host_array_over(ptr, nbytes, mem, shape, dtype, strides)
 
 
-def pinned_array_like(ary):
+def pinned_array_like(ary: Any) -> numpy.ndarray:
     """An uninitialized pinned host array with the shape, dtype and order of ``ary``.
 
     Parameters
@@ -295,7 +302,8 @@ def pinned_array_like(ary):
     return pinned_array(ary.shape, ary.dtype, strides=_strides_like(ary), order=_order_like(ary))
 
 
-def mapped_array(shape, dtype=float, strides=None, order="C", stream=0, portable=False, wc=False):
+def mapped_array(shape: int | Sequence[int], dtype: Any = float, strides: Sequence[int] | None = None,
+                 order: str = "C", stream: Any = 0, portable: bool = False, wc: bool = False) -> numpy.ndarray:
     """An uninitialized array in pinned host memory mapped into the device address
     space: kernels read and write it directly (zero-copy).
 
@@ -345,7 +353,7 @@ def mapped_array(shape, dtype=float, strides=None, order="C", stream=0, portable
     return arr._attach(ptr, devptr, max(nbytes, 1), mem, stream)
 
 
-def mapped_array_like(ary, stream=0, portable=False, wc=False):
+def mapped_array_like(ary: Any, stream: Any = 0, portable: bool = False, wc: bool = False) -> numpy.ndarray:
     """An uninitialized mapped array (see :func:`mapped_array`) with the shape, dtype
     and order of ``ary`` (an F-contiguous, not C-contiguous array gives order "F";
     otherwise "C").
@@ -370,7 +378,8 @@ def mapped_array_like(ary, stream=0, portable=False, wc=False):
                         portable=portable, wc=wc)
 
 
-def managed_array(shape, dtype=float, strides=None, order="C", stream=0, attach_global=True):
+def managed_array(shape: int | Sequence[int], dtype: Any = float, strides: Sequence[int] | None = None,
+                  order: str = "C", stream: Any = 0, attach_global: bool = True) -> numpy.ndarray:
     """An uninitialized array in managed (unified) memory (cuMemAllocManaged),
     addressable from the host and from every device.
 
@@ -428,7 +437,7 @@ def _host_span(ary):
 
 
 @contextlib.contextmanager
-def pinned(*arylist):
+def pinned(*arylist: Any) -> Iterator[None]:
     """Page-lock the memory of existing NumPy arrays for the duration of a ``with``
     block (cuMemHostRegister), so that their copies are faster and asynchronous.
 
@@ -459,7 +468,7 @@ def pinned(*arylist):
 
 
 @contextlib.contextmanager
-def mapped(*arylist, stream=0, portable=False, wc=False):
+def mapped(*arylist: Any, stream: Any = 0, portable: bool = False, wc: bool = False) -> Iterator[Any]:
     """Page-lock existing NumPy arrays and map them into the device address space
     for the duration of a ``with`` block; kernels access the host memory directly.
 
@@ -516,7 +525,7 @@ def _unregister(registered):
 
 
 # -- interop -------------------------------------------------------------------------------------
-def is_cuda_array(obj):
+def is_cuda_array(obj: object) -> bool:
     """Whether ``obj`` exposes ``__cuda_array_interface__`` (CuPy arrays, torch CUDA
     tensors, device arrays, ...).
 
@@ -533,7 +542,7 @@ def is_cuda_array(obj):
     return hasattr(obj, "__cuda_array_interface__")
 
 
-def as_cuda_array(obj, sync=True):
+def as_cuda_array(obj: Any, sync: bool = True) -> DeviceNDArray:
     """A zero-copy device array over any object exposing ``__cuda_array_interface__``.
 
     Parameters
@@ -566,7 +575,8 @@ def as_cuda_array(obj, sync=True):
 
 
 @contextlib.contextmanager
-def open_ipc_array(handle, shape, dtype, strides=None, offset=0):
+def open_ipc_array(handle: Any, shape: int | Sequence[int], dtype: Any, strides: Sequence[int] | None = None,
+                   offset: int = 0) -> Iterator[DeviceNDArray]:
     """``with cuda.open_ipc_array(handle, shape, dtype) as arr:`` a device array over
     the memory of another process's CUDA IPC ``handle`` (64 bytes or a sequence of
     64 ints) at byte ``offset``; the mapping is closed when the block ends.

@@ -128,7 +128,7 @@ class MemoryPointer:
 
     __cuda_memory__ = True
 
-    def __init__(self, context, pointer, size, owner=None, finalizer=None):
+    def __init__(self, context, pointer, size, owner=None, finalizer=None) -> None:
         self.context = context
         self.ptr = _address(pointer)
         self.device_pointer = self.handle = DevicePointer(self.ptr)
@@ -165,7 +165,7 @@ class MemoryPointer:
                 raise RuntimeError("Freeing dead memory")
             self._finalizer()
 
-    def memset(self, byte, count=None, stream=0):
+    def memset(self, byte, count=None, stream=0) -> None:
         """Set bytes of the memory to ``byte``.
 
         Parameters
@@ -208,10 +208,10 @@ class MemoryPointer:
             return self
         return MemoryPointer(self.context, self.ptr + start, size, owner=self.owner)
 
-    def __int__(self):
+    def __int__(self) -> int:
         return self.ptr
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.ptr:#x} size={self.size}>"
 
 
@@ -239,7 +239,7 @@ class MappedMemory(AutoFreePointer):
         The host address (default: ``pointer``).
     """
 
-    def __init__(self, context, pointer, size, owner=None, finalizer=None, *, host_pointer=None):
+    def __init__(self, context, pointer, size, owner=None, finalizer=None, *, host_pointer=None) -> None:
         super().__init__(context, pointer, size, owner=owner, finalizer=finalizer)
         self.host_pointer = self.ptr if host_pointer is None else host_pointer
 
@@ -268,14 +268,14 @@ class OwnedPointer:
     """A reference to a :class:`MemoryPointer` that keeps it alive (numba's
     ``mem.own()``); attributes are read from the memory."""
 
-    def __init__(self, memptr, view=None):
+    def __init__(self, memptr, view=None) -> None:
         self._mem = memptr
         self._view = memptr if view is None else view
 
     def __getattr__(self, name):
         return getattr(self._view, name)
 
-    def __int__(self):
+    def __int__(self) -> int:
         return int(self._view.ptr)
 
 
@@ -285,11 +285,11 @@ class PendingDeallocs:
     :meth:`clear` has nothing to flush.  :meth:`disable` counts nesting as numba's
     (``is_disabled``)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._disable_count = 0
         self.memory_capacity = 0
 
-    def clear(self):
+    def clear(self) -> None:
         """Flush pending deallocations (there are none in cudalite)."""
 
     @contextlib.contextmanager
@@ -304,7 +304,7 @@ class PendingDeallocs:
     def is_disabled(self):
         return self._disable_count > 0
 
-    def __len__(self):
+    def __len__(self) -> int:
         return 0
 
 
@@ -314,7 +314,7 @@ class BaseCUDAMemoryManager(metaclass=ABCMeta):
     ``initialize``, ``get_ipc_handle``, ``get_memory_info``, ``reset``,
     ``defer_cleanup`` and the ``interface_version`` property (1)."""
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, **kwargs) -> None:
         if "context" not in kwargs:
             raise RuntimeError("Memory manager requires a context")
         self.context = kwargs.pop("context")
@@ -402,9 +402,9 @@ class HostOnlyCUDAMemoryManager(BaseCUDAMemoryManager):
     and managed host memory are allocated here with the CUDA driver.  Subclasses
     that override ``reset``/``defer_cleanup`` must call ``super()``'s."""
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self.allocations = {}
+        self.allocations: dict = {}
         self.deallocations = PendingDeallocs()
 
     def memhostalloc(self, size, mapped=False, portable=False, wc=False):
@@ -474,7 +474,7 @@ class HostOnlyCUDAMemoryManager(BaseCUDAMemoryManager):
         mem = _drv.alloc_managed(size, attach_global=attach_global)
         return ManagedMemory(self.context, mem.ptr, size, owner=mem, finalizer=mem.free)
 
-    def reset(self):
+    def reset(self) -> None:
         """Forget the allocations and pending deallocations tracked here."""
         self.allocations.clear()
         self.deallocations.clear()
@@ -527,7 +527,7 @@ class DefaultMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
     EMM protocol; while it is a context's manager, allocations skip it and call the
     driver directly (the same calls, without the wrapping)."""
 
-    def initialize(self):
+    def initialize(self) -> None:
         pass
 
     def memalloc(self, size):

@@ -10,6 +10,7 @@ empty array is both C- and F-contiguous (:func:`layout_of`, from
 from __future__ import annotations
 
 import operator
+from collections.abc import Sequence
 
 from cudalite.core.layout import c_strides, f_strides, is_c_contiguous, is_f_contiguous, layout_of
 
@@ -19,7 +20,7 @@ __all__ = [
 ]
 
 
-def normalize_shape(shape):
+def normalize_shape(shape: int | Sequence[int]) -> tuple[int, ...]:
     """``shape`` (an int or a sequence of ints) as a tuple of non-negative ints."""
     if isinstance(shape, (tuple, list)):
         out = tuple(operator.index(s) for s in shape)

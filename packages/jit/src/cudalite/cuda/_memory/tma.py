@@ -9,15 +9,19 @@ small array that keeps the described array alive; kernels pass that array to
 from __future__ import annotations
 
 import weakref
+from typing import TYPE_CHECKING, Any
 
 from cudalite.driver.tensormap import encode_tensor_map
 
 from .api import as_cuda_array, to_device
 
+if TYPE_CHECKING:  # annotations only
+    from ..devicearray import DeviceNDArray
+
 __all__ = ["make_tensor_map"]
 
 
-def make_tensor_map(array, box, swizzle=0):
+def make_tensor_map(array: Any, box: tuple[int, ...], swizzle: int = 0) -> DeviceNDArray:
     """A TMA descriptor of ``array`` for copies of ``box``-shaped tiles.
 
     Parameters
@@ -53,5 +57,5 @@ def make_tensor_map(array, box, swizzle=0):
     return desc
 
 
-def _keep(_array):
+def _keep(_array) -> None:
     """Nothing: a finalizer holding the described array until the descriptor dies."""

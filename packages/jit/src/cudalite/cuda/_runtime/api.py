@@ -43,7 +43,7 @@ class Stream:
 
     __slots__ = ("_drv", "_handle", "__weakref__")
 
-    def __init__(self, drv_stream):
+    def __init__(self, drv_stream) -> None:
         self._drv = drv_stream
         self._handle = drv_stream.handle  # int, for the launch path
 
@@ -58,15 +58,15 @@ class Stream:
         return self._drv.device_id
 
     @property
-    def external(self):
+    def external(self) -> bool:
         """True for a stream created elsewhere and wrapped (``cuda.external_stream``,
         or the stream of an imported ``__cuda_array_interface__``)."""
         return not self._drv.owned and self._handle not in (0, 1, 2)
 
-    def __int__(self):
+    def __int__(self) -> int:
         return self._handle
 
-    def __index__(self):
+    def __index__(self) -> int:
         return self._handle
 
     def __eq__(self, other):
@@ -77,19 +77,19 @@ class Stream:
     def __hash__(self):
         return hash(("cudalite.cuda.Stream", self._handle))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         names = {0: "default", 1: "legacy default", 2: "per-thread default"}
         kind = names.get(self._handle, "owned" if self._drv.owned else "external")
         return f"<CUDA stream {self._handle:#x} ({kind})>"
 
-    def _ensure_context(self):
+    def _ensure_context(self) -> None:
         """A default stream (handle 0, legacy, per-thread) belongs to whichever context
         is current: make the current device's primary context current first (numba's
         default streams work before anything else touched the GPU)."""
         if self._handle in (0, 1, 2):
             _drv.current_device()
 
-    def synchronize(self):
+    def synchronize(self) -> None:
         """Wait for all work queued on this stream."""
         self._ensure_context()
         self._drv.synchronize()
@@ -99,7 +99,7 @@ class Stream:
         self._ensure_context()
         return self._drv.query()
 
-    def wait_event(self, event):
+    def wait_event(self, event) -> None:
         """Make work queued on this stream from now on wait until ``event`` completes.
 
         Parameters
@@ -176,7 +176,7 @@ class Stream:
         if not callable(callback):
             raise TypeError(f"callback must be callable, not {type(callback).__name__}")
 
-        def call(status, stream=self, callback=callback, arg=arg):
+        def call(status, stream=self, callback=callback, arg=arg) -> None:
             callback(stream, status, arg)
 
         _drv.add_callback(self._drv, call)
@@ -190,7 +190,7 @@ class Stream:
         loop = asyncio.get_running_loop()
         future = loop.create_future()
 
-        def resolve(status):
+        def resolve(status) -> None:
             if future.done():
                 return
             if status == 0:
@@ -198,7 +198,7 @@ class Stream:
             else:
                 future.set_exception(Exception(f"Stream error {status}"))
 
-        def callback(_stream, status, _arg):
+        def callback(_stream, status, _arg) -> None:
             loop.call_soon_threadsafe(resolve, status)
 
         self.add_callback(callback)
@@ -296,7 +296,7 @@ class Event:
 
     __slots__ = ("_drv", "__weakref__")
 
-    def __init__(self, timing=True):
+    def __init__(self, timing=True) -> None:
         self._drv = _drv.Event(timing=timing)
 
     @property
@@ -320,7 +320,7 @@ class Event:
         self._drv.record(driver_stream(stream))
         return self
 
-    def synchronize(self):
+    def synchronize(self) -> None:
         """Wait until the work recorded before the event has completed."""
         self._drv.synchronize()
 
@@ -328,7 +328,7 @@ class Event:
         """True when the work recorded before the event has completed (does not block)."""
         return self._drv.query()
 
-    def wait(self, stream=0):
+    def wait(self, stream=0) -> None:
         """Make work queued on ``stream`` from now on wait for this event.
 
         Parameters
@@ -401,7 +401,7 @@ def event_elapsed_time(evtstart, evtend):
     return evtstart.elapsed_time(evtend)
 
 
-def synchronize():
+def synchronize() -> None:
     """Wait for all work on the current device (cuCtxSynchronize)."""
     _drv.synchronize()
 
@@ -412,7 +412,7 @@ class Device:
     numba-cuda), ``.compute_capability``, ``.uuid`` (``"GPU-..."``) and every driver
     attribute by name (``dev.MAX_THREADS_PER_BLOCK``)."""
 
-    def __init__(self, devnum):
+    def __init__(self, devnum) -> None:
         self._dev = _drv.get_device(devnum)
         self.id = devnum
         self._entered = threading.local()  # per thread: the devices current before each ``with``
@@ -425,7 +425,7 @@ class Device:
         _drv.set_current_device(self.id)
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc) -> None:
         _drv.set_current_device(self._entered.stack.pop())
 
     @property
@@ -437,7 +437,7 @@ class Device:
         return self._dev.compute_capability
 
     @property
-    def uuid(self):
+    def uuid(self) -> str:
         u = self._dev.uuid.hex()
         return f"GPU-{u[:8]}-{u[8:12]}-{u[12:16]}-{u[16:20]}-{u[20:]}"
 
@@ -475,14 +475,14 @@ class Device:
     def __hash__(self):
         return hash(self.id)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<CUDA device {self.id:d} '{self.name}'>"
 
-    def reset(self):
+    def reset(self) -> None:
         """Synchronize the device (the primary context is kept)."""
         self.synchronize()
 
-    def synchronize(self):
+    def synchronize(self) -> None:
         """Wait for all work on this device (cuCtxSynchronize in its context)."""
         self._dev.synchronize()
 
@@ -490,7 +490,7 @@ class Device:
 class _DeviceContext:
     """``with cuda.gpus[i]:`` makes device ``i`` current and restores the previous one."""
 
-    def __init__(self, devnum):
+    def __init__(self, devnum) -> None:
         self._id = devnum
         self._prev = threading.local()  # per thread: the devices current before each ``with``
 
@@ -508,10 +508,10 @@ class _DeviceContext:
         _drv.set_current_device(self._id)
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc) -> None:
         _drv.set_current_device(self._prev.stack.pop())
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<Managed Device {self._id}>"
 
 
@@ -528,7 +528,7 @@ class _DeviceList:
             raise IndexError(f"device index {i} out of range ({n} devices)")
         return _DeviceContext(i % n)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return _drv.device_count()
 
     def __iter__(self):
@@ -538,7 +538,7 @@ class _DeviceList:
     def current(self):
         return get_current_device()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<cudalite.cuda.gpus>"
 
 
@@ -600,7 +600,7 @@ def is_available():
         return False
 
 
-def close():
+def close() -> None:
     """Synchronize every device (numba destroys its contexts; cudalite keeps the
     retained primary contexts, so device arrays stay valid)."""
     for i in range(_drv.device_count()):

@@ -46,10 +46,10 @@ class Context:
     """The primary context of one device (numba's ``Context``); obtain it with
     :func:`current_context`, never construct it."""
 
-    def __init__(self, device):
+    def __init__(self, device) -> None:
         self.device = device
         self.deallocations = PendingDeallocs()
-        self.extras = {}
+        self.extras: dict = {}
         plugin = jit_runtime().memory_manager or DefaultMemoryManager
         self.memory_manager = plugin(context=self)
         self.memory_manager.initialize()
@@ -59,7 +59,7 @@ class Context:
         """The cuda.bindings ``CUcontext`` (the device's primary context)."""
         return _drv.get_device(self.device.id).context
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<CUDA context of device {self.device.id}>"
 
     def __eq__(self, other):
@@ -76,7 +76,7 @@ class Context:
             return MemoryInfo(*_drv.get_device(self.device.id).memory_info())
         return self.memory_manager.get_memory_info()
 
-    def reset(self):
+    def reset(self) -> None:
         """numba's context reset: the EMM plugin's ``reset()`` and the pending
         deallocations are flushed.  Memory still referenced by live arrays is *not*
         freed (numba frees it, leaving those arrays dangling)."""
@@ -157,7 +157,7 @@ class Context:
         _drv.enable_peer_access(self.device.id, peer)
 
     # -- execution ------------------------------------------------------------------------
-    def synchronize(self):
+    def synchronize(self) -> None:
         """Wait for all work on this device."""
         self.device.synchronize()
 
@@ -183,7 +183,7 @@ class Context:
 
 
 def _closer(ptr):
-    def close():
+    def close() -> None:
         try:
             _drv.ipc_close_handle(ptr)
         except Exception:  # the context may be gone at exit
@@ -238,12 +238,12 @@ def defer_cleanup():
         yield
 
 
-def profile_start():
+def profile_start() -> None:
     """Start profile collection (cuProfilerStart), for ``nsys --capture-range=cudaProfilerApi``."""
     _drv.profile_start()
 
 
-def profile_stop():
+def profile_stop() -> None:
     """Stop profile collection (cuProfilerStop)."""
     _drv.profile_stop()
 
@@ -258,7 +258,7 @@ def profiling():
         profile_stop()
 
 
-def is_float16_supported():
+def is_float16_supported() -> bool:
     """True: float16 is supported on every device cudalite targets (numba's answer)."""
     return True
 

@@ -34,7 +34,7 @@ class KernelFaultError(CudaDriverError):
         The name of the kernel launched last on the device.
     """
 
-    def __init__(self, code, name, message, call, kernel=None):
+    def __init__(self, code, name, message, call, kernel=None) -> None:
         super().__init__(code, name, message, call)
         self.kernel = kernel
         if kernel:

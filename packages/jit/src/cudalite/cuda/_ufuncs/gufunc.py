@@ -113,7 +113,7 @@ class CUDAGUFunc:
     """A CUDA generalized ufunc (what ``cuda.guvectorize`` returns):
     ``f(*inputs, out=None, stream=0)`` or ``f(*inputs, *outputs, stream=0)``."""
 
-    def __init__(self, func, sigs, layout, identity=None, jit_options=None):
+    def __init__(self, func, sigs, layout, identity=None, jit_options=None) -> None:
         self.py_func = getattr(func, "py_func", func)
         self.__name__ = getattr(self.py_func, "__name__", "gufunc")
         self.__qualname__ = getattr(self.py_func, "__qualname__", self.__name__)
@@ -126,7 +126,7 @@ class CUDAGUFunc:
         self._jit_options = dict(jit_options or {})
         self._device_fn = device_function(func, self._jit_options)
         self._lock = threading.Lock()
-        self._kernels = {}
+        self._kernels: dict = {}
         self._loops = []  # (argtypes, dtypes, is-array flags)
         if not sigs:
             raise TypeError(f"guvectorize {self.__name__}: give the signatures (e.g. "
@@ -162,7 +162,7 @@ class CUDAGUFunc:
     def ntypes(self):
         return len(self._loops)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<CUDA gufunc {self.__name__!r} {self.signature!r}>"
 
     def _kernel(self, index, nloop, scalars):

@@ -54,7 +54,7 @@ def _make_kernel(op, nbtype, block):
 
     half = block // 2
 
-    def reduce_kernel(arr, n, out, init, use_init):
+    def reduce_kernel(arr, n, out, init, use_init) -> None:
         partial = cuda.shared.array(block, nbtype)
         tid = cuda.threadIdx.x
         start = cuda.grid(1)
@@ -153,11 +153,11 @@ class Reduce:
         If ``functor`` is a kernel or not a function of two arguments.
     """
 
-    def __init__(self, functor):
+    def __init__(self, functor) -> None:
         device_fn = _check_functor(functor)
         self._functor = functor
         self._device_fn = device_fn if device_fn is not None else jit(device=True)(functor)
-        self._kernels = {}  # np.dtype -> CUDADispatcher
+        self._kernels: dict = {}  # np.dtype -> CUDADispatcher
         self._lock = threading.Lock()
         try:
             self.__doc__ = getattr(functor, "__doc__", None) or Reduce.__doc__
@@ -165,7 +165,7 @@ class Reduce:
         except AttributeError:
             pass
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<cudalite.cuda.Reduce of {getattr(self._functor, '__qualname__', self._functor)!r}>"
 
     def _kernel(self, dtype):

@@ -105,7 +105,7 @@ class Arg:
 
     __slots__ = ("kind", "value", "dtype", "shape", "weak", "producer")
 
-    def __init__(self, kind, value, dtype, shape, weak=None, producer=None):
+    def __init__(self, kind, value, dtype, shape, weak=None, producer=None) -> None:
         self.kind, self.value, self.dtype, self.shape, self.weak = kind, value, dtype, shape, weak
         self.producer = producer
 
@@ -208,7 +208,7 @@ def launch_config(n, sms):
     return min(blocks, sms * _BLOCKS_PER_SM), _TPB
 
 
-def order_after_producers(args, stream):
+def order_after_producers(args, stream) -> None:
     """CUDA array interface v3: the launch stream waits (on the device) for the streams
     the arguments' producers named, unless ``CUDALITE_CUDA_ARRAY_INTERFACE_SYNC=0``."""
     producers = {a.producer for a in args if a is not None and a.producer is not None}
@@ -263,7 +263,7 @@ def infer_return(func, argtypes):
     return compile_code(py, tuple(argtypes), JitOptions(), None, device=True, until="typed-ir").return_type
 
 
-def stream_sync(stream):
+def stream_sync(stream) -> None:
     if stream:
         stream.synchronize()
 
@@ -305,7 +305,7 @@ def elementwise_source(nargs, ndim, scalars):
 class _Loop:
     __slots__ = ("argtypes", "dtypes", "restype", "out_dtype")
 
-    def __init__(self, restype, argtypes):
+    def __init__(self, restype, argtypes) -> None:
         self.argtypes = tuple(argtypes)
         self.dtypes = tuple(dtype_of_type(t) for t in self.argtypes)
         self.restype = restype
@@ -316,7 +316,7 @@ class CUDAUFunc:
     """A CUDA ufunc (what ``cuda.vectorize`` returns): call it like a NumPy ufunc:
     ``f(a, b, out=None, stream=0)``; ``f.reduce(arr, stream=0)`` folds a 1-d array."""
 
-    def __init__(self, func, sigs=(), identity=None, jit_options=None):
+    def __init__(self, func, sigs=(), identity=None, jit_options=None) -> None:
         self.py_func = getattr(func, "py_func", func)
         self.__name__ = getattr(self.py_func, "__name__", "ufunc")
         self.__qualname__ = getattr(self.py_func, "__qualname__", self.__name__)
@@ -326,12 +326,12 @@ class CUDAUFunc:
         self._jit_options = dict(jit_options or {})
         self._device_fn = device_function(func, self._jit_options)
         self._lock = threading.Lock()
-        self._kernels = {}  # (loop index, ndim, scalar mask) -> CUDADispatcher
-        self._sms = {}  # device id -> multiprocessor count (the grid-stride loop's grid)
-        self._fast = {}  # (args' and out's _type_key, ...) -> loop kernel of the fast path (_fast_call)
+        self._kernels: dict = {}  # (loop index, ndim, scalar mask) -> CUDADispatcher
+        self._sms: dict = {}  # device id -> multiprocessor count (the grid-stride loop's grid)
+        self._fast: dict = {}  # (args' and out's _type_key, ...) -> loop kernel of the fast path (_fast_call)
         self._scalar_classes = None  # numpy_scalar_classes(), on the first call (NumPy loads on first use)
-        self._reducers = {}  # loop index -> Reduce
-        self._carried = {}  # (loop argtypes, ndim, scalar mask) -> _carry.CarriedCode (from a pickle)
+        self._reducers: dict = {}  # loop index -> Reduce
+        self._carried: dict = {}  # (loop argtypes, ndim, scalar mask) -> _carry.CarriedCode (from a pickle)
         self._loops = []
         self._dynamic = not sigs
         self._sigs = sigs  # as given: pickling remakes the ufunc from them
@@ -346,7 +346,7 @@ class CUDAUFunc:
             raise TypeError(f"vectorize {self.__name__}: the signatures take different numbers of arguments")
 
         try:
-            self.nin = nins.pop() if nins else len(inspect.signature(self.py_func).parameters)
+            self.nin: int | None = nins.pop() if nins else len(inspect.signature(self.py_func).parameters)
         except (TypeError, ValueError):
             self.nin = None
 
@@ -391,7 +391,7 @@ class CUDAUFunc:
     def ntypes(self):
         return len(self._loops)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<CUDA ufunc {self.__name__!r} ({', '.join(self.types) or 'compiled per call'})>"
 
     # -- loop selection ----------------------------------------------------------------------
