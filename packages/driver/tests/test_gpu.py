@@ -312,17 +312,20 @@ def test_out_of_memory():
 
 
 def test_finalizers_free_memory():
+    """Dropping the last reference frees the allocation: the driver no longer knows its
+    address.  (Asked of the address, not of the device's free memory, which other
+    processes -- pytest-xdist workers -- change meanwhile: the free-memory version of
+    this test failed now and then under -n 8.)"""
     drv.current_device()
     gc.collect()
-    free0, total = drv.memory_info()
     size = 512 << 20
     m = drv.alloc(size)
-    free1, _ = drv.memory_info()
-    assert free0 - free1 >= size - (64 << 20)
+    addr = m.ptr
+    info = drv.pointer_attributes(addr)
+    assert info.known and info.memory_type == "device" and info.range_size >= size
     del m
     gc.collect()
-    free2, _ = drv.memory_info()
-    assert free2 >= free1 + size - (64 << 20)
+    assert not drv.pointer_attributes(addr).known
     h = drv.alloc_host(1 << 20)
     arr = h.as_array()
     del h
