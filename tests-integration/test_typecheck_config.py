@@ -129,19 +129,34 @@ def test_mypy_reports_errors_in_a_checked_module(mypy_api, tmp_path):
 
 
 # Modules whose every public function and method (and dunder) annotates its parameters and
-# return: the user-facing entry points.  The rest of TYPECHECK_MODULES is checked by mypy
-# but still partly unannotated (issue 28, finding 4: a module joins this list once done).
+# return (issue 28, finding 4): every module of TYPECHECK_MODULES, so that mypy checks the
+# bodies of all of them. A module added to TYPECHECK_MODULES joins this list once annotated.
 FULLY_ANNOTATED = {
-    "./packages/core-typing": ["cudalite.types", "cudalite.core", "cudalite.core.types"],
-    "./packages/codegen-nvvm": ["cudalite.nvvm.api"],
-    "./packages/linker": ["cudalite.linker", "cudalite.linker._errors", "cudalite.linker._fatbin",
-                          "cudalite.linker._validate"],
-    "./packages/driver": ["cudalite.driver", "cudalite.driver.ipc", "cudalite.driver.params", "cudalite.driver.peer",
-                          "cudalite.driver.pointer", "cudalite.driver.profiler"],
-    "./packages/jit": ["cudalite.cuda", "cudalite.cuda._compiler.api", "cudalite.cuda._compiler.compile_all",
-                       "cudalite.cuda._dispatch.aot", "cudalite.cuda._dispatch.decorator",
-                       "cudalite.cuda._launch.typeof", "cudalite.cuda._memory.api", "cudalite.cuda._memory.tma",
-                       "cudalite.cuda.bf16", "cudalite.cuda.fp8"],
+    "./packages/core-typing": ["cudalite.types", "cudalite.core", "cudalite.core.errors", "cudalite.core.exec_sources",
+                               "cudalite.core.ffi", "cudalite.core.pointer_arrays", "cudalite.core.types",
+                               "cudalite.core.device_api"],
+    "./packages/codegen-nvvm": ["cudalite.nvvm", "cudalite.nvvm.api", "cudalite.nvvm.pipeline",
+                                "cudalite.nvvm.artifacts", "cudalite.nvvm._options"],
+    "./packages/linker": ["cudalite.linker", "cudalite.linker._code", "cudalite.linker._errors",
+                          "cudalite.linker._fatbin", "cudalite.linker._linker", "cudalite.linker._nvjitlink",
+                          "cudalite.linker._nvrtc", "cudalite.linker._options", "cudalite.linker._validate"],
+    "./packages/driver": ["cudalite.driver", "cudalite.driver._cu", "cudalite.driver._shim", "cudalite.driver.cachedir",
+                          "cudalite.driver.device", "cudalite.driver.errors", "cudalite.driver.ipc",
+                          "cudalite.driver.launch", "cudalite.driver.launchconfig", "cudalite.driver.memory",
+                          "cudalite.driver.module", "cudalite.driver.params", "cudalite.driver.peer",
+                          "cudalite.driver.pointer", "cudalite.driver.profiler", "cudalite.driver.registration",
+                          "cudalite.driver.stream"],
+    "./packages/jit": ["cudalite.cuda", "cudalite.cuda._compat_names", "cudalite.cuda._dispatch.decorator",
+                       "cudalite.cuda._dispatch.kernel", "cudalite.cuda._dispatch.device",
+                       "cudalite.cuda._dispatch.aot", "cudalite.cuda._compiler.api",
+                       "cudalite.cuda._compiler.compile_all", "cudalite.cuda._compiler.cache",
+                       "cudalite.cuda._launch.hints", "cudalite.cuda._launch.typeof", "cudalite.cuda._memory.api",
+                       "cudalite.cuda._memory.emm", "cudalite.cuda._memory.tma", "cudalite.cuda._runtime.api",
+                       "cudalite.cuda._runtime.context", "cudalite.cuda._runtime.faults",
+                       "cudalite.cuda._ufuncs.gufunc", "cudalite.cuda._ufuncs.reduce",
+                       "cudalite.cuda._ufuncs.vectorize", "cudalite.cuda.bf16", "cudalite.cuda.config",
+                       "cudalite.cuda.devicearray", "cudalite.cuda.errors", "cudalite.cuda.fp8",
+                       "cudalite.cuda.runtime", "cudalite.cuda.simulator.api"],
 }
 
 

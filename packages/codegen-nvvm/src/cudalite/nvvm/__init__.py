@@ -4,6 +4,10 @@
 re-exports the compile functions, the type names and the device-side API.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 from cudalite import types  # noqa: F401
 from cudalite.core.errors import (  # noqa: F401
     CompilerError, CudaliteError, NvvmError, SignatureError, TypingError, UnsupportedError,
@@ -20,7 +24,7 @@ _LAZY = {"compile": "api", "compile_ptx": "api", "compile_stages": "api", "STAGE
          "check_cluster_dims": "_options"}
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> Any:
     """The compiler proper (llvmlite, the lowering tables) loads on first use, so
     importing cudalite.nvvm -- or the runtime's option checks -- stays cheap."""
     module = _LAZY.get(name)

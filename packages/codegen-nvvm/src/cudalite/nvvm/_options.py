@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
+from typing import Any
 
 from cudalite.core.option_values import fastmath_of
 from cudalite.core.option_values import switch as _switch
@@ -86,7 +87,7 @@ def nvvm_flags(o: CompileOptions) -> list:
     return flags
 
 
-def opt_level_of(opt) -> int:
+def opt_level_of(opt: Any) -> int:
     """The libNVVM ``-opt`` level of ``opt``: ``None``/``True`` -> 3, ``False`` -> 0,
     an int 0..3 as is (NumPy integers too); ValueError for anything else."""
     if opt is None or opt is True:
@@ -98,7 +99,7 @@ def opt_level_of(opt) -> int:
     raise ValueError(f"opt must be True, False or an optimization level 0, 1, 2 or 3, not {opt!r}")
 
 
-def option_warnings(*, debug, opt, lineinfo) -> list:
+def option_warnings(*, debug: Any, opt: Any, lineinfo: Any) -> list:
     """What to warn about in a combination of ``debug``/``opt``/``lineinfo``
     (numba-cuda warns about the same two): debug builds are never optimized, and
     debug information already holds the line information."""
@@ -112,8 +113,9 @@ def option_warnings(*, debug, opt, lineinfo) -> list:
     return out
 
 
-def make_options(*, cc=None, opt=None, fastmath=False, debug=False, lineinfo=False, output="ptx",
-                 forceinline=False, launch_bounds=None, cluster_dims=None, boundscheck=False) -> CompileOptions:
+def make_options(*, cc: Any = None, opt: Any = None, fastmath: bool = False, debug: bool = False,
+                 lineinfo: bool = False, output: str = "ptx", forceinline: bool = False, launch_bounds: Any = None,
+                 cluster_dims: Any = None, boundscheck: bool = False) -> CompileOptions:
     """Validated options.  ``cc``: any spelling :func:`cudalite.core.target.parse_cc`
     accepts (``None``: ``CUDALITE_DEFAULT_CC``, else 7.5).
 
@@ -190,7 +192,7 @@ def make_options(*, cc=None, opt=None, fastmath=False, debug=False, lineinfo=Fal
 MAX_CLUSTER_BLOCKS = 8  # the portable cluster size (more needs a non-portable opt-in per kernel)
 
 
-def check_cluster_dims(dims) -> tuple:
+def check_cluster_dims(dims: Any) -> tuple:
     """``x`` or ``(x[, y[, z]])`` as a validated 3-tuple of positive ints whose product is at
     most :data:`MAX_CLUSTER_BLOCKS`; ValueError otherwise.
 

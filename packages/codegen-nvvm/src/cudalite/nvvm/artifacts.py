@@ -18,6 +18,7 @@ import os
 import re
 import sys
 from dataclasses import dataclass, field
+from typing import Any
 
 from cudalite.core.errors import Loc
 
@@ -88,12 +89,12 @@ class ExceptionInfo:
     template: str = ""
 
     @classmethod
-    def of(cls, exc_class: type, args, loc: Loc | None, function: str = "", template: str = "") -> "ExceptionInfo":
+    def of(cls, exc_class: type, args: Any, loc: Loc | None, function: str = "", template: str = "") -> "ExceptionInfo":
         loc = loc or Loc(None, 0)
         return cls(exc_class.__module__, exc_class.__qualname__, tuple(args), loc.filename or "<unknown>",
                    loc.line or 0, loc.col or 0, exc_class, function, template)
 
-    def render(self, values) -> str:
+    def render(self, values: Any) -> str:
         """The template with the record's runtime ``values`` (int64s) filled in; a field
         naming a value the record lacks shows ``?``."""
         def field(m):
@@ -105,7 +106,7 @@ class ExceptionInfo:
 
         return _FIELD.sub(field, self.template)
 
-    def located_message(self, values, kernel: str, thread: str) -> str:
+    def located_message(self, values: Any, kernel: str, thread: str) -> str:
         """A runtime-valued message (bounds checks): ``<template> in kernel 'k' at
         /abs/file.py:12`` (plus the device function holding the access when it is not
         the kernel) and the thread that raised."""
@@ -153,13 +154,13 @@ class ExceptionTable:
     def __len__(self) -> int:
         return len(self.entries)
 
-    def __iter__(self):
+    def __iter__(self) -> Any:
         return iter(self.entries)
 
-    def __getitem__(self, i):
+    def __getitem__(self, i: Any) -> Any:
         return self.entries[i]
 
-    def decode(self, words, kernel: str = "") -> BaseException | None:
+    def decode(self, words: Any, kernel: str = "") -> BaseException | None:
         """The exception a status record (``EXC_RECORD_WORDS`` ints, or
         ``EXC_VALUES_RECORD_WORDS`` for a bounds-checked module) stands for, or None
         when nothing was raised.  The message is prefixed as numba's: ``In function
@@ -211,7 +212,7 @@ class ExceptionTable:
                 for e in self.entries]
 
     @classmethod
-    def from_payload(cls, data) -> "ExceptionTable":
+    def from_payload(cls, data: Any) -> "ExceptionTable":
         if not isinstance(data, list):
             raise PayloadError("exception table: expected a list")
         out = []

@@ -191,21 +191,21 @@ class PipelineResult:
     timings: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
     done: int = 0  # how many stages of PIPELINE have run
 
-    def __getitem__(self, stage):
+    def __getitem__(self, stage: Any) -> Any:
         return self.artifacts[stage]
 
-    def stage(self, name):
+    def stage(self, name: Any) -> Any:
         """The data of artifact ``name``, or None when it was not made."""
         art = self.artifacts.get(name)
         return None if art is None else art.data
 
     # -- what the stages found (None before the stage that finds it) ---------------------
     @property
-    def typed(self):
+    def typed(self) -> Any:
         return self.state.typed
 
     @property
-    def return_type(self):
+    def return_type(self) -> Any:
         return None if self.state.typed is None else self.state.typed.return_type
 
     @property
@@ -213,19 +213,19 @@ class PipelineResult:
         return self.state.module
 
     @property
-    def entry_name(self):
+    def entry_name(self) -> Any:
         return None if self.state.module is None else self.state.module.entry_name
 
     @property
-    def abi(self):
+    def abi(self) -> Any:
         return None if self.state.module is None else self.state.module.abi
 
     @property
-    def exceptions(self):
+    def exceptions(self) -> Any:
         return ExceptionTable() if self.state.module is None else self.state.module.exceptions
 
     @property
-    def exc_symbol(self):
+    def exc_symbol(self) -> Any:
         return None if self.state.module is None else self.state.module.exc_symbol
 
     @property
@@ -254,7 +254,7 @@ class _LazyArtifact(Artifact):
         return data
 
 
-def run_stages(job: CompileJob, state: State, start: int, until: str, *, artifacts=None, timings=None,
+def run_stages(job: CompileJob, state: State, start: int, until: str, *, artifacts: Any = None, timings: Any = None,
                output: str | None = None) -> PipelineResult:
     """The loop: run ``PIPELINE[start:]`` from ``state`` and stop after the stage
     that makes ``until``, recording every artifact and each stage's time."""
@@ -341,8 +341,8 @@ def _check_entry(entry: EntrySpec, ret):
                                  "value, make it a device function: @cuda.jit(device=True) or device=True)")
 
 
-def run_pipeline(pyfunc, sig, entry: EntrySpec, options: CompileOptions, until: str = "ptx",
-                 context: TypingContext | None = None, lowerings=None) -> PipelineResult:
+def run_pipeline(pyfunc: Any, sig: Any, entry: EntrySpec, options: CompileOptions, until: str = "ptx",
+                 context: TypingContext | None = None, lowerings: Any = None) -> PipelineResult:
     """Compile ``pyfunc`` for ``sig`` and stop after the stage making ``until``
     (the ``nvvm`` stage makes ``until`` when it is 'ptx' or 'ltoir', else
     ``options.output``).  ``context``: the typing context (default: a new one over
@@ -373,7 +373,7 @@ def resume(result: PipelineResult, until: str) -> PipelineResult:
                       timings=result.timings, output=output)
 
 
-def compile_nvvm_ir(text: str, options: CompileOptions, output: str = "ptx", *, uses_libdevice=None):
+def compile_nvvm_ir(text: str, options: CompileOptions, output: str = "ptx", *, uses_libdevice: Any = None) -> Any:
     """The ``nvvm`` stage on its own: NVVM IR text (e.g. a stored ``nvvm-ir``
     artifact) -> PTX text or LTO-IR bytes.  ``uses_libdevice`` None: decided from the
     text (a declaration of a ``__nv_`` function)."""

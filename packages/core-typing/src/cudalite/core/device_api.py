@@ -10,6 +10,8 @@ objects themselves.  Calling a stub from ordinary Python raises a clear error.
 
 from __future__ import annotations
 
+from typing import Any, NoReturn
+
 from .libdevice_table import FUNCTIONS as _LIBDEVICE_FUNCTIONS
 from .types import VECTOR_ALIASES, vector_types
 
@@ -39,7 +41,7 @@ class DeviceFunction:
     def __repr__(self) -> str:
         return f"<cudalite device function {self.__qualname__}>"
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> NoReturn:
         raise RuntimeError(
             f"{self.__qualname__}() can only be used in device code (inside a kernel or device "
             "function compiled by cudalite), not called from Python"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import linecache
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = [
     "Loc", "CudaliteError", "CompilerError", "TypingError", "UnsupportedError",
@@ -88,7 +89,7 @@ class CompilerError(CudaliteError):
 
     kind = "CompilerError"
 
-    def __init__(self, msg: str, loc: Loc | None = None, notes=()) -> None:
+    def __init__(self, msg: str, loc: Loc | None = None, notes: Any = ()) -> None:
         self.msg = msg
         self.loc = loc
         self.notes = list(notes)
@@ -101,7 +102,7 @@ class CompilerError(CudaliteError):
         lines.extend(self.notes)
         return "\n".join(lines)
 
-    def add_note_loc(self, note: str, loc: Loc | None = None):
+    def add_note_loc(self, note: str, loc: Loc | None = None) -> CompilerError:
         """Append context, e.g. 'while compiling call to f at file:line'.
 
         Parameters
@@ -120,7 +121,7 @@ class CompilerError(CudaliteError):
         self.args = (self._render(),)
         return self
 
-    def with_default_loc(self, loc: Loc | None):
+    def with_default_loc(self, loc: Loc | None) -> CompilerError:
         """Give an error found without a source position (a bad signature, a kernel
         declared to return a value) the location of the function being compiled.
 

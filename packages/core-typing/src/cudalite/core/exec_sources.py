@@ -108,7 +108,7 @@ def install() -> None:
             _STATE["window"] = window
 
 
-def command_text(argv=None, orig_argv=None):
+def command_text(argv: Any = None, orig_argv: Any = None) -> Any:
     """The program text of ``python -c TEXT`` (Python compiles it as ``<string>``
     before any import, so the audit hook never sees it), from ``sys.orig_argv``;
     None for another kind of program."""
@@ -127,7 +127,7 @@ def command_text(argv=None, orig_argv=None):
     return None
 
 
-def candidates(code) -> list:
+def candidates(code: Any) -> list:
     """Remembered texts compiled under ``code.co_filename`` that may define it
     (they name it and reach its first line), newest first; [] when none."""
     window = _STATE["window"]

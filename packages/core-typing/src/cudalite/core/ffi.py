@@ -28,6 +28,7 @@ Importing this module needs no GPU library: link items are opaque here.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, NoReturn
 
 from .errors import SignatureError
 from .types import Signature, Type, Void, parse_signature
@@ -49,7 +50,8 @@ class ForeignFunction:
     link: tuple
     use_cooperative: bool
 
-    def __init__(self, name: str, sig, link=None, abi: str = "numba", use_cooperative: bool = False) -> None:
+    def __init__(self, name: str, sig: Any, link: Any = None, abi: str = "numba",
+                 use_cooperative: bool = False) -> None:
         if abi not in ("numba", "c"):
             raise SignatureError(f"declare_device: abi must be 'numba' or 'c', not {abi!r}")
         if not isinstance(name, str) or not name.isidentifier():
@@ -81,14 +83,15 @@ class ForeignFunction:
     def returns_value(self) -> bool:
         return not isinstance(self.return_type, Void)
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> NoReturn:
         raise RuntimeError(f"the foreign device function {self.name!r} can only be called from device code")
 
     def __repr__(self) -> str:
         return f"<declared device function {self.name}{self.signature} abi={self.abi}>"
 
 
-def declare_device(name, sig, link=None, use_cooperative=False, abi="numba") -> ForeignFunction:
+def declare_device(name: Any, sig: Any, link: Any = None, use_cooperative: bool = False,
+                   abi: str = "numba") -> ForeignFunction:
     """Declare a device function written elsewhere (CUDA C++, PTX, LTO-IR), callable
     from kernels and device functions (docs/ffi.md).
 
@@ -116,7 +119,7 @@ def declare_device(name, sig, link=None, use_cooperative=False, abi="numba") -> 
     return ForeignFunction(name, sig, link=link, abi=abi, use_cooperative=use_cooperative)
 
 
-def resolve_extension(obj, argtypes):
+def resolve_extension(obj: Any, argtypes: Any) -> Any:
     """The ForeignFunction an extension object stands for with these argument
     types (with its link list filled in), or None if ``obj`` is no extension."""
     declare = getattr(obj, "__cudalite_declare__", None)

@@ -12,6 +12,7 @@ pointer's element type.
 from __future__ import annotations
 
 import ctypes
+from typing import Any
 
 from .numpy_support import numpy
 
@@ -67,7 +68,7 @@ class PointerArrayFunction:
     def __repr__(self) -> str:
         return f"<cudalite function {self.__name__}>"
 
-    def __call__(self, ptr, shape, dtype=None):
+    def __call__(self, ptr: Any, shape: Any, dtype: Any = None) -> Any:
         if self.order == "C":
             return _carray(ptr, shape, dtype)
         if not isinstance(shape, int):

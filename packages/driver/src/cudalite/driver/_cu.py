@@ -13,19 +13,21 @@ the same meaning).  It is the one process-wide mutable object here, by that cont
 
 from __future__ import annotations
 
+from typing import Any
+
 from .errors import raise_for
 
 __all__ = ["cu", "call", "call_status", "api", "DriverAPI"]
 
 
-def cu():
+def cu() -> Any:
     """The ``cuda.bindings.driver`` module (imported lazily, cached by Python)."""
     from cuda.bindings import driver
 
     return driver
 
 
-def call(name, *args):
+def call(name: Any, *args: Any) -> Any:
     """Call ``cuda.bindings.driver.<name>(*args)``; raise on error; return the results."""
     override = _OVERRIDES.get(name)
     if override is not None:
@@ -49,7 +51,7 @@ def _checked(name, *args):
     return res[1:]
 
 
-def call_status(name, *args):
+def call_status(name: Any, *args: Any) -> Any:
     """Like :func:`call` for status queries: returns the int CUresult of a call that
     may legitimately report ``CUDA_ERROR_NOT_READY`` (600); raises on other errors."""
     from cuda.bindings import driver
@@ -66,7 +68,7 @@ class DriverAPI:
     Setting an attribute overrides that call for cudalite's own calls too;
     deleting it restores the binding."""
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: Any) -> Any:
         if not name.startswith("cu"):
             raise AttributeError(name)
 

@@ -51,6 +51,7 @@ import tempfile
 import time
 import warnings
 from dataclasses import dataclass
+from typing import Any
 
 from ._shim_source import ABI_VERSION, C_SOURCE, CDEF, PREBUILT_MODULE
 from .logs import library_logger
@@ -97,7 +98,7 @@ class ShimFiles:
         return os.path.join(self.directory, f"{self.name}-{digest[:16]}{self.suffix}")
 
 
-def shim_location(cache_dir) -> ShimFiles:
+def shim_location(cache_dir: Any) -> ShimFiles:
     """The :class:`ShimFiles` of this Python, cffi, source and layout under ``cache_dir``."""
     # cffi's C backend (what the compiled shim imports) has cffi's version: loading a
     # cached shim does not import the pure-Python cffi package
@@ -112,7 +113,7 @@ def shim_location(cache_dir) -> ShimFiles:
                      suffix)
 
 
-def find_compiler(cc=""):
+def find_compiler(cc: str = "") -> Any:
     """The compiler command as a list (``cc`` from the config, else the first of cc,
     gcc, clang on PATH) with its program as an absolute path, or None."""
     if cc:
@@ -164,7 +165,7 @@ def _import(name, path):
         raise ShimError(f"{path}: {type(exc).__name__}: {exc}") from None
 
 
-def load_prebuilt(module_name=PREBUILT_MODULE):
+def load_prebuilt(module_name: Any = PREBUILT_MODULE) -> Any:
     """The shim compiled into the installed package when its wheel was built
     (``setup.py``), self-tested; None when the install has none (a source install
     built without a compiler, or the source tree on ``sys.path``).  It is installed
@@ -182,7 +183,7 @@ def load_prebuilt(module_name=PREBUILT_MODULE):
         return None
 
 
-def build_shim(files: ShimFiles, cc=""):
+def build_shim(files: ShimFiles, cc: str = "") -> Shim:
     """Compile the shim into a private temporary directory inside ``files.directory``,
     hash it, import and self-test it there, then publish it atomically: the library
     under its hash-carrying name first, then the record naming it."""
@@ -235,7 +236,7 @@ def _warn(message) -> None:
     warnings.warn(message, UntrustedCacheWarning, stacklevel=3)
 
 
-def load_verified(files: ShimFiles):
+def load_verified(files: ShimFiles) -> Any:
     """The cached shim, loaded only if its record and library are private regular files
     in ``files.directory`` (already judged trusted) and the library's sha256 is the one
     recorded when this install built it; None otherwise (never built here, or refused
@@ -269,7 +270,7 @@ def load_verified(files: ShimFiles):
         return None  # our own build, unusable here (another cffi backend ...): rebuild
 
 
-def compiled_shim_path():
+def compiled_shim_path() -> Any:
     """The file of the launch shim installed with cudalite-driver (self-tested), or None
     when this install has none (a source tree, or a build without a C compiler)."""
     shim = load_prebuilt()
@@ -287,7 +288,7 @@ def _fallback_warning(message) -> None:
     warnings.warn(message, ShimFallbackWarning, stacklevel=4)
 
 
-def load_shim(cache_dir, cc=""):
+def load_shim(cache_dir: Any, cc: str = "") -> Any:
     """The launch shim for this interpreter, or None (launches use ``bindings``).
 
     The compiled module installed with the package comes first (:func:`load_prebuilt`).
@@ -321,7 +322,7 @@ def load_shim(cache_dir, cc=""):
     return shim
 
 
-def load_runtime_build(cache_dir, cc=""):
+def load_runtime_build(cache_dir: Any, cc: str = "") -> Any:
     """``(shim, built, reason)``: the run-time build of the shim -- the cached one if
     its directory and the cache root ``cache_dir`` are trusted, its hash is the
     recorded one and it passes its self-test (``built`` False), else a fresh build
@@ -352,7 +353,7 @@ def load_runtime_build(cache_dir, cc=""):
         return None, False, f"{type(exc).__name__}: {exc}"
 
 
-def entry_points(libcuda=""):
+def entry_points(libcuda: str = "") -> Any:
     """Addresses of libcuda's (cuLaunchKernel, cuLaunchKernelEx): from
     ``cuGetProcAddress`` for the running driver's version, else ``dlsym`` on ``libcuda``."""
     from cuda.bindings import driver

@@ -26,6 +26,7 @@ import os
 import re
 import shutil
 import stat
+from typing import Any
 
 __all__ = ["UntrustedCacheWarning", "make_private_dirs", "dir_refusal", "file_refusal", "refusal_message",
            "remove_shim_builds", "SHIM_BUILD_DIR",
@@ -42,7 +43,7 @@ class UntrustedCacheWarning(UserWarning):
     by others, or not matching what cudalite recorded)."""
 
 
-def make_private_dirs(path) -> str:
+def make_private_dirs(path: Any) -> str:
     """Create ``path`` and its missing parents, each with mode 0700 regardless of the
     umask (directories that already exist are left alone).  Returns ``path``; raises
     OSError when it cannot be made (a file in the way, no permission)."""
@@ -77,7 +78,7 @@ def _mode_refusal(st):
     return "; ".join(reasons) or None
 
 
-def dir_refusal(path):
+def dir_refusal(path: Any) -> Any:
     """Why directory ``path`` must not be used, or None (trusted, or absent).  Symlinks
     in ``path`` are resolved: the final directory is judged."""
     if not hasattr(os, "getuid"):
@@ -91,7 +92,7 @@ def dir_refusal(path):
     return _mode_refusal(st)
 
 
-def file_refusal(st):
+def file_refusal(st: Any) -> Any:
     """Why a file with ``os.stat_result`` ``st`` must not be trusted, or None."""
     if not stat.S_ISREG(st.st_mode):
         return "it is not a regular file"
@@ -100,7 +101,7 @@ def file_refusal(st):
     return _mode_refusal(st)
 
 
-def refusal_message(path, reason, what, consequence) -> str:
+def refusal_message(path: Any, reason: Any, what: Any, consequence: Any) -> str:
     """The one-line warning for a refused directory: which, why, what happens, and how
     to fix it."""
     return (f"cudalite: not using the {what} {path}: {reason}; {consequence}. "
@@ -108,7 +109,7 @@ def refusal_message(path, reason, what, consequence) -> str:
             f"CUDALITE_CACHE_DIR to a directory only you can write.")
 
 
-def read_regular(path, limit: int, *, private: bool = False):
+def read_regular(path: Any, limit: int, *, private: bool = False) -> Any:
     """The bytes of ``path`` if it is a regular file of at most ``limit`` bytes (not a
     symlink, FIFO or device: no hang, no unbounded read) and, with ``private``, owned
     by the user and not writable by group or others; None otherwise."""
@@ -134,7 +135,7 @@ def read_regular(path, limit: int, *, private: bool = False):
 SHIM_BUILD_DIR = re.compile(r"driver-cp\d+-[0-9a-f]{16}")  # _shim.shim_location's directory names (tested)
 
 
-def remove_shim_builds(cache_root) -> int:
+def remove_shim_builds(cache_root: Any) -> int:
     """Remove the launch shim's run-time builds (``driver-cpXY-<hash>/``, every Python's
     and version's) from the cache root ``cache_root``: only real directories with that
     name (a symlink is left alone); returns how many were removed.

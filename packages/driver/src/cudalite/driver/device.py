@@ -8,6 +8,8 @@ the driver when read.  The first call initializes the driver (cuInit).
 
 from __future__ import annotations
 
+from typing import Any
+
 from ._cu import call, cu
 from ._state import get_driver
 
@@ -32,21 +34,21 @@ class Device:
 
     __slots__ = ("id",)
 
-    def __init__(self, ordinal) -> None:
+    def __init__(self, ordinal: Any) -> None:
         get_driver().device_handle(ordinal)  # validates
         self.id = ordinal
 
     def __repr__(self) -> str:
         return f"<cudalite.driver.Device {self.id}: {self.name}>"
 
-    def __eq__(self, other):
+    def __eq__(self, other: Any) -> bool:
         return isinstance(other, Device) and other.id == self.id
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(("cudalite.driver.Device", self.id))
 
     @property
-    def handle(self):
+    def handle(self) -> Any:
         """The cuda.bindings ``CUdevice``."""
         return get_driver().device_handle(self.id)
 
@@ -55,7 +57,7 @@ class Device:
         """The device's product name, e.g. ``"NVIDIA H100 80GB HBM3"``."""
         return call("cuDeviceGetName", 256, self.handle).split(b"\0", 1)[0].decode()
 
-    def attribute(self, name):
+    def attribute(self, name: Any) -> Any:
         """Query a device attribute (cuDeviceGetAttribute).
 
         Parameters
@@ -115,11 +117,11 @@ class Device:
         return bytes(call("cuDeviceGetUuid", self.handle).bytes)
 
     @property
-    def context(self):
+    def context(self) -> Any:
         """The primary ``CUcontext`` (retained once per process)."""
         return get_driver().context(self.id)
 
-    def make_current(self):
+    def make_current(self) -> Device:
         """Make this device current for the calling thread."""
         get_driver().set_current(self.id)
         return self
@@ -134,7 +136,7 @@ class Device:
         finally:
             d.pop()
 
-    def memory_info(self):
+    def memory_info(self) -> Any:
         """Free and total global memory of this device (cuMemGetInfo).
 
         Returns
@@ -149,7 +151,7 @@ class Device:
         finally:
             d.pop()
 
-    def set_mempool_release_threshold(self, nbytes) -> None:
+    def set_mempool_release_threshold(self, nbytes: Any) -> None:
         """Keep up to ``nbytes`` of freed stream-ordered memory in the device's default
         pool instead of returning it to the OS at each synchronization.
 
@@ -180,7 +182,7 @@ def device_count() -> int:
     return get_driver().device_count
 
 
-def get_device(i=None) -> Device:
+def get_device(i: Any = None) -> Device:
     """Return a device by ordinal.
 
     Parameters
@@ -200,7 +202,7 @@ def get_device(i=None) -> Device:
     return current_device() if i is None else Device(i)
 
 
-def set_current_device(i) -> Device:
+def set_current_device(i: Any) -> Device:
     """Make device ``i`` current for the calling thread.
 
     Parameters
@@ -240,7 +242,7 @@ def current_device_id() -> int:
     return get_driver().current_id()
 
 
-def current_device_reader():
+def current_device_reader() -> Any:
     """A zero-argument callable returning the calling thread's current device ordinal
     (what :func:`current_device_id` returns), for hot paths: the bound method of the
     process's driver state, one call and one per-thread read.  Valid in this process
@@ -253,7 +255,7 @@ def current_device_reader():
     return get_driver().current_id
 
 
-def memory_info():
+def memory_info() -> Any:
     """Free and total global memory of the calling thread's current device.
 
     Returns

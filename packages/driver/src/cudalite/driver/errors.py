@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import sys
+from typing import Any, NoReturn
 
 __all__ = ["CudaDriverError", "CudaSupportError", "ShimFallbackWarning", "error_from_code", "raise_for",
            "STICKY_ERRORS"]
@@ -63,7 +64,7 @@ class CudaDriverError(RuntimeError):
         The driver API function that failed, e.g. ``"cuMemAlloc"``.
     """
 
-    def __init__(self, code, name, message=None, call=None) -> None:
+    def __init__(self, code: Any, name: Any, message: Any = None, call: Any = None) -> None:
         self.code = int(code)
         if message is None and call is None:  # numba's CudaAPIError(code, msg)
             self.name = _enum_name(self.code)
@@ -84,7 +85,7 @@ class CudaDriverError(RuntimeError):
         """True when the error corrupted the context (every later call fails too)."""
         return self.code in STICKY_ERRORS
 
-    def __reduce__(self):
+    def __reduce__(self) -> Any:
         # the cuda.core-compatible subclass is made at run time: it pickles as this class
         cls = CudaDriverError if type(self).__dict__.get("_also_cuda_core") else type(self)
         if self.call is None:
@@ -138,7 +139,7 @@ def _ask_driver(code):
         return None
 
 
-def error_from_code(code, call, *, query_driver=True) -> CudaDriverError:
+def error_from_code(code: Any, call: Any, *, query_driver: bool = True) -> CudaDriverError:
     """Build (do not raise) the error for CUresult ``code`` returned by ``call``."""
     code = int(code)
     found = _ask_driver(code) if query_driver else None
@@ -168,6 +169,6 @@ def _also(base):
                                                             "_also_cuda_core": True})
 
 
-def raise_for(code, call):
+def raise_for(code: Any, call: Any) -> NoReturn:
     """Raise :class:`CudaDriverError` for a nonzero CUresult ``code``."""
     raise error_from_code(code, call) from None

@@ -42,6 +42,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import threading
+from typing import Any
 
 from ._state import get_driver
 from .errors import raise_for
@@ -113,7 +114,7 @@ _EX = ("CFG", "CFG, f, b[1]", "cuLaunchKernelEx")
 KINDS = ("shim", "bindings", "native")  # how the driver is called: cffi API shim, cuda.bindings, cffi ABI/ctypes
 
 
-def generate_source(count, kind, ex):
+def generate_source(count: Any, kind: Any, ex: Any) -> Any:
     """The source of ``make`` for ``count`` parameters, backend ``kind`` (one of
     :data:`KINDS`) and ``ex`` (cuLaunchKernelEx) -- see :func:`_factory`."""
     if kind not in KINDS:
@@ -158,7 +159,7 @@ class Launcher:
         If ``backend`` is unknown or ``param_format`` is invalid.
     """
 
-    def __init__(self, function, param_format, backend=None) -> None:
+    def __init__(self, function: Any, param_format: Any, backend: Any = None) -> None:
         driver = get_driver()
         self.function = function
         self.layout = layout = param_layout(param_format)
@@ -189,7 +190,7 @@ class Launcher:
             raise ValueError(f"unknown launch backend {backend!r}")
         self._common = (f, tls, buffers, pack_into, _retry_factory(function.device_id, self._kind == "bindings"))
 
-    def bind(self, config):
+    def bind(self, config: Any) -> Any:
         """The launch of this kernel with ``config``: a closure ``launch(*values)``
         (one value per parameter, pointers as ints) that makes one driver call --
         ``cuLaunchKernel`` when ``config.has_attributes`` is False, else
@@ -229,7 +230,7 @@ class Launcher:
         launch.config = config
         return launch
 
-    def launch(self, config, *values) -> None:
+    def launch(self, config: Any, *values: Any) -> None:
         """``bind(config)(*values)``, the bound closure kept in a small per-launcher
         cache (the generic path; hot loops should hold ``bind(config)``).
 
@@ -299,8 +300,9 @@ def _generic_config(grid, block, shared_mem, stream, cooperative, cluster, progr
     return LaunchConfig(_dim3(grid), _dim3(block), **changes)
 
 
-def launch(fn, grid=None, block=None, args=(), shared_mem=None, stream=None, cooperative=None, *, cluster=None,
-           programmatic_dependent_launch=None, config=None):
+def launch(fn: Any, grid: Any = None, block: Any = None, args: Any = (), shared_mem: Any = None, stream: Any = None,
+           cooperative: Any = None, *, cluster: Any = None, programmatic_dependent_launch: Any = None,
+           config: Any = None) -> None:
     """Generic launch: ``args`` is a sequence of ``(value, code)`` with struct codes
     (``"Q"`` pointers -- ints, DeviceMemory or CUDA-array-interface objects --,
     ``"f"``, ``"i"``, ...).  The configuration is either ``grid``/``block`` (ints or
@@ -358,7 +360,8 @@ def launch(fn, grid=None, block=None, args=(), shared_mem=None, stream=None, coo
     fn.launcher(fmt).launch(cfg, *values)
 
 
-def launch_cooperative(fn, grid=None, block=None, args=(), shared_mem=None, stream=None, **kwargs):
+def launch_cooperative(fn: Any, grid: Any = None, block: Any = None, args: Any = (), shared_mem: Any = None,
+                       stream: Any = None, **kwargs: Any) -> None:
     """Generic cooperative launch: ``launch(..., cooperative=True)`` (the
     ``CU_LAUNCH_ATTRIBUTE_COOPERATIVE`` attribute through ``cuLaunchKernelEx``: the
     grid may synchronize; every block must be co-resident).

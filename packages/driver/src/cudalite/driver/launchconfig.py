@@ -104,8 +104,8 @@ class LaunchConfig:
     cluster: tuple | None
     programmatic_dependent_launch: bool
 
-    def __init__(self, grid, block, shared_mem=0, stream=0, cooperative=False, cluster=None,
-                 programmatic_dependent_launch=False) -> None:
+    def __init__(self, grid: Any, block: Any, shared_mem: int = 0, stream: Any = 0, cooperative: bool = False,
+                 cluster: Any = None, programmatic_dependent_launch: bool = False) -> None:
         put = object.__setattr__  # immutable: every field is set (normalised) here, once
         put(self, "grid", _dim3(grid, "grid"))
         put(self, "block", _dim3(block, "block"))
@@ -119,24 +119,24 @@ class LaunchConfig:
     def _values(self) -> tuple:
         return tuple(getattr(self, name) for name in self._FIELDS)
 
-    def __setattr__(self, name, value) -> None:
+    def __setattr__(self, name: Any, value: Any) -> None:
         raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r} of a LaunchConfig")
 
-    def __delattr__(self, name) -> None:
+    def __delattr__(self, name: Any) -> None:
         raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r} of a LaunchConfig")
 
-    def __eq__(self, other):
+    def __eq__(self, other: Any) -> bool:
         if other.__class__ is not self.__class__:
             return NotImplemented
         return self._values() == other._values()
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(self._values())
 
     def __repr__(self) -> str:
         return "LaunchConfig(" + ", ".join(f"{n}={v!r}" for n, v in zip(self._FIELDS, self._values())) + ")"
 
-    def __reduce__(self):
+    def __reduce__(self) -> Any:
         return (LaunchConfig, self._values())
 
     @property
@@ -145,7 +145,7 @@ class LaunchConfig:
         ``cuLaunchKernelEx``; without one, through ``cuLaunchKernel``)."""
         return self.cooperative or self.cluster is not None or self.programmatic_dependent_launch
 
-    def replace(self, **changes) -> LaunchConfig:
+    def replace(self, **changes: Any) -> LaunchConfig:
         """A copy with ``changes`` applied, validated like a new one.
 
         Parameters

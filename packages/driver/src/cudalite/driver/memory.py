@@ -16,24 +16,15 @@ pageable host memory are staged by the driver; keep the host object alive until 
 from __future__ import annotations
 
 import weakref
+from typing import Any
 
 from ._cu import call, cu
 from ._state import get_driver, peek_driver
 from .stream import as_custream
 
 __all__ = [
-    "DeviceMemory",
-    "HostMemory",
-    "ManagedMemory",
-    "alloc",
-    "alloc_host",
-    "alloc_managed",
-    "memset",
-    "memset_d32",
-    "copy_host_to_device",
-    "copy_device_to_host",
-    "copy_device_to_device",
-    "device_pointer",
+    "DeviceMemory", "HostMemory", "ManagedMemory", "alloc", "alloc_host", "alloc_managed", "memset", "memset_d32",
+    "copy_host_to_device", "copy_device_to_host", "copy_device_to_device", "device_pointer",
 ]
 
 
@@ -78,7 +69,7 @@ class DeviceMemory:
 
     __slots__ = ("ptr", "size", "device_id", "stream", "_finalizer", "__weakref__")
 
-    def __init__(self, ptr, size, device_id, stream=None) -> None:
+    def __init__(self, ptr: Any, size: Any, device_id: Any, stream: Any = None) -> None:
         self.ptr = int(ptr)
         self.size = size
         self.device_id = device_id
@@ -109,11 +100,11 @@ class DeviceMemory:
         return self.ptr
 
     @property
-    def device_pointer_value(self):
+    def device_pointer_value(self) -> Any:
         return self.ptr or None
 
     @property
-    def device_ctypes_pointer(self):
+    def device_ctypes_pointer(self) -> Any:
         import ctypes
 
         return ctypes.c_void_p(self.ptr or None)
@@ -122,7 +113,7 @@ class DeviceMemory:
         return f"<cudalite.driver.DeviceMemory {self.ptr:#x} size={self.size} device={self.device_id}>"
 
 
-def alloc(nbytes, stream=None) -> DeviceMemory:
+def alloc(nbytes: Any, stream: Any = None) -> DeviceMemory:
     """Allocate ``nbytes`` on the current device (a :class:`DeviceMemory`); stream-ordered when
     ``stream`` is given.  ``nbytes == 0`` gives a null pointer; a negative size is a ValueError.
 
@@ -150,32 +141,32 @@ class HostMemory:
 
     __slots__ = ("ptr", "size", "device_id", "_finalizer", "__weakref__")
 
-    def __init__(self, ptr, size, device_id) -> None:
+    def __init__(self, ptr: Any, size: Any, device_id: Any) -> None:
         self.ptr = int(ptr)
         self.size = size
         self.device_id = device_id
         self._finalizer = weakref.finalize(self, _release, "cuMemFreeHost", (self.ptr,), device_id)
 
     @property
-    def __array_interface__(self):
+    def __array_interface__(self) -> Any:
         if not self._finalizer.alive:
             raise ValueError("HostMemory was freed")
         return {"shape": (self.size,), "typestr": "|u1", "data": (self.ptr, False), "version": 3}
 
-    def as_array(self, dtype="u1", shape=None):
+    def as_array(self, dtype: str = "u1", shape: Any = None) -> Any:
         """A NumPy view (keeps this object alive) with ``dtype`` (default uint8) and ``shape`` (default: 1-d)."""
         return _host_view(self, dtype, shape)
 
-    def __buffer__(self, flags):  # PEP 688 (Python >= 3.12)
+    def __buffer__(self, flags: Any) -> Any:  # PEP 688 (Python >= 3.12)
         import numpy as np
 
-        return memoryview(np.asarray(self))
+        return np.asarray(self).data
 
-    def memoryview(self):
+    def memoryview(self) -> Any:
         """A writable ``memoryview`` of the bytes (any Python version)."""
         import numpy as np
 
-        return memoryview(np.asarray(self))
+        return np.asarray(self).data
 
     def free(self) -> None:
         """Free the memory now (idempotent)."""
@@ -188,7 +179,8 @@ class HostMemory:
         return f"<cudalite.driver.HostMemory {self.ptr:#x} size={self.size}>"
 
 
-def alloc_host(nbytes, *, portable=False, mapped=False, write_combined=False) -> HostMemory:
+def alloc_host(nbytes: int, *, portable: bool = False, mapped: bool = False,
+               write_combined: bool = False) -> HostMemory:
     """Allocate ``nbytes`` of pinned host memory (cuMemHostAlloc): a :class:`HostMemory`, ``portable`` (pinned
     for every context), ``mapped`` (into the device address space), ``write_combined``.
 
@@ -211,17 +203,17 @@ class ManagedMemory(DeviceMemory):
 
     __slots__ = ("attach_global",)
 
-    def __init__(self, ptr, size, device_id, attach_global=True) -> None:
+    def __init__(self, ptr: Any, size: Any, device_id: Any, attach_global: bool = True) -> None:
         super().__init__(ptr, size, device_id)
         self.attach_global = attach_global
 
     @property
-    def __array_interface__(self):
+    def __array_interface__(self) -> Any:
         if self.freed:
             raise ValueError("ManagedMemory was freed")
         return {"shape": (self.size,), "typestr": "|u1", "data": (self.ptr, False), "version": 3}
 
-    def as_array(self, dtype="u1", shape=None):
+    def as_array(self, dtype: str = "u1", shape: Any = None) -> Any:
         """A host NumPy view (keeps this object alive) with ``dtype`` (default uint8) and ``shape`` (default: 1-d)."""
         return _host_view(self, dtype, shape)
 
@@ -229,7 +221,7 @@ class ManagedMemory(DeviceMemory):
         return f"<cudalite.driver.ManagedMemory {self.ptr:#x} size={self.size} device={self.device_id}>"
 
 
-def alloc_managed(nbytes, *, attach_global=True) -> ManagedMemory:
+def alloc_managed(nbytes: Any, *, attach_global: bool = True) -> ManagedMemory:
     """Allocate ``nbytes`` of unified memory on the current device (cuMemAllocManaged).
 
     ``attach_global=True`` (``CU_MEM_ATTACH_GLOBAL``): any stream of any device may access it; ``False``
@@ -247,7 +239,7 @@ def alloc_managed(nbytes, *, attach_global=True) -> ManagedMemory:
     return ManagedMemory(ptr, n, dev, bool(attach_global))
 
 
-def device_pointer(obj) -> int:
+def device_pointer(obj: Any) -> int:
     """The int device address of a :class:`DeviceMemory`, an int, or an object with ``__cuda_array_interface__``.
 
     Parameters
@@ -301,7 +293,7 @@ def _dev_size(obj, nbytes):
     raise ValueError("nbytes is required for a raw device pointer")
 
 
-def copy_host_to_device(dst, src, nbytes=None, stream=None):
+def copy_host_to_device(dst: Any, src: Any, nbytes: Any = None, stream: Any = None) -> None:
     """Copy host ``src`` to device ``dst`` (async on ``stream`` when given); ``nbytes`` defaults to the size of
     ``src``.  ValueError when the copy exceeds either buffer.
 
@@ -322,7 +314,7 @@ def copy_host_to_device(dst, src, nbytes=None, stream=None):
         call("cuMemcpyHtoDAsync", device_pointer(dst), addr, n, as_custream(stream))
 
 
-def copy_device_to_host(dst, src, nbytes=None, stream=None):
+def copy_device_to_host(dst: Any, src: Any, nbytes: Any = None, stream: Any = None) -> Any:
     """Copy device ``src`` to host ``dst`` (async on ``stream`` when given); returns ``dst``.  ``nbytes`` defaults
     to the size of ``dst`` (of ``src`` for an int ``dst``); ValueError when the copy exceeds either buffer.
 
@@ -346,7 +338,7 @@ def copy_device_to_host(dst, src, nbytes=None, stream=None):
     return dst
 
 
-def copy_device_to_device(dst, src, nbytes=None, stream=None) -> None:
+def copy_device_to_device(dst: Any, src: Any, nbytes: Any = None, stream: Any = None) -> None:
     """Copy ``nbytes`` (default: the size of ``src``) between device buffers.
 
     Parameters
@@ -363,7 +355,7 @@ def copy_device_to_device(dst, src, nbytes=None, stream=None) -> None:
         call("cuMemcpyDtoDAsync", device_pointer(dst), device_pointer(src), n, as_custream(stream))
 
 
-def memset(dst, value, nbytes=None, stream=None) -> None:
+def memset(dst: Any, value: Any, nbytes: Any = None, stream: Any = None) -> None:
     """Set ``nbytes`` bytes (default: the whole allocation) to the byte ``value`` (D8).
 
     Parameters
@@ -381,7 +373,7 @@ def memset(dst, value, nbytes=None, stream=None) -> None:
         call("cuMemsetD8Async", device_pointer(dst), value & 0xFF, n, as_custream(stream))
 
 
-def memset_d32(dst, value, count=None, stream=None) -> None:
+def memset_d32(dst: Any, value: Any, count: Any = None, stream: Any = None) -> None:
     """Set ``count`` 32-bit words (default: the whole allocation) to ``value`` (D32).
 
     Parameters

@@ -10,6 +10,7 @@ queries, and ``launcher(param_format)`` for the fast launch path.
 from __future__ import annotations
 
 import weakref
+from typing import Any
 
 from ._cu import call, cu
 from ._state import get_driver, peek_driver
@@ -49,7 +50,7 @@ class Module:
 
     __slots__ = ("_cu", "device_id", "_finalizer", "__weakref__")
 
-    def __init__(self, image) -> None:
+    def __init__(self, image: Any) -> None:
         self.device_id = get_driver().current()
         data = bytes(image)
         self._cu = call("cuModuleLoadData", data)
@@ -60,7 +61,7 @@ class Module:
         """The ``CUmodule`` handle as an int."""
         return int(self._cu)
 
-    def get_function(self, name) -> "Function":
+    def get_function(self, name: Any) -> "Function":
         """Look up a kernel of the module (cuModuleGetFunction).
 
         Parameters
@@ -79,7 +80,7 @@ class Module:
         """
         return Function(self, call("cuModuleGetFunction", self._cu, name.encode()), name)
 
-    def get_global(self, name):
+    def get_global(self, name: Any) -> Any:
         """Address and size of a ``__device__``/``__constant__`` variable (cuModuleGetGlobal).
 
         Parameters
@@ -126,7 +127,7 @@ class Module:
         self._finalizer()
 
 
-def load_module(image) -> Module:
+def load_module(image: Any) -> Module:
     """Load a cubin (bytes-like; a fatbin or PTX image works too) on the current device.
 
     Parameters
@@ -185,7 +186,7 @@ class Function:
         The kernel's symbol name.
     """
 
-    def __init__(self, module, cufunc, name) -> None:
+    def __init__(self, module: Any, cufunc: Any, name: Any) -> None:
         self.module = module
         self.name = name
         self._cu = cufunc
@@ -196,7 +197,7 @@ class Function:
     def __repr__(self) -> str:
         return f"<cudalite.driver.Function {self.name!r}>"
 
-    def attribute(self, name):
+    def attribute(self, name: Any) -> Any:
         """Query a kernel attribute (cuFuncGetAttribute).
 
         Parameters
@@ -225,7 +226,7 @@ class Function:
         """All the common attributes as a dict."""
         return {key: self.attribute(key) for key in _ATTRS}
 
-    def set_max_dynamic_shared_memory(self, nbytes) -> None:
+    def set_max_dynamic_shared_memory(self, nbytes: Any) -> None:
         """Allow up to ``nbytes`` of dynamic shared memory per block (needed above 48 KiB).
 
         Parameters
@@ -241,7 +242,7 @@ class Function:
         attr = cu().CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
         call("cuFuncSetAttribute", self._cu, attr, int(nbytes))
 
-    def max_active_blocks_per_multiprocessor(self, block_size, dynamic_smem=0) -> int:
+    def max_active_blocks_per_multiprocessor(self, block_size: Any, dynamic_smem: int = 0) -> int:
         """Occupancy: resident blocks per SM for ``block_size`` threads.
 
         Parameters
@@ -258,7 +259,7 @@ class Function:
         """
         return call("cuOccupancyMaxActiveBlocksPerMultiprocessor", self._cu, block_size, dynamic_smem)
 
-    def max_potential_block_size(self, dynamic_smem=0, block_size_limit=0):
+    def max_potential_block_size(self, dynamic_smem: int = 0, block_size_limit: int = 0) -> Any:
         """The block size that maximizes occupancy (cuOccupancyMaxPotentialBlockSize).
 
         Parameters
@@ -275,7 +276,7 @@ class Function:
         """
         return tuple(call("cuOccupancyMaxPotentialBlockSize", self._cu, None, dynamic_smem, block_size_limit))
 
-    def launcher(self, param_format, backend=None):
+    def launcher(self, param_format: Any, backend: Any = None) -> Any:
         """A cached :class:`~cudalite.driver.Launcher` for ``param_format``.
 
         Parameters

@@ -13,6 +13,7 @@ address inside one (cuMemHostGetDevicePointer).
 from __future__ import annotations
 
 import weakref
+from typing import Any
 
 from ._cu import call
 from ._state import get_driver, peek_driver
@@ -49,7 +50,8 @@ class HostRegistration:
 
     __slots__ = ("ptr", "size", "device_id", "portable", "mapped", "device_ptr", "_finalizer", "__weakref__")
 
-    def __init__(self, ptr, size, device_id, *, portable=False, mapped=False, device_ptr=None, keepalive=None) -> None:
+    def __init__(self, ptr: Any, size: Any, device_id: Any, *, portable: bool = False, mapped: bool = False,
+                 device_ptr: Any = None, keepalive: Any = None) -> None:
         self.ptr = int(ptr)
         self.size = size
         self.device_id = device_id
@@ -85,10 +87,10 @@ class HostRegistration:
         finally:
             d.pop()
 
-    def __enter__(self):
+    def __enter__(self) -> HostRegistration:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: Any) -> None:
         self.unregister()
 
     def __repr__(self) -> str:
@@ -96,7 +98,7 @@ class HostRegistration:
         return f"<cudalite.driver.HostRegistration {self.ptr:#x} size={self.size} ({state})>"
 
 
-def register_host(host, nbytes=None, *, portable=False, mapped=False) -> HostRegistration:
+def register_host(host: Any, nbytes: Any = None, *, portable: bool = False, mapped: bool = False) -> HostRegistration:
     """Page-lock existing host memory for the current device's context (cuMemHostRegister).
 
     ``host``: a contiguous NumPy array or buffer-protocol object (``nbytes`` defaults
@@ -150,7 +152,7 @@ def register_host(host, nbytes=None, *, portable=False, mapped=False) -> HostReg
                             keepalive=keep)
 
 
-def host_device_pointer(host) -> int:
+def host_device_pointer(host: Any) -> int:
     """The device address (int) of mapped page-locked host memory, as seen from the
     current device's context: a :class:`HostMemory` from ``alloc_host(n, mapped=True)``,
     a :class:`HostRegistration` made with ``mapped=True``, or an int address / NumPy

@@ -13,6 +13,7 @@ queued so far on the stream is complete (cuStreamAddCallback).
 from __future__ import annotations
 
 import weakref
+from typing import Any
 
 from ._cu import call, call_status, cu
 from ._state import get_driver, peek_driver
@@ -23,7 +24,7 @@ CU_STREAM_LEGACY = 1
 CU_STREAM_PER_THREAD = 2
 
 
-def stream_handle(stream) -> int:
+def stream_handle(stream: Any) -> int:
     """The raw handle of a :class:`Stream`, an int, a cuda.bindings CUstream or None (0)."""
     if stream is None:
         return 0
@@ -32,14 +33,14 @@ def stream_handle(stream) -> int:
     return int(stream)
 
 
-def as_custream(stream):
+def as_custream(stream: Any) -> Any:
     """A cuda.bindings ``CUstream`` for ``stream`` (see :func:`stream_handle`)."""
     if isinstance(stream, Stream):
         return stream._cu
     return cu().CUstream(stream_handle(stream))
 
 
-def stream_device(stream):
+def stream_device(stream: Any) -> Any:
     """The ordinal of the device ``stream`` belongs to, or None for the default
     streams (handles 0, 1, 2: they follow whichever context is current) and for a
     foreign stream that is being captured into a graph (the driver refuses the query).  An owned
@@ -104,7 +105,7 @@ class Stream:
 
     __slots__ = ("handle", "device_id", "owned", "_cu", "_finalizer", "__weakref__")
 
-    def __init__(self, *, nonblocking=True, priority=0) -> None:
+    def __init__(self, *, nonblocking: bool = True, priority: int = 0) -> None:
         dev = get_driver().current()
         flags = int(cu().CUstream_flags.CU_STREAM_NON_BLOCKING) if nonblocking else 0
         obj = call("cuStreamCreateWithPriority", flags, priority)
@@ -125,17 +126,17 @@ class Stream:
         return self
 
     @classmethod
-    def legacy_default(cls):
+    def legacy_default(cls) -> Any:
         """The legacy default stream (synchronizes with all blocking streams)."""
         return cls._wrap(CU_STREAM_LEGACY)
 
     @classmethod
-    def per_thread_default(cls):
+    def per_thread_default(cls) -> Any:
         """The calling thread's per-thread default stream."""
         return cls._wrap(CU_STREAM_PER_THREAD)
 
     @classmethod
-    def external(cls, handle):
+    def external(cls, handle: Any) -> Any:
         """Wrap a stream created elsewhere (CuPy, torch, ...); never destroyed here.
 
         Parameters
@@ -151,7 +152,7 @@ class Stream:
         return cls._wrap(int(handle))
 
     @property
-    def cu_stream(self):
+    def cu_stream(self) -> Any:
         """The cuda.bindings ``CUstream`` object (``.handle`` is its int value)."""
         return self._cu
 
@@ -170,7 +171,7 @@ class Stream:
         """True when all queued work has finished."""
         return call_status("cuStreamQuery", self._cu) == 0
 
-    def wait_event(self, event) -> None:
+    def wait_event(self, event: Any) -> None:
         """Make future work on this stream wait for ``event`` (cuStreamWaitEvent).
 
         Parameters
@@ -199,7 +200,7 @@ class Event:
 
     __slots__ = ("_cu", "timing", "_finalizer", "__weakref__")
 
-    def __init__(self, timing=True) -> None:
+    def __init__(self, timing: bool = True) -> None:
         dev = get_driver().current()
         driver = cu()
         flags = 0 if timing else int(driver.CUevent_flags.CU_EVENT_DISABLE_TIMING)
@@ -213,11 +214,11 @@ class Event:
         return int(self._cu)
 
     @property
-    def cu_event(self):
+    def cu_event(self) -> Any:
         """The cuda.bindings ``CUevent`` object (``.handle`` is its int value)."""
         return self._cu
 
-    def record(self, stream=None):
+    def record(self, stream: Any = None) -> Event:
         """Record the event in ``stream`` (default: legacy default stream).
 
         Parameters
@@ -242,7 +243,7 @@ class Event:
         return call_status("cuEventQuery", self._cu) == 0
 
 
-def elapsed_time(start, end) -> float:
+def elapsed_time(start: Any, end: Any) -> float:
     """Milliseconds between two recorded, completed timing events.
 
     Parameters
@@ -265,7 +266,7 @@ def elapsed_time(start, end) -> float:
     return call("cuEventElapsedTime", start._cu, end._cu)
 
 
-def add_callback(stream, fn) -> None:
+def add_callback(stream: Any, fn: Any) -> None:
     """Call ``fn(status)`` from a driver thread once all work queued so far on
     ``stream`` has completed (cuStreamAddCallback); ``status`` is the int CUresult of
     the stream (0: success).  ``fn`` must not call the CUDA API.  An exception in

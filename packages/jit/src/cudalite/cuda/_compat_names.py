@@ -10,6 +10,7 @@ access (:data:`LAZY`); any other unknown attribute raises ``AttributeError``; fo
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 import cudalite.driver as drv
 
@@ -58,7 +59,7 @@ ABSENT = {
 }
 
 
-def lazy_attribute(name):
+def lazy_attribute(name: Any) -> Any:
     """The object behind lazily imported name ``name`` of cudalite.cuda, or None."""
     spec = LAZY.get(name)
     if spec is None:
@@ -68,7 +69,7 @@ def lazy_attribute(name):
     return module if spec[1] is None else getattr(module, spec[1])
 
 
-def missing_name(module_name, name):
+def missing_name(module_name: Any, name: Any) -> Any:
     """The ``AttributeError`` for ``module_name.<name>`` (with advice when known)."""
     advice = ABSENT.get(name)
     if advice is None:
@@ -76,7 +77,7 @@ def missing_name(module_name, name):
     return AttributeError(f"module {module_name!r} has no attribute {name!r}: " + advice.format(name=name))
 
 
-def cuda_error():
+def cuda_error() -> str | None:
     """None when the CUDA driver initializes, else a string saying why not
     (numba's ``cuda.cuda_error()``)."""
 

@@ -56,6 +56,7 @@ from __future__ import annotations
 import os
 import warnings
 from dataclasses import dataclass
+from typing import Any
 
 from cudalite.core.switches import parse_bool
 from cudalite.driver.config import default_cache_dir
@@ -93,7 +94,7 @@ class Config:
     toolchain_env: tuple = ()  # (name, value) of the set variables that choose the CUDA libraries
 
 
-def load_config(environ=None) -> Config:
+def load_config(environ: Any = None) -> Config:
     """Read the configuration from ``environ`` (default ``os.environ``)."""
     env = os.environ if environ is None else environ
 
@@ -118,7 +119,7 @@ def load_config(environ=None) -> Config:
     )
 
 
-def simulator_enabled(environ=None, warn=True) -> bool:
+def simulator_enabled(environ: Any = None, warn: bool = True) -> bool:
     """Whether ``CUDALITE_ENABLE_CUDASIM`` (else ``NUMBA_ENABLE_CUDASIM``) asks for the simulator.
 
     Read when ``cudalite.cuda`` is imported, so it is also where the numba variables
@@ -134,7 +135,7 @@ def simulator_enabled(environ=None, warn=True) -> bool:
                       _numba_flag(env, "NUMBA_ENABLE_CUDASIM", False))
 
 
-def ignored_numba_variables(environ=None) -> tuple:
+def ignored_numba_variables(environ: Any = None) -> tuple:
     """The names in :data:`IGNORED_NUMBA_VARIABLES` set (non-empty) in ``environ``, sorted."""
     env = os.environ if environ is None else environ
     return tuple(name for name in IGNORED_NUMBA_VARIABLES if env.get(name, "").strip())
@@ -164,7 +165,7 @@ _SIZE_UNITS = {"": 1, "B": 1, "K": 1 << 10, "KB": 1 << 10, "KIB": 1 << 10, "M": 
                "TIB": 1 << 40}
 
 
-def parse_size(name, text, default):
+def parse_size(name: Any, text: Any, default: Any) -> Any:
     """A byte count from ``text`` (``"500M"``, ``"2G"``, ``"1048576"``; units are powers
     of 1024, any case); ``default`` when unset or empty; a :class:`ValueError` naming the
     variable otherwise."""
@@ -185,7 +186,7 @@ def parse_size(name, text, default):
 _TOOLCHAIN_VARS = ("CUDA_HOME", "CUDA_PATH", "CONDA_PREFIX", "LD_LIBRARY_PATH")
 
 
-def kernel_cache_dir(environ=None) -> str:
+def kernel_cache_dir(environ: Any = None) -> str:
     """``$CUDALITE_CACHE_DIR/kernels``, else ``$XDG_CACHE_HOME/cudalite/kernels`` or
     ``~/.cache/cudalite/kernels``."""
 

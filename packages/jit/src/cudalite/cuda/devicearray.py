@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import copy as _copy
 import ctypes
+from typing import Any
 
 import cudalite.driver as _drv
 from cudalite.core.abi import array_values
@@ -41,13 +42,13 @@ __all__ = ["DeviceNDArray", "IpcArrayHandle", "auto_device", "is_device_array", 
            "require_device_array"]
 
 
-def is_device_array(obj):
+def is_device_array(obj: Any) -> bool:
     """True for :class:`DeviceNDArray` and the host-mapped/managed NumPy arrays
     (numba's ``__cuda_ndarray__`` marker)."""
     return type(obj) is DeviceNDArray or bool(getattr(obj, "__cuda_ndarray__", False))
 
 
-def require_device_array(obj):
+def require_device_array(obj: Any) -> Any:
     if not is_device_array(obj):
         raise TypeError(f"expected a device array, got {type(obj).__name__}")
     return obj
@@ -96,7 +97,8 @@ class DeviceNDArray:
     __slots__ = ("shape", "strides", "dtype", "ndim", "size", "stream", "gpu_data", "_ptr", "_kernel_params",
                  "_layout", "_type_key", "_device", "__weakref__")
 
-    def __init__(self, shape, strides, dtype, stream=0, gpu_data=None, *, ptr=None, owner=None) -> None:
+    def __init__(self, shape: Any, strides: Any, dtype: Any, stream: Any = 0, gpu_data: Any = None, *, ptr: Any = None,
+                 owner: Any = None) -> None:
         shape = L.normalize_shape(shape)
         dtype = np.dtype(dtype)
         strides = L.c_strides(shape, dtype.itemsize) if strides is None else tuple(int(s) for s in strides)
@@ -149,7 +151,7 @@ class DeviceNDArray:
         return dev
 
     @property
-    def device_id(self):
+    def device_id(self) -> Any:
         """The ordinal of the device whose memory holds this array (int), or None for
         memory that every device addresses (managed memory) and for empty arrays.
 
@@ -172,28 +174,28 @@ class DeviceNDArray:
 
     # -- properties ------------------------------------------------------------------------
     @property
-    def itemsize(self):
+    def itemsize(self) -> int:
         """Bytes per element."""
         return self.dtype.itemsize
 
     @property
-    def nbytes(self):
+    def nbytes(self) -> int:
         """Bytes of the elements (``size * itemsize``)."""
         return self.size * self.dtype.itemsize
 
     @property
-    def alloc_size(self):
+    def alloc_size(self) -> int:
         """Bytes spanned by the elements of this (possibly strided) array."""
         lo, hi = L.extent(self.shape, self.strides, self.dtype.itemsize)
         return hi - lo
 
     @property
-    def device_ctypes_pointer(self):
+    def device_ctypes_pointer(self) -> Any:
         """Address of element ``[0, ..., 0]`` as a ``ctypes.c_void_p``."""
         return ctypes.c_void_p(self._ptr or None)
 
     @property
-    def __cuda_array_interface__(self):
+    def __cuda_array_interface__(self) -> dict[str, Any]:
         handle = int(self.stream or 0)
         desc = {
             "shape": self.shape,
@@ -208,17 +210,17 @@ class DeviceNDArray:
         return desc
 
     @property
-    def flags(self):
+    def flags(self) -> dict[str, bool]:
         """NumPy-like flags dict (``C_CONTIGUOUS``, ``F_CONTIGUOUS``, ...)."""
         c, f = self.is_c_contiguous(), self.is_f_contiguous()
         return {"C_CONTIGUOUS": c, "F_CONTIGUOUS": f, "CONTIGUOUS": c, "FORTRAN": f, "WRITEABLE": True,
                 "ALIGNED": True, "OWNDATA": False}
 
-    def is_c_contiguous(self):
+    def is_c_contiguous(self) -> bool:
         """True when the array is C-contiguous."""
         return L.is_c_contiguous(self.shape, self.strides, self.dtype.itemsize)
 
-    def is_f_contiguous(self):
+    def is_f_contiguous(self) -> bool:
         """True when the array is Fortran-contiguous."""
         return L.is_f_contiguous(self.shape, self.strides, self.dtype.itemsize)
 
@@ -231,7 +233,7 @@ class DeviceNDArray:
         return (f"<cudalite.cuda.DeviceNDArray shape={self.shape} dtype={self.dtype} "
                 f"strides={self.strides} ptr={self._ptr:#x}>")
 
-    def bind(self, stream=0):
+    def bind(self, stream: Any = 0) -> Any:
         """A copy of this array object bound to ``stream`` (same memory).
 
         Parameters
@@ -252,11 +254,11 @@ class DeviceNDArray:
 
     # -- views -----------------------------------------------------------------------------
     @property
-    def T(self):
+    def T(self) -> DeviceNDArray:
         """The transposed view (see :meth:`transpose`)."""
         return self.transpose()
 
-    def transpose(self, axes=None):
+    def transpose(self, axes: Any = None) -> DeviceNDArray:
         """A strided view with the axes permuted (NumPy semantics; numba copies).
 
         Parameters
@@ -276,7 +278,7 @@ class DeviceNDArray:
         shape, strides = L.transpose_view(self.shape, self.strides, axes)
         return self._view(0, shape, strides)
 
-    def reshape(self, *newshape, order="C"):
+    def reshape(self, *newshape: Any, order: str = "C") -> DeviceNDArray:
         """A view with a new shape; ``NotImplementedError`` when that needs a copy.
 
         Parameters
@@ -297,12 +299,11 @@ class DeviceNDArray:
         NotImplementedError
             If the reshape needs a copy.
         """
-        if len(newshape) == 1 and isinstance(newshape[0], (tuple, list)):
-            newshape = newshape[0]
-        shape, strides = L.reshape_strides(self.shape, self.strides, self.dtype.itemsize, newshape, order)
+        dims = newshape[0] if len(newshape) == 1 and isinstance(newshape[0], (tuple, list)) else newshape
+        shape, strides = L.reshape_strides(self.shape, self.strides, self.dtype.itemsize, dims, order)
         return self._view(0, shape, strides)
 
-    def ravel(self, order="C", stream=0):
+    def ravel(self, order: str = "C", stream: Any = 0) -> Any:
         """A 1-d view of a contiguous array (``NotImplementedError`` otherwise).
 
         Parameters
@@ -320,7 +321,7 @@ class DeviceNDArray:
         out.stream = stream or self.stream
         return out
 
-    def squeeze(self, axis=None, stream=0):
+    def squeeze(self, axis: Any = None, stream: Any = 0) -> Any:
         """A view without the axes of length one.
 
         Parameters
@@ -348,7 +349,7 @@ class DeviceNDArray:
         out.stream = stream or self.stream
         return out
 
-    def view(self, dtype):
+    def view(self, dtype: Any) -> DeviceNDArray:
         """The same memory seen as ``dtype`` (NumPy's rule for the last axis).
 
         Parameters
@@ -369,7 +370,7 @@ class DeviceNDArray:
         shape, strides = L.dtype_view(self.shape, self.strides, self.dtype.itemsize, dtype.itemsize)
         return self._view(0, shape, strides, dtype)
 
-    def split(self, section, stream=0):
+    def split(self, section: Any, stream: Any = 0) -> Any:
         """Split a 1-d contiguous array into views of ``section`` elements.
 
         Parameters
@@ -397,7 +398,7 @@ class DeviceNDArray:
             out.append(v)
         return out
 
-    def __getitem__(self, item):
+    def __getitem__(self, item: Any) -> Any:
         """``self[item]``: see :meth:`getitem`.
 
         Parameters
@@ -407,7 +408,7 @@ class DeviceNDArray:
         """
         return self.getitem(item)
 
-    def getitem(self, item, stream=0):
+    def getitem(self, item: Any, stream: Any = 0) -> Any:
         """``self[item]``: a view, or a host scalar when every axis gets an integer.
 
         Parameters
@@ -440,10 +441,10 @@ class DeviceNDArray:
                 _sync(s)
         return host[0]
 
-    def __setitem__(self, key, value) -> None:
+    def __setitem__(self, key: Any, value: Any) -> None:
         self.setitem(key, value)
 
-    def setitem(self, key, value, stream=0) -> None:
+    def setitem(self, key: Any, value: Any, stream: Any = 0) -> None:
         """Copy a host scalar/array (broadcast) or a device array into ``self[key]``.
 
         Parameters
@@ -501,7 +502,7 @@ class DeviceNDArray:
         if s is not None:
             _sync(s)
 
-    def copy_to_device(self, ary, stream=0) -> None:
+    def copy_to_device(self, ary: Any, stream: Any = 0) -> None:
         """Copy host ``ary`` (or a device array) into this array.
 
         Parameters
@@ -536,7 +537,7 @@ class DeviceNDArray:
         _check_compatible(self, host)
         self._write_host(host, s)
 
-    def copy_to_host(self, ary=None, stream=0):
+    def copy_to_host(self, ary: Any = None, stream: Any = 0) -> Any:
         """Copy to ``ary`` or a new NumPy array (same strides as this array); async
         when a stream is given (use pinned ``ary`` for a truly asynchronous copy).
 
@@ -591,14 +592,14 @@ class DeviceNDArray:
         ary[...] = host
         return ary
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
         if copy is False:
             raise ValueError("`copy=False` is not supported: a device array always copies to the host")
         host = self.copy_to_host()
         return host if dtype is None else host.astype(dtype)
 
     # -- interchange -----------------------------------------------------------------------
-    def get_ipc_handle(self):
+    def get_ipc_handle(self) -> IpcArrayHandle:
         """A picklable :class:`~cudalite.cuda.IpcArrayHandle` that another process
         opens to get a device array over this array's memory (CUDA IPC)."""
 
@@ -625,10 +626,10 @@ class DeviceNDArray:
             raise BufferError(f"the CUDA driver does not know the address {self._ptr:#x} of this array")
         return ordinal
 
-    def __dlpack_device__(self):
+    def __dlpack_device__(self) -> tuple[int, int]:
         return (_dlpack().KDLCUDA, self._device_id())
 
-    def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
+    def __dlpack__(self, stream: Any = None, max_version: Any = None, dl_device: Any = None, copy: Any = None) -> Any:
         """A DLPack capsule over this array; the array's stream is synchronized first
         unless the consumer stream is the same one (``stream=-1``: no sync).  A consumer
         passing ``max_version`` of 1.0 or later gets a DLPack 1.x versioned capsule
@@ -653,11 +654,11 @@ class IpcArrayHandle:
     ``open()``/``close()``, or ``with handle as array:`` in the receiving process
     (the CUDA driver does not let the exporting process open it)."""
 
-    def __init__(self, ipc_handle, array_desc) -> None:
+    def __init__(self, ipc_handle: Any, array_desc: Any) -> None:
         self._ipc_handle = ipc_handle
         self._array_desc = array_desc
 
-    def open(self):
+    def open(self) -> DeviceNDArray:
         """A device array over the exported memory."""
 
         d = self._array_desc
@@ -666,10 +667,10 @@ class IpcArrayHandle:
     def close(self) -> None:
         self._ipc_handle.close()
 
-    def __enter__(self):
+    def __enter__(self) -> DeviceNDArray:
         return self.open()
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: Any) -> None:
         self.close()
 
 
@@ -730,7 +731,7 @@ def _cai_dtype(desc):
     return np.dtype({"names": names, "formats": formats, "offsets": offsets, "itemsize": max(off, dtype.itemsize)})
 
 
-def from_cuda_array_interface(desc, owner=None, sync=True):
+def from_cuda_array_interface(desc: Any, owner: Any = None, sync: bool = True) -> Any:
     """A :class:`DeviceNDArray` over a ``__cuda_array_interface__`` dict (no copy).
 
     Parameters
@@ -758,7 +759,7 @@ def from_cuda_array_interface(desc, owner=None, sync=True):
     strides = L.c_strides(shape, dtype.itemsize) if strides is None else tuple(strides)
     ptr = desc["data"][0] or 0
     stream_ptr = desc.get("stream") if version >= 3 else None
-    stream = 0
+    stream: Any = 0
     if stream_ptr is not None:
         if stream_ptr == 0:
             raise ValueError("stream 0 is not allowed by __cuda_array_interface__ v3")
@@ -775,7 +776,7 @@ _NONCONTIGUOUS = ("Array contains non-contiguous buffer and cannot be transferre
                   "Please ensure contiguous buffer with numpy .ascontiguousarray()")
 
 
-def auto_device(obj, stream=0, copy=True, user_explicit=False):
+def auto_device(obj: Any, stream: Any = 0, copy: bool = True, user_explicit: bool = False) -> Any:
     """numba's ``devicearray.auto_device``: ``(device array, copied)`` for ``obj``.
 
     A device array comes back as it is and a ``__cuda_array_interface__`` object as

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import numbers
+from typing import Any
 
 from cudalite.core.errors import (  # noqa: F401  (the compiler's located errors)
     CompilerError, CudaliteError, InternalCompilerError, LoweringError, NvvmError, SignatureError, SourceError,
@@ -64,7 +65,7 @@ class KernelRuntimeError(RuntimeError):
         Index of its block.
     """
 
-    def __init__(self, msg, tid=None, ctaid=None) -> None:
+    def __init__(self, msg: Any, tid: Any = None, ctaid: Any = None) -> None:
         self.tid = tid
         self.ctaid = ctaid
         self.msg = msg
@@ -81,7 +82,7 @@ See https://numba.readthedocs.io/en/stable/cuda/kernels.html#kernel-invocation f
 """
 
 
-def normalize_kernel_dimensions(griddim, blockdim):
+def normalize_kernel_dimensions(griddim: Any, blockdim: Any) -> Any:
     """``(griddim, blockdim)`` as 3-tuples of ints (numba's helper): each may be an
     int or a tuple/list of 1 to 3 ints."""
 

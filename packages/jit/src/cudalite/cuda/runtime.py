@@ -8,12 +8,14 @@ with).  GPU-less: no driver call.
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = ["get_version", "is_supported_version", "SUPPORTED_TOOLKIT_MAJOR_VERSIONS"]
 
 SUPPORTED_TOOLKIT_MAJOR_VERSIONS = (12, 13)
 
 
-def get_version():
+def get_version() -> Any:
     """``(major, minor)`` of the CUDA toolkit (NVRTC) cudalite compiles with."""
     from cudalite.linker import nvrtc_version  # lazy: NVRTC's version, read on request
 

@@ -67,7 +67,8 @@ class LinkableCode:
     _teardown_callback: Callable[..., Any] | None
     _hash: str | None
 
-    def __init__(self, data, name=None, setup_callback=None, teardown_callback=None, nrt=False) -> None:
+    def __init__(self, data: Any, name: Any = None, setup_callback: Any = None, teardown_callback: Any = None,
+                 nrt: bool = False) -> None:
         if nrt:
             raise NotImplementedError("nrt=True: numba's NRT runtime does not exist in cudalite")
         if isinstance(data, (io.BytesIO, io.StringIO)):
@@ -92,10 +93,10 @@ class LinkableCode:
         setter(self, "_hash", None)
 
     # -- immutability ------------------------------------------------------
-    def __setattr__(self, key, value) -> None:
+    def __setattr__(self, key: Any, value: Any) -> None:
         raise AttributeError(f"{type(self).__name__} is immutable")
 
-    def __delattr__(self, key) -> None:
+    def __delattr__(self, key: Any) -> None:
         raise AttributeError(f"{type(self).__name__} is immutable")
 
     # -- fields ------------------------------------------------------------
@@ -110,12 +111,12 @@ class LinkableCode:
         return self._name
 
     @property
-    def setup_callback(self):
+    def setup_callback(self) -> Any:
         """The callable run with the loaded module after load, or None."""
         return self._setup_callback
 
     @property
-    def teardown_callback(self):
+    def teardown_callback(self) -> Any:
         """The callable run with the loaded module before unload, or None."""
         return self._teardown_callback
 
@@ -131,14 +132,14 @@ class LinkableCode:
     def __len__(self) -> int:
         return len(self._data)
 
-    def __eq__(self, other):
+    def __eq__(self, other: Any) -> bool:
         if not isinstance(other, LinkableCode):
             return NotImplemented
         return (type(self) is type(other) and self._name == other._name and self._data == other._data
                 and self._setup_callback is other._setup_callback
                 and self._teardown_callback is other._teardown_callback)
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash((type(self), self._name, self.content_hash))
 
     def __repr__(self) -> str:
@@ -146,7 +147,8 @@ class LinkableCode:
 
     # -- construction from files ---------------------------------------------
     @classmethod
-    def from_path(cls, path, *, name=None, setup_callback=None, teardown_callback=None):
+    def from_path(cls, path: Any, *, name: Any = None, setup_callback: Any = None,
+                  teardown_callback: Any = None) -> Any:
         """Read a file.  On the base class the kind follows the extension
         (``.ptx .cu .cubin .fatbin .o .a .lib .ltoir``); on a subclass the
         file is read as that kind whatever its extension.  ``name`` defaults

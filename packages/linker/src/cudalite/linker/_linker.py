@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import re
+from typing import Any
 
 from ._code import LTOIR, Cubin, CUSource, LinkableCode, PTXSource
 from ._elf import elf_sm
@@ -109,8 +110,9 @@ class Linker:
         If ``options`` is not a :class:`LinkerOptions`.
     """
 
-    def __init__(self, arch="sm_90", *, options: LinkerOptions | None = None, include_dirs=(),
-                 nvrtc_options=(), cuda_include_path=None, name="linked", isolate=True, timeout=None):
+    def __init__(self, arch: str = "sm_90", *, options: LinkerOptions | None = None, include_dirs: Any = (),
+                 nvrtc_options: Any = (), cuda_include_path: Any = None, name: str = "linked", isolate: bool = True,
+                 timeout: Any = None) -> None:
         self._arch = normalize_arch(arch)
         self._options = options if options is not None else LinkerOptions()
         if not isinstance(self._options, LinkerOptions):
@@ -159,7 +161,7 @@ class Linker:
         """The inputs' teardown callbacks, in order."""
         return tuple(c.teardown_callback for c in self._inputs if c.teardown_callback is not None)
 
-    def add(self, *codes, trusted: bool = False) -> "Linker":
+    def add(self, *codes: Any, trusted: bool = False) -> "Linker":
         """Add linkable code objects (or paths, read with ``LinkableCode.from_path``).
 
         ``trusted=True`` says the bytes were just made by a compiler in this process
@@ -203,7 +205,7 @@ class Linker:
         return tuple(code.name for code in self._inputs
                      if id(code) not in self._trusted and not isinstance(code, (PTXSource, CUSource)))
 
-    def add_file(self, path) -> "Linker":
+    def add_file(self, path: Any) -> "Linker":
         """Add a file; its kind follows its extension.
 
         Parameters
@@ -315,7 +317,7 @@ class Linker:
                          teardown_callback=_chain(reversed(self.teardown_callbacks)))
 
 
-def link(*codes, arch="sm_90", options: LinkerOptions | None = None, **kwargs) -> Cubin:
+def link(*codes: Any, arch: str = "sm_90", options: LinkerOptions | None = None, **kwargs: Any) -> Cubin:
     """One-call form: ``link(ptx, cubin, ..., arch="sm_90")`` -> Cubin.
 
     Parameters

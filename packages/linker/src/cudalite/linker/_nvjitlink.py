@@ -20,6 +20,7 @@ import os
 import sys
 import tempfile
 import threading
+from typing import Any
 
 from ._errors import LinkerError
 from ._tools import load_tool
@@ -50,7 +51,8 @@ class LinkFailure(LinkerError):
         The input being added when it failed.
     """
 
-    def __init__(self, message, error_log="", info_log="", status=None, stage=None, input_name=None) -> None:
+    def __init__(self, message: Any, error_log: str = "", info_log: str = "", status: Any = None, stage: Any = None,
+                 input_name: Any = None) -> None:
         self.status = status
         self.stage = stage
         self.input_name = input_name
@@ -154,7 +156,7 @@ def _status(exc) -> str:
     return str(exc).split(" (")[0] or type(exc).__name__
 
 
-def run_link(flags, inputs, *, output="cubin", progress=None) -> tuple:
+def run_link(flags: Any, inputs: Any, *, output: str = "cubin", progress: Any = None) -> tuple:
     """Link ``inputs`` — ``(input_type_name, data, name)`` triples, the type a
     member of ``nvjitlink.InputType`` — with ``flags``.  Returns
     ``(output_bytes, info_log)``; ``output`` is ``"cubin"`` or ``"ptx"``.

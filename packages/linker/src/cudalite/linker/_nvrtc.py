@@ -20,6 +20,7 @@ import functools
 import os
 import re
 import stat
+from typing import Any
 
 from ._code import LTOIR, Cubin, CUSource, PTXSource
 from ._errors import InvalidInputError, NvrtcError
@@ -197,8 +198,9 @@ def _without_nul(source: bytes, name: str) -> bytes:
     return source
 
 
-def compile_cuda(source, *, name=None, arch="sm_90", lto=False, include_dirs=(), options=(),
-                 relocatable=True, cuda_include_path=None, cubin=False, isolate=False, timeout=None):
+def compile_cuda(source: Any, *, name: Any = None, arch: str = "sm_90", lto: bool = False, include_dirs: Any = (),
+                 options: Any = (), relocatable: bool = True, cuda_include_path: Any = None, cubin: bool = False,
+                 isolate: bool = False, timeout: Any = None) -> Any:
     """Compile CUDA C++ with NVRTC; returns ``PTXSource``, with ``lto=True`` ``LTOIR``,
     with ``cubin=True`` a ``Cubin`` for ``arch`` (relocatable unless ``relocatable=False``).
 
@@ -295,8 +297,8 @@ def compile_cuda(source, *, name=None, arch="sm_90", lto=False, include_dirs=(),
     _, prog = _check(nvrtc.nvrtcCreateProgram(bytes(source), name.encode(), 0, [], []), "nvrtcCreateProgram")
     try:
         result = nvrtc.nvrtcCompileProgram(prog, len(opts), [o.encode() for o in opts])
-        log = _buffer(nvrtc, prog, nvrtc.nvrtcGetProgramLogSize, nvrtc.nvrtcGetProgramLog)
-        log = log.rstrip(b"\0").decode(errors="replace")
+        raw_log = _buffer(nvrtc, prog, nvrtc.nvrtcGetProgramLogSize, nvrtc.nvrtcGetProgramLog)
+        log = raw_log.rstrip(b"\0").decode(errors="replace")
         if int(result[0]) != 0:
             raise _failure(name, log)
         if cubin:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numbers
 import re
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = ["LinkerOptions", "linker_flags", "normalize_arch"]
 
@@ -58,7 +59,7 @@ def _from_number(value, n: int, suffix: str = "") -> str:
     return _sm(value, n // 10, n % 10, suffix)
 
 
-def normalize_arch(arch) -> str:
+def normalize_arch(arch: Any) -> str:
     """The ``-arch`` for nvJitLink/NVRTC: ``"sm_90"`` from ``90``, ``"90"``, ``"9.0"``,
     ``(9, 0)``, ``"sm_90"`` or ``"compute_90"``; ``"sm_90a"`` from ``"sm_90a"`` (the
     ``a``/``f`` suffix is kept).  A clear :class:`ValueError` for anything else,
@@ -164,7 +165,7 @@ class LinkerOptions:
     lto: bool = False
     extra: tuple = ()
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.max_registers is not None and (not isinstance(self.max_registers, int) or self.max_registers <= 0):
             raise ValueError(f"max_registers must be a positive int, not {self.max_registers!r}")
         if self.optimization_level is not None and self.optimization_level not in (0, 1, 2, 3):
@@ -175,7 +176,7 @@ class LinkerOptions:
             object.__setattr__(self, "extra", tuple(self.extra))
 
 
-def linker_flags(options: LinkerOptions, arch, *, lto: bool = False, ptx: bool = False) -> list:
+def linker_flags(options: LinkerOptions, arch: Any, *, lto: bool = False, ptx: bool = False) -> list:
     """The nvJitLink flags for ``options``, target ``arch`` and link mode (pure).
 
     Parameters

@@ -98,7 +98,7 @@ def _config():
     return load_config()
 
 
-def enable(path=None) -> None:
+def enable(path: Any = None) -> None:
     """Cache every kernel on disk (in ``path``, default the configured directory)."""
     _settings["enabled"] = True
     if path is not None:
@@ -110,7 +110,7 @@ def disable() -> None:
     _settings["enabled"] = False
 
 
-def is_enabled(options=None) -> bool:
+def is_enabled(options: Any = None) -> bool:
     """Whether a kernel with these ``@cuda.jit`` options is cached."""
     if options is not None and getattr(options, "cache", False):
         return True
@@ -200,7 +200,7 @@ def _checked_dirs(directory):
     return (directory,)
 
 
-def directory_refusal(directory, *, create=False, warn=True):
+def directory_refusal(directory: Any, *, create: bool = False, warn: bool = True) -> Any:
     """Why the kernel cache directory must not be used, or None (usable).  On POSIX it
     (and the cache root it lies in, for the default ``<root>/kernels``) must be owned
     by the user and not writable by group or others, judged after resolving symlinks
@@ -282,7 +282,7 @@ def _is_cudalite(frame) -> bool:
     return name == "cudalite" or name.startswith("cudalite.")
 
 
-def creation_refusal(directory):
+def creation_refusal(directory: Any) -> str | None:
     """Why ``directory`` (which may not exist yet) cannot be created -- its nearest
     existing ancestor is not a directory, or not writable -- or None; creates nothing
     (for reports: ``cudalite-info``)."""
@@ -305,17 +305,17 @@ def creation_refusal(directory):
 class CacheStore:
     """A directory of entries: ``load(key)``, ``store(key, payload)``, listing, clearing."""
 
-    def __init__(self, path=None) -> None:
+    def __init__(self, path: Any = None) -> None:
         self.path = os.fspath(path) if path is not None else cache_dir()
 
     def entry_path(self, key: str) -> str:
         return os.path.join(self.path, key + ENTRY_SUFFIX)
 
-    def refusal(self, *, create=False, warn=True):
+    def refusal(self, *, create: bool = False, warn: bool = True) -> Any:
         """Why this directory must not be used, or None (see :func:`directory_refusal`)."""
         return directory_refusal(self.path, create=create, warn=warn)
 
-    def load(self, key: str):
+    def load(self, key: str) -> Any:
         """``(metadata, artifact payload)`` stored for ``key``, or None (absent,
         truncated, corrupt, foreign, not a regular file, an untrusted directory).  A hit
         refreshes the entry's modification time: eviction removes the least recently
@@ -337,7 +337,7 @@ class CacheStore:
             return None
         return entry
 
-    def load_artifact(self, key: str, argtypes, link_items=()):
+    def load_artifact(self, key: str, argtypes: Any, link_items: Any = ()) -> Any:
         """The :class:`KernelArtifact` stored for ``key`` (a kernel of ``argtypes``;
         ``link_items``: the code in hand, for setup callbacks), or None."""
         from .artifact import KernelArtifact, PayloadError  # lazy: the artifact format loads at the first cache read
@@ -350,7 +350,7 @@ class CacheStore:
         except PayloadError:
             return None
 
-    def store(self, key: str, payload: bytes, meta=None, max_size=None) -> bool:
+    def store(self, key: str, payload: bytes, meta: Any = None, max_size: Any = None) -> bool:
         """Write an entry atomically, then evict least recently used entries while the
         directory holds more than ``max_size`` bytes (default ``CUDALITE_CACHE_MAX_SIZE``;
         0: no cap); False (and no exception) when the directory is not trusted or not
@@ -368,7 +368,7 @@ class CacheStore:
             self.evict(cap, keep=key)
         return True
 
-    def evict(self, max_size: int, keep=None):
+    def evict(self, max_size: int, keep: Any = None) -> Any:
         """Remove the least recently used entries (oldest modification time: written or
         last hit) until the entries total at most ``max_size`` bytes, never ``keep``'s;
         ``(entries removed, bytes freed)``.  Another process removing the same file
@@ -403,15 +403,15 @@ class CacheStore:
             removed, freed = removed + 1, freed + size
         return removed, freed
 
-    def store_artifact(self, key: str, artifact, *, qualname="?", argtypes=()) -> bool:
+    def store_artifact(self, key: str, artifact: Any, *, qualname: str = "?", argtypes: Any = ()) -> bool:
         """Store a kernel's artifact with the metadata ``cudalite-cache info`` lists."""
         meta = {"qualname": qualname, "signature": f"({', '.join(map(str, argtypes))})",
                 "arch": artifact.arch, "created": time.time()}
         return self.store(key, artifact.to_payload(), meta)
 
-    def entries(self):
+    def entries(self) -> Any:
         """``[{key, path, size, valid, qualname, signature, arch, created}]`` of every entry."""
-        out = []
+        out: list = []
         try:
             names = sorted(os.listdir(self.path))
         except OSError:
@@ -502,17 +502,17 @@ def _text(value) -> str:
     return value if isinstance(value, str) else "?"
 
 
-def entries(path=None):
+def entries(path: Any = None) -> Any:
     """The entries of the kernel cache (see :meth:`CacheStore.entries`)."""
     return CacheStore(path).entries()
 
 
-def info(path=None) -> dict:
+def info(path: Any = None) -> dict:
     """``{path, entries, bytes, invalid}`` of the kernel cache."""
     return CacheStore(path).info()
 
 
-def clear(path=None) -> int:
+def clear(path: Any = None) -> int:
     """Empty the kernel cache; returns the number of entries removed."""
     return CacheStore(path).clear()
 
@@ -621,7 +621,7 @@ def _path_hash(item):
     return LinkableCode.from_path(item).content_hash
 
 
-def link_hashes(items):
+def link_hashes(items: Any) -> Any:
     """Content hashes of link items (linkable-code objects or paths), sorted, once each."""
     out = set()
     for item in items:
@@ -680,7 +680,7 @@ def _stamp_path(directory, cfg):
     return os.path.join(directory, f"toolchain-{_toolchain_fp(cfg)}.stamp")
 
 
-def toolchain_versions(directory, cfg, refresh=False) -> tuple:
+def toolchain_versions(directory: Any, cfg: Any, refresh: bool = False) -> tuple:
     """The toolchain versions, from the stamp when it exists (no library loaded)."""
     path = _stamp_path(directory, cfg)
     if not refresh:
@@ -719,18 +719,19 @@ class KernelProbe:
     miss), typed function, key (None: not cacheable, ``reason`` says why), the link
     items the key covers and the parse/infer/key times."""
 
-    def __init__(self):  # its attributes are set by probe_kernel (mypy: typed Any)
-        self.context = self.typed = self.key = self.reason = None
+    def __init__(self) -> None:  # its attributes are set by probe_kernel (typed Any)
+        unset: Any = None
+        self.context = self.typed = self.key = self.reason = self.parts = unset
         self.links: list = []
         self.timings: dict = {}
-        self.parts = None
 
-    def rekey(self, versions) -> None:
+    def rekey(self, versions: Any) -> None:
         self.parts = self.parts[:-1] + (("toolchain", versions),)
         self.key = hashlib.sha256(repr(self.parts).encode()).hexdigest()
 
 
-def probe_kernel(pyfunc, argtypes, opts, cc, *, directory=None, kind="kernel", compile_options=None) -> KernelProbe:
+def probe_kernel(pyfunc: Any, argtypes: Any, opts: Any, cc: Any, *, directory: Any = None, kind: str = "kernel",
+                 compile_options: Any = None) -> KernelProbe:
     """Type ``pyfunc`` for ``argtypes`` and compute its cache key.  ``compile_options``:
     the compiler's options for the typing context (the compile on a miss reuses it)."""
 
@@ -785,7 +786,7 @@ def _is_foreign(obj):
     return isinstance(obj, ForeignFunction)
 
 
-def verify_after_compile(probe: KernelProbe, result, directory) -> bool:
+def verify_after_compile(probe: KernelProbe, result: Any, directory: Any) -> bool:
     """After a miss: repair the toolchain stamp (re-keying if it was stale) and check
     that every linked item was covered by the key.  False: do not store."""
     cfg = _config()

@@ -10,6 +10,7 @@ it alone, without a GPU, for CUDA C/C++ programs.
 from __future__ import annotations
 
 import functools
+from typing import Any, NoReturn
 
 from cudalite.core.types import parse_signature
 
@@ -33,7 +34,7 @@ class DeviceDispatcher(DeviceInspectMixin):
     """A ``device=True`` function: compiled into the kernels (and device functions)
     that call it; calling it from Python is an error.  Not constructed directly: see :func:`jit`."""
 
-    def __init__(self, py_func, sigs=None, options: JitOptions = JitOptions()) -> None:
+    def __init__(self, py_func: Any, sigs: Any = None, options: JitOptions = JitOptions()) -> None:
         functools.update_wrapper(self, py_func)
         self.py_func = py_func
         self.__cudalite_pyfunc__ = py_func
@@ -50,21 +51,21 @@ class DeviceDispatcher(DeviceInspectMixin):
             eager.append((argtypes, ret))
         self.__cudalite_sigs__ = tuple(eager)  # calls convert to these (cudalite.core typing)
 
-    def __reduce__(self):
+    def __reduce__(self) -> Any:
         return reduce_dispatcher(self)
 
     __cudalite_by_value__ = dispatcher_reduction  # inside a by-value pickle (_dispatch.pickling)
 
     @property
-    def signatures(self):
+    def signatures(self) -> Any:
         """list: the argument types of the signatures compiled so far (tuples of ``cudalite.types``)."""
         return list(self.overloads)
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> NoReturn:
         raise TypeError(f"{self.py_func.__qualname__} is a CUDA device function (@cuda.jit(device=True)): "
                         "call it from a kernel or another device function, not from Python")
 
-    def __getitem__(self, config):
+    def __getitem__(self, config: Any) -> None:
         """Refused (DeviceFunctionLaunchError): a device function cannot be launched as a kernel."""
         name = self.py_func.__qualname__
         raise DeviceFunctionLaunchError(
@@ -72,7 +73,7 @@ class DeviceDispatcher(DeviceInspectMixin):
             f"(@cuda.jit(device=True)) and cannot be launched ({name}[...]): call it from a kernel, or drop "
             "device=True to make it a kernel")
 
-    def compile_ptx(self, sig, cc=None, abi="numba", **kws):
+    def compile_ptx(self, sig: Any, cc: Any = None, abi: str = "numba", **kws: Any) -> Any:
         """The PTX of this device function, compiled without a GPU
         (``cudalite.nvvm.compile_ptx(py_func, sig, device=True, ...)``).
 
@@ -109,7 +110,7 @@ class DeviceDispatcher(DeviceInspectMixin):
         """
         return _nvvm().compile_ptx(self.py_func, sig, device=True, cc=cc, abi=abi, **kws)
 
-    def compile(self, sig, cc=None, abi="c", output="ptx", **kws):
+    def compile(self, sig: Any, cc: Any = None, abi: str = "c", output: str = "ptx", **kws: Any) -> Any:
         """This device function compiled to PTX or LTO-IR without a GPU, for CUDA
         C/C++ programs (``cudalite.nvvm.compile(py_func, sig, device=True, ...)``).
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import threading
+from typing import Any, NoReturn
 
 from cudalite.core.types import Array, Type, parse_signature
 from cudalite.driver import CudaDriverError, CudaSupportError
@@ -47,7 +48,7 @@ _BIG_SHARED = 48 * 1024
 _MAX_CONFIGS = 256
 
 
-def signature_args(sig) -> tuple:
+def signature_args(sig: Any) -> tuple:
     """The argument types of a signature (string, Signature or tuple of types)."""
     return tuple(parse_signature(sig)[1])
 
@@ -99,7 +100,8 @@ class CUDADispatcher(InspectMixin):
     (:meth:`_configure_new`).
     """
 
-    def __init__(self, py_func, sigs=None, options: JitOptions = JitOptions(), *, compiler=None, warm_up=True) -> None:
+    def __init__(self, py_func: Any, sigs: Any = None, options: JitOptions = JitOptions(), *, compiler: Any = None,
+                 warm_up: bool = True) -> None:
         functools.update_wrapper(self, py_func)
         self.py_func = py_func
         # called (not launched) from device code, a kernel is compiled into its caller as
@@ -137,7 +139,7 @@ class CUDADispatcher(InspectMixin):
         return self._table.pending()
 
     # -- compilation ----------------------------------------------------------------------
-    def compile(self, sig):
+    def compile(self, sig: Any) -> Any:
         """Compile (and load) the kernel for one signature on the current device.
 
         Parameters
@@ -199,7 +201,7 @@ class CUDADispatcher(InspectMixin):
             for argtypes in sigs:
                 self.compile(argtypes)
 
-    def compile_ptx_for(self, sig, cc=None):
+    def compile_ptx_for(self, sig: Any, cc: Any = None) -> Any:
         """The PTX of this kernel for one signature, compiled without a GPU.
 
         Parameters
@@ -272,7 +274,7 @@ class CUDADispatcher(InspectMixin):
                 rec = table.by_keys[keys] = table.records[argtypes]
             return rec.kernel
 
-    def specialize(self, *args):
+    def specialize(self, *args: Any) -> Any:
         """A kernel compiled for the types of ``args`` only.
 
         Parameters
@@ -324,12 +326,12 @@ class CUDADispatcher(InspectMixin):
         return children.setdefault(kernel.argtypes, spec)
 
     @property
-    def signatures(self):
+    def signatures(self) -> Any:
         """list: the argument types (tuples of ``cudalite.types``) of the compiled
         specializations, and of eager signatures not compiled yet (no device)."""
         return self._table.signatures()
 
-    def get_compile_result(self, sig):
+    def get_compile_result(self, sig: Any) -> Any:
         """The compiled kernel (:class:`CompiledKernel`) for signature ``sig`` (a
         ``Signature``, a signature string or a tuple of argument types), compiling it
         first when needed (numba's ``get_compile_result``); CudaSupportError without a device.
@@ -350,7 +352,7 @@ class CUDADispatcher(InspectMixin):
                                        "loading it needs a CUDA device", "get_compile_result")
         return kernel
 
-    def configure(self, griddim, blockdim, stream=0, sharedmem=0):
+    def configure(self, griddim: Any, blockdim: Any, stream: Any = 0, sharedmem: int = 0) -> Any:
         """``kernel.configure(griddim, blockdim, stream, sharedmem)`` is
         ``kernel[griddim, blockdim, stream, sharedmem]`` (numba's spelling).
 
@@ -366,12 +368,12 @@ class CUDADispatcher(InspectMixin):
         return self[griddim, blockdim, stream, sharedmem]
 
     @property
-    def specializations(self):
+    def specializations(self) -> Any:
         """dict: a copy of :attr:`overloads` (argument types -> compiled kernel)."""
         return dict(self.overloads)
 
     # -- launching ------------------------------------------------------------------------
-    def __getitem__(self, config):
+    def __getitem__(self, config: Any) -> Any:
         """``kernel[griddim, blockdim, stream, sharedmem]``: a launcher of this kernel
         with that launch configuration; call it with the kernel's arguments.
 
@@ -485,7 +487,7 @@ class CUDADispatcher(InspectMixin):
     def __repr__(self) -> str:
         return f"<CUDADispatcher {self.py_func.__qualname__}>"
 
-    def __reduce__(self):  # by reference when its module names it, else by value (_dispatch.pickling)
+    def __reduce__(self) -> Any:  # by reference when its module names it, else by value (_dispatch.pickling)
         return reduce_dispatcher(self)
 
     __cudalite_by_value__ = dispatcher_reduction  # inside a by-value pickle (_dispatch.pickling)
@@ -500,10 +502,10 @@ class CUDADispatcher(InspectMixin):
                 f"calling thread (or declare it @cuda.jit(device=True)); kernels are launched from the host "
                 "(kernel[blocks, threads](args))")
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> NoReturn:
         raise ValueError(_MISSING_CONFIG)
 
-    def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
+    def forall(self, ntasks: Any, tpb: int = 0, stream: Any = 0, sharedmem: int = 0) -> ForAll:
         """A launcher running the kernel over ``ntasks`` threads in 1-D blocks.
 
         Parameters
@@ -549,12 +551,12 @@ class ForAll:
     arguments' types when needed, sizes the blocks, and launches through the
     dispatcher (``kernel[blocks, tpb, stream, sharedmem](*args)``)."""
 
-    def __init__(self, dispatcher, ntasks, tpb=0, stream=0, sharedmem=0) -> None:
+    def __init__(self, dispatcher: Any, ntasks: Any, tpb: int = 0, stream: Any = 0, sharedmem: int = 0) -> None:
         if ntasks < 0:
             raise ValueError(f"Can't create ForAll with negative task count: {ntasks}")
         self.dispatcher, self.ntasks, self.tpb, self.stream, self.sharedmem = dispatcher, ntasks, tpb, stream, sharedmem
 
-    def __call__(self, *args) -> None:
+    def __call__(self, *args: Any) -> None:
         if self.ntasks == 0:
             return
         d = self.dispatcher

@@ -10,6 +10,8 @@ never copied.  Copies back complete before the launch returns.
 
 from __future__ import annotations
 
+from typing import Any
+
 from cudalite.core.numpy_support import lazy_numpy as np
 
 from .._memory import api as _memory_api
@@ -29,10 +31,10 @@ class ArgHint:
     copy_input = True
     copy_output = False
 
-    def __init__(self, value) -> None:
+    def __init__(self, value: Any) -> None:
         self.value = value
 
-    def to_device(self, retr, stream=0):
+    def to_device(self, retr: Any, stream: Any = 0) -> Any:
         """The value to pass to the kernel; appends the work to do after the launch
         (functions of no arguments) to ``retr``, as numba's."""
         value = self.value
@@ -67,14 +69,14 @@ class InOut(Out):
     copy_input = True
 
 
-def wrap_arg(value, default=InOut):
+def wrap_arg(value: Any, default: Any = InOut) -> Any:
     return value if isinstance(value, ArgHint) else default(value)
 
 
-def prepare_hints(args, stream):
+def prepare_hints(args: Any, stream: Any) -> Any:
     """``(args, retr)``: ``args`` with every hint replaced by what the kernel gets,
     and the work to do after the launch (empty when no argument is a hint)."""
-    retr = []
+    retr: list = []
     if not any(isinstance(a, ArgHint) for a in args):
         return args, retr
     return tuple(a.to_device(retr, stream) if isinstance(a, ArgHint) else a for a in args), retr

@@ -41,6 +41,7 @@ import ctypes
 import weakref
 from abc import ABCMeta, abstractmethod
 from collections import namedtuple
+from typing import TYPE_CHECKING, Any
 
 import cudalite.driver as _drv
 
@@ -48,6 +49,9 @@ from .._runtime.api import driver_stream
 from .._runtime.record import jit_runtime
 from .ipc import IpcHandle, IpcMemHandle, handle_bytes  # noqa: F401  (numba's names, defined in .ipc)
 from . import layout as L
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 __all__ = [
     "MemoryInfo", "MemoryPointer", "AutoFreePointer", "MappedMemory", "PinnedMemory", "ManagedMemory",
@@ -101,7 +105,7 @@ class DevicePointer(int):
     __slots__ = ()
 
     @property
-    def value(self):
+    def value(self) -> int:
         return int(self)
 
 
@@ -128,7 +132,7 @@ class MemoryPointer:
 
     __cuda_memory__ = True
 
-    def __init__(self, context, pointer, size, owner=None, finalizer=None) -> None:
+    def __init__(self, context: Any, pointer: Any, size: Any, owner: Any = None, finalizer: Any = None) -> None:
         self.context = context
         self.ptr = _address(pointer)
         self.device_pointer = self.handle = DevicePointer(self.ptr)
@@ -137,35 +141,35 @@ class MemoryPointer:
         self.is_managed = finalizer is not None
         self.refct = 1
         self._owner = owner
-        self._finalizer = weakref.finalize(self, finalizer) if finalizer is not None else None
+        self._finalizer: Any = weakref.finalize(self, finalizer) if finalizer is not None else None
 
     @property
-    def owner(self):
+    def owner(self) -> Any:
         """The object that owns the memory (this one when no owner was given)."""
         return self if self._owner is None else self._owner
 
     @property
-    def device_pointer_value(self):
+    def device_pointer_value(self) -> Any:
         """The int address, or None for NULL."""
         return self.ptr or None
 
     @property
-    def device_ctypes_pointer(self):
+    def device_ctypes_pointer(self) -> Any:
         """The address as a ``ctypes.c_void_p``."""
         return ctypes.c_void_p(self.ptr or None)
 
-    def own(self):
+    def own(self) -> OwnedPointer:
         """A reference that keeps this memory alive (numba's ``OwnedPointer``)."""
         return OwnedPointer(self)
 
-    def free(self):
+    def free(self) -> None:
         """Run the finalizer now (RuntimeError if it already ran)."""
         if self.is_managed:
             if not self._finalizer.alive:
                 raise RuntimeError("Freeing dead memory")
             self._finalizer()
 
-    def memset(self, byte, count=None, stream=0) -> None:
+    def memset(self, byte: Any, count: Any = None, stream: Any = 0) -> None:
         """Set bytes of the memory to ``byte``.
 
         Parameters
@@ -180,7 +184,7 @@ class MemoryPointer:
 
         _drv.memset(self.ptr, byte, self.size if count is None else count, stream=driver_stream(stream))
 
-    def view(self, start, stop=None):
+    def view(self, start: Any, stop: Any = None) -> MemoryPointer:
         """The bytes ``[start, stop)`` of this memory (keeps it alive).
 
         Parameters
@@ -239,7 +243,8 @@ class MappedMemory(AutoFreePointer):
         The host address (default: ``pointer``).
     """
 
-    def __init__(self, context, pointer, size, owner=None, finalizer=None, *, host_pointer=None) -> None:
+    def __init__(self, context: Any, pointer: Any, size: Any, owner: Any = None, finalizer: Any = None, *,
+                 host_pointer: Any = None) -> None:
         super().__init__(context, pointer, size, owner=owner, finalizer=finalizer)
         self.host_pointer = self.ptr if host_pointer is None else host_pointer
 
@@ -248,12 +253,12 @@ class PinnedMemory(MemoryPointer):
     """Page-locked host memory (``.ptr`` is the host address)."""
 
     @property
-    def host_pointer(self):
+    def host_pointer(self) -> Any:
         """The host address (``.ptr``), as numba's ``PinnedMemory.host_pointer``."""
         return self.ptr
 
 
-def host_address(mem) -> int:
+def host_address(mem: Any) -> int:
     """The int host address of pinned or mapped memory an EMM plugin returned
     (``host_pointer``, else ``ptr``)."""
     hp = getattr(mem, "host_pointer", None)
@@ -268,11 +273,11 @@ class OwnedPointer:
     """A reference to a :class:`MemoryPointer` that keeps it alive (numba's
     ``mem.own()``); attributes are read from the memory."""
 
-    def __init__(self, memptr, view=None) -> None:
+    def __init__(self, memptr: Any, view: Any = None) -> None:
         self._mem = memptr
         self._view = memptr if view is None else view
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: Any) -> Any:
         return getattr(self._view, name)
 
     def __int__(self) -> int:
@@ -293,7 +298,7 @@ class PendingDeallocs:
         """Flush pending deallocations (there are none in cudalite)."""
 
     @contextlib.contextmanager
-    def disable(self):
+    def disable(self) -> Iterator[Any]:
         self._disable_count += 1
         try:
             yield
@@ -301,7 +306,7 @@ class PendingDeallocs:
             self._disable_count -= 1
 
     @property
-    def is_disabled(self):
+    def is_disabled(self) -> bool:
         return self._disable_count > 0
 
     def __len__(self) -> int:
@@ -314,13 +319,13 @@ class BaseCUDAMemoryManager(metaclass=ABCMeta):
     ``initialize``, ``get_ipc_handle``, ``get_memory_info``, ``reset``,
     ``defer_cleanup`` and the ``interface_version`` property (1)."""
 
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         if "context" not in kwargs:
             raise RuntimeError("Memory manager requires a context")
         self.context = kwargs.pop("context")
 
     @abstractmethod
-    def memalloc(self, size):
+    def memalloc(self, size: Any) -> Any:
         """Allocate ``size`` bytes of device memory; return a :class:`MemoryPointer`.
 
         Parameters
@@ -330,7 +335,7 @@ class BaseCUDAMemoryManager(metaclass=ABCMeta):
         """
 
     @abstractmethod
-    def memhostalloc(self, size, mapped, portable, wc):
+    def memhostalloc(self, size: Any, mapped: Any, portable: Any, wc: Any) -> Any:
         """Allocate pinned host memory; return :class:`MappedMemory` or :class:`PinnedMemory`.
 
         Parameters
@@ -346,7 +351,7 @@ class BaseCUDAMemoryManager(metaclass=ABCMeta):
         """
 
     @abstractmethod
-    def mempin(self, owner, pointer, size, mapped):
+    def mempin(self, owner: Any, pointer: Any, size: Any, mapped: Any) -> Any:
         """Pin existing host memory; return :class:`MappedMemory` or :class:`PinnedMemory`.
 
         Parameters
@@ -362,11 +367,11 @@ class BaseCUDAMemoryManager(metaclass=ABCMeta):
         """
 
     @abstractmethod
-    def initialize(self):
+    def initialize(self) -> None:
         """Get ready for use (called before the first allocation)."""
 
     @abstractmethod
-    def get_ipc_handle(self, memory):
+    def get_ipc_handle(self, memory: Any) -> Any:
         """An :class:`~cudalite.cuda.IpcHandle` for ``memory`` (a MemoryPointer).
 
         Parameters
@@ -376,20 +381,20 @@ class BaseCUDAMemoryManager(metaclass=ABCMeta):
         """
 
     @abstractmethod
-    def get_memory_info(self):
+    def get_memory_info(self) -> Any:
         """``MemoryInfo(free, total)`` in bytes."""
 
     @abstractmethod
-    def reset(self):
+    def reset(self) -> None:
         """Free everything allocated in this context."""
 
     @abstractmethod
-    def defer_cleanup(self):
+    def defer_cleanup(self) -> Any:
         """A context manager during which frees are deferred."""
 
     @property
     @abstractmethod
-    def interface_version(self):
+    def interface_version(self) -> int:
         """The EMM interface version implemented (1)."""
 
 
@@ -402,12 +407,12 @@ class HostOnlyCUDAMemoryManager(BaseCUDAMemoryManager):
     and managed host memory are allocated here with the CUDA driver.  Subclasses
     that override ``reset``/``defer_cleanup`` must call ``super()``'s."""
 
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.allocations: dict = {}
         self.deallocations = PendingDeallocs()
 
-    def memhostalloc(self, size, mapped=False, portable=False, wc=False):
+    def memhostalloc(self, size: Any, mapped: bool = False, portable: bool = False, wc: bool = False) -> Any:
         """Allocate pinned host memory with the CUDA driver.
 
         Parameters
@@ -432,7 +437,7 @@ class HostOnlyCUDAMemoryManager(BaseCUDAMemoryManager):
             return MappedMemory(ctx, devptr, size, owner=mem, finalizer=_host_finalizer(mem), host_pointer=mem.ptr)
         return PinnedMemory(ctx, mem.ptr, size, owner=mem, finalizer=_host_finalizer(mem))
 
-    def mempin(self, owner, pointer, size, mapped=False):
+    def mempin(self, owner: Any, pointer: Any, size: Any, mapped: bool = False) -> Any:
         """Page-lock existing host memory with the CUDA driver (cuMemHostRegister).
 
         Parameters
@@ -457,7 +462,7 @@ class HostOnlyCUDAMemoryManager(BaseCUDAMemoryManager):
                                 host_pointer=_address(pointer))
         return PinnedMemory(self.context, _address(pointer), size, owner=owner, finalizer=fin)
 
-    def memallocmanaged(self, size, attach_global):
+    def memallocmanaged(self, size: Any, attach_global: Any) -> ManagedMemory:
         """Allocate managed (unified) memory with the CUDA driver.
 
         Parameters
@@ -480,7 +485,7 @@ class HostOnlyCUDAMemoryManager(BaseCUDAMemoryManager):
         self.deallocations.clear()
 
     @contextlib.contextmanager
-    def defer_cleanup(self):
+    def defer_cleanup(self) -> Iterator[Any]:
         """A context manager during which deallocations are deferred."""
         with self.deallocations.disable():
             yield
@@ -490,7 +495,9 @@ class GetIpcHandleMixin:
     """The default ``get_ipc_handle``: cuIpcGetMemHandle on the base of the
     allocation that contains the memory, with the memory's offset in it."""
 
-    def get_ipc_handle(self, memory):
+    context: Any  # the memory manager's, which this class is mixed into
+
+    def get_ipc_handle(self, memory: Any) -> Any:
         """An :class:`IpcHandle` that exports ``memory`` to another process.
 
         Parameters
@@ -530,19 +537,19 @@ class DefaultMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
     def initialize(self) -> None:
         pass
 
-    def memalloc(self, size):
+    def memalloc(self, size: Any) -> AutoFreePointer:
         mem = _drv.alloc(size)
         return AutoFreePointer(self.context, mem.ptr, size, owner=mem, finalizer=mem.free)
 
-    def get_memory_info(self):
+    def get_memory_info(self) -> Any:
         return MemoryInfo(*_drv.memory_info())
 
     @property
-    def interface_version(self):
+    def interface_version(self) -> Any:
         return SUPPORTED_EMM_INTERFACE_VERSION
 
 
-def set_memory_manager(mm_plugin):
+def set_memory_manager(mm_plugin: Any) -> None:
     """Use the EMM plugin class ``mm_plugin`` for every allocation from now on, in
     every device's context, those made before included (numba's ``set_memory_manager``):
     device memory through its ``memalloc``, pinned and mapped host memory through

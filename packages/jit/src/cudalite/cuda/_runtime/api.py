@@ -12,10 +12,14 @@ from __future__ import annotations
 import contextlib
 import operator
 import threading
+from typing import TYPE_CHECKING, Any
 
 import cudalite.driver as _drv
 
 from ..config import load_config
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 __all__ = [
     "Device", "Stream", "Event", "gpus", "select_device", "get_current_device", "list_devices",
@@ -43,17 +47,17 @@ class Stream:
 
     __slots__ = ("_drv", "_handle", "__weakref__")
 
-    def __init__(self, drv_stream) -> None:
+    def __init__(self, drv_stream: Any) -> None:
         self._drv = drv_stream
         self._handle = drv_stream.handle  # int, for the launch path
 
     @property
-    def handle(self):
+    def handle(self) -> Any:
         """The cuda.bindings ``CUstream`` (``int(s.handle)`` is the raw handle)."""
         return self._drv.cu_stream
 
     @property
-    def device_id(self):
+    def device_id(self) -> Any:
         """Ordinal of the device the stream was created on (None for a wrapped stream)."""
         return self._drv.device_id
 
@@ -69,12 +73,12 @@ class Stream:
     def __index__(self) -> int:
         return self._handle
 
-    def __eq__(self, other):
+    def __eq__(self, other: Any) -> bool:
         if isinstance(other, Stream):
             return other._handle == self._handle
         return NotImplemented
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(("cudalite.cuda.Stream", self._handle))
 
     def __repr__(self) -> str:
@@ -94,12 +98,12 @@ class Stream:
         self._ensure_context()
         self._drv.synchronize()
 
-    def query(self):
+    def query(self) -> bool:
         """True when all queued work has completed."""
         self._ensure_context()
         return self._drv.query()
 
-    def wait_event(self, event) -> None:
+    def wait_event(self, event: Event) -> None:
         """Make work queued on this stream from now on wait until ``event`` completes.
 
         Parameters
@@ -110,12 +114,12 @@ class Stream:
         self._drv.wait_event(event._drv)
 
     @contextlib.contextmanager
-    def auto_synchronize(self):
+    def auto_synchronize(self) -> Iterator[Stream]:
         """``with s.auto_synchronize():`` synchronizes the stream on exit."""
         yield self
         self.synchronize()
 
-    def capture(self, graph=None, mode="global"):
+    def capture(self, graph: Any = None, mode: str = "global") -> Any:
         """Record the work queued on this stream into a CUDA graph instead of running it.
 
         ``with s.capture() as graph:`` records the launches, copies and memsets queued
@@ -151,10 +155,10 @@ class Stream:
             raise ValueError(f"that graph was captured in mode {graph._mode!r}, not {mode!r}")
         return graph
 
-    def __cuda_stream__(self):
+    def __cuda_stream__(self) -> tuple[int, int]:
         return (0, self._handle)
 
-    def add_callback(self, callback, arg=None):
+    def add_callback(self, callback: Any, arg: Any = None) -> None:
         """Call ``callback(stream, status, arg)`` from a CUDA driver thread once all
         work queued so far on this stream is complete (numba's ``add_callback``;
         cuStreamAddCallback).  ``status`` is the stream's ``CUresult`` (0: success).
@@ -181,7 +185,7 @@ class Stream:
 
         _drv.add_callback(self._drv, call)
 
-    def async_done(self):
+    def async_done(self) -> Any:
         """An asyncio future (of the running loop) resolved with this stream once all
         work queued so far is complete; it fails with an exception when the stream
         reports an error."""
@@ -205,7 +209,7 @@ class Stream:
         return future
 
 
-def driver_stream(stream):
+def driver_stream(stream: Any) -> Any:
     """``None`` for ``0``/``None`` (synchronous operations), else a stream object or
     handle that :mod:`cudalite.driver` accepts."""
     if stream is None:
@@ -222,7 +226,7 @@ def driver_stream(stream):
     return int(stream)
 
 
-def stream():
+def stream() -> Stream:
     """A new stream on the current device.
 
     It is blocking with respect to the legacy default stream, as numba's
@@ -237,12 +241,12 @@ def stream():
     return Stream(_drv.Stream(nonblocking=False))
 
 
-def default_stream():
+def default_stream() -> Stream:
     """The default stream (handle 0: the legacy default stream)."""
     return Stream(_drv.Stream.external(0))
 
 
-def legacy_default_stream():
+def legacy_default_stream() -> Stream:
     """The legacy default stream (``CU_STREAM_LEGACY``), which synchronizes with every
     blocking stream of its context.
 
@@ -253,7 +257,7 @@ def legacy_default_stream():
     return Stream(_drv.Stream.legacy_default())
 
 
-def per_thread_default_stream():
+def per_thread_default_stream() -> Stream:
     """The calling thread's per-thread default stream (``CU_STREAM_PER_THREAD``).
 
     Returns
@@ -263,7 +267,7 @@ def per_thread_default_stream():
     return Stream(_drv.Stream.per_thread_default())
 
 
-def external_stream(ptr):
+def external_stream(ptr: int) -> Stream:
     """Wrap a stream created elsewhere (CuPy, torch, C++); cudalite never destroys it.
 
     Parameters
@@ -296,15 +300,15 @@ class Event:
 
     __slots__ = ("_drv", "__weakref__")
 
-    def __init__(self, timing=True) -> None:
+    def __init__(self, timing: bool = True) -> None:
         self._drv = _drv.Event(timing=timing)
 
     @property
-    def handle(self):
+    def handle(self) -> Any:
         """The cuda.bindings ``CUevent``."""
         return self._drv.cu_event
 
-    def record(self, stream=0):
+    def record(self, stream: Any = 0) -> Event:
         """Record the event in ``stream`` (default: the default stream).
 
         Parameters
@@ -324,11 +328,11 @@ class Event:
         """Wait until the work recorded before the event has completed."""
         self._drv.synchronize()
 
-    def query(self):
+    def query(self) -> bool:
         """True when the work recorded before the event has completed (does not block)."""
         return self._drv.query()
 
-    def wait(self, stream=0) -> None:
+    def wait(self, stream: Any = 0) -> None:
         """Make work queued on ``stream`` from now on wait for this event.
 
         Parameters
@@ -341,7 +345,7 @@ class Event:
             s = _drv.Stream.external(s or 0)
         s.wait_event(self._drv)
 
-    def elapsed_time(self, evtend):
+    def elapsed_time(self, evtend: Event) -> float:
         """Milliseconds from this event to ``evtend``.
 
         Parameters
@@ -361,7 +365,7 @@ class Event:
         return _drv.elapsed_time(self._drv, evtend._drv)
 
 
-def event(timing=True):
+def event(timing: bool = True) -> Event:
     """A new CUDA event on the current device.
 
     Parameters
@@ -379,7 +383,7 @@ def event(timing=True):
     return Event(timing=timing)
 
 
-def event_elapsed_time(evtstart, evtend):
+def event_elapsed_time(evtstart: Event, evtend: Event) -> float:
     """Milliseconds between two recorded, completed events.
 
     Parameters
@@ -412,12 +416,12 @@ class Device:
     numba-cuda), ``.compute_capability``, ``.uuid`` (``"GPU-..."``) and every driver
     attribute by name (``dev.MAX_THREADS_PER_BLOCK``)."""
 
-    def __init__(self, devnum) -> None:
+    def __init__(self, devnum: int) -> None:
         self._dev = _drv.get_device(devnum)
         self.id = devnum
         self._entered = threading.local()  # per thread: the devices current before each ``with``
 
-    def __enter__(self):
+    def __enter__(self) -> Device:
         """``with device:`` makes this device current in the calling thread (numba's
         ``with cuda.gpus[i]:``); the previous one is restored on exit."""
         stack = self._entered.__dict__.setdefault("stack", [])
@@ -425,15 +429,15 @@ class Device:
         _drv.set_current_device(self.id)
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: Any) -> None:
         _drv.set_current_device(self._entered.stack.pop())
 
     @property
-    def name(self):
+    def name(self) -> str:
         return self._dev.name
 
     @property
-    def compute_capability(self):
+    def compute_capability(self) -> tuple[int, int]:
         return self._dev.compute_capability
 
     @property
@@ -441,25 +445,25 @@ class Device:
         u = self._dev.uuid.hex()
         return f"GPU-{u[:8]}-{u[8:12]}-{u[12:16]}-{u[16:20]}-{u[20:]}"
 
-    def get_device_identity(self):
+    def get_device_identity(self) -> dict[str, int]:
         """``{"pci_domain_id", "pci_bus_id", "pci_device_id"}`` (numba's identity of
         a device across processes, e.g. in IPC handles)."""
         return {"pci_domain_id": self.PCI_DOMAIN_ID, "pci_bus_id": self.PCI_BUS_ID,
                 "pci_device_id": self.PCI_DEVICE_ID}
 
     @property
-    def supports_float16(self):
+    def supports_float16(self) -> bool:
         return self.compute_capability >= (5, 3)
 
     @property
-    def supports_bfloat16(self):
+    def supports_bfloat16(self) -> bool:
         return self.compute_capability >= (8, 0)
 
     @property
-    def supports_fp8(self):
+    def supports_fp8(self) -> bool:
         return self.compute_capability >= (8, 9)
 
-    def __getattr__(self, attr):
+    def __getattr__(self, attr: str) -> Any:
         if not attr.isupper():
             raise AttributeError(attr)
         try:
@@ -469,10 +473,10 @@ class Device:
         setattr(self, attr, value)
         return value
 
-    def __eq__(self, other):
+    def __eq__(self, other: Any) -> bool:
         return isinstance(other, Device) and other.id == self.id
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(self.id)
 
     def __repr__(self) -> str:
@@ -545,7 +549,7 @@ class _DeviceList:
 gpus = _DeviceList()  # stateless: every access asks the driver
 
 
-def select_device(device_id):
+def select_device(device_id: int) -> Device:
     """Make a device current for the calling thread (its primary context).
 
     Parameters
@@ -569,7 +573,7 @@ def _graphs():
     return graphs
 
 
-def get_current_device():
+def get_current_device() -> Device:
     """The calling thread's current device (device 0 unless another was selected).
 
     Returns
@@ -580,7 +584,7 @@ def get_current_device():
     return Device(_drv.current_device().id)
 
 
-def list_devices():
+def list_devices() -> list[Any]:
     """Every CUDA device, in ordinal order.
 
     Returns
@@ -590,7 +594,7 @@ def list_devices():
     return list(gpus)
 
 
-def is_available():
+def is_available() -> bool:
     """True when a CUDA driver and at least one device can be used (never raises)."""
     try:
         if load_config().disable_cuda:
@@ -607,7 +611,7 @@ def close() -> None:
         Device(i).synchronize()
 
 
-def detect():
+def detect() -> bool:
     """Print a summary of the CUDA devices; True when a supported one was found."""
     if not is_available():
         print("Found 0 CUDA devices")

@@ -20,6 +20,7 @@ array of cudalite.cuda gets its memory from.
 from __future__ import annotations
 
 import contextlib
+from typing import TYPE_CHECKING, Any
 
 import cudalite.driver as _drv
 
@@ -36,6 +37,9 @@ from .api import (
 )
 from .record import jit_runtime
 
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
 __all__ = [
     "Context", "current_context", "device_alloc", "memory_plugin", "defer_cleanup", "profile_start", "profile_stop",
     "profiling", "is_float16_supported", "is_bfloat16_supported", "is_fp8_supported",
@@ -46,7 +50,7 @@ class Context:
     """The primary context of one device (numba's ``Context``); obtain it with
     :func:`current_context`, never construct it."""
 
-    def __init__(self, device) -> None:
+    def __init__(self, device: Any) -> None:
         self.device = device
         self.deallocations = PendingDeallocs()
         self.extras: dict = {}
@@ -55,21 +59,21 @@ class Context:
         self.memory_manager.initialize()
 
     @property
-    def handle(self):
+    def handle(self) -> Any:
         """The cuda.bindings ``CUcontext`` (the device's primary context)."""
         return _drv.get_device(self.device.id).context
 
     def __repr__(self) -> str:
         return f"<CUDA context of device {self.device.id}>"
 
-    def __eq__(self, other):
+    def __eq__(self, other: Any) -> bool:
         return isinstance(other, Context) and other.device == self.device
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(("cudalite.cuda.Context", self.device.id))
 
     # -- memory ---------------------------------------------------------------------------
-    def get_memory_info(self):
+    def get_memory_info(self) -> Any:
         """``MemoryInfo(free, total)`` in bytes (the EMM plugin's answer when one is in
         use, else cuMemGetInfo of this device)."""
         if type(self.memory_manager) is DefaultMemoryManager:
@@ -84,32 +88,32 @@ class Context:
         self.deallocations.clear()
 
     @contextlib.contextmanager
-    def defer_cleanup(self):
+    def defer_cleanup(self) -> Iterator[Any]:
         with self.memory_manager.defer_cleanup():
             with self.deallocations.disable():
                 yield
 
-    def memalloc(self, bytesize):
+    def memalloc(self, bytesize: Any) -> Any:
         return self.memory_manager.memalloc(bytesize)
 
-    def memallocmanaged(self, bytesize, attach_global=True):
+    def memallocmanaged(self, bytesize: Any, attach_global: bool = True) -> Any:
         mm = self.memory_manager
         alloc = getattr(mm, "memallocmanaged", None)
         if alloc is None:
             return DefaultMemoryManager(context=self).memallocmanaged(bytesize, attach_global)
         return alloc(bytesize, attach_global)
 
-    def memhostalloc(self, bytesize, mapped=False, portable=False, wc=False):
+    def memhostalloc(self, bytesize: Any, mapped: bool = False, portable: bool = False, wc: bool = False) -> Any:
         return self.memory_manager.memhostalloc(bytesize, mapped, portable, wc)
 
-    def mempin(self, owner, pointer, size, mapped=False):
+    def mempin(self, owner: Any, pointer: Any, size: Any, mapped: bool = False) -> Any:
         return self.memory_manager.mempin(owner, pointer, size, mapped)
 
-    def get_ipc_handle(self, memory):
+    def get_ipc_handle(self, memory: Any) -> Any:
         """An IPC handle for ``memory`` (a MemoryPointer), from the memory manager."""
         return self.memory_manager.get_ipc_handle(memory)
 
-    def open_ipc_handle(self, handle, size):
+    def open_ipc_handle(self, handle: Any, size: Any) -> Any:
         """Map another process's allocation (its 64-byte IPC handle); returns a
         :class:`~cudalite.cuda.MemoryPointer` that closes the mapping when it dies."""
 
@@ -117,7 +121,7 @@ class Context:
         return MemoryPointer(self, ptr, size, finalizer=_closer(ptr))
 
     # -- peers ----------------------------------------------------------------------------
-    def can_access_peer(self, peer_device):
+    def can_access_peer(self, peer_device: Any) -> Any:
         """Whether kernels on this context's device can address memory of device
         ``peer_device`` once peer access is enabled (numba's method; cuDeviceCanAccessPeer).
 
@@ -133,7 +137,7 @@ class Context:
         """
         return _drv.can_access_peer(self.device.id, int(peer_device))
 
-    def enable_peer_access(self, peer_context, flags=0):
+    def enable_peer_access(self, peer_context: Any, flags: int = 0) -> None:
         """Let kernels on this context's device address the memory of the device of
         ``peer_context`` (numba's method; cuCtxEnablePeerAccess, idempotent here).
 
@@ -161,24 +165,24 @@ class Context:
         """Wait for all work on this device."""
         self.device.synchronize()
 
-    def create_stream(self):
+    def create_stream(self) -> Any:
         with on_device(self.device.id):
             return stream()
 
-    def create_event(self, timing=True):
+    def create_event(self, timing: bool = True) -> Any:
         with on_device(self.device.id):
             return Event(timing=timing)
 
-    def get_default_stream(self):
+    def get_default_stream(self) -> Any:
         return default_stream()
 
-    def get_legacy_default_stream(self):
+    def get_legacy_default_stream(self) -> Any:
         return legacy_default_stream()
 
-    def get_per_thread_default_stream(self):
+    def get_per_thread_default_stream(self) -> Any:
         return per_thread_default_stream()
 
-    def create_external_stream(self, ptr):
+    def create_external_stream(self, ptr: Any) -> Any:
         return external_stream(ptr)
 
 
@@ -192,7 +196,7 @@ def _closer(ptr):
     return close
 
 
-def current_context(devnum=None):
+def current_context(devnum: Any = None) -> Any:
     """The :class:`Context` of the current device (or of device ``devnum``), the
     same object every time (numba's ``cuda.current_context()``).  As numba does, an
     EMM plugin's ``initialize()`` is called on each access (it must be idempotent).
@@ -229,7 +233,7 @@ def current_context(devnum=None):
 
 
 @contextlib.contextmanager
-def defer_cleanup():
+def defer_cleanup() -> Iterator[Any]:
     """``with cuda.defer_cleanup():`` numba's deferral of deallocations (nestable).
     cudalite frees memory when its last reference dies, which is safe during
     asynchronous work (the driver orders the free after it), so this only enters
@@ -249,7 +253,7 @@ def profile_stop() -> None:
 
 
 @contextlib.contextmanager
-def profiling():
+def profiling() -> Iterator[Any]:
     """``with cuda.profiling():`` profile collection on inside the block."""
     profile_start()
     try:
@@ -263,18 +267,18 @@ def is_float16_supported() -> bool:
     return True
 
 
-def is_bfloat16_supported():
+def is_bfloat16_supported() -> Any:
     """Whether the current device supports bfloat16 (compute capability >= 8.0)."""
     return current_context().device.supports_bfloat16
 
 
-def is_fp8_supported():
+def is_fp8_supported() -> Any:
     """Whether the current device has FP8 hardware (compute capability >= 8.9), numba's
     test; cudalite's fp8 conversions run on every GPU (integer arithmetic below sm_89)."""
     return current_context().device.supports_fp8
 
 
-def memory_plugin():
+def memory_plugin() -> Any:
     """The EMM plugin instance in use in the current context, or None when the
     built-in allocator (:class:`DefaultMemoryManager`, the driver) serves it: the one
     place that decides where an allocation goes.  Every allocation of cudalite.cuda
@@ -298,7 +302,7 @@ def memory_plugin():
     return None if type(mm) is DefaultMemoryManager else mm
 
 
-def device_alloc(nbytes):
+def device_alloc(nbytes: Any) -> Any:
     """Device memory for a new device array (``cuda.device_array`` and everything
     built on it: ``to_device``, ``auto_device``, ``DeviceNDArray(...)`` without
     memory, ufunc and gufunc outputs, reduction buffers, random states): a

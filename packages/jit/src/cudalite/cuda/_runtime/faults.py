@@ -7,6 +7,8 @@ last on that device (``JitRuntime.last``); launches, synchronizations and copies
 
 from __future__ import annotations
 
+from typing import Any
+
 from cudalite.driver import CudaDriverError
 
 from .record import jit_runtime
@@ -34,17 +36,17 @@ class KernelFaultError(CudaDriverError):
         The name of the kernel launched last on the device.
     """
 
-    def __init__(self, code, name, message, call, kernel=None) -> None:
+    def __init__(self, code: Any, name: Any, message: Any, call: Any, kernel: Any = None) -> None:
         super().__init__(code, name, message, call)
         self.kernel = kernel
         if kernel:
             self.args = (f"kernel {kernel!r} failed: {self.args[0]}",)
 
-    def __reduce__(self):
+    def __reduce__(self) -> Any:
         return (type(self), (self.code, self.name, self.message, self.call, self.kernel))
 
 
-def kernel_fault(err: CudaDriverError, device_id=None) -> CudaDriverError:
+def kernel_fault(err: CudaDriverError, device_id: Any = None) -> CudaDriverError:
     """``err`` as a :class:`KernelFaultError` naming the last launched kernel when it
     is a kernel fault (a sticky error); other errors are returned unchanged."""
     if isinstance(err, KernelFaultError) or not getattr(err, "sticky", False):

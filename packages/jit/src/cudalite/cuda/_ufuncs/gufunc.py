@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import threading
+from typing import Any
 
 from cudalite.core.types import Array
 
@@ -46,7 +47,7 @@ __all__ = ["CUDAGUFunc", "guvectorize", "parse_layout", "gufunc_source"]
 _ARG = re.compile(r"\(\s*(\w+(?:\s*,\s*\w+)*)?\s*,?\s*\)")
 
 
-def parse_layout(layout):
+def parse_layout(layout: Any) -> Any:
     """``(inputs, outputs)``, each a list of tuples of core dimension names:
     ``'(m,n),(n,p)->(m,p)'`` gives ``([('m','n'), ('n','p')], [('m','p')])``."""
     if not isinstance(layout, str) or "->" not in layout:
@@ -82,7 +83,7 @@ def parse_layout(layout):
 KERNEL_NAME = "cudalite_gufunc_kernel"
 
 
-def gufunc_source(nargs, nloop, scalars):
+def gufunc_source(nargs: Any, nloop: Any, scalars: Any) -> Any:
     """The kernel ``(n, a0, ..., a<nargs-1>)`` calling ``_F`` once per loop index:
     every array has ``nloop`` leading loop dimensions (the last argument, an output,
     has the full loop shape); ``scalars[j]`` passes element ``a<j>[l..., 0]``
@@ -113,7 +114,7 @@ class CUDAGUFunc:
     """A CUDA generalized ufunc (what ``cuda.guvectorize`` returns):
     ``f(*inputs, out=None, stream=0)`` or ``f(*inputs, *outputs, stream=0)``."""
 
-    def __init__(self, func, sigs, layout, identity=None, jit_options=None) -> None:
+    def __init__(self, func: Any, sigs: Any, layout: Any, identity: Any = None, jit_options: Any = None) -> None:
         self.py_func = getattr(func, "py_func", func)
         self.__name__ = getattr(self.py_func, "__name__", "gufunc")
         self.__qualname__ = getattr(self.py_func, "__qualname__", self.__name__)
@@ -150,16 +151,16 @@ class CUDAGUFunc:
             self._loops.append((argtypes, dtypes, arrays))
 
     @property
-    def nargs(self):
+    def nargs(self) -> Any:
         return self.nin + self.nout
 
     @property
-    def types(self):
+    def types(self) -> Any:
         return ["".join(d.char for d in dts[:self.nin]) + "->" + "".join(d.char for d in dts[self.nin:])
                 for _, dts, _ in self._loops]
 
     @property
-    def ntypes(self):
+    def ntypes(self) -> int:
         return len(self._loops)
 
     def __repr__(self) -> str:
@@ -176,7 +177,7 @@ class CUDAGUFunc:
                 kernel = self._kernels.setdefault(key, kernel)
         return kernel
 
-    def __call__(self, *args, out=None, stream=0, **kws):
+    def __call__(self, *args: Any, out: Any = None, stream: Any = 0, **kws: Any) -> Any:
         if kws:
             raise TypeError(f"{self.__name__}() got unexpected keyword arguments {sorted(kws)}")
         nin, nall = self.nin, self.nin + self.nout
@@ -203,7 +204,8 @@ class CUDAGUFunc:
             raise no_loop_error(self.__name__, [dts[:nin] for _, dts, _ in self._loops], ins)
         argtypes, dtypes, arrays = self._loops[index]
         # core sizes and the loop shape
-        sizes, loop_shapes = {}, []
+        sizes: dict = {}
+        loop_shapes: list = []
         for a, dims in zip(ins + out_args, self._inputs + self._outputs):
             if len(a.shape) < len(dims):
                 raise ValueError(f"{self.__name__}: an argument of shape {a.shape} has fewer dimensions than "
@@ -282,7 +284,7 @@ class CUDAGUFunc:
         kernel[blocks, threads, stream](nloops, *values)
 
 
-def guvectorize(*args, target="cuda", **kws):
+def guvectorize(*args: Any, target: str = "cuda", **kws: Any) -> Any:
     """``@cuda.guvectorize([sigs], '(n),(n)->()')``: a CUDA generalized ufunc.
 
     Parameters
@@ -302,6 +304,7 @@ def guvectorize(*args, target="cuda", **kws):
         Turning the function into a generalized ufunc callable on arrays.
     """
     check_target(target, "guvectorize")
+    sigs: Any
     if len(args) == 1:
         sigs, layout = (), args[0]
     elif len(args) == 2:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import inspect
 import threading
+from typing import Any
 
 from cudalite.core import device_api as cuda
 from cudalite.core.errors import SignatureError
@@ -153,7 +154,7 @@ class Reduce:
         If ``functor`` is a kernel or not a function of two arguments.
     """
 
-    def __init__(self, functor) -> None:
+    def __init__(self, functor: Any) -> None:
         device_fn = _check_functor(functor)
         self._functor = functor
         self._device_fn = device_fn if device_fn is not None else jit(device=True)(functor)
@@ -180,7 +181,7 @@ class Reduce:
                     self._kernels[dtype] = kernel
         return kernel
 
-    def __call__(self, arr, size=None, res=None, init=0, stream=0):
+    def __call__(self, arr: Any, size: Any = None, res: Any = None, init: int = 0, stream: Any = 0) -> Any:
         """Reduce ``arr[:size]`` (the whole array when ``size`` is None) with the
         functor, starting from ``init``.  ``arr`` is a 1-d host or device array (not
         modified).  Returns the result as a NumPy scalar of ``arr``'s dtype, or,

@@ -30,6 +30,7 @@ import linecache
 import pickle
 import threading
 import warnings
+from typing import Any
 
 from cudalite.core import device_api
 from cudalite.core.numpy_support import lazy_numpy as np  # NumPy loads on first use
@@ -60,14 +61,14 @@ _BLOCKS_PER_SM = 32  # a grid of at most this many blocks per multiprocessor (gr
 _VECTORIZE_OPTIONS = {"fastmath", "debug", "lineinfo", "opt"}  # passed to cuda.jit
 
 
-def check_target(target, what):
+def check_target(target: Any, what: Any) -> None:
     """Refuse targets other than CUDA (cudalite has no CPU target)."""
     if target not in ("cuda", "gpu"):
         raise ValueError(f"Unsupported target: {target!r}: cudalite's {what} compiles for the GPU only "
                          "(target='cuda'); cudalite has no CPU target")
 
 
-def parse_signatures(sigs):
+def parse_signatures(sigs: Any) -> Any:
     """``[(return type or None, argtypes)]`` of a signature list (strings, ``Signature``
     objects such as ``float32(float32, float32)`` or tuples of argument types)."""
 
@@ -76,11 +77,11 @@ def parse_signatures(sigs):
     return [parse_signature(sig) for sig in sigs]
 
 
-def dtype_of_type(t):
+def dtype_of_type(t: Any) -> Any:
     return np.dtype(dtype_of(t))
 
 
-def type_of_dtype(dtype):
+def type_of_dtype(dtype: Any) -> Any:
     t = type_from_dtype(np.dtype(dtype))
     if t is None:
         raise TypeError(f"unsupported dtype {np.dtype(dtype)} for a CUDA ufunc")
@@ -92,7 +93,7 @@ def type_of_dtype(dtype):
 _WEAK_KINDS = {bool: "?biufc", int: "iufc", float: "fc", complex: "c"}
 
 
-def numpy_scalar_classes():
+def numpy_scalar_classes() -> Any:
     """NumPy's number scalar classes (a dtype each): the scalar inputs the fast path takes."""
     return frozenset(np.dtype(c).type for c in "?bBhHiIlLqQefdgFDG")
 
@@ -105,12 +106,12 @@ class Arg:
 
     __slots__ = ("kind", "value", "dtype", "shape", "weak", "producer")
 
-    def __init__(self, kind, value, dtype, shape, weak=None, producer=None) -> None:
+    def __init__(self, kind: Any, value: Any, dtype: Any, shape: Any, weak: Any = None, producer: Any = None) -> None:
         self.kind, self.value, self.dtype, self.shape, self.weak = kind, value, dtype, shape, weak
         self.producer = producer
 
 
-def classify(obj):
+def classify(obj: Any) -> Arg:
     """The :class:`Arg` of a call argument (device arrays are never copied)."""
     if type(obj) is DeviceNDArray:  # the common case first
         return Arg("device", obj, obj.dtype, obj.shape)
@@ -139,7 +140,7 @@ def _fits(arg, dtype, casting):
     return np.can_cast(arg.dtype, dtype, casting)
 
 
-def select_loop(loops, args, casting="safe"):
+def select_loop(loops: Any, args: Any, casting: str = "safe") -> Any:
     """The index of the first loop (a sequence of argument dtypes) whose types all
     input :class:`Arg` s match exactly, else the first they cast to under ``casting``
     (Python scalars fit any loop of their kind); None if none."""
@@ -152,14 +153,14 @@ def select_loop(loops, args, casting="safe"):
     return None
 
 
-def no_loop_error(name, loops, args):
+def no_loop_error(name: Any, loops: Any, args: Any) -> Any:
     have = ", ".join("(" + ", ".join(str(d) for d in dts) + ")" for dts in loops)
     got = ", ".join(str(a.dtype) for a in args)
     return TypeError(f"{name}: no loop for input types ({got}) under the casting rule 'safe'; "
                      f"the signatures take {have}")
 
 
-def broadcast_shape(shapes):
+def broadcast_shape(shapes: Any) -> Any:
     """NumPy's broadcast of ``shapes`` (ValueError naming them when they do not broadcast)."""
     first = shapes[0]
     if all(sh == first for sh in shapes):  # the common case, without NumPy's dummy arrays
@@ -171,7 +172,7 @@ def broadcast_shape(shapes):
                          + " ".join(str(tuple(s)) for s in shapes)) from None
 
 
-def broadcast_view(dev, shape):
+def broadcast_view(dev: Any, shape: Any) -> Any:
     """A zero-stride view of device array ``dev`` broadcast to ``shape``."""
     if tuple(dev.shape) == tuple(shape):
         return dev
@@ -182,7 +183,7 @@ def broadcast_view(dev, shape):
     return dev._view(0, tuple(shape), strides)
 
 
-def to_device_array(arg, stream, dtype=None):
+def to_device_array(arg: Any, stream: Any, dtype: Any = None) -> Any:
     """The device array of an array :class:`Arg` (NumPy arrays copied, as ``dtype`` when given)."""
 
     if arg.kind == "device":
@@ -201,14 +202,14 @@ def multiprocessors() -> int:
         return 80
 
 
-def launch_config(n, sms):
+def launch_config(n: Any, sms: Any) -> Any:
     """``(blocks, threads)`` for a grid-stride loop over ``n`` items on a device of ``sms``
     multiprocessors."""
     blocks = max(1, -(-n // _TPB))
     return min(blocks, sms * _BLOCKS_PER_SM), _TPB
 
 
-def order_after_producers(args, stream) -> None:
+def order_after_producers(args: Any, stream: Any) -> None:
     """CUDA array interface v3: the launch stream waits (on the device) for the streams
     the arguments' producers named, unless ``CUDALITE_CUDA_ARRAY_INTERFACE_SYNC=0``."""
     producers = {a.producer for a in args if a is not None and a.producer is not None}
@@ -224,7 +225,7 @@ def order_after_producers(args, stream) -> None:
             _stream_wait(sh, p)
 
 
-def compile_source(source, entry, namespace, jit_options):
+def compile_source(source: Any, entry: Any, namespace: Any, jit_options: Any) -> Any:
     """``cuda.jit`` of function ``entry`` defined by generated ``source`` (registered in
     linecache under a name derived from the text, so errors and the compiler see it)."""
 
@@ -235,7 +236,7 @@ def compile_source(source, entry, namespace, jit_options):
     return jit(**jit_options)(ns[entry])
 
 
-def loop_kernel(source, entry, argtypes, device_fn, jit_options):
+def loop_kernel(source: Any, entry: Any, argtypes: Any, device_fn: Any, jit_options: Any) -> Any:
     """Kernel ``entry`` of generated ``source``, which calls ``device_fn`` (``_F``) on
     arguments of ``argtypes`` (``_T0``, ``_T1``, ...), with the device API as ``_cuda``."""
 
@@ -244,7 +245,7 @@ def loop_kernel(source, entry, argtypes, device_fn, jit_options):
     return compile_source(source, entry, ns, jit_options)
 
 
-def device_function(func, jit_options):
+def device_function(func: Any, jit_options: Any) -> Any:
     """``func`` as a device function (an existing ``cuda.jit(device=True)`` one is used as is)."""
 
     if isinstance(func, DeviceDispatcher):
@@ -256,14 +257,14 @@ def device_function(func, jit_options):
     return jit(device=True, **jit_options)(func)
 
 
-def infer_return(func, argtypes):
+def infer_return(func: Any, argtypes: Any) -> Any:
     """The return type of ``func`` typed for ``argtypes`` (compiled without a GPU)."""
 
     py = func.py_func if isinstance(func, DeviceDispatcher) else func
     return compile_code(py, tuple(argtypes), JitOptions(), None, device=True, until="typed-ir").return_type
 
 
-def stream_sync(stream) -> None:
+def stream_sync(stream: Any) -> None:
     if stream:
         stream.synchronize()
 
@@ -273,7 +274,7 @@ def stream_sync(stream) -> None:
 KERNEL_NAME = "cudalite_ufunc_kernel"
 
 
-def unflatten_lines(prefix, shaped, ndim):
+def unflatten_lines(prefix: Any, shaped: Any, ndim: Any) -> Any:
     """Kernel lines (loop-body indentation) that split the flat index ``i`` into
     ``<prefix>0 .. <prefix><ndim-1>`` over the C-ordered shape of array ``shaped``."""
     lines = ["        r = i"]
@@ -284,7 +285,7 @@ def unflatten_lines(prefix, shaped, ndim):
     return lines
 
 
-def elementwise_source(nargs, ndim, scalars):
+def elementwise_source(nargs: Any, ndim: Any, scalars: Any) -> Any:
     """The source of the element-wise kernel ``(out, a0, ..., a<nargs-1>)`` over an
     ``ndim``-dimensional output (``ndim >= 1``); ``scalars[j]`` marks scalar inputs.
     It calls ``_F`` and converts input ``j`` with ``_T<j>``."""
@@ -316,7 +317,7 @@ class CUDAUFunc:
     """A CUDA ufunc (what ``cuda.vectorize`` returns): call it like a NumPy ufunc:
     ``f(a, b, out=None, stream=0)``; ``f.reduce(arr, stream=0)`` folds a 1-d array."""
 
-    def __init__(self, func, sigs=(), identity=None, jit_options=None) -> None:
+    def __init__(self, func: Any, sigs: Any = (), identity: Any = None, jit_options: Any = None) -> None:
         self.py_func = getattr(func, "py_func", func)
         self.__name__ = getattr(self.py_func, "__name__", "ufunc")
         self.__qualname__ = getattr(self.py_func, "__qualname__", self.__name__)
@@ -352,7 +353,7 @@ class CUDAUFunc:
 
     nout = 1
 
-    def __reduce__(self):  # by reference when its module names it, else by value (_dispatch.pickling)
+    def __reduce__(self) -> Any:  # by reference when its module names it, else by value (_dispatch.pickling)
         return reduce_ufunc(self)
 
     __cudalite_by_value__ = ufunc_reduction  # inside a by-value pickle (_dispatch.pickling)
@@ -379,16 +380,16 @@ class CUDAUFunc:
         self._carried[key] = carried
 
     @property
-    def nargs(self):
+    def nargs(self) -> Any:
         return None if self.nin is None else self.nin + 1
 
     @property
-    def types(self):
+    def types(self) -> Any:
         """NumPy-style loop strings, e.g. ``['ff->f', 'dd->d']``."""
         return ["".join(d.char for d in lp.dtypes) + "->" + lp.out_dtype.char for lp in self._loops]
 
     @property
-    def ntypes(self):
+    def ntypes(self) -> int:
         return len(self._loops)
 
     def __repr__(self) -> str:
@@ -430,7 +431,7 @@ class CUDAUFunc:
         return kernel
 
     # -- calling -----------------------------------------------------------------------------
-    def __call__(self, *args, out=None, stream=0, **kws):
+    def __call__(self, *args: Any, out: Any = None, stream: Any = 0, **kws: Any) -> Any:
         if type(out) is DeviceNDArray and not kws:
             done = self._fast_call(args, out, stream)
             if done is not None:
@@ -563,7 +564,7 @@ class CUDAUFunc:
         return dout
 
     # -- reduce ------------------------------------------------------------------------------
-    def reduce(self, arr, stream=0):
+    def reduce(self, arr: Any, stream: Any = 0) -> Any:
         """Fold the 1-d array ``arr`` with this binary ufunc (assumed associative and
         commutative, as numba's); a NumPy scalar of the loop's type."""
         if self.nin != 2:
@@ -594,7 +595,7 @@ class CUDAUFunc:
 
 # -- the decorator -------------------------------------------------------------------------------
 
-def split_options(kws, what):
+def split_options(kws: Any, what: Any) -> Any:
     """``(identity, jit options)`` of vectorize's keyword options (numba's messages)."""
     kws = dict(kws)
     identity = kws.pop("identity", None)
@@ -614,7 +615,7 @@ def split_options(kws, what):
     return identity, jit_options
 
 
-def vectorize(ftylist_or_function=(), target="cuda", **kws):
+def vectorize(ftylist_or_function: Any = (), target: str = "cuda", **kws: Any) -> Any:
     """``@cuda.vectorize(['f4(f4, f4)', ...])``: a CUDA ufunc from a scalar function.
 
     Parameters

@@ -10,6 +10,8 @@ per-thread module attributes (``cuda.laneid``) and explains absent names.
 
 from __future__ import annotations
 
+from typing import Any
+
 from cudalite import types as _types
 
 from . import atomics, host, intrinsics, kernel, mathfuncs, runtime, ufuncs, unsupported, warp
@@ -47,7 +49,7 @@ __all__ = sorted(_NAMESPACE)  # noqa: PLE0605  (built above)
 del _NAMESPACE
 
 
-def module_getattr(name):
+def module_getattr(name: Any) -> Any:
     """``__getattr__`` of the simulator's ``cudalite.cuda``: per-thread values, else an
     AttributeError."""
     getter = _PER_THREAD.get(name)
