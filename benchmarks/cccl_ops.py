@@ -120,31 +120,27 @@ if mode == "compile":
     cc_op._jit_adapter = make
     cp, d_in, d_out, h_init, want = reduce_arrays()
     sync = cp.cuda.Device().synchronize
-    kw = dict(d_in=d_in, d_out=d_out, op=ops.add, h_init=h_init)
-    reducer = cuda.compute.make_reduce_into(**kw)
-    nbytes = reducer(temp_storage=None, num_items=n, **kw)
-    temp = cp.empty(max(int(nbytes), 1), dtype=np.uint8)
+    kw = dict(d_in=d_in, d_out=d_out, h_init=h_init)
 
-    def object_api():
-        reducer(temp_storage=temp, num_items=n, **kw)
-        sync()
+    def runners(op):
+        """(object API call, one-shot call) of reduce_into with ``op``, each synchronized."""
+        k = dict(kw, op=op)
+        reducer = cuda.compute.make_reduce_into(**k)
+        temp = cp.empty(max(int(reducer(temp_storage=None, num_items=n, **k)), 1), dtype=np.uint8)
 
-    def one_shot():
-        cuda.compute.reduce_into(num_items=n, **kw)
-        sync()
+        def object_api():
+            reducer(temp_storage=temp, num_items=n, **k)
+            sync()
 
+        def one_shot():
+            cuda.compute.reduce_into(num_items=n, **k)
+            sync()
+
+        return object_api, one_shot
+
+    object_api, one_shot = runners(ops.add)
     # the floor: the same calls with OpKind.PLUS (cuda.compute's own, no Python operator)
-    kw_floor = dict(kw, op=cuda.compute.OpKind.PLUS)
-    reducer_floor = cuda.compute.make_reduce_into(**kw_floor)
-
-    def object_floor():
-        reducer_floor(temp_storage=temp, num_items=n, **kw_floor)
-        sync()
-
-    def oneshot_floor():
-        cuda.compute.reduce_into(num_items=n, **kw_floor)
-        sync()
-
+    object_floor, oneshot_floor = runners(cuda.compute.OpKind.PLUS)
     runs = (("object_s", object_api), ("oneshot_s", one_shot),
             ("object_floor_s", object_floor), ("oneshot_floor_s", oneshot_floor))
     times = {name: [] for name, _ in runs}
