@@ -19,8 +19,15 @@ def test_every_option_maps_to_its_flag():
                          prec_sqrt=False, fma=True, optimization_level=2, verbose=True,
                          extra=("-time",))
     flags = linker_flags(opts, (8, 6))
-    assert flags == ["-arch=sm_86", "-maxrregcount=32", "-O2", "-g", "-lineinfo", "-ftz=true",
+    assert flags == ["-arch=sm_86", "-maxrregcount=32", "-Xptxas=-O2", "-g", "-lineinfo", "-ftz=true",
                      "-prec-div=false", "-prec-sqrt=false", "-fma=true", "-verbose", "-time"]
+
+
+def test_optimization_levels_nvjitlink_accepts():
+    """nvJitLink takes -O0 and -O3 only (it rejects -O1/-O2 with ERROR_UNRECOGNIZED_OPTION):
+    levels 1 and 2 go to ptxas."""
+    flags = {level: linker_flags(LinkerOptions(optimization_level=level), "sm_90")[1:] for level in range(4)}
+    assert flags == {0: ["-O0"], 1: ["-Xptxas=-O1"], 2: ["-Xptxas=-O2"], 3: ["-O3"]}
 
 
 def test_lto_and_ptx_modes():

@@ -148,13 +148,19 @@ class LinkTimeout(LinkerError, TimeoutError):
         The bound it ran past.
     setting : str, optional
         The setting that sets the bound (default ``"CUDALITE_LINK_TIMEOUT"``).
+    reason : str, optional
+        Why the job was expected to be slow (a PTX function too big for ptxas to
+        optimise quickly), when known; part of the message.
     """
 
-    def __init__(self, what: str, seconds: float, setting: str = "CUDALITE_LINK_TIMEOUT") -> None:
+    def __init__(self, what: str, seconds: float, setting: str = "CUDALITE_LINK_TIMEOUT",
+                 reason: str = "") -> None:
         self.what = what
         self.seconds = seconds
         self.setting = setting
+        self.reason = reason
+        why = f" ({reason})" if reason else ""
         LinkerError.__init__(self, f"{what} ran past the {seconds:g} s bound and its isolated process was "
-                             f"killed; if the input is trusted and just slow, raise {setting} (seconds; 0: no "
+                             f"killed{why}; if the input is trusted and just slow, raise {setting} (seconds; 0: no "
                              f"bound) or pass timeout= to the Linker")
-        self.args = (what, seconds, setting)
+        self.args = (what, seconds, setting, reason)

@@ -176,7 +176,7 @@ class LinkServer:
         except (OSError, ValueError, EOFError):
             return stage, None, b""
 
-    def _job(self, request: bytes, timeout, what: str):
+    def _job(self, request: bytes, timeout, what: str, reason: str = ""):
         """Send one request; ``(stage, result, output, crash)``: ``crash`` is None, or
         ``(how, stderr tail)`` when the child died (the result then None).  A job past
         ``timeout`` seconds kills the child and raises :class:`LinkTimeout`."""
@@ -208,7 +208,7 @@ class LinkServer:
                 tail = self._new_stderr().decode(errors="replace").strip().splitlines()[-12:]
                 self._stop()
                 if expired.is_set():
-                    raise LinkTimeout(what, seconds)
+                    raise LinkTimeout(what, seconds, reason=reason)
                 how = _signal_name(returncode) if returncode < 0 else f"exit status {returncode}"
                 return stage, None, b"", (how, tail)
             if expired.is_set():  # the reply came as the bound passed: keep it, restart next time
@@ -223,20 +223,21 @@ class LinkServer:
                 pass
         return stage, result, data, None
 
-    def link(self, flags, inputs, *, output="cubin", untrusted=(), timeout=None) -> tuple:
+    def link(self, flags, inputs, *, output="cubin", untrusted=(), timeout=None, reason: str = "") -> tuple:
         """:func:`~._nvjitlink.run_link` in the child: same arguments, same result
         ``(output_bytes, info_log)``, same :class:`~._nvjitlink.LinkFailure` on a
         failed link.  ``untrusted`` names the inputs that caused the isolation (for
         messages).  A child killed by a signal raises :class:`InvalidInputError` for
         the input being added (or a ``LinkFailure`` if it died linking); a link past
-        ``timeout`` seconds raises :class:`LinkTimeout`."""
+        ``timeout`` seconds raises :class:`LinkTimeout`, which carries ``reason`` (why
+        the link was expected to be slow, if known)."""
         from ._nvjitlink import LinkFailure
 
         request = _request({"job": "link", "flags": list(flags), "output": output,
                             "inputs": [[t, name, len(data)] for t, data, name in inputs]},
                            [data for _, data, _ in inputs])
         names = ", ".join(untrusted) or ", ".join(name for _, _, name in inputs) or "the inputs"
-        stage, result, data, crash = self._job(request, timeout, f"nvJitLink linking {names}")
+        stage, result, data, crash = self._job(request, timeout, f"nvJitLink linking {names}", reason)
         if crash is not None:
             how, tail = crash
             if isinstance(stage, str) and stage.startswith("add "):

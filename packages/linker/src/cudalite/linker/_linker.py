@@ -16,10 +16,16 @@ a macro bomb cannot hang the caller).  Every job in the child is bounded by
 ``timeout`` seconds (default ``CUDALITE_LINK_TIMEOUT``, 600): past it the child is
 killed and :class:`~._errors.LinkTimeout` is raised.  With ``isolate=False`` all of
 it runs in this process, unbounded.
+
+A PTX input with one huge function (``_ptxsize``: ptxas's time grows faster than
+linearly with a function's size) is logged as a warning on the ``cudalite.linker``
+logger before the link starts, and that link too runs in the child under the bound,
+its :class:`~._errors.LinkTimeout` saying why it was slow.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 from typing import Any
@@ -31,11 +37,14 @@ from ._isolated import can_isolate, link_server
 from ._nvjitlink import LinkFailure, run_link
 from ._nvrtc import compile_cuda
 from ._options import LinkerOptions, linker_flags, normalize_arch
+from ._ptxsize import slow_link_reason
 from .config import load_config
 from ._symbols import duplicate_definitions
 from ._validate import validate_input
 
 __all__ = ["Linker", "link"]
+
+_log = logging.getLogger("cudalite.linker")
 
 
 class _CallbackChain:
@@ -274,10 +283,13 @@ class Linker:
                               "\n".join(duplicates), status="duplicate symbol", stage="check")
         triples = [(code.input_type, code.data, code.name) for code in inputs]
         untrusted = self.untrusted_binaries() if self._isolate else ()
+        slow = slow_link_reason(triples, self._options.optimization_level)
+        if slow:
+            _log.warning("slow link ahead: %s", slow)
         try:
-            if untrusted and can_isolate():
+            if (untrusted or (slow and self._isolate)) and can_isolate():
                 data, info_log = link_server().link(flags, triples, output=output, untrusted=untrusted,
-                                                    timeout=self._job_timeout())
+                                                    timeout=self._job_timeout(), reason=slow)
             else:
                 data, info_log = run_link(flags, triples, output=output)
         except LinkFailure as e:

@@ -117,7 +117,8 @@ class LinkerOptions:
 
     max_registers: ``-maxrregcount=N``.  lineinfo: ``-lineinfo``.  debug: ``-g``.
     ftz / prec_div / prec_sqrt / fma: ``-ftz=`` ... (``None`` = nvJitLink's default;
-    they apply to LTO code generation).  optimization_level: ``-O0`` .. ``-O3``.
+    they apply to LTO code generation).  optimization_level: ``-O0`` or ``-O3``; 1 and 2
+    reach ptxas only (``-Xptxas=-O1``: nvJitLink itself accepts 0 and 3).
     verbose: ``-verbose`` (the info log then reports registers, spills...).
     lto: force ``-lto`` even without LTO-IR inputs (CUDA sources then become LTO-IR).
     extra: further flags, passed through unchanged.
@@ -139,7 +140,9 @@ class LinkerOptions:
     fma : bool, optional
         Contract multiply-adds into FMAs (``-fma``); ``None`` keeps the default.
     optimization_level : int, optional
-        0 to 3 (``-O``); ``None`` keeps the default.
+        0 to 3; ``None`` keeps the default (3).  0 and 3 are nvJitLink's ``-O0``/``-O3``;
+        nvJitLink rejects ``-O1``/``-O2``, so 1 and 2 set ptxas's level (``-Xptxas=-ON``)
+        and leave LTO optimisation at its default.
     verbose : bool, optional
         ``-verbose``.
     lto : bool, optional
@@ -206,8 +209,10 @@ def linker_flags(options: LinkerOptions, arch: Any, *, lto: bool = False, ptx: b
         flags.append("-ptx")
     if options.max_registers is not None:
         flags.append(f"-maxrregcount={options.max_registers}")
-    if options.optimization_level is not None:
+    if options.optimization_level in (0, 3):
         flags.append(f"-O{options.optimization_level}")
+    elif options.optimization_level is not None:  # nvJitLink takes -O0/-O3 only
+        flags.append(f"-Xptxas=-O{options.optimization_level}")
     if options.debug:
         flags.append("-g")
     if options.lineinfo:
