@@ -7,6 +7,7 @@
     nox -s docs           # the documentation site in docs/_build/html (warnings are errors; doctests)
     nox -s lint           # ruff (CI runs it)
     nox -s typecheck      # mypy over every package's public API modules (mypy.ini; CI runs it)
+    nox -s import_budget  # `from cudalite import cuda` against its 60 ms budget (prints; CI runs it)
     nox -s core | nvvm | linker | driver | jit | integration | gpu | bench
     nox -s compat [-- --jobs 8]        # numba-cuda's own test suite against cudalite (GPU machine)
     nox -s difffuzz [-- --n 1000 --seed 1 --numba-path DIR]   # numba-cuda vs cudalite (GPU machine)
@@ -292,6 +293,16 @@ def bench(session: nox.Session) -> None:
     session.run("python", "benchmarks/launch.py")  # needs a GPU: prints why it cannot run otherwise
     for script in ("vectorize", "clusters", "smem_big", "inline_ptx"):  # GPU and CuPy, else they say why
         session.run("python", f"benchmarks/{script}.py")
+
+
+@nox.session
+def import_budget(session: nox.Session) -> None:
+    """``from cudalite import cuda`` against its 60 ms budget (``-X importtime``, NumPy
+    excluded, fresh interpreters): prints the median and the slowest modules, never fails
+    (a budget check, not a timed test; CI runs it)."""
+    session.install(CORE, NVVM, LINKER, DRIVER, JIT)
+    session.run("python", "-m", "compileall", "-q", session.virtualenv.location, silent=True)  # bytecode first
+    session.run("python", "benchmarks/import_budget.py")
 
 
 @nox.session

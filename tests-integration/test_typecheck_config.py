@@ -73,8 +73,8 @@ def test_ci_runs_lint_wheels_and_typecheck():
     # the README's test command first, unchanged; then each branch (venv / user site) runs the checks
     assert "python3 -m venv .venv && .venv/bin/pip install nox && .venv/bin/nox -s tests" in code
     assert runs[0] == {"tests"}
-    assert sum({"lint", "wheels", "typecheck"} <= r for r in runs) == 2, runs
-    assert "python3 -m nox -s lint wheels typecheck" in code
+    assert sum({"lint", "wheels", "typecheck", "import_budget"} <= r for r in runs) == 2, runs
+    assert "python3 -m nox -s lint wheels typecheck import_budget" in code
 
 
 def test_typecheck_session_covers_every_package():
@@ -186,3 +186,21 @@ def test_user_facing_modules_are_fully_annotated(pkg):
     for module in FULLY_ANNOTATED[pkg]:
         assert module in checked, f"{module} is annotated but not type-checked"
         assert _unannotated(_module_file(module, pkg)) == [], module
+
+
+def test_import_budget_parses_importtime_after_the_marker():
+    """benchmarks/import_budget.py counts only what ``from cudalite import cuda`` imports."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("import_budget", ROOT / "benchmarks" / "import_budget.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    stderr = ("import time: self [us] | cumulative | imported package\n"
+              "import time:       900 |       1200 | numpy\n"
+              "--- cudalite\n"
+              "import time: self [us] | cumulative | imported package\n"
+              "import time:       300 |        300 |     cudalite.core.errors\n"
+              "import time:      1000 |       1300 |   cudalite.core\n"
+              "import time:       500 |       1800 | cudalite.cuda\n")
+    assert mod.parse_importtime(stderr) == [("cudalite.core.errors", 300, 300, 2), ("cudalite.core", 1000, 1300, 1),
+                                            ("cudalite.cuda", 500, 1800, 0)]

@@ -37,17 +37,12 @@ pointer.  This module owns that extension:
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import importlib.util
 import os
 import re
-import shlex
-import shutil
-import subprocess
 import sys
 import sysconfig
-import tempfile
 import time
 import warnings
 from dataclasses import dataclass
@@ -100,6 +95,7 @@ class ShimFiles:
 
 def shim_location(cache_dir: Any) -> ShimFiles:
     """The :class:`ShimFiles` of this Python, cffi, source and layout under ``cache_dir``."""
+    import hashlib  # here, not at import: `import cudalite.driver` stays light
     # cffi's C backend (what the compiled shim imports) has cffi's version: loading a
     # cached shim does not import the pure-Python cffi package
     import _cffi_backend
@@ -116,6 +112,8 @@ def shim_location(cache_dir: Any) -> ShimFiles:
 def find_compiler(cc: str = "") -> Any:
     """The compiler command as a list (``cc`` from the config, else the first of cc,
     gcc, clang on PATH) with its program as an absolute path, or None."""
+    import shlex
+    import shutil  # here, not at import: only a shim build needs them
     if cc:
         cmd = shlex.split(cc)
         found = shutil.which(cmd[0]) if cmd else None
@@ -187,6 +185,10 @@ def build_shim(files: ShimFiles, cc: str = "") -> Shim:
     """Compile the shim into a private temporary directory inside ``files.directory``,
     hash it, import and self-test it there, then publish it atomically: the library
     under its hash-carrying name first, then the record naming it."""
+    import hashlib
+    import shutil
+    import subprocess
+    import tempfile  # here, not at import: only a shim build needs them
     import cffi
 
     compiler = find_compiler(cc)
@@ -241,6 +243,7 @@ def load_verified(files: ShimFiles) -> Any:
     in ``files.directory`` (already judged trusted) and the library's sha256 is the one
     recorded when this install built it; None otherwise (never built here, or refused
     with a warning: the caller rebuilds).  Nothing of the file runs before the check."""
+    import hashlib  # here, not at import: `import cudalite.driver` stays light
     if not os.path.lexists(files.record):
         return None
     blob = read_regular(files.record, 4096, private=True)

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import stat
 from typing import Any
 
@@ -159,6 +158,8 @@ def remove_shim_builds(cache_root: Any) -> int:
     for name in names:
         path = os.path.join(root, name)
         if SHIM_BUILD_DIR.fullmatch(name) and os.path.isdir(path) and not os.path.islink(path):
+            import shutil  # here, not at import: rarely needed
+
             shutil.rmtree(path, ignore_errors=True)
             removed += not os.path.exists(path)
     return removed

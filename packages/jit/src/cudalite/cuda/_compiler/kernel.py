@@ -79,8 +79,10 @@ class CompiledKernel:
     ``build`` (a :class:`KernelBuild`) is used instead of building one (compiled code
     carried in a pickle, ``_carry``)."""
 
-    def __init__(self, pyfunc, argtypes, opts: JitOptions, cc, *, load=True, build=None):
-        t_start = perf_counter()
+    def __init__(self, pyfunc, argtypes, opts: JitOptions, cc, *, load=True, build=None, started=None, waited=0.0):
+        # started: when the caller's build began (the timing line's total counts from there),
+        # waited: the part of that spent waiting for the background warm-up
+        t_start = perf_counter() if started is None else started
         self.py_func = pyfunc
         self.argtypes = tuple(argtypes)
         self.options = opts
@@ -98,6 +100,8 @@ class CompiledKernel:
         self._keepalive = build.keepalive if build is not None else captured_arrays(state.result)
         self.exc_global = None
         timings = dict(state.timings)
+        if waited > 0.0:
+            timings["warmup"] = waited
         if load:
             self._take(*state.loaded)
             timings["total"] = perf_counter() - t_start

@@ -20,8 +20,9 @@ from ..config import load_config
 
 __all__ = ["TIMINGS_LOGGER", "timings_logger", "report_timings", "report_if_asked", "ORDER"]
 
-#: the order of the parts on the line: the compiler's stages, then the runtime's
-ORDER = ("parse", "infer", "key", "cache", "lower", "nvvm", "link", "fatbin", "store", "load", "other")
+#: the order of the parts on the line: the wait for the background warm-up's imports
+#: (``_runtime.warmup``), the compiler's stages, then the runtime's
+ORDER = ("warmup", "parse", "infer", "key", "cache", "lower", "nvvm", "link", "fatbin", "store", "load", "other")
 
 TIMINGS_LOGGER = "cudalite.cuda.timings"
 

@@ -14,10 +14,7 @@ found through cuda-pathfinder or ``PATH``.
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 
 from cudalite.core.types import parse_signature
 
@@ -36,6 +33,8 @@ def find_binary_utility(name):
                 return str(path)
     except Exception:  # no cuda-pathfinder, or an older one
         pass
+    import shutil  # lazy: only the SASS tools need it
+
     return shutil.which(name) or next(
         (p for p in (f"/usr/local/cuda/bin/{name}",) if os.path.exists(p)), None)
 
@@ -50,6 +49,9 @@ def disassemble_cubin(data: bytes) -> str:
     if tool is None:
         raise RuntimeError("inspect_sass needs nvdisasm or cuobjdump (CUDA toolkit binary utilities); "
                            "neither was found through cuda-pathfinder or on PATH")
+    import subprocess  # lazy: only disassembly runs a tool
+    import tempfile  # lazy: as above
+
     with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as f:
         f.write(data)
     try:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import threading
+from time import perf_counter
 from typing import Any, NoReturn
 
 from cudalite.core.types import Array, Type, parse_signature
@@ -29,7 +30,7 @@ from .._launch.fastpath import launcher_param_names, slow_factory
 from .._launch.hints import ArgHint
 from .._launch.keys import compatible, eager_rank, key_to_type
 from .._runtime.record import jit_runtime
-from .._runtime.warmup import start_warmup
+from .._runtime.warmup import start_warmup, wait_for_warmup
 from .inspect import InspectMixin
 from .configured import ConfiguredLaunch
 from .pickling import dispatcher_reduction, reduce_dispatcher
@@ -183,8 +184,15 @@ class CUDADispatcher(InspectMixin):
             return self._build(argtypes, cc)
 
     def _build(self, argtypes, cc):
-        """Compile and load ``argtypes`` for ``cc``; its record replaces any pending one."""
-        kernel = (self._compiler or _compiled_kernel())(self.py_func, argtypes, self.options, cc)
+        """Compile and load ``argtypes`` for ``cc``; its record replaces any pending one.
+        The warm-up's imports finish first (their wait is the ``warmup`` part of the
+        timing line, whose total starts here)."""
+        started = perf_counter()
+        waited = wait_for_warmup(self._rt)
+        if self._compiler is None:
+            kernel = _compiled_kernel()(self.py_func, argtypes, self.options, cc, started=started, waited=waited)
+        else:  # code carried in a pickle or built ahead of time: the compiler protocol's four arguments
+            kernel = self._compiler(self.py_func, argtypes, self.options, cc)
         self.stats.record(argtypes, kernel)
         return self._table.put(Specialization(argtypes, kernel)).kernel
 

@@ -24,7 +24,6 @@ compilation of generated source.
 
 from __future__ import annotations
 
-import hashlib
 import inspect
 import linecache
 import pickle
@@ -228,6 +227,8 @@ def order_after_producers(args: Any, stream: Any) -> None:
 def compile_source(source: Any, entry: Any, namespace: Any, jit_options: Any) -> Any:
     """``cuda.jit`` of function ``entry`` defined by generated ``source`` (registered in
     linecache under a name derived from the text, so errors and the compiler see it)."""
+
+    import hashlib  # lazy: only a ufunc build names its source
 
     filename = f"<cudalite-ufunc-{hashlib.sha1(source.encode()).hexdigest()[:16]}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
