@@ -9,6 +9,7 @@ Options are validated into one :class:`~cudalite.cuda._compiler.options.JitOptio
 
 from __future__ import annotations
 
+import types
 from typing import Any
 
 from .device import DeviceDispatcher
@@ -19,8 +20,17 @@ __all__ = ["jit"]
 
 
 def _python_function():
-    """The frontend's ``python_function`` (the frontend loads at the first kernel)."""
-    from cudalite.core.frontend import python_function  # lazy: the frontend loads at the first kernel
+    """``python_function(obj, what, stacklevel)``: ``obj`` itself when it is a Python
+    function (no import: decorating stays cheap, the frontend loads with the warm-up or
+    the first compile), else the frontend's ``python_function`` (``__wrapped__`` chains,
+    the ``TypeError``)."""
+
+    def python_function(obj, what="compile", stacklevel=2):
+        if isinstance(getattr(obj, "__code__", None), types.CodeType):
+            return obj
+        from cudalite.core.frontend import python_function as unwrap  # lazy: wrappers only
+
+        return unwrap(obj, what, stacklevel + 1)
 
     return python_function
 

@@ -116,11 +116,12 @@ def jit_options(debug, opt, lineinfo, cache, link, inline, kws, device=False) ->
         raise ValueError(f"max_registers must be a positive int, not {max_registers!r}")
     if isinstance(link, (str, bytes)) or not isinstance(link, (list, tuple)):
         raise TypeError(f"link must be a list of paths or linkable code objects, not {link!r}")
-    from cudalite.linker import LinkableCode  # lazy: the linker loads with the first link list
+    if link:
+        from cudalite.linker import LinkableCode  # lazy: the linker loads with the first link list
 
-    for item in link:
-        if not isinstance(item, (str, os.PathLike, LinkableCode)):
-            raise TypeError(f"link items must be paths or cudalite.linker code objects, not {item!r}")
+        for item in link:
+            if not isinstance(item, (str, os.PathLike, LinkableCode)):
+                raise TypeError(f"link items must be paths or cudalite.linker code objects, not {item!r}")
     inline_choice(inline)  # validated now
     fastmath = fastmath_enabled(kws.get("fastmath", False))
     cluster_dims = kws.get("cluster_dims")
