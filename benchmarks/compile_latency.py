@@ -10,13 +10,18 @@ Rows (each figure timed inside the child process with perf_counter):
                       context and the arrays are made before and not counted
 * first call, warm -- the same in a new process whose kernel cache holds the entry
                       (typing + key + read the entry + load the cubin + launch)
+* second kernel    -- the first launch of a second, distinct kernel right after (cold runs)
+* import -> result -- everything a program waits for: the import, the decoration, the
+                      context and arrays, the first call (the first three overlap
+                      cudalite's background warm-up, which starts at the decoration)
 * compile_ptx 50   -- first ``cuda.compile_ptx`` of a 50-line device function in a fresh
                       process after the import (includes loading the compiler), and the
                       median of 10 further compiles in that process (warm)
 
-Targets (cudalite): import < 150 ms, cold first call < 200 ms, warm-cache first call
-< 30 ms (import excluded).  Nothing is asserted.  numba-cuda needs numpy<2.5:
-``--numba-path DIR`` puts DIR first on its sys.path.
+Targets (cudalite, issue 26): import <= 60 ms, cold first call <= 50 ms, warm-cache
+first call <= 15 ms, second kernel <= 20 ms.  Nothing is asserted.  numba-cuda needs
+numpy<2.5: ``--numba-path DIR`` puts DIR first on its sys.path.  Run the children's
+bytecode compiled (``python -m compileall``) for figures a user sees.
 
     python benchmarks/compile_latency.py [--runs 5] [--numba-path /tmp/np24]
 """
@@ -55,7 +60,22 @@ saxpy[(n + 255) // 256, 256](out, x, y, np.float32(2.0))
 cuda.synchronize()
 t4 = time.perf_counter()
 assert out.copy_to_host()[0] == 3.0
-print(json.dumps({{"import": t1 - t0, "decorate": t2 - t1, "first_call": t4 - t3}}))
+
+
+@cuda.jit(cache=True)
+def scale(out, x, a):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a * x[i]
+
+
+t5 = time.perf_counter()
+scale[(n + 255) // 256, 256](out, x, np.float32(3.0))
+cuda.synchronize()
+t6 = time.perf_counter()
+assert out.copy_to_host()[0] == 3.0
+print(json.dumps({{"import": t1 - t0, "decorate": t2 - t1, "first_call": t4 - t3, "second": t6 - t5,
+                  "to_result": t4 - t0}}))
 '''
 
 
@@ -132,6 +152,8 @@ def measure(package, runs, prepend=None):
             "decorate": _median([r["decorate"] for r in cold + warm]),
             "cold": _median([r["first_call"] for r in cold]),
             "warm": _median([r["first_call"] for r in warm]),
+            "second": _median([r["second"] for r in cold]),
+            "to_result": _median([r["to_result"] for r in cold]),
             "ptx_first": _median([r["ptx_first"] for r in ptx]),
             "ptx_warm": _median([r["ptx_warm"] for r in ptx]),
         }
@@ -139,8 +161,10 @@ def measure(package, runs, prepend=None):
         shutil.rmtree(work, ignore_errors=True)
 
 
-ROWS = (("import", "import of cuda", 150), ("decorate", "@cuda.jit(cache=True) decoration", None),
-        ("cold", "saxpy first call, empty cache", 200), ("warm", "saxpy first call, warm disk cache", 30),
+ROWS = (("import", "import of cuda", 60), ("decorate", "@cuda.jit(cache=True) decoration", None),
+        ("cold", "saxpy first call, empty cache", 50), ("warm", "saxpy first call, warm disk cache", 15),
+        ("second", "second kernel's first call, empty cache", 20),
+        ("to_result", "import -> first result, empty cache", None),
         ("ptx_first", "compile_ptx 50-line fn, first in process", None),
         ("ptx_warm", "compile_ptx 50-line fn, warm (median of 10)", None))
 
@@ -165,13 +189,13 @@ def main(argv=None):
     print("|---|" + "---:|" * len(labels) + "---:|" + ("---:|" if len(labels) > 1 else ""))
     for key, title, target in ROWS:
         cells = [f"{results[lab][key] * 1e3:.1f}" for lab in labels]
-        row = f"| {title} | " + " | ".join(cells) + f" | {'< %d' % target if target else ''} |"
+        row = f"| {title} | " + " | ".join(cells) + f" | {'<= %d' % target if target else ''} |"
         if len(labels) > 1:
             row += f" {results[labels[1]][key] / results[labels[0]][key]:.2f}x |"
         print(row)
     if "cudalite" in results:
         r = results["cudalite"]
-        met = [f"{title}: {'met' if r[key] * 1e3 < target else 'MISSED'}" for key, title, target in ROWS if target]
+        met = [f"{title}: {'met' if r[key] * 1e3 <= target else 'MISSED'}" for key, title, target in ROWS if target]
         print("# targets: " + "; ".join(met))
     if args.json:
         import json
