@@ -3,7 +3,8 @@
 
 Rows (each figure timed inside the child process with perf_counter):
 
-* import           -- ``from cudalite import cuda`` (``from numba import cuda``)
+* import           -- ``from cudalite import cuda`` (``from numba import cuda``), NumPy
+                      imported before (every row excludes it)
 * decorate         -- ``@cuda.jit(cache=True)`` of saxpy (no compilation happens)
 * first call, cold -- saxpy's first launch + synchronize with an EMPTY kernel cache
                       (type + lower + libNVVM + link + load + store the entry); the CUDA
@@ -11,7 +12,7 @@ Rows (each figure timed inside the child process with perf_counter):
 * first call, warm -- the same in a new process whose kernel cache holds the entry
                       (typing + key + read the entry + load the cubin + launch)
 * second kernel    -- the first launch of a second, distinct kernel right after (cold runs)
-* import -> result -- everything a program waits for: the import, the decoration, the
+* import -> result -- everything a program waits for after NumPy: the import, the decoration, the
                       context and arrays, the first call (the first three overlap
                       cudalite's background warm-up, which starts at the decoration)
 * compile_ptx 50   -- first ``cuda.compile_ptx`` of a 50-line device function in a fresh
@@ -38,10 +39,10 @@ import tempfile
 
 SAXPY = r'''
 import sys, time, json
+import numpy as np  # first: every such program needs it, and the rows exclude it
 t0 = time.perf_counter()
 from {package} import cuda
 t1 = time.perf_counter()
-import numpy as np
 
 @cuda.jit(cache=True)
 def saxpy(out, x, y, a):

@@ -11,7 +11,8 @@ two daemon threads while the program goes on:
   primary context -- C calls that release the GIL, the longest part;
 * ``cudalite-warmup`` imports the compile chain, loads libNVVM and nvJitLink, and
   builds a one-line probe kernel GPU-less (compile and link for sm_75, never loaded
-  or cached) so that the libraries' first-use set-up is done too.
+  or cached) so that the libraries' first-use set-up is done too, then computes the
+  compiler's fingerprint that every kernel cache key holds (once per process).
 
 They overlap: the import thread holds the GIL while the driver thread waits in C,
 and a program's own first driver call (making arrays) waits for the context either
@@ -68,6 +69,12 @@ def _warm_compiler() -> None:
         from .._compiler.stages import make_job, run_build  # lazy: as above
 
         run_build(make_job(_probe, (float32[::1],), JitOptions(), (7, 5), cache=False), until="link")
+    except Exception:
+        pass
+    try:
+        from .._compiler.cache import compiler_fingerprint  # lazy: as above
+
+        compiler_fingerprint()  # once per process (stats of the compiler's files): a cached kernel's key needs it
     except Exception:
         pass
 
