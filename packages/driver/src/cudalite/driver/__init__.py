@@ -13,6 +13,7 @@ from .device import (
 from .errors import CudaDriverError, CudaSupportError, ShimFallbackWarning
 from .ipc import address_range, ipc_close_handle, ipc_get_handle, ipc_open_handle
 from .profiler import driver_version, profile_start, profile_stop
+from .backends import load_launch_backend
 from .launch import Launcher, launch, launch_cooperative
 from .launchconfig import LaunchConfig
 from ._shim import compiled_shim_path
@@ -52,6 +53,7 @@ __all__ = [
     "PointerAttributes", "pointer_attributes",
     "Stream", "Event", "elapsed_time", "add_callback", "stream_device",
     "Module", "Function", "load_module",
-    "LaunchConfig", "Launcher", "launch", "launch_cooperative", "compiled_shim_path", "remove_shim_builds",
+    "LaunchConfig", "Launcher", "launch", "launch_cooperative", "load_launch_backend", "compiled_shim_path",
+    "remove_shim_builds",
     "ParamLayout", "param_layout", "pack_params",
 ]

@@ -22,7 +22,8 @@ __all__ = ["TIMINGS_LOGGER", "timings_logger", "report_timings", "report_if_aske
 
 #: the order of the parts on the line: the wait for the background warm-up's imports
 #: (``_runtime.warmup``), the compiler's stages, then the runtime's
-ORDER = ("warmup", "parse", "infer", "key", "cache", "lower", "nvvm", "link", "fatbin", "store", "load", "launcher", "other")
+ORDER = ("warmup", "parse", "infer", "key", "cache", "lower", "nvvm", "link", "fatbin", "store", "load", "launcher",
+         "other")
 
 TIMINGS_LOGGER = "cudalite.cuda.timings"
 

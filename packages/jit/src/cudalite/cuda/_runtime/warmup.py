@@ -8,11 +8,13 @@ kernel is the signal that a launch is coming, so the first kernel dispatcher sta
 two daemon threads while the program goes on:
 
 * ``cudalite-warmup-driver`` initialises the driver and the current device's
-  primary context -- C calls that release the GIL, the longest part;
+  primary context -- C calls that release the GIL, the longest part -- and loads the
+  launch backend (the compiled launch shim and the driver's entry points);
 * ``cudalite-warmup`` imports the compile chain, loads libNVVM and nvJitLink, and
   builds a one-line probe kernel GPU-less (compile and link for sm_75, never loaded
   or cached) so that the libraries' first-use set-up is done too, then computes the
-  compiler's fingerprint that every kernel cache key holds (once per process).
+  compiler's fingerprint that every kernel cache key holds (once per process) and
+  imports the argument kinds of the launch path.
 
 They overlap: the import thread holds the GIL while the driver thread waits in C,
 and a program's own first driver call (making arrays) waits for the context either
@@ -30,7 +32,7 @@ import os
 import threading
 from time import perf_counter
 
-from cudalite.driver import current_device
+from cudalite.driver import current_device, load_launch_backend
 
 __all__ = ["start_warmup", "wait_for_warmup", "WARMUP_WAIT_LIMIT"]
 
@@ -40,41 +42,22 @@ WARMUP_WAIT_LIMIT = 60.0  # seconds a build or a fork waits for the warm-up befo
 def _warm_driver() -> None:
     try:
         current_device().make_current()  # cuInit + primary context
+        load_launch_backend()  # the compiled launch shim and the driver's entry points
     except Exception:
         pass
-
-
-def _probe(out):  # the probe kernel the warm-up builds: every build stage, nothing a program sees
-    out[0] = 1.0
 
 
 def _warm_compiler() -> None:
     try:
-        from cudalite.nvvm import libnvvm  # lazy: the warm-up thread imports the compile chain
+        from .._compiler.prewarm import prewarm  # lazy: importing it imports the whole compile chain
 
-        libnvvm.ir_version()  # loads libNVVM
+        prewarm()  # libNVVM, nvJitLink, the probe build, the compiler fingerprint
     except Exception:
         pass
     try:
-        from cudalite.linker import nvjitlink_version  # lazy: as above
+        from .._launch.kinds import kind_table  # lazy: the argument kinds' modules, read at the first launch
 
-        nvjitlink_version()  # loads nvJitLink
-    except Exception:
-        pass
-    try:
-        # lazy: the warm-up thread imports the build stages and all they import
-        from cudalite.core.types import float32  # lazy: as above
-        from .._compiler import kernel  # noqa: F401  lazy: as above
-        from .._compiler.options import JitOptions  # lazy: as above
-        from .._compiler.stages import make_job, run_build  # lazy: as above
-
-        run_build(make_job(_probe, (float32[::1],), JitOptions(), (7, 5), cache=False), until="link")
-    except Exception:
-        pass
-    try:
-        from .._compiler.cache import compiler_fingerprint  # lazy: as above
-
-        compiler_fingerprint()  # once per process (stats of the compiler's files): a cached kernel's key needs it
+        kind_table()  # imports them (the runtime builds its own table from the loaded modules)
     except Exception:
         pass
 
