@@ -251,3 +251,33 @@ def test_gufunc_several_outputs_and_old_style_scalar():
     res = np.zeros((2, 4), np.int32)
     addy(a, np.array([2, 10], np.int32), res)
     np.testing.assert_array_equal(res, a + np.array([[2], [10]]))
+
+
+def test_cupy_arrays_with_out_take_the_fast_path(add, monkeypatch):
+    """1-d C-contiguous CuPy arrays (inputs, out=, or both, mixed with device arrays) take
+    the fast path -- the general path (``_run``) does not run -- and give NumPy's result;
+    a strided CuPy input goes the general way and is right too."""
+    cp = pytest.importorskip("cupy")
+    x = np.arange(3000, dtype=np.float32)
+    y = (np.arange(3000) % 11).astype(np.float32)
+    cx, cy = cp.asarray(x), cp.asarray(y)
+    cout = cp.zeros(3000, cp.float32)
+    dy, dout = cuda.to_device(y), cuda.device_array(3000, np.float32)
+    for args, out in (((cx, cy), cout), ((cx, dy), dout), ((2.5, cy), cout)):
+        add(*args, out=out)  # the first call of a key may compile, on the general path
+    general = []
+    run = add._run
+    monkeypatch.setattr(add, "_run", lambda *a, **k: general.append(1) or run(*a, **k))
+    for _ in range(3):
+        assert add(cx, cy, out=cout) is cout
+    np.testing.assert_array_equal(cp.asnumpy(cout), x + y)
+    assert add(cx, dy, out=dout) is dout
+    np.testing.assert_array_equal(dout.copy_to_host(), x + y)
+    assert add(2.5, cy, out=cout) is cout
+    np.testing.assert_array_equal(cp.asnumpy(cout), np.float32(2.5) + y)
+    assert general == []
+    strided = cp.asarray(np.arange(6000, dtype=np.float32))[::2]
+    half = cp.zeros(3000, cp.float32)
+    assert add(strided, cy, out=half) is half
+    np.testing.assert_array_equal(cp.asnumpy(half), np.arange(6000, dtype=np.float32)[::2] + y)
+    assert general == [1]

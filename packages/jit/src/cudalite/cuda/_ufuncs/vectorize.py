@@ -133,6 +133,27 @@ def classify(obj: Any) -> Arg:
     return Arg("host", arr, arr.dtype, tuple(arr.shape))
 
 
+def _cai_key(obj):
+    """``((dtype, ndim, "C"), shape)`` of a foreign CUDA array that is C-contiguous (its
+    ``__cuda_array_interface__``: no strides, or the contiguous ones), None for anything
+    else (no interface, a mask, another layout, an object whose interface fails)."""
+    try:
+        cai = obj.__cuda_array_interface__
+        shape, strides, typestr = tuple(cai["shape"]), cai.get("strides"), cai["typestr"]
+        if cai.get("mask") is not None:
+            return None
+        dtype = np.dtype(typestr)
+    except Exception:  # no interface, or a broken one: the general path reports it
+        return None
+    if strides is not None:
+        step = dtype.itemsize
+        for extent, stride in zip(reversed(shape), reversed(tuple(strides))):
+            if extent != 1 and stride != step:
+                return None
+            step *= extent
+    return (dtype, len(shape), "C"), shape
+
+
 def _fits(arg, dtype, casting):
     if arg.weak is not None and casting == "safe":
         return dtype.kind in _WEAK_KINDS[arg.weak] and (arg.weak is not int or dtype.kind != "?")
@@ -433,7 +454,7 @@ class CUDAUFunc:
 
     # -- calling -----------------------------------------------------------------------------
     def __call__(self, *args: Any, out: Any = None, stream: Any = 0, **kws: Any) -> Any:
-        if type(out) is DeviceNDArray and not kws:
+        if out is not None and not kws:
             done = self._fast_call(args, out, stream)
             if done is not None:
                 return done
@@ -475,13 +496,21 @@ class CUDAUFunc:
         return host.reshape(shape)[()] if not shape else host.reshape(shape)
 
     def _fast_call(self, args, out, stream):
-        """The common call -- ``out`` and the array inputs device arrays, 1-d and
-        C-contiguous, of one length, the other inputs Python floats or NumPy number
-        scalars -- launched straight away with the loop and kernel the general path
-        (:meth:`_run`) chose the first time, without classifying, broadcasting or choosing
-        again.  ``out``, or None when the call is not such a call (the general path then
-        takes it)."""
-        n = out.shape[0] if out.ndim == 1 else 0
+        """The common call -- ``out`` and the array inputs device arrays or foreign CUDA
+        arrays (CuPy, ...: ``__cuda_array_interface__``), 1-d and C-contiguous, of one
+        length, the other inputs Python floats or NumPy number scalars -- launched
+        straight away with the loop and kernel the general path (:meth:`_run`) chose the
+        first time, without classifying, broadcasting or choosing again (the kernel
+        launch orders it after a foreign array's stream, as the general path does).
+        ``out``, or None when the call is not such a call (the general path then takes it)."""
+        if type(out) is DeviceNDArray:
+            out_key, shape = out._type_key, out.shape
+        else:
+            found = _cai_key(out) if type(out) is not np.ndarray else None
+            if found is None:
+                return None
+            out_key, shape = found
+        n = shape[0] if len(shape) == 1 else 0
         if not n or len(args) != self.nin:
             return None
         scalars = self._scalar_classes
@@ -491,14 +520,17 @@ class CUDAUFunc:
         for a in args:
             t = type(a)
             if t is DeviceNDArray:
-                if a.shape != out.shape:
+                if a.shape != shape:
                     return None
                 key.append(a._type_key)
             elif t is float or t in scalars:
                 key.append(t)
             else:
-                return None
-        key.append(out._type_key)
+                found = _cai_key(a) if t is not np.ndarray else None
+                if found is None or found[1] != shape:
+                    return None
+                key.append(found[0])
+        key.append(out_key)
         key = tuple(key)
         kernel = self._fast.get(key)
         if kernel is None:
