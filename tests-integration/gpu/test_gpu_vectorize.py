@@ -281,3 +281,28 @@ def test_cupy_arrays_with_out_take_the_fast_path(add, monkeypatch):
     assert add(strided, cy, out=half) is half
     np.testing.assert_array_equal(cp.asnumpy(half), np.arange(6000, dtype=np.float32)[::2] + y)
     assert general == [1]
+
+
+def test_new_outputs_take_the_fast_path(add, monkeypatch):
+    """Without out=, 1-d device arrays and CuPy arrays get a new device array of the
+    loop's dtype on the fast path (the general path does not run), equal to NumPy's."""
+    x = np.arange(4000, dtype=np.float64)
+    y = (np.arange(4000) % 5).astype(np.float64)
+    dx, dy = cuda.to_device(x), cuda.to_device(y)
+    add(dx, dy)  # the first call of a key may compile, on the general path
+    general = []
+    run = add._run
+    monkeypatch.setattr(add, "_run", lambda *a, **k: general.append(1) or run(*a, **k))
+    for _ in range(3):
+        r = add(dx, dy)
+        assert r.dtype == np.float64 and r.shape == (4000,)
+        np.testing.assert_array_equal(r.copy_to_host(), x + y)
+    assert general == []
+    cp = pytest.importorskip("cupy")
+    cx, cy = cp.asarray(x), cp.asarray(y)
+    monkeypatch.setattr(add, "_run", run)
+    add(cx, cy)
+    monkeypatch.setattr(add, "_run", lambda *a, **k: general.append(1) or run(*a, **k))
+    r = add(cx, cy)
+    np.testing.assert_array_equal(r.copy_to_host(), x + y)
+    assert general == []

@@ -332,3 +332,35 @@ def test_fast_path_takes_python_floats_as_the_general_path_does(monkeypatch):
     assert f._fast_call((np.float32(2.5), x, y), out, 0) is out  # a NumPy scalar: its class's dtype, exact
     assert asked[-1] == (0, 1, (True, False, False)) and rec.calls[-1][1][1] is not None
     assert f._fast_call((np.float64(2.5), x, y), out, 0) is None  # the float64 loop: a float64 result
+
+
+def test_fast_path_without_out_allocates_the_loops_dtype(monkeypatch):
+    """Without out= the fast path allocates the result as the general path does (the
+    chosen loop's dtype, the inputs' length, on the call's stream) and launches into it;
+    foreign CUDA arrays (``__cuda_array_interface__``) take it too, keyed like device arrays."""
+    f = cuda.vectorize(["float32(float32, float32)", "float64(float64, float64)"])(_add)
+    rec = _Recorder()
+    monkeypatch.setattr(f, "_kernel", lambda index, ndim, scalars: rec)
+    monkeypatch.setattr(f, "_multiprocessors", lambda: 132)
+    made = []
+
+    def fake_alloc(shape, dtype, stream=0):
+        made.append((tuple(shape), np.dtype(dtype), stream))
+        return _dev(shape, dtype, base=0x7F0000100000)
+
+    monkeypatch.setattr(V, "device_array", fake_alloc)
+    a = _dev((500,), np.float32)
+
+    class Foreign:  # a CuPy-like array: only its interface is read
+        __cuda_array_interface__ = {"version": 3, "shape": (500,), "typestr": "<f4", "data": (0x7F0000200000, False),
+                                    "strides": None}
+
+    b = Foreign()
+    r1 = f._fast_call((a, b), None, 5)
+    r2 = f._fast_call((b, 2.5), None, 0)
+    assert made == [((500,), np.dtype(np.float32), 5), ((500,), np.dtype(np.float32), 0)]
+    assert rec.calls[0] == ((*V.launch_config(500, 132), 5), (r1, a, b))
+    assert rec.calls[1][1] == (r2, b, 2.5) and r1.dtype == np.float32
+    assert f._fast_call((a, _dev((499,), np.float32)), None, 0) is None  # lengths differ
+    assert f._fast_call((2.5, 1.5), None, 0) is None  # no array: the general path
+    assert len(made) == 2

@@ -352,6 +352,7 @@ class CUDAUFunc:
         self._kernels: dict = {}  # (loop index, ndim, scalar mask) -> CUDADispatcher
         self._sms: dict = {}  # device id -> multiprocessor count (the grid-stride loop's grid)
         self._fast: dict = {}  # (args' and out's _type_key, ...) -> loop kernel of the fast path (_fast_call)
+        self._fast_new: dict = {}  # (args' keys, ...) -> (loop kernel, out dtype): the fast path without out=
         self._scalar_classes = None  # numpy_scalar_classes(), on the first call (NumPy loads on first use)
         self._reducers: dict = {}  # loop index -> Reduce
         self._carried: dict = {}  # (loop argtypes, ndim, scalar mask) -> _carry.CarriedCode (from a pickle)
@@ -454,7 +455,7 @@ class CUDAUFunc:
 
     # -- calling -----------------------------------------------------------------------------
     def __call__(self, *args: Any, out: Any = None, stream: Any = 0, **kws: Any) -> Any:
-        if out is not None and not kws:
+        if not kws:
             done = self._fast_call(args, out, stream)
             if done is not None:
                 return done
@@ -502,17 +503,20 @@ class CUDAUFunc:
         straight away with the loop and kernel the general path (:meth:`_run`) chose the
         first time, without classifying, broadcasting or choosing again (the kernel
         launch orders it after a foreign array's stream, as the general path does).
-        ``out``, or None when the call is not such a call (the general path then takes it)."""
-        if type(out) is DeviceNDArray:
+        Without ``out`` the result is a new device array of the loop's dtype, as on
+        the general path.  ``out`` (or the new array), or None when the call is not such
+        a call (the general path then takes it)."""
+        if len(args) != self.nin:
+            return None
+        if out is None:
+            out_key = shape = None  # the shape: the first array input's
+        elif type(out) is DeviceNDArray:
             out_key, shape = out._type_key, out.shape
         else:
             found = _cai_key(out) if type(out) is not np.ndarray else None
             if found is None:
                 return None
             out_key, shape = found
-        n = shape[0] if len(shape) == 1 else 0
-        if not n or len(args) != self.nin:
-            return None
         scalars = self._scalar_classes
         if scalars is None:
             scalars = self._scalar_classes = numpy_scalar_classes()
@@ -520,26 +524,59 @@ class CUDAUFunc:
         for a in args:
             t = type(a)
             if t is DeviceNDArray:
-                if a.shape != shape:
+                if shape is None:
+                    shape = a.shape
+                elif a.shape != shape:
                     return None
                 key.append(a._type_key)
             elif t is float or t in scalars:
                 key.append(t)
             else:
                 found = _cai_key(a) if t is not np.ndarray else None
-                if found is None or found[1] != shape:
+                if found is None:
+                    return None
+                if shape is None:
+                    shape = found[1]
+                elif found[1] != shape:
                     return None
                 key.append(found[0])
-        key.append(out_key)
-        key = tuple(key)
-        kernel = self._fast.get(key)
-        if kernel is None:
-            kernel = self._fast_kernel(key)
+        n = shape[0] if shape is not None and len(shape) == 1 else 0
+        if not n:
+            return None
+        if out is None:
+            made = self._fast_new.get(tuple(key))
+            if made is None:
+                made = self._fast_new_kernel(tuple(key))
+                if made is None:
+                    return None
+            kernel, out = made[0], device_array(shape, made[1], stream=stream)
+        else:
+            key.append(out_key)
+            key = tuple(key)
+            kernel = self._fast.get(key)
             if kernel is None:
-                return None
+                kernel = self._fast_kernel(key)
+                if kernel is None:
+                    return None
         blocks, threads = launch_config(n, self._multiprocessors())
         kernel[blocks, threads, stream](out, *args)
         return out
+
+    def _fast_new_kernel(self, key):
+        """``(loop kernel, out dtype)`` of a :meth:`_fast_call` without ``out`` (``key``:
+        the inputs' keys), kept; None as :meth:`_fast_kernel`."""
+        probe = [Arg("scalar", 0.0, np.dtype(np.float64), (), weak=float) if k is float
+                 else Arg("scalar", None, np.dtype(k), ()) if type(k) is not tuple
+                 else Arg("device", None, k[0], (1,)) for k in key]
+        index = select_loop([lp.dtypes for lp in self._loops], probe)
+        if index is None:
+            return None
+        out_dtype = self._loops[index].out_dtype
+        kernel = self._fast_kernel(key + ((out_dtype, 1, "C"),))
+        if kernel is None:
+            return None
+        self._fast_new[key] = made = (kernel, out_dtype)
+        return made
 
     def _fast_kernel(self, key):
         """The loop kernel of a :meth:`_fast_call` key (``float`` for a Python float input,
