@@ -504,8 +504,9 @@ class CUDAUFunc:
         first time, without classifying, broadcasting or choosing again (the kernel
         launch orders it after a foreign array's stream, as the general path does).
         Without ``out`` the result is a new device array of the loop's dtype, as on
-        the general path.  ``out`` (or the new array), or None when the call is not such
-        a call (the general path then takes it)."""
+        the general path.  ``out`` (a device array over it when it is a foreign array, as
+        the general path and numba return), the new array, or None when the call is not
+        such a call (the general path then takes it)."""
         if len(args) != self.nin:
             return None
         if out is None:
@@ -560,6 +561,8 @@ class CUDAUFunc:
                     return None
         blocks, threads = launch_config(n, self._multiprocessors())
         kernel[blocks, threads, stream](out, *args)
+        if type(out) is not DeviceNDArray:  # a foreign out=: a device array over it, as numba returns
+            return as_cuda_array(out, sync=False)
         return out
 
     def _fast_new_kernel(self, key):
