@@ -269,9 +269,12 @@ def test_cupy_arrays_with_out_take_the_fast_path(add, monkeypatch):
     general = []
     run = add._run
     monkeypatch.setattr(add, "_run", lambda *a, **k: general.append(1) or run(*a, **k))
+    views = set()
     for _ in range(3):
         r = add(cx, cy, out=cout)
         assert r.device_ctypes_pointer.value == cout.data.ptr and r.shape == (3000,)
+        views.add(id(r))
+    assert len(views) == 1  # the same out= object: the kept view
     np.testing.assert_array_equal(cp.asnumpy(cout), x + y)
     assert add(cx, dy, out=dout) is dout
     np.testing.assert_array_equal(dout.copy_to_host(), x + y)

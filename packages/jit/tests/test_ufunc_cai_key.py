@@ -25,10 +25,10 @@ class Broken:
 
 
 @pytest.mark.parametrize("obj,expected", [
-    (Fake(shape=(5,), typestr="<f4"), ((np.dtype("float32"), 1, "C"), (5,))),
-    (Fake(shape=(5,), typestr="<f8", strides=(8,)), ((np.dtype("float64"), 1, "C"), (5,))),
-    (Fake(shape=(2, 3), typestr="<i4", strides=(12, 4)), ((np.dtype("int32"), 2, "C"), (2, 3))),
-    (Fake(shape=(1, 3), typestr="<i4", strides=(999, 4)), ((np.dtype("int32"), 2, "C"), (1, 3))),
+    (Fake(shape=(5,), typestr="<f4"), ((np.dtype("float32"), 1, "C"), (5,), 0x1000)),
+    (Fake(shape=(5,), typestr="<f8", strides=(8,)), ((np.dtype("float64"), 1, "C"), (5,), 0x1000)),
+    (Fake(shape=(2, 3), typestr="<i4", strides=(12, 4)), ((np.dtype("int32"), 2, "C"), (2, 3), 0x1000)),
+    (Fake(shape=(1, 3), typestr="<i4", strides=(999, 4)), ((np.dtype("int32"), 2, "C"), (1, 3), 0x1000)),
 ])
 def test_c_contiguous_arrays_qualify(obj, expected):
     assert _cai_key(obj) == expected
@@ -40,6 +40,7 @@ def test_c_contiguous_arrays_qualify(obj, expected):
     Fake(shape=(5,), typestr="<f4", mask=(0x2000, False)),  # masked
     Fake(shape=(5,), typestr="not a dtype"),
     Fake(typestr="<f4"),                                     # no shape
+    Fake(shape=(5,), typestr="<f4", data=None),              # no data pointer
     Broken(), object(), np.zeros(3),
 ])
 def test_anything_else_does_not(obj):

@@ -134,15 +134,17 @@ def classify(obj: Any) -> Arg:
 
 
 def _cai_key(obj):
-    """``((dtype, ndim, "C"), shape)`` of a foreign CUDA array that is C-contiguous (its
-    ``__cuda_array_interface__``: no strides, or the contiguous ones), None for anything
-    else (no interface, a mask, another layout, an object whose interface fails)."""
+    """``((dtype, ndim, "C"), shape, data pointer)`` of a foreign CUDA array that is
+    C-contiguous (its ``__cuda_array_interface__``: no strides, or the contiguous ones),
+    None for anything else (no interface, a mask, another layout, an object whose
+    interface fails)."""
     try:
         cai = obj.__cuda_array_interface__
         shape, strides, typestr = tuple(cai["shape"]), cai.get("strides"), cai["typestr"]
         if cai.get("mask") is not None:
             return None
         dtype = np.dtype(typestr)
+        ptr = int(cai["data"][0])
     except Exception:  # no interface, or a broken one: the general path reports it
         return None
     if strides is not None:
@@ -151,7 +153,7 @@ def _cai_key(obj):
             if extent != 1 and stride != step:
                 return None
             step *= extent
-    return (dtype, len(shape), "C"), shape
+    return (dtype, len(shape), "C"), shape, ptr
 
 
 def _fits(arg, dtype, casting):
@@ -353,6 +355,7 @@ class CUDAUFunc:
         self._sms: dict = {}  # device id -> multiprocessor count (the grid-stride loop's grid)
         self._fast: dict = {}  # (args' and out's _type_key, ...) -> loop kernel of the fast path (_fast_call)
         self._fast_new: dict = {}  # (args' keys, ...) -> (loop kernel, out dtype): the fast path without out=
+        self._last_out = None  # (foreign out=, its _cai_key, the device array over it) of the last fast call
         self._scalar_classes = None  # numpy_scalar_classes(), on the first call (NumPy loads on first use)
         self._reducers: dict = {}  # loop index -> Reduce
         self._carried: dict = {}  # (loop argtypes, ndim, scalar mask) -> _carry.CarriedCode (from a pickle)
@@ -514,10 +517,10 @@ class CUDAUFunc:
         elif type(out) is DeviceNDArray:
             out_key, shape = out._type_key, out.shape
         else:
-            found = _cai_key(out) if type(out) is not np.ndarray else None
-            if found is None:
+            out_found = _cai_key(out) if type(out) is not np.ndarray else None
+            if out_found is None:
                 return None
-            out_key, shape = found
+            out_key, shape = out_found[0], out_found[1]
         scalars = self._scalar_classes
         if scalars is None:
             scalars = self._scalar_classes = numpy_scalar_classes()
@@ -562,7 +565,13 @@ class CUDAUFunc:
         blocks, threads = launch_config(n, self._multiprocessors())
         kernel[blocks, threads, stream](out, *args)
         if type(out) is not DeviceNDArray:  # a foreign out=: a device array over it, as numba returns
-            return as_cuda_array(out, sync=False)
+            # (the last one kept: the same object with the same memory and shape gets the same view)
+            last = self._last_out
+            if last is not None and last[0] is out and last[1] == out_found:
+                return last[2]
+            view = as_cuda_array(out, sync=False)
+            self._last_out = (out, out_found, view)
+            return view
         return out
 
     def _fast_new_kernel(self, key):
