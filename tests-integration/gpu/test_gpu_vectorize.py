@@ -253,6 +253,7 @@ def test_gufunc_several_outputs_and_old_style_scalar():
     np.testing.assert_array_equal(res, a + np.array([[2], [10]]))
 
 
+@pytest.mark.nosim("the compiled ufunc's fast path (the simulator runs ufuncs its own way)")
 def test_cupy_arrays_with_out_take_the_fast_path(add, monkeypatch):
     """1-d C-contiguous CuPy arrays (inputs, out=, or both, mixed with device arrays) take
     the fast path -- the general path (``_run``) does not run -- and give NumPy's result;
@@ -289,6 +290,7 @@ def test_cupy_arrays_with_out_take_the_fast_path(add, monkeypatch):
     assert general == [1]
 
 
+@pytest.mark.nosim("the compiled ufunc's fast path (the simulator runs ufuncs its own way)")
 def test_new_outputs_take_the_fast_path(add, monkeypatch):
     """Without out=, 1-d device arrays and CuPy arrays get a new device array of the
     loop's dtype on the fast path (the general path does not run), equal to NumPy's."""
