@@ -433,8 +433,7 @@ _DEFAULT_BRANCHES = {"alloc"}, {"alloc_host", "alloc_managed", "register_host"}
 ALLOWED = {"_context_api.py": _DEFAULT_BRANCHES[0], "_runtime/context.py": _DEFAULT_BRANCHES[0],
            "_memory_api.py": _DEFAULT_BRANCHES[1], "_memory/api.py": _DEFAULT_BRANCHES[1],
            "_emm.py": _DEFAULT_BRANCHES[0] | _DEFAULT_BRANCHES[1],
-           "_memory/emm.py": _DEFAULT_BRANCHES[0] | _DEFAULT_BRANCHES[1],
-           "_memory/pool.py": {"alloc"}}  # a plugin itself: its memalloc is the driver's (pooled) alloc
+           "_memory/emm.py": _DEFAULT_BRANCHES[0] | _DEFAULT_BRANCHES[1]}
 
 
 def _driver_allocations(path):

@@ -66,7 +66,6 @@ else:
         BaseCUDAMemoryManager, GetIpcHandleMixin, HostOnlyCUDAMemoryManager, IpcHandle, MappedMemory, MemoryInfo,
         MemoryPointer, PinnedMemory, set_memory_manager,
     )
-    from ._memory.pool import StreamOrderedMemoryManager  # noqa: F401,E402  (opt-in stream-ordered pool)
     from ._memory.api import mapped_array_like, open_ipc_array  # noqa: F401,E402
     from ._compat_names import cuda_error  # noqa: F401,E402
     from .runtime import is_supported_version  # noqa: F401,E402
