@@ -93,3 +93,20 @@ def test_fork_right_after_a_definition_waits_for_the_warmup(tmp_path):
     """, tmp_path)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "child 0"
+
+
+def test_exit_while_the_warmup_runs_is_clean(tmp_path):
+    """A program that defines a kernel and exits at once -- while the warm-up thread is
+    importing, in libNVVM or in nvJitLink -- exits with status 0 and prints nothing."""
+    for delay in (0.0, 0.03, 0.06, 0.09, 0.12, 0.15, 0.2):
+        r = _run(f"""
+            import time
+            from cudalite import cuda
+
+            @cuda.jit
+            def k(a):
+                a[0] = 1
+
+            time.sleep({delay})
+        """, tmp_path)
+        assert (r.returncode, r.stdout, r.stderr) == (0, "", ""), (delay, r.stderr[-2000:])
