@@ -39,6 +39,7 @@ def test_c_contiguous_arrays_qualify(obj, expected):
     Fake(shape=(2, 3), typestr="<i4", strides=(4, 8)),      # Fortran order
     Fake(shape=(5,), typestr="<f4", mask=(0x2000, False)),  # masked
     Fake(shape=(5,), typestr="not a dtype"),
+    Fake(shape=(5,), typestr=">f4" if np.little_endian else "<f4"),  # not the native byte order
     Fake(typestr="<f4"),                                     # no shape
     Fake(shape=(5,), typestr="<f4", data=None),              # no data pointer
     Broken(), object(), np.zeros(3),

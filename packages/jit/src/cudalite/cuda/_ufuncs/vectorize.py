@@ -147,6 +147,8 @@ def _cai_key(obj):
         ptr = int(cai["data"][0])
     except Exception:  # no interface, or a broken one: the general path reports it
         return None
+    if not dtype.isnative:  # another byte order: the general path decides
+        return None
     if strides is not None:
         step = dtype.itemsize
         for extent, stride in zip(reversed(shape), reversed(tuple(strides))):
