@@ -151,8 +151,7 @@ class CUDAGraph:
             Where to run it: a ``cudalite.cuda`` or ``cuda.core`` stream, or a raw
             handle (``0``: the legacy default stream); the capture stream when omitted.
         """
-        if self._exec is None or self._capturing:
-            self._require()
+        self._require()
         if stream is None:
             target = self._stream._drv
         elif hasattr(stream, "__cuda_stream__"):  # cudalite.cuda and cuda.core streams
