@@ -20,12 +20,15 @@ temporary module (cudalite compiles from source files).
 from __future__ import annotations
 
 import ctypes
+import functools
 import importlib.util
 import os
 import sys
 import tempfile
-import time
 import warnings
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_util import host_us  # noqa: E402
 
 BATCH, BATCHES, ROUNDS = 200, 30, 3
 CASES = (("empty kernel", 0, 0), ("1 array", 1, 0), ("4 arrays", 4, 0), ("16 scalars", 0, 16),
@@ -46,19 +49,6 @@ def _load_kernels(tmp):
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return [getattr(mod, f"kernel{i}") for i in range(len(CASES))]
-
-
-def best_per_launch(run, sync):
-    run(BATCH)
-    sync()
-    best = float("inf")
-    for _ in range(BATCHES):
-        t0 = time.perf_counter()
-        run(BATCH)
-        t1 = time.perf_counter()
-        sync()
-        best = min(best, (t1 - t0) / BATCH)
-    return best
 
 
 def rows_for(cuda, pyfunc, arrays, scalars, cp):
@@ -86,15 +76,9 @@ def rows_for(cuda, pyfunc, arrays, scalars, cp):
     params = ctypes.addressof(ptrs) if flat else 0
     f_cu, s_cu, launch_kernel = ck.function._cu, cu.CUstream(0), cu.cuLaunchKernel
 
-    def floor(n):
-        for _ in range(n):
-            launch_kernel(f_cu, 1, 1, 1, 1, 1, 1, 0, s_cu, params, 0)
-
-    def jit(n):
-        for _ in range(n):
-            cfg(*args)
-
-    out = [("floor", floor, (buf, ptrs)), ("cudalite", jit, None)]
+    # one launch per call, no Python frame of our own around it (partial is C-level)
+    floor = functools.partial(launch_kernel, f_cu, 1, 1, 1, 1, 1, 1, 0, s_cu, params, 0)
+    out = [("floor", floor, (buf, ptrs)), ("cudalite", functools.partial(cfg, *args), None)]
     if cp is not None:
         with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as tmp:
             tmp.write(ck.artifact.cubin)
@@ -108,11 +92,7 @@ def rows_for(cuda, pyfunc, arrays, scalars, cp):
         except KeyError:
             cargs = None
         if cargs is not None:
-            def raw(n):
-                for _ in range(n):
-                    rk((1,), (1,), cargs)
-
-            out.append(("CuPy RawKernel", raw, None))
+            out.append(("CuPy RawKernel", functools.partial(rk, (1,), (1,), cargs), None))
     return out
 
 
@@ -144,7 +124,7 @@ def main(argv=None):
         for _ in range(ROUNDS):
             for name, rows in cases:
                 for row, run, _keep in rows:
-                    t = best_per_launch(run, cuda.synchronize)
+                    t = host_us(run, BATCH, BATCHES, cuda.synchronize) / 1e6  # s per launch
                     best[(name, row)] = min(best.get((name, row), t), t)
     print("| case | floor µs | cudalite µs | x floor | CuPy RawKernel µs | x floor |")
     print("|---|---:|---:|---:|---:|---:|")

@@ -32,6 +32,7 @@ import warnings
 from typing import Any
 
 from cudalite.core import device_api
+from cudalite.core.layout import is_c_contiguous
 from cudalite.core.numpy_support import lazy_numpy as np  # NumPy loads on first use
 from cudalite.core.types import dtype_of, parse_signature, type_from_dtype
 
@@ -49,7 +50,7 @@ from .._launch.devices import current_id
 from .._memory.api import as_cuda_array, device_array, is_cuda_array, to_device
 from ..config import load_config
 from .._runtime.api import get_current_device
-from ..devicearray import DeviceNDArray, is_device_array
+from ..devicearray import DeviceNDArray, _cai_dtype, is_device_array
 from .reduce import Reduce
 
 __all__ = ["CUDAUFunc", "vectorize", "elementwise_source", "select_loop", "broadcast_shape",
@@ -140,21 +141,17 @@ def _cai_key(obj):
     interface fails)."""
     try:
         cai = obj.__cuda_array_interface__
-        shape, strides, typestr = tuple(cai["shape"]), cai.get("strides"), cai["typestr"]
+        shape, strides = tuple(cai["shape"]), cai.get("strides")
         if cai.get("mask") is not None:
             return None
-        dtype = np.dtype(typestr)
+        dtype = _cai_dtype(cai)  # the dtype from_cuda_array_interface gives the same object
         ptr = int(cai["data"][0])
+        if strides is not None and not is_c_contiguous(shape, tuple(strides), dtype.itemsize):
+            return None
     except Exception:  # no interface, or a broken one: the general path reports it
         return None
     if not dtype.isnative:  # another byte order: the general path decides
         return None
-    if strides is not None:
-        step = dtype.itemsize
-        for extent, stride in zip(reversed(shape), reversed(tuple(strides))):
-            if extent != 1 and stride != step:
-                return None
-            step *= extent
     return (dtype, len(shape), "C"), shape, ptr
 
 
