@@ -11,6 +11,8 @@ import types
 
 import numpy as np
 
+from cudalite.driver import param_layout
+from cudalite.driver.checked import reference as checked_reference
 from cudalite.core.abi import kernel_abi
 from cudalite.cuda._memory import dlpack as _dlpack
 from cudalite.cuda._launch.kinds import kind_for as handler_for
@@ -194,6 +196,23 @@ class FakeKernel:
             self.launched_on.append(self.device_id)
 
         return launch
+
+    def bind_checked(self, cfg, checks=None):
+        """The checked launch bound to ``cfg``, as CompiledKernel.bind_checked: the
+        checks done by the driver's reference definition, the converted values recorded."""
+        bound, layout = self.bind(cfg), param_layout(self.abi.param_format)
+
+        def launch(*values):
+            converted = checked_reference(layout, checks, values)
+            if converted is False:
+                return False
+            bound(*converted)
+            return None
+
+        return launch
+
+    def settle(self, rc, launch, values, cfg):
+        raise AssertionError(f"a fake launch returned {rc!r}")
 
     def launch(self, cfg, *values):
         self.bind(cfg)(*values)

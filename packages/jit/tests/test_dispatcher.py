@@ -330,7 +330,8 @@ def test_fast_path_generation_and_dispatch():
         assert calls == [((2, 1, 1), (32, 1, 1), 0, 0, 0x10, 8, 1.5), ((2, 1, 1), (32, 1, 1), 0, 0, 0x10, 8, 2.5)]
         src = k._table.last_factory.source
         assert "def add_one(a, x):" in src and "_cl_v0_0, _cl_v0_1, = a._kernel_params" in src
-        assert "LAUNCH(_cl_v0_0, _cl_v0_1, x)" in src and "LAUNCH = BIND(CFG)" in src
+        assert "_cl_r = LAUNCH(_cl_v0_0, _cl_v0_1, x)" in src and "LAUNCH = BIND(CFG, CHECKS)" in src
+        assert "type(x)" not in src  # the number is checked by the driver's checked launch
         k[1, 1](a, 3)  # an int: another specialization, through the slow path
         assert len(compiled) == 2 and calls[-1][-1] == 3
         k[1, 1](a, 4)

@@ -14,7 +14,8 @@ from .errors import CudaDriverError, CudaSupportError, ShimFallbackWarning
 from .ipc import address_range, ipc_close_handle, ipc_get_handle, ipc_open_handle
 from .profiler import driver_version, profile_start, profile_stop
 from .backends import load_launch_backend
-from .launch import Launcher, launch, launch_cooperative
+from .launch import Launcher
+from .generic import launch, launch_cooperative
 from .launchconfig import LaunchConfig
 from ._shim import compiled_shim_path
 from .cachedir import remove_shim_builds

@@ -67,11 +67,13 @@ class ShimError(RuntimeError):
 
 @dataclass(frozen=True)
 class Shim:
-    """A loaded, self-tested shim: ``lib.cl_launch``/``lib.cl_launch_ex``."""
+    """A loaded, self-tested shim: ``lib.cl_launch``/``lib.cl_launch_ex``, and
+    ``checked``, the maker of checked launches (:mod:`.checked`)."""
 
     lib: object
     ffi: object
     path: str
+    checked: object = None
 
 
 @dataclass(frozen=True)
@@ -145,7 +147,12 @@ def _self_test(module, path):
     if (ok != 19 or rec[0] != int(ffi.cast("uintptr_t", config)) or rec[1] != 29
             or rec[2] != int(ffi.cast("uintptr_t", slot)) or rec[3] != 0x1234 or rec[4] != 0):
         raise ShimError(f"{path}: self-test of cl_launch_ex failed")
-    return Shim(lib, ffi, path)
+    from .checked import self_test
+
+    maker = self_test(lib, ffi, rec, config)
+    if maker is None:
+        raise ShimError(f"{path}: self-test of the checked launch failed")
+    return Shim(lib, ffi, path, maker)
 
 
 def _import(name, path):
@@ -229,7 +236,7 @@ def build_shim(files: ShimFiles, cc: str = "") -> Shim:
         with os.fdopen(fd, "w") as f:
             f.write(f"{digest}  {os.path.basename(library)}\n")
         os.replace(record, files.record)
-        return Shim(shim.lib, shim.ffi, library)
+        return Shim(shim.lib, shim.ffi, library, shim.checked)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -32,9 +32,10 @@ retried once: in the thread's own device's context when the function is there (a
 thread gets its device, see ``Driver.current``), else with the function's context
 pushed for that launch only.
 
-``launch(fn, grid, block, args=[(value, code), ...])`` (or ``launch(fn, config,
-args)``) is the generic, slower path; ``Launcher.launch(config, *values)`` keeps a
-small cache of bound closures per configuration.
+``Launcher.launch(config, *values)`` keeps a small cache of bound closures per
+configuration; ``cudalite.driver.launch(fn, grid, block, args=[(value, code), ...])``
+(:mod:`.generic`) is the generic, slower path over it.  ``Launcher.bind_checked``
+(:mod:`.checked`) is the fastest launch: one C function per configuration.
 """
 
 from __future__ import annotations
@@ -48,9 +49,8 @@ from ._state import get_driver
 from .errors import raise_for
 from .launchconfig import LaunchConfig
 from .params import param_layout
-from .stream import stream_handle
 
-__all__ = ["Launcher", "launch", "launch_cooperative"]
+__all__ = ["Launcher", "call_shape", "generate_source"]
 
 _INVALID_CONTEXT = 201
 _MAX_CACHED_CONFIGS = 64  # bound closures kept per Launcher for Launcher.launch
@@ -114,19 +114,27 @@ _EX = ("CFG", "CFG, f, b[1]", "cuLaunchKernelEx")
 KINDS = ("shim", "bindings", "native")  # how the driver is called: cffi API shim, cuda.bindings, cffi ABI/ctypes
 
 
-def generate_source(count: Any, kind: Any, ex: Any) -> Any:
-    """The source of ``make`` for ``count`` parameters, backend ``kind`` (one of
-    :data:`KINDS`) and ``ex`` (cuLaunchKernelEx) -- see :func:`_factory`."""
+def call_shape(kind: Any, ex: Any) -> tuple:
+    """``(consts, call_args, index)`` of the generated launch code for backend ``kind``
+    (one of :data:`KINDS`) and ``ex`` (cuLaunchKernelEx): the closure constants, the
+    driver call's arguments and the suffix taking its CUresult."""
     if kind not in KINDS:
         raise ValueError(f"unknown launch code kind {kind!r}")
-    consts, call_args, name = _EX if ex else _PLAIN
+    consts, call_args, _name = _EX if ex else _PLAIN
     if kind == "shim":
         call_args = "entry, " + call_args  # the driver entry's address goes first
     else:
         call_args += ", 0"  # extra = NULL
+    return consts, call_args, "[0]" if kind == "bindings" else ""
+
+
+def generate_source(count: Any, kind: Any, ex: Any) -> Any:
+    """The source of ``make`` for ``count`` parameters, backend ``kind`` (one of
+    :data:`KINDS`) and ``ex`` (cuLaunchKernelEx) -- see :func:`_factory`."""
+    consts, call_args, index = call_shape(kind, ex)
     names = [f"a{i}" for i in range(count)]
     return _TEMPLATE.format(consts=consts, params=", ".join(names), args="".join(f", {n}" for n in names),
-                            call_args=call_args, index="[0]" if kind == "bindings" else "", name=name)
+                            call_args=call_args, index=index, name=(_EX if ex else _PLAIN)[2])
 
 
 @functools.lru_cache(maxsize=256)
@@ -165,13 +173,14 @@ class Launcher:
         self.layout = layout = param_layout(param_format)
         self.backend = backend = backend or driver.config.launch_backend
         self._bound: dict = {}  # LaunchConfig -> bound closure (Launcher.launch), bounded
+        self._maker = None  # the shim's checked-launch maker (backend shim)
         self._tls = tls = threading.local()
         buffers, pack_into = _buffers_factory(tls, layout), layout.struct.pack_into
         if backend == "shim":
             native = driver.native("shim")  # None: no compiler/headers -> bindings, silently
             if native is not None:
                 shim, entry, entry_ex = native
-                self._kind, f = "shim", function.handle
+                self._kind, f, self._maker = "shim", function.handle, shim.checked
                 self._plain = (shim.lib.cl_launch, entry)
                 self._ex = (shim.lib.cl_launch_ex, entry_ex)
             else:
@@ -188,6 +197,7 @@ class Launcher:
             self._plain, self._ex = (lib.cuLaunchKernel, None), (lib.cuLaunchKernelEx, None)
         elif backend != "shim":
             raise ValueError(f"unknown launch backend {backend!r}")
+        self._retry = _retry_factory(function.device_id, False)
         self._common = (f, tls, buffers, pack_into, _retry_factory(function.device_id, self._kind == "bindings"))
 
     def bind(self, config: Any) -> Any:
@@ -211,6 +221,23 @@ class Launcher:
         if not isinstance(config, LaunchConfig):
             raise TypeError(f"Launcher.bind takes a cudalite.driver.LaunchConfig, got {type(config).__name__}")
         make = _factory(self.layout.count, self._kind, config.has_attributes)
+        raw, entry, common, extra, keep = self._bind_parts(config)
+        launch = make(raw, entry, *common, *extra)
+        if keep is not None:
+            launch.keep = keep  # the prepared structs live as long as the closure
+        launch.config = config
+        return launch
+
+    def _call_shape(self, ex: bool) -> tuple:
+        """:func:`call_shape` of this launcher's backend."""
+        return call_shape(self._kind, ex)
+
+    def _bind_parts(self, config: Any) -> tuple:
+        """``(raw, entry, common, consts, keep)``: what the generated launch code of
+        ``config`` is made of -- the driver call, its entry address (shim), the
+        per-launcher values, the configuration's closure constants (grid, block,
+        shared memory and stream; or the prepared ``CUlaunchConfig``) and the object
+        that must outlive the closure (the prepared structs, or None)."""
         if config.has_attributes:
             raw, entry = self._ex
             from . import _launchex
@@ -220,15 +247,60 @@ class Launcher:
             else:
                 keep = _launchex.native_config(config)
                 cfg = ctypes.addressof(keep)
-            launch = make(raw, entry, *self._common, cfg)
-            launch.keep = keep  # the prepared structs live as long as the closure
-        else:
-            raw, entry = self._plain
-            (gx, gy, gz), (bx, by, bz) = config.grid, config.block
-            stream = self._cudrv.CUstream(config.stream) if self._kind == "bindings" else config.stream
-            launch = make(raw, entry, *self._common, gx, gy, gz, bx, by, bz, config.shared_mem, stream)
-        launch.config = config
-        return launch
+            return raw, entry, self._common, (cfg,), keep
+        raw, entry = self._plain
+        (gx, gy, gz), (bx, by, bz) = config.grid, config.block
+        stream = self._cudrv.CUstream(config.stream) if self._kind == "bindings" else config.stream
+        return raw, entry, self._common, (gx, gy, gz, bx, by, bz, config.shared_mem, stream), None
+
+    def bind_checked(self, config: Any, checks: Any = None) -> Any:
+        """The checked launch of this kernel with ``config`` (:mod:`.checked`): a
+        callable taking one value per parameter that returns ``None`` (launched),
+        ``False`` (a value is not of the class its check names: nothing launched) or
+        the nonzero CUresult as an int (nothing launched: see :meth:`settle`).  With
+        the compiled shim it is one C function; the fastest launch there is.
+
+        Parameters
+        ----------
+        config : LaunchConfig
+            The launch configuration.
+        checks : sequence, optional
+            One entry per parameter: None, or ``(cls, mode)`` -- the exact class the
+            value must have (None: any) and its conversion, ``"struct"``, ``"wrap"``
+            (an integer modulo 2**bits) or ``"truth"`` (1 or 0).
+
+        Raises
+        ------
+        TypeError, ValueError
+            If ``config`` is not a LaunchConfig or ``checks`` does not fit the format.
+        """
+        from .checked import bind_checked
+
+        return bind_checked(self, config, checks)
+
+    def settle(self, rc: Any, launch: Any, values: Any, config: Any) -> None:
+        """What a checked launch's nonzero CUresult ``rc`` means: a launch refused for
+        want of the right context (a thread with none current, or another device's) is
+        made again, once, as :meth:`bind`'s launches do; anything else raises.
+
+        Parameters
+        ----------
+        rc : int
+            The CUresult the checked launch returned.
+        launch : callable
+            That checked launch.
+        values : tuple
+            The values it was called with.
+        config : LaunchConfig
+            The configuration it was bound to.
+
+        Raises
+        ------
+        CudaDriverError
+            If the driver refused the launch (again).
+        """
+        name = "cuLaunchKernelEx" if config.has_attributes else "cuLaunchKernel"
+        self._retry(int(rc), name, lambda *v: launch(*v) or 0, values)
 
     def launch(self, config: Any, *values: Any) -> None:
         """``bind(config)(*values)``, the bound closure kept in a small per-launcher
@@ -260,134 +332,3 @@ class Launcher:
 
     def __repr__(self) -> str:
         return f"<cudalite.driver.Launcher {self.function.name!r} {self.layout.format!r} via {self.backend}>"
-
-
-def _dim3(d):
-    """An int or a 1-3 tuple -> a 3-tuple (its entries are validated by LaunchConfig)."""
-    if isinstance(d, (tuple, list)):
-        if not 1 <= len(d) <= 3:
-            raise ValueError(f"launch dimensions must have 1 to 3 entries, got {d!r}")
-        return tuple(d) + (1,) * (3 - len(d))
-    return (d, 1, 1)
-
-
-def _value(value, code):
-    if code in "QqPNn" and not isinstance(value, int):
-        ptr = getattr(value, "ptr", None)
-        if isinstance(ptr, int):
-            return ptr
-        cai = getattr(value, "__cuda_array_interface__", None)
-        if cai is not None:
-            return cai["data"][0]
-    return value
-
-
-def _generic_config(grid, block, shared_mem, stream, cooperative, cluster, programmatic_dependent_launch):
-    """The LaunchConfig of the generic path's arguments: a LaunchConfig given as
-    ``grid`` with the keywords given (not None) replacing its fields, or one built
-    from grid/block (ints or 1-3 tuples) and the keywords."""
-    changes = {k: v for k, v in (("shared_mem", shared_mem), ("cooperative", cooperative), ("cluster", cluster),
-                                 ("programmatic_dependent_launch", programmatic_dependent_launch))
-               if v is not None}
-    if stream is not None:
-        changes["stream"] = stream_handle(stream)
-    if isinstance(grid, LaunchConfig):
-        return grid.replace(**changes) if changes else grid
-    if grid is None or block is None:
-        raise TypeError("launch() needs grid and block, or a LaunchConfig")
-    if changes.get("cluster") is not None:
-        changes["cluster"] = _dim3(changes["cluster"])
-    return LaunchConfig(_dim3(grid), _dim3(block), **changes)
-
-
-def launch(fn: Any, grid: Any = None, block: Any = None, args: Any = (), shared_mem: Any = None, stream: Any = None,
-           cooperative: Any = None, *, cluster: Any = None, programmatic_dependent_launch: Any = None,
-           config: Any = None) -> None:
-    """Generic launch: ``args`` is a sequence of ``(value, code)`` with struct codes
-    (``"Q"`` pointers -- ints, DeviceMemory or CUDA-array-interface objects --,
-    ``"f"``, ``"i"``, ...).  The configuration is either ``grid``/``block`` (ints or
-    1-3 tuples) with the keywords, or a :class:`LaunchConfig` (``config=cfg``, or in
-    ``grid``'s place: ``launch(fn, cfg, args)``) whose fields the keywords given
-    replace.  One driver entry: :meth:`Launcher.launch`.
-
-    Parameters
-    ----------
-    fn : Function
-        The kernel.
-    grid : int, tuple of int or LaunchConfig
-        Grid dimensions (an int or a 1- to 3-tuple), or the whole configuration.
-    block : int or tuple of int
-        Block dimensions: an int or a 1- to 3-tuple (with a LaunchConfig in
-        ``grid``'s place, this position may hold ``args``).
-    args : sequence of (value, str), optional
-        One ``(value, code)`` pair per kernel parameter; ``code`` is a struct code
-        (``"Q"`` for a pointer, given as an int, a :class:`DeviceMemory` or an object
-        with ``__cuda_array_interface__``; ``"f"``, ``"i"``, ...).
-    shared_mem : int, optional
-        Dynamic shared memory per block, in bytes (default 0).
-    stream : Stream or int, optional
-        The stream to launch on; ``None`` (default) is the legacy default stream.
-    cooperative : bool, optional
-        Launch with the cooperative attribute (the grid may synchronize; default False).
-    cluster : int or tuple of int, optional
-        Thread-block cluster dimensions chosen at launch (compute capability 9.0+).
-    programmatic_dependent_launch : bool, optional
-        Allow programmatic dependent launch (compute capability 9.0+).
-    config : LaunchConfig, optional
-        The configuration, instead of ``grid``/``block``.
-
-    Raises
-    ------
-    TypeError, ValueError
-        If the configuration is invalid (a dimension with more than 3 entries, not
-        positive, ...) or given twice.
-    CudaDriverError
-        If the driver rejects the launch.
-    """
-    if config is not None:
-        if grid is not None or block is not None:
-            raise TypeError("launch() takes grid/block or config=, not both")
-        grid = config
-    elif isinstance(grid, LaunchConfig) and block is not None:
-        if args:
-            raise TypeError("launch(fn, config, ...) takes the args in the third position or the second, "
-                            "not both (no block with a LaunchConfig)")
-        args, block = block, None
-    cfg = _generic_config(grid, block, shared_mem, stream, cooperative, cluster, programmatic_dependent_launch)
-    args = list(args)
-    fmt = "".join(code for _, code in args)
-    values = [_value(v, c) for v, c in args]
-    fn.launcher(fmt).launch(cfg, *values)
-
-
-def launch_cooperative(fn: Any, grid: Any = None, block: Any = None, args: Any = (), shared_mem: Any = None,
-                       stream: Any = None, **kwargs: Any) -> None:
-    """Generic cooperative launch: ``launch(..., cooperative=True)`` (the
-    ``CU_LAUNCH_ATTRIBUTE_COOPERATIVE`` attribute through ``cuLaunchKernelEx``: the
-    grid may synchronize; every block must be co-resident).
-
-    Parameters
-    ----------
-    fn : Function
-        The kernel.
-    grid : int, tuple of int or LaunchConfig
-        Grid dimensions (an int or a 1- to 3-tuple), or the whole configuration.
-    block : int or tuple of int
-        Block dimensions: an int or a 1- to 3-tuple.
-    args : sequence of (value, str), optional
-        One ``(value, code)`` pair per kernel parameter (see :func:`launch`).
-    shared_mem : int, optional
-        Dynamic shared memory per block, in bytes (default 0).
-    stream : Stream or int, optional
-        The stream to launch on; ``None`` (default) is the legacy default stream.
-    **kwargs
-        ``cluster=``, ``programmatic_dependent_launch=``, ``config=`` as for :func:`launch`.
-
-    Raises
-    ------
-    CudaDriverError
-        If the driver rejects the launch (e.g. too many blocks to be co-resident).
-    """
-    if "cooperative" in kwargs:
-        raise TypeError("launch_cooperative() always launches cooperatively: no cooperative= argument")
-    launch(fn, grid, block, args, shared_mem, stream, True, **kwargs)

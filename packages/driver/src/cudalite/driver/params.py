@@ -60,6 +60,11 @@ class ParamLayout:
         """Number of parameters."""
         return len(self.offsets)
 
+    @property
+    def codes(self) -> tuple:
+        """The code of each parameter (``"Q"``, ``"f"``, ``"16s"``...)."""
+        return tuple(_tokens(self.format))
+
 
 def _tokens(fmt):
     if fmt and fmt[0] in "@=<>!":

@@ -245,6 +245,22 @@ class CompiledKernel:
             config = config.replace(cooperative=True)
         return self.launcher.bind(config)
 
+    def bind_checked(self, config, checks=None):
+        """The checked driver launch of this kernel bound to ``config``
+        (``cudalite.driver.Launcher.bind_checked``: returns None when launched, False
+        when a value is not of its check's class, else the CUresult for
+        :meth:`settle`); cooperative as :meth:`bind`."""
+        if self.cooperative and not config.cooperative:
+            config = config.replace(cooperative=True)
+        return self.launcher.bind_checked(config, checks)
+
+    def settle(self, rc, launch, values, config):
+        """A checked launch's CUresult ``rc``: retried once without a context current,
+        else raised (``Launcher.settle``)."""
+        if self.cooperative and not config.cooperative:
+            config = config.replace(cooperative=True)
+        self.launcher.settle(rc, launch, values, config)
+
     def launch(self, config, *values):
         """Launch once with ``config`` (opting in to its dynamic shared memory first)."""
         self.ensure_dynamic_shared(config.shared_mem)

@@ -11,10 +11,13 @@ baked in) is a closure constant, and its body is
 
     guard on the argument type keys (inlined attribute reads: each argument kind's
     ``ArgKind.source``) -> unpack the flattened values -> one positional call of the
-    bound driver launch -> record the kernel as the device's last launch
+    driver's checked launch (``kernel.bind_checked(config, checks)``: numbers are
+    passed as they are, their classes checked and their values converted in C, per
+    ``ArgKind.checked``) -> record the kernel as the device's last launch
 
 falling back to the dispatcher's slow path (first call, another specialization,
-NumPy arrays) when the guard fails.  The slow path first hands the call to the
+NumPy arrays) when the guard fails or the checked launch returns False (a number of
+another class).  The slow path first hands the call to the
 launcher the dispatcher now keeps for the same configuration when that is not the
 caller, so a launcher the user holds (``cfg = kernel[g, b]``) made before a new
 argument type was seen takes the fast path after one slow call, as ``kernel[g, b]``
@@ -71,7 +74,8 @@ _EMPTY = object()  # the identity caches' initial "last argument": no argument i
 
 def _launch_block(ind, kernel, values, ns, after=()):
     """Lines of the launch (CuPy stream ordering, driver call, fault naming, the
-    handlers' ``after_launch`` calls); returns."""
+    handlers' ``after_launch`` calls); returns, unless the checked launch found a
+    value of another class (then the code after the block runs: the slow path)."""
     body = []
     if "CUPY_STREAM" in ns:
         body.append(f"{ind}_cl_cs = CUPY_STREAM()")
@@ -81,14 +85,17 @@ def _launch_block(ind, kernel, values, ns, after=()):
         body.append(f"{ind}        WAIT(SH, _cl_cs)")
     call_vals = ", ".join(v for v in values if v)
     body.append(f"{ind}try:")
-    body.append(f"{ind}    LAUNCH({call_vals})")
-    body.append(f"{ind}    REC[DEV] = KERNEL")
-    body += [f"{ind}    {line}" for line in after]
+    body.append(f"{ind}    _cl_r = LAUNCH({call_vals})")
+    body.append(f"{ind}    if _cl_r is not False:")  # False: a checked value's class differs
+    body.append(f"{ind}        if _cl_r is not None:")
+    body.append(f"{ind}            SETTLE(_cl_r, LAUNCH, ({call_vals}{',' if call_vals else ''}), CFG)")
+    body.append(f"{ind}        REC[DEV] = KERNEL")
+    body += [f"{ind}        {line}" for line in after]
     if kernel.exc_global is not None:
-        body.append(f"{ind}    KERNEL.check_exceptions(SH)")
+        body.append(f"{ind}        KERNEL.check_exceptions(SH)")
+    body.append(f"{ind}        return")
     body.append(f"{ind}except DriverError as _cl_e:")
     body.append(f"{ind}    raise FAULT(_cl_e, DEV) from None")
-    body.append(f"{ind}return")
     return body
 
 
@@ -108,7 +115,7 @@ def _device_guards(kinds, names, guards, ns, kernel):
     for i, (k, a) in enumerate(zip(kinds, names)):
         extra = k.device_guard(i, a, ns)
         if extra:
-            guards[i] = f"({guards[i]} and {extra})"
+            guards[i] = f"({guards[i]} and {extra})" if guards[i] else f"({extra})"
     return ["CURDEV() == DEV"]
 
 
@@ -137,15 +144,24 @@ def make_factory(disp, names, kinds, keys, kernel, record, multi=False):
     has no device check at all."""
     if any(not k.inline for k in kinds):
         return None
-    ns = {"BIND": kernel.bind, "REC": record, "DEV": kernel.device_id, "KERNEL": kernel,
-          "DriverError": CudaDriverError, "FAULT": kernel_fault, "SLOW": disp._launch_slow}
-    guards, pre, values = [], [], []
+    ns = {"BIND": kernel.bind_checked, "SETTLE": kernel.settle, "REC": record, "DEV": kernel.device_id,
+          "KERNEL": kernel, "DriverError": CudaDriverError, "FAULT": kernel_fault, "SLOW": disp._launch_slow}
+    guards, pre, values, checks = [], [], [], []
     specs = kernel.abi.args  # per argument: its parameter slots (cudalite.core.abi.ArgABI)
     for i, (k, key, spec, a) in enumerate(zip(kinds, keys, specs, names)):
+        checked = k.checked(spec, key)
+        if checked is not None:  # the driver's checked launch checks and converts it, in C
+            guards.append("")
+            pre.append([])
+            values.append(a)
+            checks.extend(checked)
+            continue
         guard, lines, vals = k.source(i, a, spec, key, ns)
         guards.append(f"({guard})")
         pre.append(lines)
         values.append(vals)
+        checks.extend([None] * spec.count)
+    ns["CHECKS"] = tuple(checks) if any(checks) else None
     device_checks = _device_guards(kinds, names, guards, ns, kernel) if multi else []
     if multi:
         ns["SLOW_FACTORY"] = slow_factory(disp)
@@ -161,7 +177,7 @@ def make_factory(disp, names, kinds, keys, kernel, record, multi=False):
     if multi:  # a stream of another device: the slow path routes (or refuses) each launch
         body += ["    if SH > 2 and STREAM_DEVICE(SH) != DEV:",
                  "        return SLOW_FACTORY(CFG, KEY, WRAP)"]
-    body.append("    LAUNCH = BIND(CFG)")
+    body.append("    LAUNCH = BIND(CFG, CHECKS)")
     body.append(f"    def {fname}({params}):")
     ind = " " * 8
     hit_values = list(values)
@@ -171,7 +187,8 @@ def make_factory(disp, names, kinds, keys, kernel, record, multi=False):
         hit_guards, hit_pre = [], []
         for i, (k, spec, a) in enumerate(zip(kinds, specs, names)):
             if i not in cached:
-                hit_guards.append(guards[i])
+                if guards[i]:
+                    hit_guards.append(guards[i])
                 hit_pre.extend(pre[i])
                 continue
             fields = [f"_cl_k{i}_{j}" for j in range(k.cache_fields)]
@@ -196,7 +213,7 @@ def make_factory(disp, names, kinds, keys, kernel, record, multi=False):
         body += [f"{ind}    {line}" for line in hit_pre]
         body += _launch_block(ind + "    ", kernel, hit_values, ns, after)
     body.append(f"{ind}try:")
-    all_guards = guards + device_checks
+    all_guards = [g for g in guards if g] + device_checks
     body.append(f"{ind}    _cl_ok = {' and '.join(all_guards) if all_guards else 'True'}")
     body.append(f"{ind}except AttributeError:")
     body.append(f"{ind}    _cl_ok = False")

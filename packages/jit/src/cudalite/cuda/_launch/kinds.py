@@ -15,7 +15,9 @@ once:
   call giving them).  A kind defines one of the two: the generated launcher inlines
   ``source``, and the slow path's ``flat`` is that same source compiled once per
   parameter (:meth:`ArgKind.flat`'s default), so there is one definition of each
-  conversion (integer wrapping, bfloat16/fp8 bits, complex halves, array slots);
+  conversion (integer wrapping, bfloat16/fp8 bits, complex halves, array slots).
+  :meth:`ArgKind.checked` says when the driver's checked launch takes the argument as
+  it is instead (numbers: the class check and the conversion happen in C);
 * **device** -- :meth:`ArgKind.devices` / :meth:`ArgKind.device_guard` (multi-GPU routing);
 * **copies** -- :meth:`ArgKind.needs_copy` / :meth:`ArgKind.stage_in`: host data copied
   to the device before the launch, with the copy-back actions it registers;
@@ -81,6 +83,14 @@ class ArgKind:
             raise TypeError(f"{type(self).__name__} defines neither source() nor flat()")
         ns[f"H{i}"], ns[f"K{i}"], ns[f"P{i}"] = self, key, spec
         return f"H{i}.key({a}) == K{i}", [f"_cl_v{i} = H{i}.flat({a}, P{i}, SH)"], f"*_cl_v{i}"
+
+    def checked(self, spec, key):
+        """How the driver's checked launch (``Launcher.bind_checked``) may take this
+        argument itself, with no guard or conversion in the generated code: one
+        ``(cls, mode)`` per parameter slot (the argument is passed as it is, its class
+        must be exactly ``cls``, ``mode`` is the driver's conversion), or None (the
+        default: :meth:`source` guards and converts)."""
+        return None
 
     def flat(self, arg, spec, sh):
         """The values of ``arg`` for the parameter ``spec`` on stream handle ``sh``, in

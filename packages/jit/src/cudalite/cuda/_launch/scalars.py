@@ -85,6 +85,26 @@ class NumberKind(_NoDevice, ArgKind):
             val = a
         return f"type({a}) is C{i}", [], val
 
+    def checked(self, spec, key):
+        """The number as it is, checked and converted by the driver's checked launch --
+        the conversions of :meth:`source` with one parameter slot: an integer wrapped
+        to the parameter's width (``"wrap"``), a bool as 0/1 (``"truth"``), a float as
+        struct packs it; None for complex, bfloat16 and fp8 (:meth:`source`)."""
+        first = spec.slots[0]
+        if spec.count != 1 or first.role is Role.REAL or isinstance(spec.type, (BFloat16, Fp8)):
+            return None
+        if first.role is Role.BOOL or self.cls is bool or issubclass(self.cls, np.bool_):
+            mode = "truth"
+        elif first.code in _INT_CODES:
+            mode = "wrap"
+        elif first.code in ("f", "d", "e"):
+            mode = "struct"
+        else:
+            return None
+        if mode != "struct" and first.code not in _INT_CODES and first.code != "?":
+            return None
+        return ((self.cls, mode),)
+
 
 class DateTimeKind(_NoDevice, ArgKind):
     """A ``numpy.datetime64`` / ``timedelta64`` scalar: keyed by its dtype (the unit is
