@@ -282,9 +282,9 @@ static PyObject *cl_make(PyObject *unused, PyObject *args)
         Py_INCREF(pack1); s->pack1 = pack1;
         st->count = i + 1;
     }
-    Py_INCREF(keep); st->keep = keep;
     capsule = PyCapsule_New(st, CL_CAPSULE, cl_free);
     if (capsule == NULL) goto fail;
+    Py_INCREF(keep); st->keep = keep;  /* from here on the capsule owns every reference */
     launch = PyCFunction_NewEx(&cl_call_def, capsule, NULL);
     pack = PyCFunction_NewEx(&cl_pack_def, capsule, NULL);
     Py_DECREF(capsule);
