@@ -82,6 +82,8 @@ def test_layout_and_kernel_params(shape, strides, layout):
     d = DeviceNDArray(shape, strides, np.float32, ptr=BASE, owner=FakeMemory())
     assert d._layout == layout
     assert d._type_key == (np.dtype(np.float32), len(shape), layout)
+    # one key object per type: the launch guard's `is` test decides without comparing
+    assert DeviceNDArray(shape, strides, "float32", ptr=BASE + 64, owner=FakeMemory())._type_key is d._type_key
     expect = (BASE, *shape) if layout != "A" else (BASE, *shape, *strides)
     assert d._kernel_params == expect
     assert d._ptr == BASE

@@ -120,7 +120,7 @@ class DeviceNDArray:
         self._ptr = int(ptr)
         layout = self._layout = L.layout_of(shape, strides, dtype.itemsize)
         self._kernel_params = array_values(self._ptr, shape, strides, layout)
-        self._type_key = (dtype, len(shape), layout)
+        self._type_key = L.type_key(dtype, len(shape), layout)
         # the device of the memory: known for cudalite's own allocations, else found on first use
         self._device = gpu_data.device_id if type(gpu_data) is _drv.DeviceMemory else None
 

@@ -158,9 +158,10 @@ class DeviceArrayKind(ArgKind):
 
     def source(self, i, a, spec, key, ns):
         # no class check: any object whose _type_key matches follows the contract (an
-        # object without _type_key raises AttributeError, which the guard treats as a miss)
+        # object without _type_key raises AttributeError, which the guard treats as a miss);
+        # DeviceNDArray interns its keys, so `is` decides without comparing the tuples
         ns[f"K{i}"] = key
-        guard = f"{a}._type_key == K{i}"
+        guard = f"({a}._type_key is K{i} or {a}._type_key == K{i})"
         if kernel_abi((key_to_type(key),)).n_values(0) == spec.count:
             names = [f"_cl_v{i}_{j}" for j in range(spec.count)]
             return guard, [f"{', '.join(names)}, = {a}._kernel_params"], ", ".join(names)

@@ -9,12 +9,14 @@ empty array is both C- and F-contiguous (:func:`layout_of`, from
 
 from __future__ import annotations
 
+import functools
 import operator
 from collections.abc import Sequence
 
 from cudalite.core.layout import c_strides, f_strides, is_c_contiguous, is_f_contiguous, layout_of
 
 __all__ = [
+    "type_key",
     "normalize_shape", "c_strides", "f_strides", "is_c_contiguous", "is_f_contiguous", "layout_of",
     "extent", "index_view", "reshape_strides", "transpose_view", "dtype_view",
 ]
@@ -177,3 +179,11 @@ def dtype_view(shape, strides, old_itemsize, new_itemsize):
     if nbytes % new_itemsize:
         raise ValueError("when changing to a dtype of a different size, the size of the last axis must divide evenly")
     return (*shape[:-1], nbytes // new_itemsize), (*strides[:-1], new_itemsize)
+
+
+@functools.lru_cache(maxsize=1024)
+def type_key(dtype, ndim: int, layout: str) -> tuple:
+    """A device array's type key ``(dtype, ndim, layout)``, one tuple object per key: the generated
+    launch code tests ``a._type_key is K`` first (falling back to ``==``), measured
+    ~15 ns per array less than the tuple comparison alone."""
+    return (dtype, ndim, layout)
