@@ -211,6 +211,11 @@ class FakeKernel:
 
         return launch
 
+    def bind_direct(self, cfg, groups, fallback, record=None):
+        """No direct launch (as CompiledKernel without the compiled shim): the generated
+        code is the launcher."""
+        return None
+
     def settle(self, rc, launch, values, cfg):
         raise AssertionError(f"a fake launch returned {rc!r}")
 

@@ -68,12 +68,13 @@ class ShimError(RuntimeError):
 @dataclass(frozen=True)
 class Shim:
     """A loaded, self-tested shim: ``lib.cl_launch``/``lib.cl_launch_ex``, and
-    ``checked``, the maker of checked launches (:mod:`.checked`)."""
+    ``checked``/``direct``, the makers of checked and direct launches (:mod:`.checked`)."""
 
     lib: object
     ffi: object
     path: str
     checked: object = None
+    direct: object = None
 
 
 @dataclass(frozen=True)
@@ -149,10 +150,10 @@ def _self_test(module, path):
         raise ShimError(f"{path}: self-test of cl_launch_ex failed")
     from .checked import self_test
 
-    maker = self_test(lib, ffi, rec, config)
-    if maker is None:
+    makers = self_test(lib, ffi, rec, config)
+    if makers is None:
         raise ShimError(f"{path}: self-test of the checked launch failed")
-    return Shim(lib, ffi, path, maker)
+    return Shim(lib, ffi, path, *makers)
 
 
 def _import(name, path):
@@ -236,7 +237,7 @@ def build_shim(files: ShimFiles, cc: str = "") -> Shim:
         with os.fdopen(fd, "w") as f:
             f.write(f"{digest}  {os.path.basename(library)}\n")
         os.replace(record, files.record)
-        return Shim(shim.lib, shim.ffi, library, shim.checked)
+        return Shim(shim.lib, shim.ffi, library, shim.checked, shim.direct)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -26,6 +26,16 @@ errors are ``struct``'s), fills a parameter buffer on the C stack (a heap one ab
 KiB: no per-thread state, so threads may share it), releases the GIL and calls the
 driver.  Other backends get the same contract from generated Python around the bound
 launch's code.
+
+The *direct* launch (``Launcher.bind_direct(config, groups, fallback, record)``, shim
+only) goes one step further: a C callable taking the kernel's *arguments* -- numbers
+(checked as above) and objects carrying their parameter values (``("attrs", key_attr,
+key, values_attr, n)``: ``getattr(a, key_attr)`` is or equals ``key``,
+``getattr(a, values_attr)`` is the tuple of its ``n`` values) -- that launches, records
+``mapping[key] = value`` and returns None, or hands the very call to ``fallback``
+whenever it cannot (a keyword, a count, a class or key that differs, a value it does not
+convert, a driver error: nothing was launched).  It is GC-aware (its fallback usually
+refers back to it).
 """
 
 from __future__ import annotations
@@ -38,7 +48,7 @@ from typing import Any
 
 from .launchconfig import LaunchConfig
 
-__all__ = ["MODES", "bind_checked", "native_maker", "slot_table", "reference", "self_test"]
+__all__ = ["MODES", "bind_checked", "bind_direct", "native_maker", "slot_table", "reference", "self_test"]
 
 #: conversion modes, by name, as the shim numbers them
 MODES = {"struct": 0, "wrap": 1, "truth": 2}
@@ -46,13 +56,14 @@ _INT_CODES = frozenset("bBhHiIlLqQnNP")
 
 
 def native_maker(lib: Any) -> Any:
-    """The shim's ``make_checked_launch`` function object (``lib``: the shim's cffi lib)."""
+    """The shim's ``(make_checked_launch, make_direct_launch)`` function objects
+    (``lib``: the shim's cffi lib)."""
     address = lib.cl_checked_maker()
     if not address:
         raise RuntimeError("the launch shim made no checked-launch maker")
-    maker = ctypes.cast(ctypes.c_void_p(address), ctypes.py_object).value
-    ctypes.pythonapi.Py_DecRef(ctypes.py_object(maker))  # the C side returned a new reference
-    return maker
+    pair = ctypes.cast(ctypes.c_void_p(address), ctypes.py_object).value
+    ctypes.pythonapi.Py_DecRef(ctypes.py_object(pair))  # the C side returned a new reference
+    return pair
 
 
 @functools.lru_cache(maxsize=64)
@@ -173,6 +184,30 @@ def bind_checked(launcher: Any, config: Any, checks: Any = None) -> Any:
     return launch
 
 
+def bind_direct(launcher: Any, config: Any, groups: Any, fallback: Any, record: Any = None) -> Any:
+    """See :meth:`Launcher.bind_direct`."""
+    if launcher._direct is None:
+        return None
+    checks, table, first = [], [], 0
+    for i, group in enumerate(groups):
+        if group[0] == "value":
+            checks.append(group[1])
+            table.append((0, first, 1, None, None, None))
+            first += 1
+        elif group[0] == "attrs":
+            _, key_attr, key, values_attr, n = group
+            checks.extend([None] * n)
+            table.append((1, first, n, key_attr, key, values_attr))
+            first += n
+        else:
+            raise ValueError(f"argument {i}: unknown group {group[0]!r} (\"value\" or \"attrs\")")
+    if first != launcher.layout.count:
+        raise ValueError(f"the groups give {first} parameters for {launcher.layout.count}")
+    launch = bind_checked(launcher, config, checks)
+    mapping, key, value = (None, None, None) if record is None else record
+    return launcher._direct(launch, tuple(table), fallback, mapping, key, value)
+
+
 def reference(layout: Any, checks: Any, values: Any) -> Any:
     """What a checked launch with ``checks`` does with ``values``, in plain Python: the
     values ``struct`` then packs (a list), or False when a value's class is not its
@@ -196,12 +231,12 @@ def reference(layout: Any, checks: Any, values: Any) -> Any:
 
 
 def self_test(lib: Any, ffi: Any, rec: Any, config: Any) -> Any:
-    """The shim's checked-launch maker after launches through its probes
+    """The shim's ``(checked, direct)`` launch makers after launches through its probes
     (``cl_probe``/``cl_probe_ex``, recording into ``rec``; ``config``: a
     CUlaunchConfig stand-in whose first unsigned int is 29); None if one fails."""
     from .params import param_layout
 
-    maker = native_maker(lib)
+    maker, direct = native_maker(lib)
     layout = param_layout("Qif")
     slots = slot_table(layout, [(int, "struct"), None, (float, "struct")])
     rec_at = int(ffi.cast("uintptr_t", rec))
@@ -217,4 +252,12 @@ def self_test(lib: Any, ffi: Any, rec: Any, config: Any) -> Any:
     rec[11] = 0
     if launch(7, 1, 2.0) is not None or rec[1] != 29 or not rec[2] or not rec[3]:
         return None
-    return maker
+    record: dict = {}
+    fell: list = []
+    run = direct(launch, ((0, 0, 1, None, None, None), (0, 1, 1, None, None, None), (0, 2, 1, None, None, None)),
+                 lambda *a: fell.append(a), record, 0, "k")
+    rec[0] = 0
+    if run(7, 1, 2.0) is not None or record != {0: "k"} or rec[1] != 29 or fell or run(7, 1, 2) is not None \
+            or fell != [(7, 1, 2)]:
+        return None
+    return maker, direct

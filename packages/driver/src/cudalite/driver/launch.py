@@ -173,14 +173,14 @@ class Launcher:
         self.layout = layout = param_layout(param_format)
         self.backend = backend = backend or driver.config.launch_backend
         self._bound: dict = {}  # LaunchConfig -> bound closure (Launcher.launch), bounded
-        self._maker = None  # the shim's checked-launch maker (backend shim)
+        self._maker = self._direct = None  # the shim's checked/direct-launch makers (backend shim)
         self._tls = tls = threading.local()
         buffers, pack_into = _buffers_factory(tls, layout), layout.struct.pack_into
         if backend == "shim":
             native = driver.native("shim")  # None: no compiler/headers -> bindings, silently
             if native is not None:
                 shim, entry, entry_ex = native
-                self._kind, f, self._maker = "shim", function.handle, shim.checked
+                self._kind, f, self._maker, self._direct = "shim", function.handle, shim.checked, shim.direct
                 self._plain = (shim.lib.cl_launch, entry)
                 self._ex = (shim.lib.cl_launch_ex, entry_ex)
             else:
@@ -277,6 +277,37 @@ class Launcher:
         from .checked import bind_checked
 
         return bind_checked(self, config, checks)
+
+    def bind_direct(self, config: Any, groups: Any, fallback: Any, record: Any = None) -> Any:
+        """A whole launch in C in front of ``fallback`` (:mod:`.checked`): a callable
+        taking the *arguments* (``groups`` says how each becomes parameters) that makes
+        the launch and returns None, or -- for anything it cannot launch (a keyword, a
+        count, a class or key that differs, a value it does not convert, a driver
+        error) -- returns ``fallback(*args, **kwargs)``.  None when this launcher has no
+        compiled shim (call ``fallback`` itself).
+
+        Parameters
+        ----------
+        config : LaunchConfig
+            The launch configuration.
+        groups : sequence
+            One entry per argument: ``("value", check)`` -- one parameter, ``check`` as
+            in :meth:`bind_checked` -- or ``("attrs", key_attr, key, values_attr, n)``:
+            the argument's attribute ``key_attr`` must be (or equal) ``key`` and its
+            attribute ``values_attr`` is a tuple of its ``n`` parameter values.
+        fallback : callable
+            Called with the call's own arguments when the launch is not made here.
+        record : tuple, optional
+            ``(mapping, key, value)``: ``mapping[key] = value`` after each launch.
+
+        Raises
+        ------
+        TypeError, ValueError
+            If ``groups`` does not fit the parameter format.
+        """
+        from .checked import bind_direct
+
+        return bind_direct(self, config, groups, fallback, record)
 
     def settle(self, rc: Any, launch: Any, values: Any, config: Any) -> None:
         """What a checked launch's nonzero CUresult ``rc`` means: a launch refused for

@@ -156,6 +156,13 @@ class DeviceArrayKind(ArgKind):
             return None
         return f"{a}._device in DEVS"  # None (not known yet) misses: the slow path finds it
 
+    def direct_group(self, spec, key):
+        """The array's ``_kernel_params`` when they are the parameter's values (its own
+        layout), checked by ``_type_key`` -- the guard of :meth:`source`, in C."""
+        if kernel_abi((key_to_type(key),)).n_values(0) != spec.count:
+            return None
+        return ("attrs", "_type_key", key, "_kernel_params", spec.count)
+
     def source(self, i, a, spec, key, ns):
         # no class check: any object whose _type_key matches follows the contract (an
         # object without _type_key raises AttributeError, which the guard treats as a miss);

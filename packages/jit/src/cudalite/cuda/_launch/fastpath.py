@@ -17,7 +17,12 @@ baked in) is a closure constant, and its body is
 
 falling back to the dispatcher's slow path (first call, another specialization,
 NumPy arrays) when the guard fails or the checked launch returns False (a number of
-another class).  The slow path first hands the call to the
+another class).  When every argument is a number or a device array in its own layout
+(``ArgKind.direct_group``) and the launch needs nothing else of the generated code (one
+GPU, no identity caches, no after-launch work, no device exceptions), the launcher is the
+driver's *direct* launch (``kernel.bind_direct``: checks, conversion, launch and the
+record of the last kernel, all in C) with the generated function as its fallback for
+every call it does not launch.  The slow path first hands the call to the
 launcher the dispatcher now keeps for the same configuration when that is not the
 caller, so a launcher the user holds (``cfg = kernel[g, b]``) made before a new
 argument type was seen takes the fast path after one slow call, as ``kernel[g, b]``
@@ -117,6 +122,22 @@ def _device_guards(kinds, names, guards, ns, kernel):
         if extra:
             guards[i] = f"({guards[i]} and {extra})" if guards[i] else f"({extra})"
     return ["CURDEV() == DEV"]
+
+
+def _direct_groups(kinds, keys, specs, kernel, ns, multi, cached, after):
+    """The direct launch's argument groups (``ArgKind.direct_group``), or None when the
+    launch needs the generated code's own work: several devices, identity caches,
+    after-launch actions, a CuPy stream to order after, device exceptions to check, or
+    an argument kind without a group."""
+    if multi or cached or after or "CUPY_STREAM" in ns or kernel.exc_global is not None:
+        return None
+    groups = []
+    for k, key, spec in zip(kinds, keys, specs):
+        group = k.direct_group(spec, key)
+        if group is None:
+            return None
+        groups.append(group)
+    return tuple(groups)
 
 
 def make_factory(disp, names, kinds, keys, kernel, record, multi=False):
@@ -222,6 +243,13 @@ def make_factory(disp, names, kinds, keys, kernel, record, multi=False):
     body += [f"{ind}    {line}" for line in stores]
     body += _launch_block(ind + "    ", kernel, values, ns, after)
     body.append(f"{ind}SLOW(CFG, ({params}{',' if len(names) == 1 else ''}), KEY, _cl_me)")
+    groups = _direct_groups(kinds, keys, specs, kernel, ns, multi, cached, after)
+    if groups is not None:  # the whole launch in C, this generated code its fallback
+        ns["BIND_DIRECT"], ns["GROUPS"], ns["RECORD"] = kernel.bind_direct, groups, (record, kernel.device_id, kernel)
+        body.append(f"    _cl_direct = BIND_DIRECT(CFG, GROUPS, {fname}, RECORD)")
+        body.append("    if _cl_direct is None:")
+        body.append(f"        _cl_direct = {fname}")
+        fname = "_cl_direct"
     body.append(f"    _cl_me = {fname} if WRAP is None else WRAP({fname})")
     body.append("    return _cl_me")
     src = "\n".join(body) + "\n"

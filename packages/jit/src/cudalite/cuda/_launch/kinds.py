@@ -92,6 +92,15 @@ class ArgKind:
         default: :meth:`source` guards and converts)."""
         return None
 
+    def direct_group(self, spec, key):
+        """How the driver's direct launch (``Launcher.bind_direct``: the whole launch in
+        C) takes this argument: ``("value", (cls, mode))`` for an argument that is one
+        checked parameter (default: from :meth:`checked`), ``("attrs", key_attr, key,
+        values_attr, n)`` for an object carrying its values, or None (the default
+        otherwise: kernels with such an argument launch through the generated code)."""
+        checked = self.checked(spec, key)
+        return ("value", checked[0]) if checked is not None and len(checked) == 1 else None
+
     def flat(self, arg, spec, sh):
         """The values of ``arg`` for the parameter ``spec`` on stream handle ``sh``, in
         slot order.  Default: :meth:`source`, compiled once per (parameter, key)."""

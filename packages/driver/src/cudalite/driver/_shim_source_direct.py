@@ -1,0 +1,248 @@
+"""The C source of the direct launch (docs/driver.md, "The checked launch"): a whole
+configured launch in C in front of a fallback, part of the launch shim's source
+(:mod:`._shim_source` joins the parts; it follows the checked launch's source, whose
+state and conversions it uses).  Standard library only, no imports.
+"""
+
+__all__ = ["DIRECT_SOURCE"]
+
+DIRECT_SOURCE = r"""
+/* ---- The direct launch: a whole configured launch in C, in front of a fallback ---- */
+#define CL_GROUP_VALUE 0  /* one argument, one parameter (its slot's class check) */
+#define CL_GROUP_ATTRS 1  /* getattr(arg, key_attr) is/== key; getattr(arg, values_attr): n values */
+#define CL_VISIT(o) do { if ((o) != NULL) { int r_ = visit((PyObject *)(o), arg); if (r_) return r_; } } while (0)
+
+typedef struct {
+    int kind;
+    Py_ssize_t first, n;
+    PyObject *key_attr, *key, *values_attr;
+} cl_group;
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *capsule;   /* the checked launch's state: configuration, slots */
+    PyObject *fallback;  /* called with the call's own arguments whenever this cannot launch */
+    PyObject *rec_map, *rec_key, *rec_val;  /* rec_map[rec_key] = rec_val after each launch */
+    Py_ssize_t ngroups;
+    cl_group *groups;
+} cl_direct_obj;
+
+static int cl_direct_traverse(PyObject *self, visitproc visit, void *arg)
+{
+    cl_direct_obj *d = (cl_direct_obj *)self;
+    Py_ssize_t i;
+    CL_VISIT(d->capsule); CL_VISIT(d->fallback); CL_VISIT(d->rec_map); CL_VISIT(d->rec_key); CL_VISIT(d->rec_val);
+    for (i = 0; i < d->ngroups; i++) {
+        CL_VISIT(d->groups[i].key_attr); CL_VISIT(d->groups[i].key); CL_VISIT(d->groups[i].values_attr);
+    }
+    CL_VISIT(Py_TYPE(self));
+    return 0;
+}
+
+static int cl_direct_clear(PyObject *self)
+{
+    cl_direct_obj *d = (cl_direct_obj *)self;
+    Py_ssize_t i;
+    Py_CLEAR(d->capsule); Py_CLEAR(d->fallback); Py_CLEAR(d->rec_map); Py_CLEAR(d->rec_key); Py_CLEAR(d->rec_val);
+    for (i = 0; i < d->ngroups; i++) {
+        Py_CLEAR(d->groups[i].key_attr); Py_CLEAR(d->groups[i].key); Py_CLEAR(d->groups[i].values_attr);
+    }
+    return 0;
+}
+
+static void cl_direct_dealloc(PyObject *self)
+{
+    PyTypeObject *tp = Py_TYPE(self);
+    PyObject_GC_UnTrack(self);
+    cl_direct_clear(self);
+    PyMem_Free(((cl_direct_obj *)self)->groups);
+    PyObject_GC_Del(self);
+    Py_DECREF(tp);
+}
+
+static PyType_Slot cl_direct_slots[] = {
+    {Py_tp_dealloc, (void *)cl_direct_dealloc},
+    {Py_tp_traverse, (void *)cl_direct_traverse},
+    {Py_tp_clear, (void *)cl_direct_clear},
+    {0, NULL},
+};
+static PyType_Spec cl_direct_spec = {"cudalite.driver.DirectLaunchState", sizeof(cl_direct_obj), 0,
+                                     Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, cl_direct_slots};
+
+/* 1: the group's values are in the buffer; 0: it does not match (no exception set) */
+static int cl_fill_group(const cl_state *st, const cl_group *g, PyObject *a, char *buf, void **ptrs)
+{
+    Py_ssize_t j;
+    if (g->kind == CL_GROUP_VALUE) {
+        const cl_slot *s = &st->slots[g->first];
+        if (s->cls != NULL && (PyObject *)Py_TYPE(a) != s->cls) return 0;
+        if (cl_convert(s, a, buf + s->offset) < 0) { PyErr_Clear(); return 0; }
+        ptrs[g->first] = buf + s->offset;
+        return 1;
+    } else {
+        PyObject *k = PyObject_GetAttr(a, g->key_attr), *vals;
+        int same;
+        if (k == NULL) { PyErr_Clear(); return 0; }
+        same = k == g->key ? 1 : PyObject_RichCompareBool(k, g->key, Py_EQ);
+        Py_DECREF(k);
+        if (same != 1) { PyErr_Clear(); return 0; }
+        vals = PyObject_GetAttr(a, g->values_attr);
+        if (vals == NULL) { PyErr_Clear(); return 0; }
+        if (!PyTuple_Check(vals) || PyTuple_Size(vals) != g->n) { Py_DECREF(vals); return 0; }
+        for (j = 0; j < g->n; j++) {
+            const cl_slot *s = &st->slots[g->first + j];
+            if (cl_convert(s, PyTuple_GetItem(vals, j), buf + s->offset) < 0) {
+                PyErr_Clear();
+                Py_DECREF(vals);
+                return 0;
+            }
+            ptrs[g->first + j] = buf + s->offset;
+        }
+        Py_DECREF(vals);
+        return 1;
+    }
+}
+
+static PyObject *cl_direct_fallback(cl_direct_obj *d, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    PyObject *tuple, *kwargs = NULL, *out;
+    Py_ssize_t i, nkw = kwnames == NULL ? 0 : PyTuple_Size(kwnames);
+    if (d->fallback == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "this launch was cleared (its kernel is being collected)");
+        return NULL;
+    }
+    tuple = PyTuple_New(nargs);
+    if (tuple == NULL) return NULL;
+    for (i = 0; i < nargs; i++) {
+        Py_INCREF(args[i]);
+        PyTuple_SetItem(tuple, i, args[i]);
+    }
+    if (nkw) {
+        kwargs = PyDict_New();
+        if (kwargs == NULL) { Py_DECREF(tuple); return NULL; }
+        for (i = 0; i < nkw; i++)
+            if (PyDict_SetItem(kwargs, PyTuple_GetItem(kwnames, i), args[nargs + i]) < 0) {
+                Py_DECREF(tuple); Py_DECREF(kwargs); return NULL;
+            }
+    }
+    out = PyObject_Call(d->fallback, tuple, kwargs);
+    Py_DECREF(tuple);
+    Py_XDECREF(kwargs);
+    return out;
+}
+
+static PyObject *cl_direct_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    uint64_t stack_buf[CL_STACK_BYTES / 8];
+    void *stack_ptrs[CL_STACK_SLOTS];
+    char *heap, *buf;
+    void **ptrs;
+    int rc;
+    Py_ssize_t i;
+    cl_direct_obj *d = (cl_direct_obj *)self;
+    cl_state *st;
+    if ((kwnames != NULL && PyTuple_Size(kwnames) > 0) || nargs != d->ngroups || d->capsule == NULL)
+        return cl_direct_fallback(d, args, nargs, kwnames);
+    st = cl_get(d->capsule, &heap, &buf, &ptrs, stack_buf, stack_ptrs);
+    if (st == NULL) return NULL;
+    memset(buf, 0, (size_t)st->size);
+    for (i = 0; i < nargs; i++)
+        if (!cl_fill_group(st, &d->groups[i], args[i], buf, ptrs)) {
+            PyMem_Free(heap);
+            return cl_direct_fallback(d, args, nargs, kwnames);
+        }
+    Py_BEGIN_ALLOW_THREADS
+    if (st->ex)
+        rc = ((cl_launch_ex_fn)st->entry)((const void *)st->config, (void *)st->f, st->count ? ptrs : NULL,
+                                          (void **)0);
+    else
+        rc = ((cl_launch_fn)st->entry)((void *)st->f, st->gx, st->gy, st->gz, st->bx, st->by, st->bz, st->smem,
+                                       (void *)st->stream, st->count ? ptrs : NULL, (void **)0);
+    Py_END_ALLOW_THREADS
+    PyMem_Free(heap);
+    if (rc != 0)  /* nothing was launched: the fallback launches again, and reports */
+        return cl_direct_fallback(d, args, nargs, kwnames);
+    if (d->rec_map != NULL && PyObject_SetItem(d->rec_map, d->rec_key, d->rec_val) < 0) return NULL;
+    Py_INCREF(Py_None);
+    return Py_None;
+}
+
+static PyMethodDef cl_direct_def = {"direct_launch", (PyCFunction)(void (*)(void))cl_direct_call,
+                                    METH_FASTCALL | METH_KEYWORDS,
+                                    "Launch with these arguments, or call the fallback with them."};
+
+/* make_direct(launch, groups, fallback, rec_map, rec_key, rec_val) -> function; ``launch`` a
+   checked launch of make(); groups: one (kind, first, n, key_attr, key, values_attr) per argument */
+static PyObject *cl_make_direct(PyObject *unused, PyObject *args)
+{
+    static PyObject *type = NULL;  /* made once, under the GIL */
+    PyObject *launch, *groups, *fallback, *rec_map, *rec_key, *rec_val, *capsule, *fn;
+    cl_direct_obj *d;
+    cl_state *st;
+    Py_ssize_t i, n, expect = 0;
+    if (!PyArg_ParseTuple(args, "OO!OOOO", &launch, &PyTuple_Type, &groups, &fallback, &rec_map, &rec_key, &rec_val))
+        return NULL;
+    capsule = PyObject_GetAttrString(launch, "__self__");
+    if (capsule == NULL) return NULL;
+    st = (cl_state *)PyCapsule_GetPointer(capsule, CL_CAPSULE);
+    if (st == NULL) { Py_DECREF(capsule); return NULL; }
+    if (type == NULL && (type = PyType_FromSpec(&cl_direct_spec)) == NULL) { Py_DECREF(capsule); return NULL; }
+    n = PyTuple_Size(groups);
+    d = (cl_direct_obj *)PyType_GenericAlloc((PyTypeObject *)type, 0);
+    if (d == NULL) { Py_DECREF(capsule); return NULL; }
+    d->capsule = capsule;
+    d->groups = (cl_group *)PyMem_Malloc(sizeof(cl_group) * (size_t)(n ? n : 1));
+    if (d->groups == NULL) { Py_DECREF(d); return PyErr_NoMemory(); }
+    memset(d->groups, 0, sizeof(cl_group) * (size_t)(n ? n : 1));
+    for (i = 0; i < n; i++) {
+        cl_group *g = &d->groups[i];
+        PyObject *ka, *k, *va;
+        if (!PyArg_ParseTuple(PyTuple_GetItem(groups, i), "innOOO", &g->kind, &g->first, &g->n, &ka, &k, &va)) {
+            Py_DECREF(d); return NULL;
+        }
+        d->ngroups = i + 1;
+        if (g->first != expect || g->n < 0 || g->first + g->n > st->count
+                || (g->kind == CL_GROUP_VALUE && g->n != 1)
+                || (g->kind == CL_GROUP_ATTRS && (!PyUnicode_Check(ka) || !PyUnicode_Check(va)))
+                || (g->kind != CL_GROUP_VALUE && g->kind != CL_GROUP_ATTRS)) {
+            PyErr_Format(PyExc_ValueError, "direct launch: bad argument group %zd", i);
+            Py_DECREF(d); return NULL;
+        }
+        expect += g->n;
+        if (g->kind == CL_GROUP_ATTRS) {
+            Py_INCREF(ka); g->key_attr = ka; Py_INCREF(k); g->key = k; Py_INCREF(va); g->values_attr = va;
+        }
+    }
+    if (expect != st->count) {
+        PyErr_SetString(PyExc_ValueError, "direct launch: the groups do not cover the parameters");
+        Py_DECREF(d); return NULL;
+    }
+    Py_INCREF(fallback); d->fallback = fallback;
+    if (rec_map != Py_None) {
+        Py_INCREF(rec_map); d->rec_map = rec_map; Py_INCREF(rec_key); d->rec_key = rec_key;
+        Py_INCREF(rec_val); d->rec_val = rec_val;
+    }
+    fn = PyCFunction_NewEx(&cl_direct_def, (PyObject *)d, NULL);
+    Py_DECREF(d);
+    return fn;
+}
+
+static PyMethodDef cl_make_direct_def = {"make_direct_launch", cl_make_direct, METH_VARARGS,
+                                         "make_direct(launch, groups, fallback, rec_map, rec_key, rec_val)"};
+
+/* The address of a new tuple (make, make_direct) -- a new reference: the caller takes it
+   over -- made with the GIL held whatever cffi did with it. */
+static uintptr_t cl_checked_maker(void)
+{
+    PyObject *make, *direct, *pair = NULL;
+    PyGILState_STATE g = PyGILState_Ensure();
+    make = PyCFunction_NewEx(&cl_make_def, NULL, NULL);
+    direct = PyCFunction_NewEx(&cl_make_direct_def, NULL, NULL);
+    if (make != NULL && direct != NULL) pair = PyTuple_Pack(2, make, direct);
+    Py_XDECREF(make);
+    Py_XDECREF(direct);
+    if (pair == NULL) PyErr_Clear();
+    PyGILState_Release(g);
+    return (uintptr_t)pair;
+}
+"""
