@@ -345,7 +345,7 @@ TYPECHECK_MODULES = {
     DRIVER: ["cudalite.driver", "cudalite.driver.backends",
              "cudalite.driver._cu", "cudalite.driver._shim", "cudalite.driver.cachedir",
              "cudalite.driver.device", "cudalite.driver.errors", "cudalite.driver.ipc", "cudalite.driver.launch",
-             "cudalite.driver.checked", "cudalite.driver.generic",
+             "cudalite.driver.checked", "cudalite.driver.generic", "cudalite.driver.pool", "cudalite.driver.fill",
              "cudalite.driver.launchconfig", "cudalite.driver.memory", "cudalite.driver.module",
              "cudalite.driver.params", "cudalite.driver.peer", "cudalite.driver.pointer", "cudalite.driver.profiler",
              "cudalite.driver.registration", "cudalite.driver.stream"],

@@ -144,6 +144,7 @@ FULLY_ANNOTATED = {
                            "cudalite.driver._cu", "cudalite.driver._shim", "cudalite.driver.cachedir",
                           "cudalite.driver.device", "cudalite.driver.errors", "cudalite.driver.ipc",
                           "cudalite.driver.launch", "cudalite.driver.checked", "cudalite.driver.generic",
+                          "cudalite.driver.pool", "cudalite.driver.fill",
                           "cudalite.driver.launchconfig", "cudalite.driver.memory",
                           "cudalite.driver.module", "cudalite.driver.params", "cudalite.driver.peer",
                           "cudalite.driver.pointer", "cudalite.driver.profiler", "cudalite.driver.registration",

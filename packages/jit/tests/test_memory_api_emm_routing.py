@@ -190,7 +190,7 @@ def test_random_states_allocate_through_the_plugin(plugin):
 
 
 def test_zero_bytes_never_reach_the_plugin(plugin, monkeypatch):
-    monkeypatch.setattr(drv, "alloc", lambda n: drv.DeviceMemory(0, 0, 0))  # NULL, as numba
+    monkeypatch.setattr(drv, "alloc", lambda n, pool=False: drv.DeviceMemory(0, 0, 0))  # NULL, as numba
     d = cuda.device_array((0, 3))
     assert _allocs(plugin) == [] and d.size == 0
 
@@ -402,7 +402,7 @@ def test_assigning_the_contexts_manager_routes_and_restoring_it_stops(fake_gpu, 
     assert _allocs(log) == [("memalloc", 16)]
     ctx.memory_manager = DefaultMemoryManager(context=ctx)
     calls = []
-    monkeypatch.setattr(drv, "alloc", lambda n: calls.append(n) or drv.DeviceMemory(0, 0, 0))
+    monkeypatch.setattr(drv, "alloc", lambda n, pool=False: calls.append(n) or drv.DeviceMemory(0, 0, 0))
     cuda.device_array(0)
     assert memory_plugin() is None and calls == [0] and len(_allocs(log)) == 1
 

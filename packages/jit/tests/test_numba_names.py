@@ -283,8 +283,8 @@ def test_device_array_allocates_through_the_driver_without_a_plugin(monkeypatch,
     from cudalite.cuda._runtime import context as _context_api
 
     calls = []
-    monkeypatch.setattr(_context_api._drv, "alloc", lambda n: calls.append(n) or "mem")
-    assert _context_api.device_alloc(80) == "mem" and calls == [80]
+    monkeypatch.setattr(_context_api._drv, "alloc", lambda n, pool=False: calls.append((n, pool)) or "mem")
+    assert _context_api.device_alloc(80) == "mem" and calls == [(80, True)]  # from the device pool
 
 
 # -- IPC --------------------------------------------------------------------------------------------

@@ -46,3 +46,41 @@ def test_c_contiguous_arrays_qualify(obj, expected):
 ])
 def test_anything_else_does_not(obj):
     assert _cai_key(obj) is None
+
+
+class _Ptr:
+    def __init__(self, ptr):
+        self.ptr = ptr
+
+
+def _cupy_like(shape, dtype, strides=None, ptr=0x1000):
+    """A stand-in of a CuPy array: its attributes and its interface agree."""
+    dtype = np.dtype(dtype)
+    strides = strides or tuple(int(np.prod(shape[i + 1:])) * dtype.itemsize for i in range(len(shape)))
+    cls = type("ndarray", (), {"__module__": "cupy._core.core"})
+    a = cls()
+    a.data, a.shape, a.strides, a.dtype, a.ndim = _Ptr(ptr), tuple(shape), tuple(strides), dtype, len(shape)
+    a._c_contiguous = all(s == e for s, e in zip(strides, _cupy_like_c(shape, dtype))) or int(np.prod(shape)) <= 1
+    a.__cuda_array_interface__ = {"version": 3, "data": (ptr, False), "shape": tuple(shape), "typestr": dtype.str,
+                                  "strides": tuple(strides)}
+    return a
+
+
+def _cupy_like_c(shape, dtype):
+    return tuple(int(np.prod(shape[i + 1:])) * dtype.itemsize for i in range(len(shape)))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int8", "uint64", "complex64", "bool"])
+def test_cupy_arrays_are_read_by_their_attributes_with_the_interface_s_result(dtype):
+    from cudalite.cuda._ufuncs.vectorize import _cupy_key, _key_reader
+
+    a = _cupy_like((7,), dtype)
+    assert _key_reader(type(a), a) is _cupy_key
+    assert _cupy_key(a) == _cai_key(a) == ((np.dtype(dtype), 1, "C"), (7,), 0x1000)
+
+
+@pytest.mark.parametrize("shape, strides", [((7,), (8,)), ((2, 3), None)])
+def test_cupy_arrays_the_fast_path_does_not_take(shape, strides):
+    from cudalite.cuda._ufuncs.vectorize import _cupy_key
+
+    assert _cupy_key(_cupy_like(shape, "float32", strides)) is None  # strided, or 2-d: the general path

@@ -344,11 +344,11 @@ def test_fast_path_without_out_allocates_the_loops_dtype(monkeypatch):
     monkeypatch.setattr(f, "_multiprocessors", lambda: 132)
     made = []
 
-    def fake_alloc(shape, dtype, stream=0):
-        made.append((tuple(shape), np.dtype(dtype), stream))
-        return _dev(shape, dtype, base=0x7F0000100000)
+    def fake_alloc(n, dtype, stream=0):  # new_vector: the fast path's device_array((n,), dtype, stream=...)
+        made.append(((n,), np.dtype(dtype), stream))
+        return _dev((n,), dtype, base=0x7F0000100000)
 
-    monkeypatch.setattr(V, "device_array", fake_alloc)
+    monkeypatch.setattr(V, "new_vector", fake_alloc)
     a = _dev((500,), np.float32)
 
     class Foreign:  # a CuPy-like array: only its interface is read

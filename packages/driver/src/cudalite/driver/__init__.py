@@ -30,10 +30,10 @@ from .memory import (
     copy_device_to_host,
     copy_host_to_device,
     device_pointer,
-    memset,
-    memset_d32,
 )
+from .fill import memset, memset_d32
 from .peer import can_access_peer, copy_peer, enable_peer_access
+from .pool import DevicePool, memory_pool
 from .module import Function, Module, load_module
 from .params import ParamLayout, pack_params, param_layout
 from .pointer import PointerAttributes, pointer_attributes
@@ -49,6 +49,7 @@ __all__ = [
     "Device", "device_count", "get_device", "set_current_device", "current_device", "current_device_id",
     "current_device_reader", "memory_info", "synchronize", "can_access_peer", "enable_peer_access",
     "DeviceMemory", "HostMemory", "ManagedMemory", "alloc", "alloc_host", "alloc_managed", "memset", "memset_d32",
+    "DevicePool", "memory_pool",
     "copy_host_to_device", "copy_device_to_host", "copy_device_to_device", "copy_peer", "device_pointer",
     "HostRegistration", "register_host", "host_device_pointer",
     "PointerAttributes", "pointer_attributes",

@@ -71,6 +71,8 @@ class Driver:
         self._handles = {}  # device id -> CUdevice
         self._contexts = {}  # device id -> CUcontext (primary, retained once)
         self._native = {}  # backend name -> library handle
+        self._pools = {}  # device id -> DevicePool (made on first use: cudalite.driver.pool.memory_pool)
+        self.captures = 0  # stream captures begun through cudalite.driver.graph and not ended
         atexit.register(self.shutdown)
 
     # -- devices and contexts -------------------------------------------------

@@ -18,6 +18,10 @@
   or others is refused (:mod:`cudalite.driver.cachedir`, docs/cache.md).
 * ``CUDALITE_CC`` (else ``CC``) -- the C compiler command for the launch shim;
   default: the first of ``cc``, ``gcc``, ``clang`` on ``PATH``.
+* ``CUDALITE_MEMORY_POOL`` -- ``0`` (``false``, ``no``, ``off``) makes ``alloc(n,
+  pool=True)`` a plain ``cuMemAlloc`` (freed with ``cuMemFree`` when the memory object
+  dies) instead of a block of the device's pool (:mod:`cudalite.driver.pool`); default
+  ``1``.
 """
 
 from __future__ import annotations
@@ -65,6 +69,18 @@ class Config:
     libcuda: str = DEFAULT_LIBCUDA
     cache_dir: str = ""  # "" -> default_cache_dir()
     cc: str = ""  # "" -> search cc, gcc, clang
+    memory_pool: bool = True  # CUDALITE_MEMORY_POOL
+
+
+def _parse_flag(name, text, default):
+    value = (text or "").strip().lower()
+    if not value:
+        return default
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"{name}={text!r}: expected 1/true/yes/on or 0/false/no/off")
 
 
 def _parse_backend(text):
@@ -85,4 +101,5 @@ def load_config(environ=None) -> Config:
         cache_dir=os.path.abspath(env["CUDALITE_CACHE_DIR"]) if env.get("CUDALITE_CACHE_DIR")
         else default_cache_dir(env),
         cc=env.get("CUDALITE_CC") or env.get("CC") or "",
+        memory_pool=_parse_flag("CUDALITE_MEMORY_POOL", env.get("CUDALITE_MEMORY_POOL"), True),
     )

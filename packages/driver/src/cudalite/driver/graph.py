@@ -55,6 +55,7 @@ def begin_capture(stream, mode="global"):
         raise ValueError("the legacy default stream cannot be captured: capture a stream made with Stream() "
                          "(cuda.stream())")
     call("cuStreamBeginCapture", as_custream(stream), _mode(mode))
+    get_driver().captures += 1  # the device pools do not synchronize until it ends
 
 
 def end_capture(stream) -> Graph:
@@ -76,8 +77,16 @@ def end_capture(stream) -> Graph:
         The capture was invalidated (an operation the capture mode forbids ran while it
         lasted), or ``stream`` is not capturing.
     """
-    graph = call("cuStreamEndCapture", as_custream(stream))
-    return Graph._own(graph, get_driver().current())
+    d = get_driver()
+    # active or invalidated: either way this call ends the capture begin_capture counted
+    counted = int(call("cuStreamIsCapturing", as_custream(stream))) != int(
+        cu().CUstreamCaptureStatus.CU_STREAM_CAPTURE_STATUS_NONE)
+    try:
+        graph = call("cuStreamEndCapture", as_custream(stream))
+    finally:
+        if counted:
+            d.captures = max(0, d.captures - 1)
+    return Graph._own(graph, d.current())
 
 
 def is_capturing(stream) -> bool:

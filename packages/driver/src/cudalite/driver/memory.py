@@ -16,14 +16,15 @@ pageable host memory are staged by the driver; keep the host object alive until 
 from __future__ import annotations
 
 import weakref
-from typing import Any
+from typing import Any, cast
 
 from ._cu import call, cu
 from ._state import get_driver, peek_driver
+from .pool import DevicePool, memory_pool
 from .stream import as_custream
 
 __all__ = [
-    "DeviceMemory", "HostMemory", "ManagedMemory", "alloc", "alloc_host", "alloc_managed", "memset", "memset_d32",
+    "DeviceMemory", "HostMemory", "ManagedMemory", "alloc", "alloc_host", "alloc_managed",
     "copy_host_to_device", "copy_device_to_host", "copy_device_to_device", "device_pointer",
 ]
 
@@ -68,6 +69,7 @@ class DeviceMemory:
     """An owned device allocation: ``.ptr``, ``.size``, ``.device_id``; not constructed directly: see :func:`alloc`."""
 
     __slots__ = ("ptr", "size", "device_id", "stream", "_finalizer", "__weakref__")
+    _finalizer: Any
 
     def __init__(self, ptr: Any, size: Any, device_id: Any, stream: Any = None) -> None:
         self.ptr = int(ptr)
@@ -82,8 +84,18 @@ class DeviceMemory:
             self._finalizer = weakref.finalize(self, _release, "cuMemFreeAsync", (ptr, as_custream(stream)),
                                                device_id, stream)
 
+    @classmethod
+    def _pooled(cls, ptr: int, size: int, device_id: int, give_back: Any, block: int) -> DeviceMemory:
+        """A block of a device pool (:mod:`.pool`): its death (or ``free()``) gives the
+        block back with ``give_back(ptr, block)``."""
+        self = cls.__new__(cls)
+        self.ptr, self.size, self.device_id, self.stream = int(ptr), size, device_id, None
+        self._finalizer = weakref.finalize(self, give_back, self.ptr, block)
+        return self
+
     def free(self) -> None:
-        """Free now (idempotent). Stream-ordered memory is freed on its stream."""
+        """Free now (idempotent). Stream-ordered memory is freed on its stream; a pool's
+        block goes back to its pool (reused once the device has synchronized)."""
         if self._finalizer is not None:
             self._finalizer()
 
@@ -113,21 +125,31 @@ class DeviceMemory:
         return f"<cudalite.driver.DeviceMemory {self.ptr:#x} size={self.size} device={self.device_id}>"
 
 
-def alloc(nbytes: Any, stream: Any = None) -> DeviceMemory:
+def alloc(nbytes: Any, stream: Any = None, pool: bool = False) -> DeviceMemory:
     """Allocate ``nbytes`` on the current device (a :class:`DeviceMemory`); stream-ordered when
-    ``stream`` is given.  ``nbytes == 0`` gives a null pointer; a negative size is a ValueError.
+    ``stream`` is given; a block of the device's pool (:mod:`cudalite.driver.pool`: reused
+    memory, freed memory reused only after the device synchronized) with ``pool=True``
+    unless ``CUDALITE_MEMORY_POOL=0``.  ``nbytes == 0`` gives a null pointer; a negative
+    size is a ValueError.
 
     Parameters
     ----------
     nbytes : int
     stream : Stream or int, optional
+    pool : bool, optional
+        Take the memory from the device's pool (ignored with ``stream``).
     """
     nbytes = int(nbytes)
     if nbytes < 0:
         raise ValueError(f"alloc: negative size {nbytes}")
-    dev = get_driver().current()
+    d = get_driver()
+    dev = d.current()
     if nbytes == 0:
         return DeviceMemory(0, 0, dev)
+    if pool and stream is None and d.config.memory_pool:
+        blocks = cast(DevicePool, memory_pool(dev))  # made when missing: never None
+        ptr, block = blocks.take(nbytes)
+        return DeviceMemory._pooled(ptr, nbytes, dev, blocks.give_back, block)
     if stream is None:
         ptr = call("cuMemAlloc", nbytes)
     else:
@@ -353,39 +375,3 @@ def copy_device_to_device(dst: Any, src: Any, nbytes: Any = None, stream: Any = 
         call("cuMemcpyDtoD", device_pointer(dst), device_pointer(src), n)
     else:
         call("cuMemcpyDtoDAsync", device_pointer(dst), device_pointer(src), n, as_custream(stream))
-
-
-def memset(dst: Any, value: Any, nbytes: Any = None, stream: Any = None) -> None:
-    """Set ``nbytes`` bytes (default: the whole allocation) to the byte ``value`` (D8).
-
-    Parameters
-    ----------
-    dst : DeviceMemory or int
-    value : int
-    nbytes : int, optional
-    stream : Stream or int, optional
-    """
-    get_driver().current()
-    n = _dev_size(dst, nbytes)
-    if stream is None:
-        call("cuMemsetD8", device_pointer(dst), value & 0xFF, n)
-    else:
-        call("cuMemsetD8Async", device_pointer(dst), value & 0xFF, n, as_custream(stream))
-
-
-def memset_d32(dst: Any, value: Any, count: Any = None, stream: Any = None) -> None:
-    """Set ``count`` 32-bit words (default: the whole allocation) to ``value`` (D32).
-
-    Parameters
-    ----------
-    dst : DeviceMemory or int
-    value : int
-    count : int, optional
-    stream : Stream or int, optional
-    """
-    get_driver().current()
-    n = _dev_size(dst, None if count is None else count * 4) // 4
-    if stream is None:
-        call("cuMemsetD32", device_pointer(dst), value & 0xFFFFFFFF, n)
-    else:
-        call("cuMemsetD32Async", device_pointer(dst), value & 0xFFFFFFFF, n, as_custream(stream))

@@ -285,32 +285,47 @@ class OwnedPointer:
 
 
 class PendingDeallocs:
-    """numba's ``context.deallocations``.  cudalite frees device memory when its last
-    reference dies (never later), so nothing is ever pending: ``len()`` is 0 and
-    :meth:`clear` has nothing to flush.  :meth:`disable` counts nesting as numba's
-    (``is_disabled``)."""
+    """numba's ``context.deallocations``.  A context's (``device_id`` given) is its device
+    pool's queue of freed blocks (:mod:`cudalite.driver.pool`): ``len()`` counts them,
+    :meth:`clear` flushes it (synchronizes the device, then the blocks are reused), and
+    :meth:`disable` (numba's ``defer_cleanup``) holds flushes, nesting as numba's
+    (``is_disabled``).  An EMM plugin's own (no device) never has anything pending."""
 
-    def __init__(self) -> None:
+    def __init__(self, device_id: Any = None) -> None:
+        self._device_id = device_id
         self._disable_count = 0
         self.memory_capacity = 0
 
+    def _pool(self) -> Any:
+        return None if self._device_id is None else _drv.memory_pool(self._device_id, create=False)
+
     def clear(self) -> None:
-        """Flush pending deallocations (there are none in cudalite)."""
+        """Flush the pending deallocations: synchronize the device, then its freed blocks
+        are reused (none while :meth:`disable` holds)."""
+        pool = self._pool()
+        if pool is not None and not self.is_disabled:
+            pool.flush()
 
     @contextlib.contextmanager
     def disable(self) -> Iterator[Any]:
+        pool = self._pool()
         self._disable_count += 1
+        if pool is not None:
+            pool.deferred += 1
         try:
             yield
         finally:
             self._disable_count -= 1
+            if pool is not None:
+                pool.deferred -= 1
 
     @property
     def is_disabled(self) -> bool:
         return self._disable_count > 0
 
     def __len__(self) -> int:
-        return 0
+        pool = self._pool()
+        return 0 if pool is None else pool.pending
 
 
 class BaseCUDAMemoryManager(metaclass=ABCMeta):

@@ -4,8 +4,8 @@ A :class:`Context` stands for a device's primary context (cudalite uses primary
 contexts only), one object per device for the life of the process, kept in the jit
 runtime record: ``.device``, ``.handle``, ``get_memory_info()`` (``MemoryInfo(free,
 total)``, cuMemGetInfo unless an EMM plugin answers), ``synchronize()``, ``reset()``,
-``deallocations`` (numba's pending-deallocation queue: always empty here, since
-memory is freed when its last array dies), ``memory_manager`` (the EMM plugin
+``deallocations`` (numba's pending-deallocation queue: the device pool's freed
+blocks, :mod:`cudalite.driver.pool`), ``memory_manager`` (the EMM plugin
 instance, assignable), ``defer_cleanup()``, the allocation methods numba code calls on
 a context (``memalloc``, ``memhostalloc``, ``mempin``, ``memallocmanaged``), IPC
 (``get_ipc_handle``, ``open_ipc_handle``) and stream/event factories.
@@ -52,7 +52,7 @@ class Context:
 
     def __init__(self, device: Any) -> None:
         self.device = device
-        self.deallocations = PendingDeallocs()
+        self.deallocations = PendingDeallocs(device.id)
         self.extras: dict = {}
         plugin = jit_runtime().memory_manager or DefaultMemoryManager
         self.memory_manager = plugin(context=self)
@@ -81,11 +81,15 @@ class Context:
         return self.memory_manager.get_memory_info()
 
     def reset(self) -> None:
-        """numba's context reset: the EMM plugin's ``reset()`` and the pending
-        deallocations are flushed.  Memory still referenced by live arrays is *not*
-        freed (numba frees it, leaving those arrays dangling)."""
+        """numba's context reset: the EMM plugin's ``reset()``, the pending
+        deallocations are flushed and the device pool's cached blocks given back to the
+        driver.  Memory still referenced by live arrays is *not* freed (numba frees it,
+        leaving those arrays dangling)."""
         self.memory_manager.reset()
         self.deallocations.clear()
+        pool = _drv.memory_pool(self.device.id, create=False)
+        if pool is not None and not self.deallocations.is_disabled:
+            pool.release()
 
     @contextlib.contextmanager
     def defer_cleanup(self) -> Iterator[Any]:
@@ -306,7 +310,8 @@ def device_alloc(nbytes: Any) -> Any:
     """Device memory for a new device array (``cuda.device_array`` and everything
     built on it: ``to_device``, ``auto_device``, ``DeviceNDArray(...)`` without
     memory, ufunc and gufunc outputs, reduction buffers, random states): a
-    :class:`cudalite.driver.DeviceMemory` from the driver, or, when an EMM plugin is
+    :class:`cudalite.driver.DeviceMemory` from the device's pool
+    (:mod:`cudalite.driver.pool`; ``CUDALITE_MEMORY_POOL=0``: ``cuMemAlloc``), or, when an EMM plugin is
     in use in the current context (:func:`memory_plugin`), what its
     ``memalloc(nbytes)`` returned.  Zero bytes never reach a plugin (a NULL
     allocation, as numba).
@@ -322,6 +327,6 @@ def device_alloc(nbytes: Any) -> Any:
     """
     rt = jit_runtime()
     if nbytes == 0 or (rt.memory_manager is None and not rt.contexts):  # the default path: no plugin anywhere
-        return _drv.alloc(nbytes)
+        return _drv.alloc(nbytes, pool=True)
     mm = memory_plugin()
-    return _drv.alloc(nbytes) if mm is None else mm.memalloc(nbytes)
+    return _drv.alloc(nbytes, pool=True) if mm is None else mm.memalloc(nbytes)
