@@ -58,10 +58,18 @@ def test_current_context_memory_info_matches_cumemgetinfo():
     assert total == dtotal and isinstance(ctx.get_memory_info(), cuda.MemoryInfo)
     assert abs(free - dfree) < 256 << 20
     assert ctx.device == cuda.get_current_device()
+    ctx.deallocations.clear()  # numba's flush: the device synchronizes, freed blocks become reusable
     assert len(ctx.deallocations) == 0
     with ctx.deallocations.disable():
         assert ctx.deallocations.is_disabled
+        x = cuda.device_array(1000)
+        del x
+        gc.collect()
+        held = len(ctx.deallocations)
+        ctx.deallocations.clear()  # held: nothing flushed inside defer_cleanup
+        assert held >= 1 and len(ctx.deallocations) == held
     ctx.deallocations.clear()
+    assert len(ctx.deallocations) == 0
     ctx.synchronize()
     ctx.reset()
     d = cuda.to_device(np.arange(4))  # memory stays usable after reset

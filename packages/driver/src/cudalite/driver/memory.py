@@ -68,14 +68,16 @@ def _release(kind, args, device_id, keepalive=None) -> None:
 class DeviceMemory:
     """An owned device allocation: ``.ptr``, ``.size``, ``.device_id``; not constructed directly: see :func:`alloc`."""
 
-    __slots__ = ("ptr", "size", "device_id", "stream", "_finalizer", "__weakref__")
+    __slots__ = ("ptr", "size", "device_id", "stream", "_finalizer", "_give", "__weakref__")
     _finalizer: Any
+    _give: Any  # a pool's block: [(give_back, block size)], [] once given back; None: not pooled
 
     def __init__(self, ptr: Any, size: Any, device_id: Any, stream: Any = None) -> None:
         self.ptr = int(ptr)
         self.size = size
         self.device_id = device_id
         self.stream = stream
+        self._give = None
         if self.ptr == 0:
             self._finalizer = None
         elif stream is None:
@@ -87,21 +89,33 @@ class DeviceMemory:
     @classmethod
     def _pooled(cls, ptr: int, size: int, device_id: int, give_back: Any, block: int) -> DeviceMemory:
         """A block of a device pool (:mod:`.pool`): its death (or ``free()``) gives the
-        block back with ``give_back(ptr, block)``."""
+        block back with ``give_back(ptr, block)`` -- through ``__del__``, ~1 us less
+        than a ``weakref.finalize`` per array (benchmarks/vectorize.py's new outputs)."""
         self = cls.__new__(cls)
-        self.ptr, self.size, self.device_id, self.stream = int(ptr), size, device_id, None
-        self._finalizer = weakref.finalize(self, give_back, self.ptr, block)
+        self.ptr, self.size, self.device_id, self.stream, self._finalizer = ptr, size, device_id, None, None
+        self._give = [(give_back, block)]  # list.pop(): one free wins, whatever the threads
         return self
 
     def free(self) -> None:
         """Free now (idempotent). Stream-ordered memory is freed on its stream; a pool's
         block goes back to its pool (reused once the device has synchronized)."""
-        if self._finalizer is not None:
+        give = self._give
+        if give is not None:
+            try:
+                give_back, block = give.pop()
+            except IndexError:  # given back already
+                return
+            give_back(self.ptr, block)
+        elif self._finalizer is not None:
             self._finalizer()
+
+    def __del__(self) -> None:
+        if getattr(self, "_give", None):  # a pool's block not yet given back
+            self.free()
 
     @property
     def freed(self) -> bool:
-        return self._finalizer is not None and not self._finalizer.alive
+        return self._give == [] or (self._finalizer is not None and not self._finalizer.alive)
 
     def __int__(self) -> int:
         return self.ptr
@@ -147,7 +161,7 @@ def alloc(nbytes: Any, stream: Any = None, pool: bool = False) -> DeviceMemory:
     if nbytes == 0:
         return DeviceMemory(0, 0, dev)
     if pool and stream is None and d.config.memory_pool:
-        blocks = cast(DevicePool, memory_pool(dev))  # made when missing: never None
+        blocks = d._pools.get(dev) or cast(DevicePool, memory_pool(dev))  # made when missing: never None
         ptr, block = blocks.take(nbytes)
         return DeviceMemory._pooled(ptr, nbytes, dev, blocks.give_back, block)
     if stream is None:

@@ -115,20 +115,16 @@ class DevicePool:
         size = -(-nbytes // BLOCK_ROUNDING) * BLOCK_ROUNDING
         if len(self._pending) >= PENDING_BLOCKS or self._pending_bytes >= PENDING_BYTES:
             self.flush()
-        ptr = self._take(size)
-        if ptr is None:
-            ptr = self._driver_alloc(size)
+        with self._lock:
+            blocks = self._cached.get(size)
+            if blocks:
+                self._cached_bytes -= size
+                self._outstanding += 1
+                return blocks.pop(), size
+        ptr = self._driver_alloc(size)
         with self._lock:
             self._outstanding += 1
         return ptr, size
-
-    def _take(self, size):
-        with self._lock:
-            blocks = self._cached.get(size)
-            if not blocks:
-                return None
-            self._cached_bytes -= size
-            return blocks.pop()
 
     def _driver_alloc(self, size):
         from ._cu import call
