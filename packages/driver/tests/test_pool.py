@@ -14,6 +14,16 @@ import pytest
 from cudalite.driver import CudaDriverError, DeviceMemory, driver_api, pool as P
 
 
+class DevPtr:
+    """What cuda.bindings' cuMemAlloc returns: an object with ``__int__``, not an int."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def __int__(self):
+        return self.value
+
+
 class Calls:
     """Recording stand-ins for the driver entry points the pool calls."""
 
@@ -28,7 +38,7 @@ class Calls:
             raise CudaDriverError(2, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory", "cuMemAlloc")
         self.next += 0x10000
         self.log.append(("alloc", size))
-        return self.next
+        return DevPtr(self.next)
 
     def cuMemFree(self, ptr):
         self.log.append(("free", ptr))
@@ -59,6 +69,7 @@ def test_sizes_round_to_512_and_a_freed_block_waits_for_a_flush(monkeypatch):
     pool, _ = _pool()
     a = pool.alloc(100)
     assert a.size == 100 and calls.log == [("alloc", 512)] and pool.outstanding == 1
+    assert type(a.ptr) is int and int(a) == a.ptr
     ptr = a.ptr
     del a
     gc.collect()

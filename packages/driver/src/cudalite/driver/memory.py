@@ -92,7 +92,7 @@ class DeviceMemory:
         block back with ``give_back(ptr, block)`` -- through ``__del__``, ~1 us less
         than a ``weakref.finalize`` per array (benchmarks/vectorize.py's new outputs)."""
         self = cls.__new__(cls)
-        self.ptr, self.size, self.device_id, self.stream, self._finalizer = ptr, size, device_id, None, None
+        self.ptr, self.size, self.device_id, self.stream, self._finalizer = int(ptr), size, device_id, None, None
         self._give = [(give_back, block)]  # list.pop(): one free wins, whatever the threads
         return self
 

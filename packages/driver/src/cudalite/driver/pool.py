@@ -121,7 +121,7 @@ class DevicePool:
                 self._cached_bytes -= size
                 self._outstanding += 1
                 return blocks.pop(), size
-        ptr = self._driver_alloc(size)
+        ptr = int(self._driver_alloc(size))  # a CUdeviceptr: the pool keeps plain ints
         with self._lock:
             self._outstanding += 1
         return ptr, size
