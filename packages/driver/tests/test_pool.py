@@ -196,3 +196,23 @@ def test_memory_pool_is_the_drivers_per_device(monkeypatch):
     first = P.memory_pool()
     assert first.device_id == 3 and P.memory_pool(3) is first and P.memory_pool(3, create=False) is first
     assert P.memory_pool(1).device_id == 1 and set(fake._pools) == {1, 3}
+
+
+def test_alloc_pools_small_blocks_only_and_can_be_turned_off(monkeypatch):
+    from cudalite.driver import alloc, memory as M
+
+    calls = Calls(monkeypatch)
+    fake = types.SimpleNamespace(captures=0, push=lambda i: None, pop=lambda: None, current=lambda: 0,
+                                 config=types.SimpleNamespace(memory_pool=True), _pools={}, _lock=threading.Lock())
+    from cudalite.driver import _state
+
+    monkeypatch.setattr(M, "get_driver", lambda: fake)
+    monkeypatch.setattr(_state, "get_driver", lambda: fake)
+    small = alloc(1000, pool=True)
+    assert small._give and fake._pools[0].outstanding == 1 and calls.log == [("alloc", 1024)]
+    big = alloc(P.MAX_BLOCK + 1, pool=True)
+    assert big._give is None and big._finalizer is not None  # a plain cuMemAlloc, freed when it dies
+    plain = alloc(1000)
+    assert plain._give is None
+    fake.config.memory_pool = False  # CUDALITE_MEMORY_POOL=0
+    assert alloc(1000, pool=True)._give is None and fake._pools[0].outstanding == 1

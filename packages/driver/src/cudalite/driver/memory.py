@@ -20,7 +20,7 @@ from typing import Any, cast
 
 from ._cu import call, cu
 from ._state import get_driver, peek_driver
-from .pool import DevicePool, memory_pool
+from .pool import MAX_BLOCK, DevicePool, memory_pool
 from .stream import as_custream
 
 __all__ = [
@@ -143,7 +143,7 @@ def alloc(nbytes: Any, stream: Any = None, pool: bool = False) -> DeviceMemory:
     """Allocate ``nbytes`` on the current device (a :class:`DeviceMemory`); stream-ordered when
     ``stream`` is given; a block of the device's pool (:mod:`cudalite.driver.pool`: reused
     memory, freed memory reused only after the device synchronized) with ``pool=True``
-    unless ``CUDALITE_MEMORY_POOL=0``.  ``nbytes == 0`` gives a null pointer; a negative
+    for at most 16 MiB unless ``CUDALITE_MEMORY_POOL=0``.  ``nbytes == 0`` gives a null pointer; a negative
     size is a ValueError.
 
     Parameters
@@ -160,7 +160,7 @@ def alloc(nbytes: Any, stream: Any = None, pool: bool = False) -> DeviceMemory:
     dev = d.current()
     if nbytes == 0:
         return DeviceMemory(0, 0, dev)
-    if pool and stream is None and d.config.memory_pool:
+    if pool and stream is None and nbytes <= MAX_BLOCK and d.config.memory_pool:
         blocks = d._pools.get(dev) or cast(DevicePool, memory_pool(dev))  # made when missing: never None
         ptr, block = blocks.take(nbytes)
         return DeviceMemory._pooled(ptr, nbytes, dev, blocks.give_back, block)

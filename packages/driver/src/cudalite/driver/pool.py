@@ -5,6 +5,9 @@ time (the free synchronizes the device).  :func:`pooled_alloc` (what ``alloc`` d
 ``pool=True``; cudalite.cuda's device arrays use it when no EMM plugin is in use) takes
 its memory from the device's :class:`DevicePool` instead:
 
+* allocations of at most :data:`MAX_BLOCK` (16 MiB) bytes are pooled -- a larger one
+  is a plain ``cuMemAlloc`` freed with ``cuMemFree`` when it dies, so big arrays never
+  wait in the pool, away from other libraries;
 * an allocation (:meth:`DevicePool.take`) rounds its size up to 512 bytes and takes a cached block of that size,
   else ``cuMemAlloc``s one (on ``CUDA_ERROR_OUT_OF_MEMORY`` it flushes, gives every
   cached block back to the driver and tries once more);
@@ -34,12 +37,14 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-__all__ = ["DevicePool", "memory_pool", "PENDING_BLOCKS", "PENDING_BYTES", "CACHE_BYTES", "BLOCK_ROUNDING"]
+__all__ = ["DevicePool", "memory_pool", "PENDING_BLOCKS", "PENDING_BYTES", "CACHE_BYTES", "BLOCK_ROUNDING",
+           "MAX_BLOCK"]
 
 BLOCK_ROUNDING = 512  # bytes: block sizes are multiples of it (CuPy's pool rounds the same)
+MAX_BLOCK = 16 << 20  # bytes: a larger allocation is a plain cuMemAlloc, freed when it dies
 PENDING_BLOCKS = 64  # pending frees that make the next allocation flush
-PENDING_BYTES = 256 << 20  # pending bytes that make the next allocation flush
-CACHE_BYTES = 1 << 30  # cached bytes kept after a flush (the rest goes back to the driver)
+PENDING_BYTES = 128 << 20  # pending bytes that make the next allocation flush
+CACHE_BYTES = 256 << 20  # cached bytes kept after a flush (the rest goes back to the driver)
 
 
 def memory_pool(device_id: int | None = None, create: bool = True) -> DevicePool | None:
