@@ -38,3 +38,16 @@ def test_new_vector_is_device_array(fake_alloc, dtype, n):
     assert new._type_key is ref._type_key  # interned: the launch guard's `is` holds
     assert new._ptr == ref._ptr + 0x1000 and new._kernel_params == (new._ptr, n)
     assert ref._kernel_params == (ref._ptr, n) and new.gpu_data.size == n * dtype.itemsize
+
+
+def test_new_vector_over_a_plugins_memory(monkeypatch):
+    """An EMM plugin's allocation (a MemoryPointer-like object): its pointer, no device."""
+    class Pointer:
+        def __init__(self, ptr, size):
+            self.ptr, self.size = ptr, size
+
+    monkeypatch.setattr(api, "device_alloc", lambda nbytes: Pointer(0x9000, nbytes))
+    ref = api.device_array(10, np.float64)
+    new = api.new_vector(10, np.dtype(np.float64), 0)
+    assert new._ptr == ref._ptr == 0x9000 and new._device is ref._device is None
+    assert new._kernel_params == ref._kernel_params == (0x9000, 10)

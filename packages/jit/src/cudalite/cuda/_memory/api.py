@@ -159,12 +159,16 @@ def new_vector(n: int, dtype: Any, stream: Any = 0) -> DeviceNDArray:
     (packages/jit/tests/test_new_vector.py)."""
     itemsize = dtype.itemsize
     mem = device_alloc(n * itemsize)
-    ptr = int(_drv.device_pointer(mem))
     a = DeviceNDArray.__new__(DeviceNDArray)
+    if type(mem) is _drv.DeviceMemory:
+        ptr = a._ptr = mem.ptr
+        a._device = mem.device_id
+    else:  # an EMM plugin's MemoryPointer
+        ptr = a._ptr = int(_drv.device_pointer(mem))
+        a._device = None
     a.shape, a.strides, a.dtype, a.ndim, a.size = (n,), (itemsize,), dtype, 1, n
-    a.stream, a.gpu_data, a._ptr, a._layout = stream, mem, ptr, "C"
+    a.stream, a.gpu_data, a._layout = stream, mem, "C"
     a._kernel_params, a._type_key = (ptr, n), L.type_key(dtype, 1, "C")
-    a._device = mem.device_id if type(mem) is _drv.DeviceMemory else None
     return a
 
 
