@@ -387,7 +387,7 @@ class CUDAUFunc:
         self._fast_new: dict = {}  # (args' keys, ...) -> (loop kernel, out dtype): the fast path without out=
         self._last_out = None  # (foreign out=, its _cai_key, the device array over it) of the last fast call
         self._scalar_classes = None  # numpy_scalar_classes(), on the first call (NumPy loads on first use)
-        self._key_readers = {}  # class of a foreign array -> how the fast path reads its key (_key_reader)
+        self._key_readers: dict = {}  # class of a foreign array -> how the fast path reads its key (_key_reader)
         self._reducers: dict = {}  # loop index -> Reduce
         self._carried: dict = {}  # (loop argtypes, ndim, scalar mask) -> _carry.CarriedCode (from a pickle)
         self._loops = []
