@@ -1,16 +1,16 @@
 """The device-memory pool: cached blocks with numba's deferred-deallocation safety.
 
 A ``cuMemAlloc`` and a ``cuMemFree`` per array cost a new-output ufunc call most of its
-time (the free synchronizes the device).  :func:`pooled_alloc` (what ``alloc`` does for
-``pool=True``; cudalite.cuda's device arrays use it when no EMM plugin is in use) takes
-its memory from the device's :class:`DevicePool` instead:
+time (the free may synchronize the device: numba-cuda defers its frees for that reason).
+``cudalite.driver.alloc(n, pool=True)`` -- what cudalite.cuda's device arrays use when no
+EMM plugin is in use -- takes the memory from the device's :class:`DevicePool` instead:
 
 * allocations of at most :data:`MAX_BLOCK` (16 MiB) bytes are pooled -- a larger one
   is a plain ``cuMemAlloc`` freed with ``cuMemFree`` when it dies, so big arrays never
   wait in the pool, away from other libraries;
-* an allocation (:meth:`DevicePool.take`) rounds its size up to 512 bytes and takes a cached block of that size,
-  else ``cuMemAlloc``s one (on ``CUDA_ERROR_OUT_OF_MEMORY`` it flushes, gives every
-  cached block back to the driver and tries once more);
+* an allocation (:meth:`DevicePool.take`) rounds its size up to 512 bytes and takes a
+  cached block of that size, else ``cuMemAlloc``s one (on ``CUDA_ERROR_OUT_OF_MEMORY`` it
+  flushes, gives every cached block back to the driver and tries once more);
 * a block whose :class:`~cudalite.driver.DeviceMemory` dies (or is ``free()``-d) is not
   freed: it joins the *pending* list, with no driver call (finalizers run in any thread,
   at any time);
@@ -21,8 +21,8 @@ its memory from the device's :class:`DevicePool` instead:
   stream) and those beyond :data:`CACHE_BYTES` cached bytes go back to the driver with
   ``cuMemFree``.
 
-That is numba's deallocation semantics -- deallocations queued and flushed in batches
-with ``cuMemFree``, which synchronizes -- with the memory kept for reuse instead of
+That is numba's deallocation semantics -- deallocations queued and flushed in batches --
+with a synchronization that makes reuse safe and the memory kept for reuse instead of
 given back.  A block is never reused while work queued before its free may run, on any
 stream: unlike a stream-ordered pool (``cuMemAllocAsync``/``cuMemFreeAsync``), an array
 dropped while another library's stream still uses it is safe.  No flush happens while
