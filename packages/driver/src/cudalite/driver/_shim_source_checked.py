@@ -165,6 +165,21 @@ static cl_state *cl_get(PyObject *self, char **heap, char **buf, void ***ptrs, u
     return st;
 }
 
+/* The driver call, the GIL released: cuLaunchKernel, or cuLaunchKernelEx with the prepared config */
+static int cl_driver_launch(const cl_state *st, void **ptrs)
+{
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    if (st->ex)
+        rc = ((cl_launch_ex_fn)st->entry)((const void *)st->config, (void *)st->f, st->count ? ptrs : NULL,
+                                          (void **)0);
+    else
+        rc = ((cl_launch_fn)st->entry)((void *)st->f, st->gx, st->gy, st->gz, st->bx, st->by, st->bz, st->smem,
+                                       (void *)st->stream, st->count ? ptrs : NULL, (void **)0);
+    Py_END_ALLOW_THREADS
+    return rc;
+}
+
 static PyObject *cl_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     uint64_t stack_buf[CL_STACK_BYTES / 8];
@@ -181,14 +196,7 @@ static PyObject *cl_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         Py_INCREF(Py_False);
         return Py_False;
     }
-    Py_BEGIN_ALLOW_THREADS
-    if (st->ex)
-        rc = ((cl_launch_ex_fn)st->entry)((const void *)st->config, (void *)st->f, st->count ? ptrs : NULL,
-                                          (void **)0);
-    else
-        rc = ((cl_launch_fn)st->entry)((void *)st->f, st->gx, st->gy, st->gz, st->bx, st->by, st->bz, st->smem,
-                                       (void *)st->stream, st->count ? ptrs : NULL, (void **)0);
-    Py_END_ALLOW_THREADS
+    rc = cl_driver_launch(st, ptrs);
     PyMem_Free(heap);
     if (rc == 0) { Py_INCREF(Py_None); return Py_None; }
     return PyLong_FromLong((long)rc);

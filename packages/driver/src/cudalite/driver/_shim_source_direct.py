@@ -151,14 +151,7 @@ static PyObject *cl_direct_call(PyObject *self, PyObject *const *args, Py_ssize_
             PyMem_Free(heap);
             return cl_direct_fallback(d, args, nargs, kwnames);
         }
-    Py_BEGIN_ALLOW_THREADS
-    if (st->ex)
-        rc = ((cl_launch_ex_fn)st->entry)((const void *)st->config, (void *)st->f, st->count ? ptrs : NULL,
-                                          (void **)0);
-    else
-        rc = ((cl_launch_fn)st->entry)((void *)st->f, st->gx, st->gy, st->gz, st->bx, st->by, st->bz, st->smem,
-                                       (void *)st->stream, st->count ? ptrs : NULL, (void **)0);
-    Py_END_ALLOW_THREADS
+    rc = cl_driver_launch(st, ptrs);
     PyMem_Free(heap);
     if (rc != 0)  /* nothing was launched: the fallback launches again, and reports */
         return cl_direct_fallback(d, args, nargs, kwnames);
