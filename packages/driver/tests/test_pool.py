@@ -203,7 +203,8 @@ def test_alloc_pools_small_blocks_only_and_can_be_turned_off(monkeypatch):
 
     calls = Calls(monkeypatch)
     fake = types.SimpleNamespace(captures=0, push=lambda i: None, pop=lambda: None, current=lambda: 0,
-                                 config=types.SimpleNamespace(memory_pool=True), _pools={}, _lock=threading.Lock())
+                                 current_id=lambda: 0, config=types.SimpleNamespace(memory_pool=True), _pools={},
+                                 _lock=threading.Lock())
     from cudalite.driver import _state
 
     monkeypatch.setattr(M, "get_driver", lambda: fake)
@@ -216,3 +217,20 @@ def test_alloc_pools_small_blocks_only_and_can_be_turned_off(monkeypatch):
     assert plain._give is None
     fake.config.memory_pool = False  # CUDALITE_MEMORY_POOL=0
     assert alloc(1000, pool=True)._give is None and fake._pools[0].outstanding == 1
+
+
+def test_new_blocks_are_allocated_in_the_devices_context(monkeypatch):
+    calls = Calls(monkeypatch)
+    stack = []
+    driver = types.SimpleNamespace(captures=0, push=lambda i: stack.append(i) or calls.log.append(("push", i)),
+                                   pop=lambda: calls.log.append(("pop", stack.pop())))
+    pool = _Pool(2, driver)
+    pool.alloc(10)
+    assert calls.log == [("push", 2), ("alloc", 512), ("pop", 2)] and stack == []
+    calls.oom = 1
+    pool.alloc(10)  # out of memory once: pushed and popped around each attempt
+    assert stack == [] and calls.log[-2:] == [("alloc", 512), ("pop", 2)]
+    calls.oom = 2
+    with pytest.raises(CudaDriverError):
+        pool.alloc(10)
+    assert stack == []  # balanced on the error path too

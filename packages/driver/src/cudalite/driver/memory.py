@@ -157,13 +157,16 @@ def alloc(nbytes: Any, stream: Any = None, pool: bool = False) -> DeviceMemory:
     if nbytes < 0:
         raise ValueError(f"alloc: negative size {nbytes}")
     d = get_driver()
-    dev = d.current()
-    if nbytes == 0:
-        return DeviceMemory(0, 0, dev)
-    if pool and stream is None and nbytes <= MAX_BLOCK and d.config.memory_pool:
+    if pool and stream is None and 0 < nbytes <= MAX_BLOCK and d.config.memory_pool:
+        # the thread's device from its record: a cached block needs no current context, and
+        # the pool allocates a new one in the device's context (pushed) -- no driver call here
+        dev = d.current_id()
         blocks = d._pools.get(dev) or cast(DevicePool, memory_pool(dev))  # made when missing: never None
         ptr, block = blocks.take(nbytes)
         return DeviceMemory._pooled(ptr, nbytes, dev, blocks.give_back, block)
+    dev = d.current()
+    if nbytes == 0:
+        return DeviceMemory(0, 0, dev)
     if stream is None:
         ptr = call("cuMemAlloc", nbytes)
     else:

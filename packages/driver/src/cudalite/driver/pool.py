@@ -135,14 +135,19 @@ class DevicePool:
         from ._cu import call
         from .errors import CudaDriverError
 
-        try:
-            return call("cuMemAlloc", size)
-        except CudaDriverError as exc:
-            if exc.name != "CUDA_ERROR_OUT_OF_MEMORY":
-                raise
-        self.flush()
-        self.release()
-        return call("cuMemAlloc", size)
+        d = self._driver
+        for attempt in (0, 1):
+            d.push(self.device_id)  # the device's context, whatever is current in this thread
+            try:
+                return call("cuMemAlloc", size)
+            except CudaDriverError as exc:
+                if exc.name != "CUDA_ERROR_OUT_OF_MEMORY" or attempt:
+                    raise
+            finally:
+                d.pop()
+            self.flush()
+            self.release()
+        raise AssertionError("unreachable")
 
     def give_back(self, ptr: int, size: int) -> None:
         """A block's memory object died: it waits for the next flush (no driver call).
