@@ -180,35 +180,15 @@ static int cl_driver_launch(const cl_state *st, void **ptrs)
     return rc;
 }
 
-static PyObject *cl_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+/* The values into a buffer, then the launch (``pack`` 0: None, or the CUresult) or the
+   buffer itself (``pack`` 1: bytes); False when a value's class is not its slot's */
+static PyObject *cl_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs, int pack)
 {
     uint64_t stack_buf[CL_STACK_BYTES / 8];
     void *stack_ptrs[CL_STACK_SLOTS];
     char *heap, *buf;
     void **ptrs;
     int ok, rc;
-    cl_state *st = cl_get(self, &heap, &buf, &ptrs, stack_buf, stack_ptrs);
-    if (st == NULL) return NULL;
-    ok = cl_fill(st, args, nargs, buf, ptrs);
-    if (ok <= 0) {
-        PyMem_Free(heap);
-        if (ok < 0) return NULL;
-        Py_INCREF(Py_False);
-        return Py_False;
-    }
-    rc = cl_driver_launch(st, ptrs);
-    PyMem_Free(heap);
-    if (rc == 0) { Py_INCREF(Py_None); return Py_None; }
-    return PyLong_FromLong((long)rc);
-}
-
-static PyObject *cl_pack(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    uint64_t stack_buf[CL_STACK_BYTES / 8];
-    void *stack_ptrs[CL_STACK_SLOTS];
-    char *heap, *buf;
-    void **ptrs;
-    int ok;
     PyObject *out;
     cl_state *st = cl_get(self, &heap, &buf, &ptrs, stack_buf, stack_ptrs);
     if (st == NULL) return NULL;
@@ -219,9 +199,25 @@ static PyObject *cl_pack(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         Py_INCREF(Py_False);
         return Py_False;
     }
-    out = PyBytes_FromStringAndSize(buf, st->size);
+    if (pack) {
+        out = PyBytes_FromStringAndSize(buf, st->size);
+    } else {
+        rc = cl_driver_launch(st, ptrs);
+        if (rc == 0) { Py_INCREF(Py_None); out = Py_None; }
+        else out = PyLong_FromLong((long)rc);
+    }
     PyMem_Free(heap);
     return out;
+}
+
+static PyObject *cl_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    return cl_run(self, args, nargs, 0);
+}
+
+static PyObject *cl_pack(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    return cl_run(self, args, nargs, 1);
 }
 
 static void cl_free(PyObject *capsule)

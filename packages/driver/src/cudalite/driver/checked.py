@@ -46,6 +46,7 @@ import operator
 import struct
 from typing import Any
 
+from ._launchcode import generate_source
 from .launchconfig import LaunchConfig
 
 __all__ = ["MODES", "bind_checked", "bind_direct", "native_maker", "slot_table", "reference", "self_test"]
@@ -100,46 +101,26 @@ def slot_table(layout: Any, checks: Any = None) -> tuple:
                                                          _checks(layout, checks)))
 
 
-_TEMPLATE = """
-def make(raw, entry, f, tls, buffers, pack_into, K, {consts}):
-    {unpack}
-    def launch({params}):
-{checks}
-        try:
-            b = tls.b
-        except AttributeError:
-            b = buffers()
-        pack_into(b[0], 0{args})
-        err = raw({call_args}){index}
-        if err:
-            return int(err)
-    return launch
-"""
-
-
 @functools.lru_cache(maxsize=256)
-def _python_factory(count: int, kind: str, ex: bool, shape: tuple, pattern: tuple) -> Any:
-    """``make`` of the Python checked launch: ``shape`` is the backend's
-    ``launch.call_shape``, ``pattern`` has one entry per parameter, (has a class, mode,
-    signed bits or 0)."""
-    consts, call_args, index = shape
+def _python_factory(count: int, kind: str, ex: bool, pattern: tuple) -> Any:
+    """``make`` of the Python checked launch (:func:`._launchcode.generate_source` with
+    checks): ``pattern`` has one entry per parameter, (has a class, mode, signed bits or
+    0); ``make`` reads the classes and wrap constants from its ``K``."""
     names = [f"a{i}" for i in range(count)]
     unpack, checks = [], []
-    for i, (has_cls, mode, _bits) in enumerate(pattern):
-        a = names[i]
+    for i, (has_cls, _mode, _bits) in enumerate(pattern):
         if has_cls:
             unpack.append(f"C{i} = K[{i}][0]")
-            checks.append(f"        if type({a}) is not C{i}:\n            return False")
-    for i, (_has_cls, mode, bits) in enumerate(pattern):
+            checks.append(f"if type({names[i]}) is not C{i}:\n            return False")
+    for i, (_has_cls, mode, _bits) in enumerate(pattern):
         a = names[i]
         if mode == "wrap":
             unpack.append(f"H{i}, M{i} = K[{i}][1], K[{i}][2]")
-            checks.append(f"        {a} = ((INDEX({a}) + H{i}) & M{i}) - H{i}")
+            checks.append(f"{a} = ((INDEX({a}) + H{i}) & M{i}) - H{i}")
         elif mode == "truth":
-            checks.append(f"        {a} = 1 if {a} else 0")
-    src = _TEMPLATE.format(consts=consts, unpack="; ".join(unpack) or "pass", params=", ".join(names),
-                           checks="\n".join(checks) or "        pass", args="".join(f", {n}" for n in names),
-                           call_args=call_args, index=index)
+            checks.append(f"{a} = 1 if {a} else 0")
+    src = generate_source(count, kind, ex, "".join(f"    {line}\n" for line in unpack),
+                          "".join(f"        {line}\n" for line in checks))
     namespace = {"INDEX": operator.index}
     exec(compile(src, f"<cudalite.driver checked launch/{kind}/{count}{'/ex' * ex}>", "exec"), namespace)
     return namespace["make"]
@@ -155,8 +136,7 @@ def _python_checked(launcher: Any, config: Any, checks: Any, raw_args: tuple) ->
         half = (1 << (bits - 1)) if bits and code.islower() else 0
         pattern.append((cls is not None, mode, bits))
         consts.append((cls, half, (1 << bits) - 1 if bits else 0))
-    ex = config.has_attributes
-    make = _python_factory(layout.count, launcher._kind, ex, launcher._call_shape(ex), tuple(pattern))
+    make = _python_factory(layout.count, launcher._kind, config.has_attributes, tuple(pattern))
     raw, entry, common, extra, keep = raw_args
     launch = make(raw, entry, *common[:4], tuple(consts), *extra)
     launch.keep = keep

@@ -48,9 +48,10 @@ from typing import Any
 from ._state import get_driver
 from .errors import raise_for
 from .launchconfig import LaunchConfig
+from ._launchcode import KINDS, call_shape, generate_source
 from .params import param_layout
 
-__all__ = ["Launcher", "call_shape", "generate_source"]
+__all__ = ["Launcher", "KINDS", "call_shape", "generate_source"]
 
 _INVALID_CONTEXT = 201
 _MAX_CACHED_CONFIGS = 64  # bound closures kept per Launcher for Launcher.launch
@@ -89,52 +90,6 @@ def _retry_factory(device_id, bindings):
         raise_for(rc, name)
 
     return retry
-
-
-# The per-call code.  ``make`` is compiled once per (count, kind, ex) and called once
-# per bind: everything the launch needs is a closure constant (grid, block, shared
-# memory and stream for cuLaunchKernel; the prepared CUlaunchConfig for
-# cuLaunchKernelEx).
-_TEMPLATE = """
-def make(raw, entry, f, tls, buffers, pack_into, retry, {consts}):
-    def launch({params}):
-        try:
-            b = tls.b
-        except AttributeError:
-            b = buffers()
-        pack_into(b[0], 0{args})
-        err = raw({call_args}){index}
-        if err:
-            retry(err, "{name}", raw, ({call_args},))
-    return launch
-"""
-
-_PLAIN = ("GX, GY, GZ, BX, BY, BZ, SMEM, S", "f, GX, GY, GZ, BX, BY, BZ, SMEM, S, b[1]", "cuLaunchKernel")
-_EX = ("CFG", "CFG, f, b[1]", "cuLaunchKernelEx")
-KINDS = ("shim", "bindings", "native")  # how the driver is called: cffi API shim, cuda.bindings, cffi ABI/ctypes
-
-
-def call_shape(kind: Any, ex: Any) -> tuple:
-    """``(consts, call_args, index)`` of the generated launch code for backend ``kind``
-    (one of :data:`KINDS`) and ``ex`` (cuLaunchKernelEx): the closure constants, the
-    driver call's arguments and the suffix taking its CUresult."""
-    if kind not in KINDS:
-        raise ValueError(f"unknown launch code kind {kind!r}")
-    consts, call_args, _name = _EX if ex else _PLAIN
-    if kind == "shim":
-        call_args = "entry, " + call_args  # the driver entry's address goes first
-    else:
-        call_args += ", 0"  # extra = NULL
-    return consts, call_args, "[0]" if kind == "bindings" else ""
-
-
-def generate_source(count: Any, kind: Any, ex: Any) -> Any:
-    """The source of ``make`` for ``count`` parameters, backend ``kind`` (one of
-    :data:`KINDS`) and ``ex`` (cuLaunchKernelEx) -- see :func:`_factory`."""
-    consts, call_args, index = call_shape(kind, ex)
-    names = [f"a{i}" for i in range(count)]
-    return _TEMPLATE.format(consts=consts, params=", ".join(names), args="".join(f", {n}" for n in names),
-                            call_args=call_args, index=index, name=(_EX if ex else _PLAIN)[2])
 
 
 @functools.lru_cache(maxsize=256)
@@ -227,10 +182,6 @@ class Launcher:
             launch.keep = keep  # the prepared structs live as long as the closure
         launch.config = config
         return launch
-
-    def _call_shape(self, ex: bool) -> tuple:
-        """:func:`call_shape` of this launcher's backend."""
-        return call_shape(self._kind, ex)
 
     def _bind_parts(self, config: Any) -> tuple:
         """``(raw, entry, common, consts, keep)``: what the generated launch code of
