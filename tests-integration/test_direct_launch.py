@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 import importlib
 import struct
+import sys
 import threading
 import types
 import weakref
@@ -45,6 +46,13 @@ class Arr:
         self._ptr, self._layout, self._type_key, self._kernel_params = ptr, "C", key, (ptr, n)
 
 
+class FixedArr(Arr):
+    """Arrays whose ``_type_key``/``_kernel_params`` never change (as DeviceNDArray's)."""
+
+    __slots__ = ()
+    _kernel_params_fixed = True
+
+
 class ProbeKernel:
     """A compiled-kernel stand-in (what the generated launch code reads of a
     CompiledKernel) whose checked and direct launches are the shim's, with the probe as
@@ -74,9 +82,9 @@ class ProbeKernel:
         self.checks = checks
         return self._launcher().bind_checked(cfg, checks)
 
-    def bind_direct(self, cfg, groups, fallback, record=None):
+    def bind_direct(self, cfg, groups, fallback, record=None, precondition=None):
         self.groups = groups
-        return self._launcher().bind_direct(cfg, groups, fallback, record)
+        return self._launcher().bind_direct(cfg, groups, fallback, record, precondition)
 
     def settle(self, rc, launch, values, cfg):
         self.settled.append((rc, values))
@@ -84,7 +92,7 @@ class ProbeKernel:
 
 def _launcher(shim, objs, rc=0):
     """(launcher, kernel, record dict, slow-path calls, probe record) for ``objs``."""
-    rec = shim.ffi.new("uint64_t[12]")
+    rec = shim.ffi.new("uint64_t[16]")
     rec[11] = rc
     kinds = [kind_for(type(o), o, None) for o in objs]
     keys = [k.key(o) for k, o in zip(kinds, objs)]
@@ -98,8 +106,8 @@ def _launcher(shim, objs, rc=0):
 def test_arrays_and_numbers_launch_in_c(shim):
     a, b = Arr(0x1000, 64), Arr(0x2000, 32)
     launch, kernel, record, slow, rec = _launcher(shim, [a, 1.5, b, 7, True])
-    assert kernel.groups == (("attrs", "_type_key", KEY, "_kernel_params", 2), ("value", (float, "struct")),
-                             ("attrs", "_type_key", KEY, "_kernel_params", 2), ("value", (int, "wrap")),
+    assert kernel.groups == (("attrs", "_type_key", KEY, "_kernel_params", 2, None), ("value", (float, "struct")),
+                             ("attrs", "_type_key", KEY, "_kernel_params", 2, None), ("value", (int, "wrap")),
                              ("value", (bool, "truth")))
     assert launch.__name__ == "direct_launch"  # the C function itself is the launcher
     assert launch(a, 2.5, b, -1, False) is None
@@ -147,3 +155,212 @@ def test_the_launcher_cycle_is_collected(shim):
     del launch, kernel
     gc.collect()
     assert probe() is None  # generated code -> C launch -> its fallback (the generated code): collected
+
+
+# -- objects with an identity cache (CuPy arrays, torch tensors): C reads the cache entry --
+
+def _c_strides(shape, itemsize=4):
+    out, acc = [], itemsize
+    for n in reversed(shape):
+        out.append(acc)
+        acc *= n
+    return tuple(reversed(out))
+
+
+@pytest.fixture
+def fake_libs(monkeypatch):
+    """Fake ``cupy`` and ``torch`` modules with the attributes the launch kinds read;
+    the CuPy array counts reads of ``data`` (only the full guard reads it) and the
+    module counts ``get_current_stream()`` calls."""
+    cupy = types.ModuleType("cupy")
+    null = types.SimpleNamespace(ptr=0)
+    calls = []
+
+    def get_current_stream():
+        calls.append(1)
+        return cupy.cuda.current
+
+    cupy.cuda = types.SimpleNamespace(Stream=types.SimpleNamespace(null=null), current=null,
+                                      get_current_stream=get_current_stream, calls=calls)
+
+    class Mem:
+        device_id = 0
+
+        def __init__(self, ptr):
+            self.ptr = ptr
+
+    class ndarray:
+        __module__ = "cupy"
+
+        def __init__(self, ptr, shape):
+            self._data, self.dtype, self.shape, self.reads = Mem(ptr), np.dtype(np.float32), tuple(shape), 0
+
+        @property
+        def data(self):
+            self.reads += 1
+            return self._data
+
+        ndim = property(lambda self: len(self.shape))
+        strides = property(lambda self: _c_strides(self.shape))
+        _c_contiguous = property(lambda self: True)
+        _f_contiguous = property(lambda self: len(self.shape) < 2)
+
+    torch = types.ModuleType("torch")
+    torch.float32 = object()
+
+    class Tensor:
+        __module__ = "torch"
+        is_cuda = True
+
+        def __init__(self, ptr, shape):
+            self.ptr, self.shape, self.dtype, self._version = ptr, tuple(shape), torch.float32, 0
+
+        def data_ptr(self):
+            return self.ptr
+
+        def dim(self):
+            return len(self.shape)
+
+        def stride(self):
+            return tuple(s // 4 for s in _c_strides(self.shape))
+
+        def is_contiguous(self):
+            return True
+
+        def get_device(self):
+            return 0
+
+    monkeypatch.setitem(sys.modules, "cupy", cupy)
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    return cupy, ndarray, Tensor
+
+
+def _values(rec, n):
+    return list(rec[13:13 + n])
+
+
+def test_cupy_arrays_launch_in_c_from_the_identity_cache(shim, fake_libs):
+    cupy, ndarray, _ = fake_libs
+    a = ndarray(0x1000, (64,))
+    launch, kernel, record, slow, rec = _launcher(shim, [a, 1.5])
+    assert kernel.groups[0][0] == "cached" and kernel.groups[0][2:] == ("_CL_M0", (("ndim", False, 1),), 2)
+    rec[12] = 16  # the probe copies the first 16 bytes of the parameters: data pointer, extent
+    a.reads = 0  # (recognising the kind read it)
+    launch(a, 2.5)  # a new object: the generated code (full guard) launches and caches it
+    assert a.reads == 1 and record == {0: kernel} and _values(rec, 2) == [0x1000, 64]
+    rec[13] = rec[14] = 0
+    launch(a, 2.5)  # the same object: C, from the cache entry (no .data read)
+    assert a.reads == 1 and _values(rec, 2) == [0x1000, 64] and slow == []
+    b = ndarray(0x2000, (32,))
+    launch(b, 1.0)
+    launch(b, 1.0)
+    assert b.reads == 1 and _values(rec, 2) == [0x2000, 32]
+    launch(a, 1.0)  # back to a: its entry was replaced by b's, so the guard again
+    assert a.reads == 2 and _values(rec, 2) == [0x1000, 64]
+    # CuPy on another stream object: C hands the call to the generated code, which orders
+    # the launch (CuPy's get_current_stream called by both)
+    cupy.cuda.current = types.SimpleNamespace(ptr=0)
+    del cupy.cuda.calls[:]
+    launch(a, 1.0)
+    assert cupy.cuda.calls == [1, 1] and a.reads == 2 and _values(rec, 2) == [0x1000, 64]
+    cupy.cuda.current = cupy.cuda.Stream.null
+    del cupy.cuda.calls[:]
+    launch(a, 1.0)
+    assert cupy.cuda.calls == [1]
+
+
+def test_a_reshaped_cupy_array_is_not_taken_from_the_cache(shim, fake_libs):
+    _cupy, ndarray, _ = fake_libs
+    a = ndarray(0x1000, (4, 16))
+    launch, kernel, record, slow, rec = _launcher(shim, [a])
+    assert kernel.groups[0][3] == (("shape", False, 1),)
+    rec[12], a.reads = 24, 0
+    launch(a)
+    launch(a)
+    assert a.reads == 1 and _values(rec, 3) == [0x1000, 4, 16]
+    a.shape = (8, 8)  # CuPy's in-place reshape: same object, other values
+    launch(a)
+    assert a.reads == 2 and _values(rec, 3) == [0x1000, 8, 8]
+    launch(a)
+    assert a.reads == 2 and _values(rec, 3) == [0x1000, 8, 8]
+
+
+def test_torch_tensors_launch_in_c_from_the_identity_cache(shim, fake_libs):
+    _cupy, _ndarray, Tensor = fake_libs
+    t = Tensor(0x3000, (16,))
+    launch, kernel, record, slow, rec = _launcher(shim, [t, 7])
+    assert kernel.groups[0][2:] == ("_CL_M0", (("_version", False, 1), ("data_ptr", True, 2)), 2)
+    rec[12] = 16
+    launch(t, 1)
+    launch(t, 1)
+    assert _values(rec, 2) == [0x3000, 16]
+    t.shape, t._version = (8,), 1  # resize_: the version changes
+    launch(t, 1)
+    assert _values(rec, 2) == [0x3000, 8]
+    t.ptr, t.shape = 0x4000, (4,)  # `t.data = other`: no version bump, another pointer
+    launch(t, 1)
+    assert _values(rec, 2) == [0x4000, 4] and slow == []
+    u = Tensor(0x5000, (4,))
+    u.dtype = object()  # another dtype: C and the generated guard miss, the slow path
+    launch(u, 1)
+    assert len(slow) == 1
+
+
+def test_a_cache_entry_of_another_shape_is_refused(shim, fake_libs):
+    """A cached group whose entry is not (object, fields..., n values) falls back."""
+    _cupy, ndarray, _ = fake_libs
+    a = ndarray(0x1000, (64,))
+    launch, kernel, record, slow, rec = _launcher(shim, [a])
+    holder = kernel.groups[0][1]
+    rec[12] = 16
+    launch(a)
+    rec[13] = 0
+    holder["_CL_M0"] = (a, 1)  # too short: C must not read past it, and does not launch
+    with pytest.raises(ValueError, match="unpack"):
+        launch(a)  # the generated code then fails to unpack it: its own error
+    assert rec[13] == 0
+
+
+def test_arrays_of_a_fixed_class_keep_their_values_in_c(shim):
+    """C keeps the converted values of the last two arrays of a class declaring
+    ``_kernel_params_fixed``: they launch without reading the attributes again, a third
+    array replaces the older one, and nothing is kept alive."""
+    a, b, c = FixedArr(0x1000, 64), FixedArr(0x2000, 32), FixedArr(0x3000, 16)
+    launch, kernel, record, slow, rec = _launcher(shim, [a, b])
+    assert kernel.groups[0] == ("attrs", "_type_key", KEY, "_kernel_params", 2, FixedArr)
+    rec[12] = 16
+    launch(a, b)
+    launch(b, a)  # each position has now seen both
+    # the attributes are read no more for a and b (changed behind C's back here, to show it:
+    # the class promised they never change)
+    a._kernel_params = b._kernel_params = (0xBAD, 0)
+    for first, second, want in ((a, b, 0x1000), (b, a, 0x2000), (a, a, 0x1000)):
+        launch(first, second)
+        assert _values(rec, 2) == [want, {0x1000: 64, 0x2000: 32}[want]]
+    launch(c, b)  # c replaces the older of a and b at position 0 (a, seen first there)
+    assert _values(rec, 2) == [0x3000, 16]
+    launch(b, b)
+    assert _values(rec, 2) == [0x2000, 32]
+    launch(a, b)  # a was replaced: its attributes are read again
+    assert _values(rec, 2) == [0xBAD, 0] and slow == []
+    probe = weakref.ref(c)
+    del c
+    gc.collect()
+    assert probe() is None  # weak references only
+    d = FixedArr(0x4000, 8)
+    launch(d, b)
+    assert _values(rec, 2) == [0x4000, 8]
+
+
+def test_a_subclass_of_a_fixed_class_is_not_kept(shim):
+    class Sub(FixedArr):
+        __slots__ = ()
+
+    a = Sub(0x1000, 64)
+    launch, kernel, record, slow, rec = _launcher(shim, [a])
+    assert kernel.groups[0][5] is None  # the class must declare it itself
+    rec[12] = 16
+    launch(a)
+    a._kernel_params = (0x5000, 4)
+    launch(a)
+    assert _values(rec, 2) == [0x5000, 4]

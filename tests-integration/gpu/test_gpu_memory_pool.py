@@ -59,15 +59,18 @@ def test_many_new_outputs_stay_correct_and_reuse_memory():
     def axpy(a, b):
         return 2.0 * a + b
 
-    before = drv.memory_info()[0]
+    addresses = set()
     for i in range(500):
         out = axpy(x, float(i))
+        addresses.add(out.device_ctypes_pointer.value)
         if i % 97 == 0:
             assert np.array_equal(out.copy_to_host(), 2.0 * np.arange(4096) + i)
     del out
     cuda.synchronize()
     assert pool.outstanding >= 1  # x
-    assert before - drv.memory_info()[0] < 64 << 20  # reused: not 500 separate allocations kept
+    # reused: blocks come back after each flush (every 64), not 500 separate allocations
+    # (counted in this process: the device's free memory moves with other processes' work)
+    assert len(addresses) <= 2 * 64 + 1
 
 
 def test_memory_pool_can_be_turned_off():

@@ -39,7 +39,7 @@ def shim(tmp_path_factory):
 
 
 def _rec(shim, rc=0):
-    rec = shim.ffi.new("uint64_t[12]")
+    rec = shim.ffi.new("uint64_t[16]")
     rec[11] = rc
     return rec, int(shim.ffi.cast("uintptr_t", rec))
 

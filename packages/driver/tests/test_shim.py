@@ -51,7 +51,7 @@ def built(tmp_path_factory):
 
 
 def _record(shim, rc=0):
-    rec = shim.ffi.new("uint64_t[12]")
+    rec = shim.ffi.new("uint64_t[16]")
     rec[11] = rc
     return rec, int(shim.ffi.cast("uintptr_t", rec))
 

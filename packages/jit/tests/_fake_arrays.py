@@ -211,7 +211,7 @@ class FakeKernel:
 
         return launch
 
-    def bind_direct(self, cfg, groups, fallback, record=None):
+    def bind_direct(self, cfg, groups, fallback, record=None, precondition=None):
         """No direct launch (as CompiledKernel without the compiled shim): the generated
         code is the launcher."""
         return None

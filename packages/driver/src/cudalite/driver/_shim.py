@@ -134,7 +134,7 @@ def _self_test(module, path):
     lib, ffi = module.lib, module.ffi
     if lib.cl_abi_version() != ABI_VERSION:
         raise ShimError(f"{path}: ABI version {lib.cl_abi_version()} != {ABI_VERSION}")
-    rec = ffi.new("uint64_t[12]")
+    rec = ffi.new("uint64_t[16]")
     rec[11] = 17
     slot = ffi.new("uint64_t[1]", [0x1234])
     ok = lib.cl_launch(lib.cl_probe_address(), int(ffi.cast("uintptr_t", rec)), 1, 2, 3, 4, 5, 6, 7, 8,

@@ -10,7 +10,8 @@ install time).  Standard library only: it runs inside the build backend.
 
 __all__ = ["ABI_VERSION", "PREBUILT_MODULE", "C_SOURCE", "CDEF"]
 
-ABI_VERSION = 3  # 2: cl_launch_ex (cuLaunchKernelEx) replaced cl_launch_coop; 3: the checked and direct launches
+ABI_VERSION = 4  # 2: cl_launch_ex (cuLaunchKernelEx) replaced cl_launch_coop; 3: the checked and direct launches;
+#                 4: the direct launch's cached groups and precondition
 PREBUILT_MODULE = "cudalite.driver._launch_shim"  # what setup.py builds into the wheel
 
 
@@ -32,6 +33,7 @@ CHECKED_SOURCE = _part("_shim_source_checked", "CHECKED_SOURCE") + _part("_shim_
 
 C_SOURCE = r"""
 #include <stdint.h>
+#include <string.h>
 
 typedef int (*cl_launch_fn)(void *, unsigned int, unsigned int, unsigned int, unsigned int,
                             unsigned int, unsigned int, unsigned int, void *, void **, void **);
@@ -52,8 +54,10 @@ static int cl_launch_ex(uintptr_t entry, uintptr_t config, uintptr_t f, uintptr_
     return ((cl_launch_ex_fn)entry)((const void *)config, (void *)f, (void **)params, (void **)0);
 }
 
-/* Stand-in for cuLaunchKernel: ``f`` points at 12 uint64 slots; the 10 launch
-   arguments after ``f`` go to slots 0..9, ``extra`` to 10; returns slot 11. */
+/* Stand-in for cuLaunchKernel: ``f`` points at 16 uint64 slots; the 10 launch
+   arguments after ``f`` go to slots 0..9, ``extra`` to 10; returns slot 11; when slot 12 is
+   not 0, that many bytes (24 at most) from params[0] -- the start of the parameter
+   buffer -- are copied into slots 13..15. */
 static int cl_probe(void *f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
                     unsigned int by, unsigned int bz, unsigned int smem, void *stream, void **params,
                     void **extra)
@@ -62,18 +66,20 @@ static int cl_probe(void *f, unsigned int gx, unsigned int gy, unsigned int gz, 
     rec[0] = gx; rec[1] = gy; rec[2] = gz; rec[3] = bx; rec[4] = by; rec[5] = bz; rec[6] = smem;
     rec[7] = (uint64_t)(uintptr_t)stream; rec[8] = (uint64_t)(uintptr_t)params;
     rec[9] = params ? (uint64_t)(uintptr_t)params[0] : 0; rec[10] = (uint64_t)(uintptr_t)extra;
+    if (params && rec[12]) memcpy(&rec[13], params[0], rec[12] < 24 ? (size_t)rec[12] : 24);
     return (int)rec[11];
 }
 
-/* Stand-in for cuLaunchKernelEx: ``f`` points at 12 uint64 slots; slot 0 gets the
+/* Stand-in for cuLaunchKernelEx: ``f`` points at 16 uint64 slots; slot 0 gets the
    config's address, 1 its first unsigned int (gridDimX), 2 ``params``, 3 ``params[0]``,
-   4 ``extra``; returns slot 11. */
+   4 ``extra``; returns slot 11; slots 12..15 as cl_probe's. */
 static int cl_probe_ex(const void *config, void *f, void **params, void **extra)
 {
     uint64_t *rec = (uint64_t *)f;
     rec[0] = (uint64_t)(uintptr_t)config; rec[1] = config ? *(const unsigned int *)config : 0;
     rec[2] = (uint64_t)(uintptr_t)params; rec[3] = params ? (uint64_t)(uintptr_t)params[0] : 0;
     rec[4] = (uint64_t)(uintptr_t)extra;
+    if (params && rec[12]) memcpy(&rec[13], params[0], rec[12] < 24 ? (size_t)rec[12] : 24);
     return (int)rec[11];
 }
 

@@ -10,12 +10,20 @@ DIRECT_SOURCE = r"""
 /* ---- The direct launch: a whole configured launch in C, in front of a fallback ---- */
 #define CL_GROUP_VALUE 0  /* one argument, one parameter (its slot's class check) */
 #define CL_GROUP_ATTRS 1  /* getattr(arg, key_attr) is/== key; getattr(arg, values_attr): n values */
+#define CL_GROUP_CACHED 2 /* holder[name] = (arg, fields..., n values), its checks hold: those values */
 #define CL_VISIT(o) do { if ((o) != NULL) { int r_ = visit((PyObject *)(o), arg); if (r_) return r_; } } while (0)
 
 typedef struct {
     int kind;
     Py_ssize_t first, n;
+    /* ATTRS: key_attr, key, values_attr; CACHED: holder (a dict), name, checks (a tuple of
+       (attribute, call, index): getattr(arg, attribute), called if call, == entry[index]) */
     PyObject *key_attr, *key, *values_attr;
+    /* ATTRS: the class (or NULL) whose objects' key and values never change: for them, weak
+       references to the last two objects seen and their values' bytes as converted */
+    PyObject *stable, *seen[2];
+    char *bytes;
+    Py_ssize_t span, next;
 } cl_group;
 
 typedef struct {
@@ -23,6 +31,7 @@ typedef struct {
     PyObject *capsule;   /* the checked launch's state: configuration, slots */
     PyObject *fallback;  /* called with the call's own arguments whenever this cannot launch */
     PyObject *rec_map, *rec_key, *rec_val;  /* rec_map[rec_key] = rec_val after each launch */
+    PyObject *pre_call, *pre_value;  /* when set: launch only if pre_call() is pre_value */
     Py_ssize_t ngroups;
     cl_group *groups;
 } cl_direct_obj;
@@ -32,8 +41,10 @@ static int cl_direct_traverse(PyObject *self, visitproc visit, void *arg)
     cl_direct_obj *d = (cl_direct_obj *)self;
     Py_ssize_t i;
     CL_VISIT(d->capsule); CL_VISIT(d->fallback); CL_VISIT(d->rec_map); CL_VISIT(d->rec_key); CL_VISIT(d->rec_val);
+    CL_VISIT(d->pre_call); CL_VISIT(d->pre_value);
     for (i = 0; i < d->ngroups; i++) {
         CL_VISIT(d->groups[i].key_attr); CL_VISIT(d->groups[i].key); CL_VISIT(d->groups[i].values_attr);
+        CL_VISIT(d->groups[i].stable); CL_VISIT(d->groups[i].seen[0]); CL_VISIT(d->groups[i].seen[1]);
     }
     CL_VISIT(Py_TYPE(self));
     return 0;
@@ -44,8 +55,10 @@ static int cl_direct_clear(PyObject *self)
     cl_direct_obj *d = (cl_direct_obj *)self;
     Py_ssize_t i;
     Py_CLEAR(d->capsule); Py_CLEAR(d->fallback); Py_CLEAR(d->rec_map); Py_CLEAR(d->rec_key); Py_CLEAR(d->rec_val);
+    Py_CLEAR(d->pre_call); Py_CLEAR(d->pre_value);
     for (i = 0; i < d->ngroups; i++) {
         Py_CLEAR(d->groups[i].key_attr); Py_CLEAR(d->groups[i].key); Py_CLEAR(d->groups[i].values_attr);
+        Py_CLEAR(d->groups[i].stable); Py_CLEAR(d->groups[i].seen[0]); Py_CLEAR(d->groups[i].seen[1]);
     }
     return 0;
 }
@@ -53,9 +66,12 @@ static int cl_direct_clear(PyObject *self)
 static void cl_direct_dealloc(PyObject *self)
 {
     PyTypeObject *tp = Py_TYPE(self);
+    cl_direct_obj *d = (cl_direct_obj *)self;
+    Py_ssize_t i;
     PyObject_GC_UnTrack(self);
     cl_direct_clear(self);
-    PyMem_Free(((cl_direct_obj *)self)->groups);
+    for (i = 0; d->groups != NULL && i < d->ngroups; i++) PyMem_Free(d->groups[i].bytes);
+    PyMem_Free(d->groups);
     PyObject_GC_Del(self);
     Py_DECREF(tp);
 }
@@ -69,10 +85,56 @@ static PyType_Slot cl_direct_slots[] = {
 static PyType_Spec cl_direct_spec = {"cudalite.driver.DirectLaunchState", sizeof(cl_direct_obj), 0,
                                      Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, cl_direct_slots};
 
-/* 1: the group's values are in the buffer; 0: it does not match (no exception set) */
-static int cl_fill_group(const cl_state *st, const cl_group *g, PyObject *a, char *buf, void **ptrs)
+/* 1: the n items of tuple vals from index at converted into the group's slots; 0: not */
+static int cl_fill_values(const cl_state *st, const cl_group *g, PyObject *vals, Py_ssize_t at, char *buf,
+                          void **ptrs)
 {
     Py_ssize_t j;
+    for (j = 0; j < g->n; j++) {
+        const cl_slot *s = &st->slots[g->first + j];
+        if (cl_convert(s, PyTuple_GetItem(vals, at + j), buf + s->offset) < 0) {
+            PyErr_Clear();
+            return 0;
+        }
+        ptrs[g->first + j] = buf + s->offset;
+    }
+    return 1;
+}
+
+/* CACHED: 1 when holder[name] is (a, fields..., values...) and every check holds */
+static int cl_fill_cached(const cl_state *st, const cl_group *g, PyObject *a, char *buf, void **ptrs)
+{
+    PyObject *entry = PyDict_GetItem(g->key_attr, g->key);  /* borrowed; no exception */
+    Py_ssize_t j, size, nchecks = PyTuple_Size(g->values_attr);
+    int ok = 1;
+    if (entry == NULL || !PyTuple_Check(entry) || (size = PyTuple_Size(entry)) < 1 + g->n
+            || PyTuple_GetItem(entry, 0) != a)
+        return 0;
+    Py_INCREF(entry);  /* a check may run Python code that replaces holder[name] */
+    for (j = 0; ok && j < nchecks; j++) {
+        PyObject *check = PyTuple_GetItem(g->values_attr, j), *v;
+        Py_ssize_t index = PyLong_AsSsize_t(PyTuple_GetItem(check, 2));
+        v = PyObject_GetAttr(a, PyTuple_GetItem(check, 0));
+        if (v != NULL && PyObject_IsTrue(PyTuple_GetItem(check, 1))) {
+            PyObject *r = PyObject_CallObject(v, NULL);
+            Py_DECREF(v);
+            v = r;
+        }
+        ok = v != NULL && index > 0 && index < size
+             && PyObject_RichCompareBool(v, PyTuple_GetItem(entry, index), Py_EQ) == 1;
+        Py_XDECREF(v);
+    }
+    if (ok) ok = cl_fill_values(st, g, entry, size - g->n, buf, ptrs);
+    else PyErr_Clear();
+    Py_DECREF(entry);
+    return ok;
+}
+
+/* 1: the group's values are in the buffer; 0: it does not match (no exception set) */
+static int cl_fill_group(const cl_state *st, cl_group *g, PyObject *a, char *buf, void **ptrs)
+{
+    Py_ssize_t j;
+    if (g->kind == CL_GROUP_CACHED) return cl_fill_cached(st, g, a, buf, ptrs);
     if (g->kind == CL_GROUP_VALUE) {
         const cl_slot *s = &st->slots[g->first];
         if (s->cls != NULL && (PyObject *)Py_TYPE(a) != s->cls) return 0;
@@ -80,26 +142,39 @@ static int cl_fill_group(const cl_state *st, const cl_group *g, PyObject *a, cha
         ptrs[g->first] = buf + s->offset;
         return 1;
     } else {
-        PyObject *k = PyObject_GetAttr(a, g->key_attr), *vals;
-        int same;
+        PyObject *k, *vals;
+        int same, stable = g->stable != NULL && (PyObject *)Py_TYPE(a) == g->stable;
+        char *region = buf + st->slots[g->first].offset;
+        if (stable) {
+            int e = g->seen[0] != NULL && PyWeakref_GetObject(g->seen[0]) == a ? 0
+                    : g->seen[1] != NULL && PyWeakref_GetObject(g->seen[1]) == a ? 1 : -1;
+            if (e >= 0) {  /* an object seen before: its values' bytes */
+                memcpy(region, g->bytes + e * g->span, (size_t)g->span);
+                for (j = 0; j < g->n; j++) ptrs[g->first + j] = buf + st->slots[g->first + j].offset;
+                return 1;
+            }
+        }
+        k = PyObject_GetAttr(a, g->key_attr);
         if (k == NULL) { PyErr_Clear(); return 0; }
         same = k == g->key ? 1 : PyObject_RichCompareBool(k, g->key, Py_EQ);
         Py_DECREF(k);
         if (same != 1) { PyErr_Clear(); return 0; }
         vals = PyObject_GetAttr(a, g->values_attr);
         if (vals == NULL) { PyErr_Clear(); return 0; }
-        if (!PyTuple_Check(vals) || PyTuple_Size(vals) != g->n) { Py_DECREF(vals); return 0; }
-        for (j = 0; j < g->n; j++) {
-            const cl_slot *s = &st->slots[g->first + j];
-            if (cl_convert(s, PyTuple_GetItem(vals, j), buf + s->offset) < 0) {
-                PyErr_Clear();
-                Py_DECREF(vals);
-                return 0;
-            }
-            ptrs[g->first + j] = buf + s->offset;
-        }
+        same = PyTuple_Check(vals) && PyTuple_Size(vals) == g->n && cl_fill_values(st, g, vals, 0, buf, ptrs);
         Py_DECREF(vals);
-        return 1;
+        if (same && stable) {  /* remember it, in place of the older of the two */
+            PyObject *ref = PyWeakref_NewRef(a, NULL);
+            if (ref == NULL) {
+                PyErr_Clear();
+            } else {
+                Py_XDECREF(g->seen[g->next]);
+                g->seen[g->next] = ref;
+                memcpy(g->bytes + g->next * g->span, region, (size_t)g->span);
+                g->next = 1 - g->next;
+            }
+        }
+        return same;
     }
 }
 
@@ -143,6 +218,14 @@ static PyObject *cl_direct_call(PyObject *self, PyObject *const *args, Py_ssize_
     cl_state *st;
     if ((kwnames != NULL && PyTuple_Size(kwnames) > 0) || nargs != d->ngroups || d->capsule == NULL)
         return cl_direct_fallback(d, args, nargs, kwnames);
+    if (d->pre_call != NULL) {
+        PyObject *r = PyObject_CallObject(d->pre_call, NULL);
+        Py_XDECREF(r);  /* only its identity is compared */
+        if (r != d->pre_value) {
+            PyErr_Clear();
+            return cl_direct_fallback(d, args, nargs, kwnames);
+        }
+    }
     st = cl_get(d->capsule, &heap, &buf, &ptrs, stack_buf, stack_ptrs);
     if (st == NULL) return NULL;
     memset(buf, 0, (size_t)st->size);
@@ -164,16 +247,35 @@ static PyMethodDef cl_direct_def = {"direct_launch", (PyCFunction)(void (*)(void
                                     METH_FASTCALL | METH_KEYWORDS,
                                     "Launch with these arguments, or call the fallback with them."};
 
-/* make_direct(launch, groups, fallback, rec_map, rec_key, rec_val) -> function; ``launch`` a
-   checked launch of make(); groups: one (kind, first, n, key_attr, key, values_attr) per argument */
+/* A CACHED group's (holder, name, checks): a dict, a str, and (str, bool, int > 0) triples */
+static int cl_cached_ok(PyObject *holder, PyObject *name, PyObject *checks)
+{
+    Py_ssize_t j;
+    if (!PyDict_Check(holder) || !PyUnicode_Check(name) || !PyTuple_Check(checks)) return 0;
+    for (j = 0; j < PyTuple_Size(checks); j++) {
+        PyObject *c = PyTuple_GetItem(checks, j);
+        if (!PyTuple_Check(c) || PyTuple_Size(c) != 3 || !PyUnicode_Check(PyTuple_GetItem(c, 0))
+                || !PyBool_Check(PyTuple_GetItem(c, 1)) || !PyLong_Check(PyTuple_GetItem(c, 2))
+                || PyLong_AsSsize_t(PyTuple_GetItem(c, 2)) < 1) {
+            PyErr_Clear();
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* make_direct(launch, groups, fallback, rec_map, rec_key, rec_val, pre_call, pre_value) -> function;
+   ``launch`` a checked launch of make(); groups: one (kind, first, n, a, b, c) per argument (see
+   cl_group); pre_call None: no precondition */
 static PyObject *cl_make_direct(PyObject *unused, PyObject *args)
 {
     static PyObject *type = NULL;  /* made once, under the GIL */
-    PyObject *launch, *groups, *fallback, *rec_map, *rec_key, *rec_val, *capsule, *fn;
+    PyObject *launch, *groups, *fallback, *rec_map, *rec_key, *rec_val, *pre_call, *pre_value, *capsule, *fn;
     cl_direct_obj *d;
     cl_state *st;
     Py_ssize_t i, n, expect = 0;
-    if (!PyArg_ParseTuple(args, "OO!OOOO", &launch, &PyTuple_Type, &groups, &fallback, &rec_map, &rec_key, &rec_val))
+    if (!PyArg_ParseTuple(args, "OO!OOOOOO", &launch, &PyTuple_Type, &groups, &fallback, &rec_map, &rec_key,
+                          &rec_val, &pre_call, &pre_value))
         return NULL;
     capsule = PyObject_GetAttrString(launch, "__self__");
     if (capsule == NULL) return NULL;
@@ -189,21 +291,31 @@ static PyObject *cl_make_direct(PyObject *unused, PyObject *args)
     memset(d->groups, 0, sizeof(cl_group) * (size_t)(n ? n : 1));
     for (i = 0; i < n; i++) {
         cl_group *g = &d->groups[i];
-        PyObject *ka, *k, *va;
-        if (!PyArg_ParseTuple(PyTuple_GetItem(groups, i), "innOOO", &g->kind, &g->first, &g->n, &ka, &k, &va)) {
+        PyObject *ka, *k, *va, *stable;
+        if (!PyArg_ParseTuple(PyTuple_GetItem(groups, i), "innOOOO", &g->kind, &g->first, &g->n, &ka, &k, &va,
+                              &stable)) {
             Py_DECREF(d); return NULL;
         }
         d->ngroups = i + 1;
         if (g->first != expect || g->n < 0 || g->first + g->n > st->count
                 || (g->kind == CL_GROUP_VALUE && g->n != 1)
                 || (g->kind == CL_GROUP_ATTRS && (!PyUnicode_Check(ka) || !PyUnicode_Check(va)))
-                || (g->kind != CL_GROUP_VALUE && g->kind != CL_GROUP_ATTRS)) {
+                || (g->kind == CL_GROUP_CACHED && !cl_cached_ok(ka, k, va))
+                || (stable != Py_None && (g->kind != CL_GROUP_ATTRS || g->n < 1 || !PyType_Check(stable)))
+                || (g->kind != CL_GROUP_VALUE && g->kind != CL_GROUP_ATTRS && g->kind != CL_GROUP_CACHED)) {
             PyErr_Format(PyExc_ValueError, "direct launch: bad argument group %zd", i);
             Py_DECREF(d); return NULL;
         }
         expect += g->n;
-        if (g->kind == CL_GROUP_ATTRS) {
+        if (g->kind != CL_GROUP_VALUE) {
             Py_INCREF(ka); g->key_attr = ka; Py_INCREF(k); g->key = k; Py_INCREF(va); g->values_attr = va;
+        }
+        if (stable != Py_None) {
+            const cl_slot *last = &st->slots[g->first + g->n - 1];
+            g->span = (Py_ssize_t)(last->offset + last->size - st->slots[g->first].offset);
+            g->bytes = (char *)PyMem_Malloc((size_t)(2 * g->span));
+            if (g->bytes == NULL) { Py_DECREF(d); return PyErr_NoMemory(); }
+            Py_INCREF(stable); g->stable = stable;
         }
     }
     if (expect != st->count) {
@@ -215,13 +327,17 @@ static PyObject *cl_make_direct(PyObject *unused, PyObject *args)
         Py_INCREF(rec_map); d->rec_map = rec_map; Py_INCREF(rec_key); d->rec_key = rec_key;
         Py_INCREF(rec_val); d->rec_val = rec_val;
     }
+    if (pre_call != Py_None) {
+        Py_INCREF(pre_call); d->pre_call = pre_call; Py_INCREF(pre_value); d->pre_value = pre_value;
+    }
     fn = PyCFunction_NewEx(&cl_direct_def, (PyObject *)d, NULL);
     Py_DECREF(d);
     return fn;
 }
 
 static PyMethodDef cl_make_direct_def = {"make_direct_launch", cl_make_direct, METH_VARARGS,
-                                         "make_direct(launch, groups, fallback, rec_map, rec_key, rec_val)"};
+                                         "make_direct(launch, groups, fallback, rec_map, rec_key, rec_val, "
+                                         "pre_call, pre_value)"};
 
 /* The address of a new tuple (make, make_direct) -- a new reference: the caller takes it
    over -- made with the GIL held whatever cffi did with it. */

@@ -27,15 +27,21 @@ KiB: no per-thread state, so threads may share it), releases the GIL and calls t
 driver.  Other backends get the same contract from generated Python around the bound
 launch's code.
 
-The *direct* launch (``Launcher.bind_direct(config, groups, fallback, record)``, shim
-only) goes one step further: a C callable taking the kernel's *arguments* -- numbers
-(checked as above) and objects carrying their parameter values (``("attrs", key_attr,
-key, values_attr, n)``: ``getattr(a, key_attr)`` is or equals ``key``,
-``getattr(a, values_attr)`` is the tuple of its ``n`` values) -- that launches, records
-``mapping[key] = value`` and returns None, or hands the very call to ``fallback``
-whenever it cannot (a keyword, a count, a class or key that differs, a value it does not
-convert, a driver error: nothing was launched).  It is GC-aware (its fallback usually
-refers back to it).
+The *direct* launch (``Launcher.bind_direct(config, groups, fallback, record,
+precondition)``, shim only) goes one step further: a C callable taking the kernel's
+*arguments* -- numbers (checked as above), objects carrying their parameter values
+(``("attrs", key_attr, key, values_attr, n[, stable])``: ``getattr(a, key_attr)`` is or
+equals ``key``, ``getattr(a, values_attr)`` is the tuple of its ``n`` values; for objects
+of exactly the class ``stable``, whose two attributes never change, C keeps weak
+references to the last two seen with their converted values) and objects whose
+values the fallback cached (``("cached", holder, name, checks, n)``: ``holder[name]`` is
+``(a, fields..., n values)`` -- the object itself first -- and for each ``(attr, call,
+index)`` of ``checks``, ``getattr(a, attr)`` (called when ``call``) equals
+``holder[name][index]``) -- that launches when ``precondition`` (``(fn, value)``) is None or
+``fn()`` is ``value``, records ``mapping[key] = value`` and returns None, or hands the very
+call to ``fallback`` whenever it cannot (a keyword, a count, a class or key that differs,
+a cache entry of another object, a value it does not convert, a driver error: nothing
+was launched).  It is GC-aware (its fallback usually refers back to it).
 """
 
 from __future__ import annotations
@@ -164,7 +170,8 @@ def bind_checked(launcher: Any, config: Any, checks: Any = None) -> Any:
     return launch
 
 
-def bind_direct(launcher: Any, config: Any, groups: Any, fallback: Any, record: Any = None) -> Any:
+def bind_direct(launcher: Any, config: Any, groups: Any, fallback: Any, record: Any = None,
+                precondition: Any = None) -> Any:
     """See :meth:`Launcher.bind_direct`."""
     if launcher._direct is None:
         return None
@@ -172,20 +179,26 @@ def bind_direct(launcher: Any, config: Any, groups: Any, fallback: Any, record: 
     for i, group in enumerate(groups):
         if group[0] == "value":
             checks.append(group[1])
-            table.append((0, first, 1, None, None, None))
+            table.append((0, first, 1, None, None, None, None))
             first += 1
         elif group[0] == "attrs":
-            _, key_attr, key, values_attr, n = group
+            _, key_attr, key, values_attr, n, *stable = group
             checks.extend([None] * n)
-            table.append((1, first, n, key_attr, key, values_attr))
+            table.append((1, first, n, key_attr, key, values_attr, stable[0] if stable else None))
+            first += n
+        elif group[0] == "cached":
+            _, holder, name, tests, n = group
+            checks.extend([None] * n)
+            table.append((2, first, n, holder, name, tuple((str(a), bool(c), int(j)) for a, c, j in tests), None))
             first += n
         else:
-            raise ValueError(f"argument {i}: unknown group {group[0]!r} (\"value\" or \"attrs\")")
+            raise ValueError(f"argument {i}: unknown group {group[0]!r} (\"value\", \"attrs\" or \"cached\")")
     if first != launcher.layout.count:
         raise ValueError(f"the groups give {first} parameters for {launcher.layout.count}")
     launch = bind_checked(launcher, config, checks)
     mapping, key, value = (None, None, None) if record is None else record
-    return launcher._direct(launch, tuple(table), fallback, mapping, key, value)
+    pre_call, pre_value = (None, None) if precondition is None else precondition
+    return launcher._direct(launch, tuple(table), fallback, mapping, key, value, pre_call, pre_value)
 
 
 def reference(layout: Any, checks: Any, values: Any) -> Any:
@@ -234,8 +247,9 @@ def self_test(lib: Any, ffi: Any, rec: Any, config: Any) -> Any:
         return None
     record: dict = {}
     fell: list = []
-    run = direct(launch, ((0, 0, 1, None, None, None), (0, 1, 1, None, None, None), (0, 2, 1, None, None, None)),
-                 lambda *a: fell.append(a), record, 0, "k")
+    run = direct(launch, ((0, 0, 1, None, None, None, None), (0, 1, 1, None, None, None, None),
+                          (0, 2, 1, None, None, None, None)),
+                 lambda *a: fell.append(a), record, 0, "k", None, None)
     rec[0] = 0
     if run(7, 1, 2.0) is not None or record != {0: "k"} or rec[1] != 29 or fell or run(7, 1, 2) is not None \
             or fell != [(7, 1, 2)]:

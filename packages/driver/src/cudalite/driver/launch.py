@@ -229,7 +229,8 @@ class Launcher:
 
         return bind_checked(self, config, checks)
 
-    def bind_direct(self, config: Any, groups: Any, fallback: Any, record: Any = None) -> Any:
+    def bind_direct(self, config: Any, groups: Any, fallback: Any, record: Any = None,
+                    precondition: Any = None) -> Any:
         """A whole launch in C in front of ``fallback`` (:mod:`.checked`): a callable
         taking the *arguments* (``groups`` says how each becomes parameters) that makes
         the launch and returns None, or -- for anything it cannot launch (a keyword, a
@@ -243,13 +244,21 @@ class Launcher:
             The launch configuration.
         groups : sequence
             One entry per argument: ``("value", check)`` -- one parameter, ``check`` as
-            in :meth:`bind_checked` -- or ``("attrs", key_attr, key, values_attr, n)``:
-            the argument's attribute ``key_attr`` must be (or equal) ``key`` and its
-            attribute ``values_attr`` is a tuple of its ``n`` parameter values.
+            in :meth:`bind_checked` -- or ``("attrs", key_attr, key, values_attr, n[,
+            stable])``: the argument's attribute ``key_attr`` must be (or equal) ``key``
+            and its attribute ``values_attr`` is a tuple of its ``n`` parameter values
+            (objects of exactly the class ``stable`` promise that neither attribute ever
+            changes: the values of the last two seen are kept) -- or
+            ``("cached", holder, name, checks, n)``: ``holder[name]`` (a dict's item)
+            must be ``(argument, fields..., n values)`` and, for each ``(attr, call,
+            index)`` of ``checks``, ``getattr(argument, attr)`` (called when ``call``)
+            must equal ``holder[name][index]``.
         fallback : callable
             Called with the call's own arguments when the launch is not made here.
         record : tuple, optional
             ``(mapping, key, value)``: ``mapping[key] = value`` after each launch.
+        precondition : tuple, optional
+            ``(fn, value)``: launch here only when ``fn()`` is ``value``.
 
         Raises
         ------
@@ -258,7 +267,7 @@ class Launcher:
         """
         from .checked import bind_direct
 
-        return bind_direct(self, config, groups, fallback, record)
+        return bind_direct(self, config, groups, fallback, record, precondition)
 
     def settle(self, rc: Any, launch: Any, values: Any, config: Any) -> None:
         """What a checked launch's nonzero CUresult ``rc`` means: a launch refused for

@@ -9,8 +9,7 @@ owner.  The shape/stride rules live in :mod:`._array_layout`.
 Fast launch contract: every instance has the plain attributes ``_ptr``,
 ``_kernel_params`` (its values as a parameter of its own type, in the kernel ABI's
 slot order: :func:`cudalite.core.abi.array_values`), ``_layout`` ('C', 'F' or 'A',
-from :func:`._array_layout.layout_of`) and ``_type_key`` (``(dtype, ndim, layout)``),
-set once in ``__init__``.
+from :func:`._array_layout.layout_of`) and ``_type_key`` (``(dtype, ndim, layout)``), set once.
 
 Multi-GPU: an array remembers the device its memory belongs to (``device_id``; the
 private ``_device`` is that ordinal, :data:`._devices.ANY` for managed memory, or None
@@ -94,6 +93,7 @@ class DeviceNDArray:
     """
 
     __cuda_ndarray__ = True
+    _kernel_params_fixed = True  # _type_key/_kernel_params are set once: DeviceArrayKind.direct_group
     __slots__ = ("shape", "strides", "dtype", "ndim", "size", "stream", "gpu_data", "_ptr", "_kernel_params",
                  "_layout", "_type_key", "_device", "__weakref__")
 

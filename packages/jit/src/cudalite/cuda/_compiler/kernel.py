@@ -254,14 +254,14 @@ class CompiledKernel:
             config = config.replace(cooperative=True)
         return self.launcher.bind_checked(config, checks)
 
-    def bind_direct(self, config, groups, fallback, record=None):
+    def bind_direct(self, config, groups, fallback, record=None, precondition=None):
         """The direct driver launch of this kernel bound to ``config``
         (``cudalite.driver.Launcher.bind_direct``: the whole launch in C, ``fallback``
         for anything it does not launch), or None without the compiled shim;
         cooperative as :meth:`bind`."""
         if self.cooperative and not config.cooperative:
             config = config.replace(cooperative=True)
-        return self.launcher.bind_direct(config, groups, fallback, record)
+        return self.launcher.bind_direct(config, groups, fallback, record, precondition)
 
     def settle(self, rc, launch, values, config):
         """A checked launch's CUresult ``rc``: retried once without a context current,

@@ -158,10 +158,13 @@ class DeviceArrayKind(ArgKind):
 
     def direct_group(self, spec, key):
         """The array's ``_kernel_params`` when they are the parameter's values (its own
-        layout), checked by ``_type_key`` -- the guard of :meth:`source`, in C."""
+        layout), checked by ``_type_key`` -- the guard of :meth:`source`, in C.  A class
+        declaring ``_kernel_params_fixed = True`` itself (DeviceNDArray: both attributes
+        are set once) lets C keep the values of the last two arrays it saw."""
         if kernel_abi((key_to_type(key),)).n_values(0) != spec.count:
             return None
-        return ("attrs", "_type_key", key, "_kernel_params", spec.count)
+        stable = self.cls if self.cls.__dict__.get("_kernel_params_fixed") is True else None
+        return ("attrs", "_type_key", key, "_kernel_params", spec.count, stable)
 
     def source(self, i, a, spec, key, ns):
         # no class check: any object whose _type_key matches follows the contract (an
@@ -302,6 +305,9 @@ class CupyKind(CAIKind):
             return [f"{a}.ndim == {fields[0]}"], [f"{a}.ndim"]
         return [f"{a}.shape == {fields[0]}"], [f"{a}.shape"]
 
+    def direct_cache_checks(self, key):
+        return (("ndim" if key[1] <= 1 else "shape", False, ("field", 0)),)
+
 
 def _torch_version(t):
     """A tensor's version counter (bumped by every in-place op, including resize_,
@@ -398,6 +404,9 @@ class TorchKind(ArgKind):
     def cache_snippet(self, a, fields, values, ns, key):
         ns["TVER"] = _torch_version
         return [f"{a}._version == {fields[0]}", f"{a}.data_ptr() == {values[0]}"], [f"TVER({a})"]
+
+    def direct_cache_checks(self, key):
+        return (("_version", False, ("field", 0)), ("data_ptr", True, ("value", 0)))
 
 
 KINDS = (DeviceArrayKind, TorchKind, CupyKind, CAIKind)

@@ -18,11 +18,14 @@ baked in) is a closure constant, and its body is
 falling back to the dispatcher's slow path (first call, another specialization,
 NumPy arrays) when the guard fails or the checked launch returns False (a number of
 another class).  When every argument is a number or a device array in its own layout
-(``ArgKind.direct_group``) and the launch needs nothing else of the generated code (one
-GPU, no identity caches, no after-launch work, no device exceptions), the launcher is the
-driver's *direct* launch (``kernel.bind_direct``: checks, conversion, launch and the
-record of the last kernel, all in C) with the generated function as its fallback for
-every call it does not launch.  The slow path first hands the call to the
+(``ArgKind.direct_group``) or an object with an identity cache (CuPy arrays, torch
+tensors: C reads the cache entry this code keeps, ``ArgKind.direct_cache_checks``) and
+the launch needs nothing else of the generated code (one GPU, no after-launch work, no
+device exceptions; for CuPy arrays, CuPy's current stream is its null stream), the
+launcher is the driver's *direct* launch (``kernel.bind_direct``: checks, conversion,
+launch and the record of the last kernel, all in C) with the generated function as its
+fallback for every call it does not launch -- a new object at a cached position
+included: the generated code's miss path stores the entry C hits next time.  The slow path first hands the call to the
 launcher the dispatcher now keeps for the same configuration when that is not the
 caller, so a launcher the user holds (``cfg = kernel[g, b]``) made before a new
 argument type was seen takes the fast path after one slow call, as ``kernel[g, b]``
@@ -125,15 +128,25 @@ def _device_guards(kinds, names, guards, ns, kernel):
 
 
 def _direct_groups(kinds, keys, specs, kernel, ns, multi, cached, after):
-    """The direct launch's argument groups (``ArgKind.direct_group``), or None when the
-    launch needs the generated code's own work: several devices, identity caches,
-    after-launch actions, a CuPy stream to order after, device exceptions to check, or
-    an argument kind without a group."""
-    if multi or cached or after or "CUPY_STREAM" in ns or kernel.exc_global is not None:
+    """The direct launch's argument groups (``ArgKind.direct_group``; an argument with an
+    identity cache: a ``"cached"`` group reading this code's cache entry ``_CL_M<i>``,
+    ``ArgKind.direct_cache_checks``), or None when the launch needs the generated code's
+    own work: several devices, after-launch actions, device exceptions to check, or an
+    argument kind without a group."""
+    if multi or after or kernel.exc_global is not None:
         return None
     groups = []
-    for k, key, spec in zip(kinds, keys, specs):
-        group = k.direct_group(spec, key)
+    for i, (k, key, spec) in enumerate(zip(kinds, keys, specs)):
+        if i in cached:
+            checks = k.direct_cache_checks(key)
+            if checks is None:
+                return None
+            # the entry: (object, fields..., values...); indices into it
+            start = {"field": 1, "value": 1 + k.cache_fields}
+            tests = tuple((attr, call, start[part] + j) for attr, call, (part, j) in checks)
+            group = ("cached", ns, f"_CL_M{i}", tests, spec.count)
+        else:
+            group = k.direct_group(spec, key)
         if group is None:
             return None
         groups.append(group)
@@ -246,7 +259,10 @@ def make_factory(disp, names, kinds, keys, kernel, record, multi=False):
     groups = _direct_groups(kinds, keys, specs, kernel, ns, multi, cached, after)
     if groups is not None:  # the whole launch in C, this generated code its fallback
         ns["BIND_DIRECT"], ns["GROUPS"], ns["RECORD"] = kernel.bind_direct, groups, (record, kernel.device_id, kernel)
-        body.append(f"    _cl_direct = BIND_DIRECT(CFG, GROUPS, {fname}, RECORD)")
+        # CuPy arrays: launched in C only while CuPy's current stream is its null stream (no
+        # ordering to do); on any other the generated code orders the launch after it
+        ns["PRE"] = (ns["CUPY_STREAM"], ns["CUPY_NULL"]) if "CUPY_STREAM" in ns else None
+        body.append(f"    _cl_direct = BIND_DIRECT(CFG, GROUPS, {fname}, RECORD, PRE)")
         body.append("    if _cl_direct is None:")
         body.append(f"        _cl_direct = {fname}")
         fname = "_cl_direct"

@@ -153,6 +153,14 @@ class ArgKind:
         saved as ``fields`` (one yielding None: do not cache this object)."""
         raise NotImplementedError
 
+    def direct_cache_checks(self, key):
+        """The checks of :meth:`cache_snippet` for the driver's direct launch, which
+        reads the same cache entry in C: one ``(attr, call, ("field" | "value", j))`` per
+        check -- ``getattr(a, attr)``, called when ``call``, equals the entry's field or
+        flattened value ``j`` -- or None (the default: kernels with such an argument
+        launch through the generated code)."""
+        return None
+
 
 def _devices_ok(devices, allowed) -> bool:
     """True when every device of ``devices`` is in ``allowed``."""
