@@ -364,3 +364,29 @@ def test_fast_path_without_out_allocates_the_loops_dtype(monkeypatch):
     assert f._fast_call((a, _dev((499,), np.float32)), None, 0) is None  # lengths differ
     assert f._fast_call((2.5, 1.5), None, 0) is None  # no array: the general path
     assert len(made) == 2
+
+
+def test_fast_path_keeps_the_last_configured_launch(monkeypatch):
+    """The same loop kernel, length and stream reuse the last configured launch (no grid
+    computation, no ``kernel[...]``); another length or stream configures anew."""
+    f = cuda.vectorize(["float64(float64, float64)"])(_add)
+    configured = []
+
+    class Counting(_Recorder):
+        def __getitem__(self, config):
+            configured.append(config)
+            return super().__getitem__(config)
+
+    rec = Counting()
+    monkeypatch.setattr(f, "_kernel", lambda index, ndim, scalars: rec)
+    monkeypatch.setattr(f, "_multiprocessors", lambda: 132)
+    a, b, out = _dev((1000,), np.float64), _dev((1000,), np.float64), _dev((1000,), np.float64)
+    c, d, out2 = _dev((10,), np.float64), _dev((10,), np.float64), _dev((10,), np.float64)
+    stream = object()
+    for args, o, s in (((a, b), out, 0), ((a, b), out, 0), ((c, d), out2, 0), ((a, b), out, 0),
+                       ((a, b), out, stream), ((a, b), out, stream)):
+        assert f._fast_call(args, o, s) is o
+    cfg_long, cfg_short = (*V.launch_config(1000, 132), 0), (*V.launch_config(10, 132), 0)
+    assert configured == [cfg_long, cfg_short, cfg_long, (*V.launch_config(1000, 132), stream)]
+    assert [c[0] for c in rec.calls] == [cfg_long] * 2 + [cfg_short, cfg_long] + [configured[-1]] * 2
+    assert [c[1] for c in rec.calls] == [(out, a, b)] * 2 + [(out2, c, d)] + [(out, a, b)] * 3

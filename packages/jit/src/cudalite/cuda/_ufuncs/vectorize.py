@@ -386,6 +386,7 @@ class CUDAUFunc:
         self._fast: dict = {}  # (args' and out's _type_key, ...) -> loop kernel of the fast path (_fast_call)
         self._fast_new: dict = {}  # (args' keys, ...) -> (loop kernel, out dtype): the fast path without out=
         self._last_out = None  # (foreign out=, its _cai_key, the device array over it) of the last fast call
+        self._last_launch = None  # (loop kernel, n, stream, its configured launch) of the last fast call
         self._scalar_classes = None  # numpy_scalar_classes(), on the first call (NumPy loads on first use)
         self._key_readers: dict = {}  # class of a foreign array -> how the fast path reads its key (_key_reader)
         self._reducers: dict = {}  # loop index -> Reduce
@@ -601,8 +602,14 @@ class CUDAUFunc:
                 kernel = self._fast_kernel(key)
                 if kernel is None:
                     return None
-        blocks, threads = launch_config(n, self._multiprocessors())
-        kernel[blocks, threads, stream](out, *args)
+        last = self._last_launch  # the same kernel, length and stream: the same configured launch
+        if last is not None and last[0] is kernel and last[1] == n and last[2] is stream:
+            launch = last[3]
+        else:
+            blocks, threads = launch_config(n, self._multiprocessors())
+            launch = kernel[blocks, threads, stream]
+            self._last_launch = (kernel, n, stream, launch)
+        launch(out, *args)
         if type(out) is not DeviceNDArray:  # a foreign out=: a device array over it, as numba returns
             # (the last one kept: the same object with the same memory and shape gets the same view)
             last = self._last_out
