@@ -175,7 +175,9 @@ def bind_direct(launcher: Any, config: Any, groups: Any, fallback: Any, record: 
     """See :meth:`Launcher.bind_direct`."""
     if launcher._direct is None:
         return None
-    checks, table, first = [], [], 0
+    checks: list = []
+    table: list = []  # (kind, first, n, a, b, c, stable): the C groups (_shim_source_direct.py)
+    first = 0
     for i, group in enumerate(groups):
         if group[0] == "value":
             checks.append(group[1])
