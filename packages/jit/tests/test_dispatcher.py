@@ -578,3 +578,31 @@ def test_eager_kernel_signature_is_the_best_conversion_and_ties_are_ambiguous():
     one = cuda.jit(["(float32,)", "(float16,)"])(lambda x: None)
     with pytest.raises(TypeError, match=r" \(int64,\):\n\(float32,\) -> none\n\(float16,\) -> none\n"):
         one._match_eager(one._keys((1,)))
+
+
+def test_switching_argument_types_back_reuses_the_configured_launcher(monkeypatch):
+    """A configuration's launcher follows the last argument types; switching back to
+    types seen before takes the launcher made for them then (no new launcher bound), and
+    every launch still gets its own values."""
+    import cudalite.cuda._dispatch.kernel as D
+
+    calls = []
+    monkeypatch.setattr(D, "current_cc", lambda: (9, 0))
+    k = cuda.jit(add_one)
+    k._compiler = lambda pyfunc, argtypes, opts, cc: FakeKernel(argtypes, calls, full=True)
+    made = []
+    real = k._launcher
+    monkeypatch.setattr(k, "_launcher", lambda *a, **kw: made.append(a[2]) or real(*a, **kw))
+    a = FakeDeviceArray(0x10, (8,))
+    k[2, 32](a, 1.5)  # (the subscript's own slow launcher, then the float's)
+    first, n = k[2, 32], len(made)
+    k[2, 32](a, 7)  # an int: another specialization, another launcher for (2, 32)
+    second = k[2, 32]
+    assert second is not first and len(made) == n + 1
+    k[2, 32](a, 2.5)  # back to the float: the launcher made for it the first time
+    assert k[2, 32] is first and len(made) == n + 1
+    k[2, 32](a, 8)
+    assert k[2, 32] is second and len(made) == n + 1
+    assert [c[-1] for c in calls] == [1.5, 7, 2.5, 8]
+    k._release_launch_state()  # the launchers go with the rest of the launch state
+    assert not k._table.launchers

@@ -19,6 +19,7 @@ it.  cudalite's kernels get theirs from the kernel ABI
 
 from __future__ import annotations
 
+import functools
 import re
 import struct
 from dataclasses import dataclass
@@ -60,9 +61,9 @@ class ParamLayout:
         """Number of parameters."""
         return len(self.offsets)
 
-    @property
+    @functools.cached_property
     def codes(self) -> tuple:
-        """The code of each parameter (``"Q"``, ``"f"``, ``"16s"``...)."""
+        """The code of each parameter (``"Q"``, ``"f"``, ``"16s"``...); parsed once."""
         return tuple(_tokens(self.format))
 
 

@@ -449,6 +449,7 @@ class CUDADispatcher(InspectMixin):
         rebuilds them."""
         table = self._table
         table.configs.clear()
+        table.launchers.clear()
         for factory in list(table.factories.values()):
             forget = getattr(factory, "forget", None)
             if forget is not None:
@@ -460,6 +461,7 @@ class CUDADispatcher(InspectMixin):
         table = self._table
         table.configs.clear()
         table.factories.clear()
+        table.launchers.clear()
         table.last_factory = None
 
     def _store_config(self, key, fn) -> None:

@@ -27,6 +27,8 @@ from .._runtime.faults import kernel_fault
 from .extensions import apply_extensions
 from ..config import load_config
 
+_MAX_LAUNCHERS = 256  # configured launchers kept per dispatcher for switching back (SpecTable.launchers)
+
 __all__ = ["launch_slow"]
 
 _BIG_SHARED = 48 * 1024  # more dynamic shared memory than this: the slow path opts in each time
@@ -127,6 +129,21 @@ def _keep_fast_path(disp, kinds, keys, args, kernel, cfg, key, multi, stream):
         table.last_factory = factory
         if key is not None:
             try:
-                disp._store_config(key, disp._launcher(factory, cfg, key, stream))
+                disp._store_config(key, _launcher_of(disp, table, factory, fkey, cfg, key, stream))
             except TypeError:  # an unhashable configuration
                 pass
+
+
+def _launcher_of(disp, table, factory, fkey, cfg, key, stream):
+    """The configured launcher of ``factory`` for configuration ``key``: the one made
+    before when the arguments switch back to these kinds (a ufunc called with device
+    arrays, then CuPy arrays, then device arrays again), else a new one, kept (at most
+    ``_MAX_LAUNCHERS``, then the table starts again)."""
+    made = table.launchers
+    launcher = made.get((fkey, key))
+    if launcher is None:
+        launcher = disp._launcher(factory, cfg, key, stream)
+        if len(made) >= _MAX_LAUNCHERS:
+            made.clear()
+        made[(fkey, key)] = launcher
+    return launcher

@@ -45,7 +45,7 @@ class SpecTable:
     """A dispatcher's :class:`Specialization` records (in signature order) and their
     derived caches (see the module docstring).  Replaced whole, never emptied by hand."""
 
-    __slots__ = ("records", "by_keys", "factories", "configs", "children", "last_factory")
+    __slots__ = ("records", "by_keys", "factories", "configs", "children", "last_factory", "launchers")
 
     def __init__(self, records=()):
         self.records = {r.argtypes: r for r in records}
@@ -54,6 +54,9 @@ class SpecTable:
         self.configs = {}  # launch-configuration key -> configured launcher (bounded by the dispatcher)
         self.children = {}  # argument types -> the dispatcher specialize() made for them
         self.last_factory = None  # the factory a new configuration gets (the most recent one)
+        # (factory key, configuration key) -> the configured launcher a factory made for it:
+        # taken again when the arguments switch back (no new launcher bound); bounded
+        self.launchers = {}
 
     def put(self, record: Specialization) -> Specialization:
         """Add ``record``, or replace the one of the same argument types."""
