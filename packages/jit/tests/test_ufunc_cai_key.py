@@ -72,11 +72,12 @@ def _cupy_like_c(shape, dtype):
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int8", "uint64", "complex64", "bool"])
 def test_cupy_arrays_are_read_by_their_attributes_with_the_interface_s_result(dtype):
-    from cudalite.cuda._ufuncs.vectorize import _cupy_key, _key_reader
+    from cudalite.cuda._ufuncs.vectorize import _CupyKeys, _cupy_key, _key_reader
 
     a = _cupy_like((7,), dtype)
-    assert _key_reader(type(a), a) is _cupy_key
-    assert _cupy_key(a) == _cai_key(a) == ((np.dtype(dtype), 1, "C"), (7,), 0x1000)
+    reader = _key_reader(type(a), a, 3)
+    assert type(reader) is _CupyKeys
+    assert reader(a) == _cupy_key(a) == _cai_key(a) == ((np.dtype(dtype), 1, "C"), (7,), 0x1000)
 
 
 @pytest.mark.parametrize("shape, strides", [((7,), (8,)), ((2, 3), None)])
@@ -84,3 +85,23 @@ def test_cupy_arrays_the_fast_path_does_not_take(shape, strides):
     from cudalite.cuda._ufuncs.vectorize import _cupy_key
 
     assert _cupy_key(_cupy_like(shape, "float32", strides)) is None  # strided, or 2-d: the general path
+
+
+def test_cupy_keys_are_kept_for_the_last_arrays_while_1d():
+    """The reader keeps the keys of the last ``size`` arrays: the same object, still 1-d,
+    is not read again; one made 2-d in place is not the fast path's; the oldest goes."""
+    from cudalite.cuda._ufuncs.vectorize import _CupyKeys
+
+    reader = _CupyKeys(2)
+    a, b, c = _cupy_like((7,), "float32"), _cupy_like((5,), "float64", ptr=0x2000), _cupy_like((3,), "int8")
+    ka = reader(a)
+    a.data, a.dtype = None, None  # unreadable now: a hit must not read them
+    assert reader(a) == ka == ((np.dtype("float32"), 1, "C"), (7,), 0x1000)
+    reader(b)
+    a.ndim, a.shape = 2, (1, 7)  # CuPy's in-place reshape
+    assert reader(a) is None
+    a.ndim, a.shape = 1, (7,)
+    assert reader(a) == ka  # 1-d again: the same pointer, dtype and extent
+    reader(c)  # a third array: the oldest (a) goes
+    assert len(reader.seen) == 2 and id(a) not in reader.seen
+    assert reader(b) == ((np.dtype("float64"), 1, "C"), (5,), 0x2000)

@@ -175,14 +175,37 @@ def _no_key(a):
     return None
 
 
-def _key_reader(t, a):
+class _CupyKeys:
+    """:func:`_cupy_key` with an identity cache of the last ``size`` arrays read (a
+    ufunc's last call): a 1-d CuPy array keeps its data pointer, dtype and strides, and
+    its shape can only be set to another of the same size -- ``(n,)`` again while it
+    stays 1-d (the launch code's identity cache relies on the same, ``CupyKind``) -- so
+    the same object still 1-d has the same key.  Holds the arrays (as that cache does)."""
+
+    def __init__(self, size):
+        self.size, self.seen = size, {}  # id -> (array, key)
+
+    def __call__(self, a):
+        hit = self.seen.get(id(a))
+        if hit is not None and hit[0] is a and a.ndim == 1:
+            return hit[1]
+        found = _cupy_key(a)
+        if found is not None:
+            seen = self.seen
+            if len(seen) >= self.size:
+                del seen[next(iter(seen))]  # the oldest
+            seen[id(a)] = (a, found)
+        return found
+
+
+def _key_reader(t, a, size):
     """How the fast path reads the key of a foreign array of class ``t`` (``a`` is one):
-    NumPy arrays never (host data: the general path), CuPy arrays by their attributes,
-    anything else by its CUDA array interface."""
+    NumPy arrays never (host data: the general path), CuPy arrays by their attributes
+    (the last ``size`` kept: :class:`_CupyKeys`), anything else by its CUDA array interface."""
     if t is np.ndarray:
         return _no_key
     if CupyKind.recognise(t, a) and hasattr(a, "_c_contiguous") and hasattr(a, "ndim"):
-        return _cupy_key
+        return _CupyKeys(size)
     return _cai_key
 
 
@@ -553,7 +576,7 @@ class CUDAUFunc:
             t = type(out)
             reader = readers.get(t)
             if reader is None:
-                reader = readers[t] = _key_reader(t, out)
+                reader = readers[t] = _key_reader(t, out, self.nin + 1)
             out_found = reader(out)
             if out_found is None:
                 return None
@@ -575,7 +598,7 @@ class CUDAUFunc:
             else:
                 reader = readers.get(t)
                 if reader is None:
-                    reader = readers[t] = _key_reader(t, a)
+                    reader = readers[t] = _key_reader(t, a, self.nin + 1)
                 found = reader(a)
                 if found is None:
                     return None
