@@ -366,27 +366,23 @@ def test_fast_path_without_out_allocates_the_loops_dtype(monkeypatch):
     assert len(made) == 2
 
 
-def test_fast_path_keeps_the_last_configured_launch(monkeypatch):
-    """The same loop kernel, length and stream reuse the last configured launch (no grid
-    computation, no ``kernel[...]``); another length or stream configures anew."""
+def test_fast_path_keeps_the_last_configuration(monkeypatch):
+    """The same length and stream reuse the last launch configuration (no grid
+    computation, no device read); another length or stream computes it anew; every call
+    subscripts the kernel, so it launches through the kernel's current launcher."""
     f = cuda.vectorize(["float64(float64, float64)"])(_add)
-    configured = []
-
-    class Counting(_Recorder):
-        def __getitem__(self, config):
-            configured.append(config)
-            return super().__getitem__(config)
-
-    rec = Counting()
+    rec = _Recorder()
     monkeypatch.setattr(f, "_kernel", lambda index, ndim, scalars: rec)
-    monkeypatch.setattr(f, "_multiprocessors", lambda: 132)
+    sms = []
+    monkeypatch.setattr(f, "_multiprocessors", lambda: sms.append(1) or 132)
     a, b, out = _dev((1000,), np.float64), _dev((1000,), np.float64), _dev((1000,), np.float64)
     c, d, out2 = _dev((10,), np.float64), _dev((10,), np.float64), _dev((10,), np.float64)
     stream = object()
     for args, o, s in (((a, b), out, 0), ((a, b), out, 0), ((c, d), out2, 0), ((a, b), out, 0),
                        ((a, b), out, stream), ((a, b), out, stream)):
         assert f._fast_call(args, o, s) is o
+    assert len(sms) == 4  # computed for: 1000 on 0, 10 on 0, 1000 on 0 again, 1000 on stream
     cfg_long, cfg_short = (*V.launch_config(1000, 132), 0), (*V.launch_config(10, 132), 0)
-    assert configured == [cfg_long, cfg_short, cfg_long, (*V.launch_config(1000, 132), stream)]
-    assert [c[0] for c in rec.calls] == [cfg_long] * 2 + [cfg_short, cfg_long] + [configured[-1]] * 2
+    cfg_stream = (*V.launch_config(1000, 132), stream)
+    assert [c[0] for c in rec.calls] == [cfg_long] * 2 + [cfg_short, cfg_long] + [cfg_stream] * 2
     assert [c[1] for c in rec.calls] == [(out, a, b)] * 2 + [(out2, c, d)] + [(out, a, b)] * 3

@@ -175,37 +175,38 @@ def _no_key(a):
     return None
 
 
-class _CupyKeys:
+def _cupy_keys(size):
     """:func:`_cupy_key` with an identity cache of the last ``size`` arrays read (a
-    ufunc's last call): a 1-d CuPy array keeps its data pointer, dtype and strides, and
-    its shape can only be set to another of the same size -- ``(n,)`` again while it
-    stays 1-d (the launch code's identity cache relies on the same, ``CupyKind``) -- so
-    the same object still 1-d has the same key.  Holds the arrays (as that cache does)."""
+    ufunc's last call; the reader's ``seen``): a 1-d CuPy array keeps its data pointer,
+    dtype and strides, and its shape can only be set to another of the same size --
+    ``(n,)`` again while it stays 1-d (the launch code's identity cache relies on the
+    same, ``CupyKind``) -- so the same object still 1-d has the same key.  Holds the
+    arrays (as that cache does).  A closure: cheaper to call than an object."""
+    seen = {}  # id -> (array, key)
 
-    def __init__(self, size):
-        self.size, self.seen = size, {}  # id -> (array, key)
-
-    def __call__(self, a):
-        hit = self.seen.get(id(a))
+    def read(a):
+        hit = seen.get(id(a))
         if hit is not None and hit[0] is a and a.ndim == 1:
             return hit[1]
         found = _cupy_key(a)
         if found is not None:
-            seen = self.seen
-            if len(seen) >= self.size:
+            if len(seen) >= size:
                 del seen[next(iter(seen))]  # the oldest
             seen[id(a)] = (a, found)
         return found
+
+    read.seen = seen
+    return read
 
 
 def _key_reader(t, a, size):
     """How the fast path reads the key of a foreign array of class ``t`` (``a`` is one):
     NumPy arrays never (host data: the general path), CuPy arrays by their attributes
-    (the last ``size`` kept: :class:`_CupyKeys`), anything else by its CUDA array interface."""
+    (the last ``size`` kept: :func:`_cupy_keys`), anything else by its CUDA array interface."""
     if t is np.ndarray:
         return _no_key
     if CupyKind.recognise(t, a) and hasattr(a, "_c_contiguous") and hasattr(a, "ndim"):
-        return _CupyKeys(size)
+        return _cupy_keys(size)
     return _cai_key
 
 
@@ -409,7 +410,7 @@ class CUDAUFunc:
         self._fast: dict = {}  # (args' and out's _type_key, ...) -> loop kernel of the fast path (_fast_call)
         self._fast_new: dict = {}  # (args' keys, ...) -> (loop kernel, out dtype): the fast path without out=
         self._last_out = None  # (foreign out=, its _cai_key, the device array over it) of the last fast call
-        self._last_launch = None  # (loop kernel, n, stream, its configured launch) of the last fast call
+        self._last_config = None  # (n, stream, (blocks, threads, stream)) of the last fast call
         self._scalar_classes = None  # numpy_scalar_classes(), on the first call (NumPy loads on first use)
         self._key_readers: dict = {}  # class of a foreign array -> how the fast path reads its key (_key_reader)
         self._reducers: dict = {}  # loop index -> Reduce
@@ -625,14 +626,13 @@ class CUDAUFunc:
                 kernel = self._fast_kernel(key)
                 if kernel is None:
                     return None
-        last = self._last_launch  # the same kernel, length and stream: the same configured launch
-        if last is not None and last[0] is kernel and last[1] == n and last[2] is stream:
-            launch = last[3]
+        last = self._last_config  # the same length and stream: the same configuration (the
+        if last is not None and last[0] == n and last[1] is stream:  # kernel's current launcher:
+            config = last[2]  # a configured launch kept here would go stale when it is replaced)
         else:
-            blocks, threads = launch_config(n, self._multiprocessors())
-            launch = kernel[blocks, threads, stream]
-            self._last_launch = (kernel, n, stream, launch)
-        launch(out, *args)
+            config = (*launch_config(n, self._multiprocessors()), stream)
+            self._last_config = (n, stream, config)
+        kernel[config](out, *args)
         if type(out) is not DeviceNDArray:  # a foreign out=: a device array over it, as numba returns
             # (the last one kept: the same object with the same memory and shape gets the same view)
             last = self._last_out
