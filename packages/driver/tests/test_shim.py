@@ -462,7 +462,7 @@ def test_launcher_uses_shim_or_falls_back(built, monkeypatch):
 
     _, shim = built
     rec, f = _record(shim)
-    probes = (shim, shim.lib.cl_probe_address(), shim.lib.cl_probe_ex_address())
+    probes = (shim, shim.lib.cl_probe_address(), shim.lib.cl_probe_ex_address(), shim.lib.cl_probe2_address())
     monkeypatch.setattr(L, "get_driver", lambda: _FakeDriver(probes))
     lau = L.Launcher(_FakeFunction(f), "Qi")
     assert lau.backend == "shim" and "via shim" in repr(lau)
@@ -497,3 +497,29 @@ def test_remove_shim_builds_matches_the_shim_directories_only(tmp_path):
     assert remove_shim_builds(tmp_path) == 2
     assert sorted(os.listdir(tmp_path)) == ["driver-cp311-fedcba9876543210", "driver-cp312-not-hex-at-all", "kernels"]
     assert remove_shim_builds(tmp_path / "missing") == 0
+
+
+def test_graph_launch_through_the_shim(built):
+    """GraphExec.launch with the shim: one cl_call2 of cuGraphLaunch's address with the
+    executable graph's handle and the stream's (an int, None, a Stream), and a nonzero
+    CUresult raised as the binding's call would (the probe stands in for the driver)."""
+    from cudalite.driver import CudaDriverError
+    from cudalite.driver.graph import GraphExec
+    from cudalite.driver.stream import Stream
+
+    _, shim = built
+    rec = shim.ffi.new("uint64_t[16]")
+    g = GraphExec.__new__(GraphExec)
+    g.handle, g._native = int(shim.ffi.cast("uintptr_t", rec)), (shim.lib.cl_call2, shim.lib.cl_probe2_address())
+    g.launch(0x1234)
+    assert rec[0] == 0x1234
+    g.launch(None)
+    assert rec[0] == 0
+    s = Stream.__new__(Stream)
+    s.handle = 0x5678
+    g.launch(s)
+    assert rec[0] == 0x5678
+    rec[11] = 400  # CUDA_ERROR_INVALID_HANDLE
+    with pytest.raises(CudaDriverError, match="cuGraphLaunch") as e:
+        g.launch(1)
+    assert e.value.name == "CUDA_ERROR_INVALID_HANDLE"

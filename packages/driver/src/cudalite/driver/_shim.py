@@ -365,14 +365,14 @@ def load_runtime_build(cache_dir: Any, cc: str = "") -> Any:
 
 
 def entry_points(libcuda: str = "") -> Any:
-    """Addresses of libcuda's (cuLaunchKernel, cuLaunchKernelEx): from
+    """Addresses of libcuda's (cuLaunchKernel, cuLaunchKernelEx, cuGraphLaunch): from
     ``cuGetProcAddress`` for the running driver's version, else ``dlsym`` on ``libcuda``."""
     from cuda.bindings import driver
 
     out = []
     err, version = driver.cuDriverGetVersion()
     flags = getattr(getattr(driver, "CUdriverProcAddress_flags", None), "CU_GET_PROC_ADDRESS_DEFAULT", 0)
-    for symbol in ("cuLaunchKernel", "cuLaunchKernelEx"):
+    for symbol in ("cuLaunchKernel", "cuLaunchKernelEx", "cuGraphLaunch"):
         address = 0
         try:
             res = driver.cuGetProcAddress(symbol.encode(), int(version), flags)

@@ -11,7 +11,7 @@ install time).  Standard library only: it runs inside the build backend.
 __all__ = ["ABI_VERSION", "PREBUILT_MODULE", "C_SOURCE", "CDEF"]
 
 ABI_VERSION = 4  # 2: cl_launch_ex (cuLaunchKernelEx) replaced cl_launch_coop; 3: the checked and direct launches;
-#                 4: the direct launch's cached groups and precondition
+#                 4: the direct launch's cached groups and precondition, cl_call2 (graph launches)
 PREBUILT_MODULE = "cudalite.driver._launch_shim"  # what setup.py builds into the wheel
 
 
@@ -54,6 +54,13 @@ static int cl_launch_ex(uintptr_t entry, uintptr_t config, uintptr_t f, uintptr_
     return ((cl_launch_ex_fn)entry)((const void *)config, (void *)f, (void **)params, (void **)0);
 }
 
+/* A driver function taking two pointer-sized handles, through its address (e.g.
+   cuGraphLaunch(CUgraphExec, CUstream)). */
+static int cl_call2(uintptr_t entry, uintptr_t a, uintptr_t b)
+{
+    return ((int (*)(void *, void *))entry)((void *)a, (void *)b);
+}
+
 /* Stand-in for cuLaunchKernel: ``f`` points at 16 uint64 slots; the 10 launch
    arguments after ``f`` go to slots 0..9, ``extra`` to 10; returns slot 11; when slot 12 is
    not 0, that many bytes (24 at most) from params[0] -- the start of the parameter
@@ -83,7 +90,15 @@ static int cl_probe_ex(const void *config, void *f, void **params, void **extra)
     return (int)rec[11];
 }
 
+/* Stand-in for a two-handle call (cl_call2): slot 0 of ``rec`` gets ``b``; returns slot 11. */
+static int cl_probe2(void *rec, void *b)
+{
+    ((uint64_t *)rec)[0] = (uint64_t)(uintptr_t)b;
+    return (int)((uint64_t *)rec)[11];
+}
+
 static uintptr_t cl_probe_address(void) { return (uintptr_t)&cl_probe; }
+static uintptr_t cl_probe2_address(void) { return (uintptr_t)&cl_probe2; }
 static uintptr_t cl_probe_ex_address(void) { return (uintptr_t)&cl_probe_ex; }
 static int cl_abi_version(void) { return ABI_VERSION_VALUE; }
 """.replace("ABI_VERSION_VALUE", str(ABI_VERSION)) + CHECKED_SOURCE
@@ -93,7 +108,9 @@ int cl_launch(uintptr_t entry, uintptr_t f, unsigned int gx, unsigned int gy, un
               unsigned int bx, unsigned int by, unsigned int bz, unsigned int smem,
               uintptr_t stream, uintptr_t params);
 int cl_launch_ex(uintptr_t entry, uintptr_t config, uintptr_t f, uintptr_t params);
+int cl_call2(uintptr_t entry, uintptr_t a, uintptr_t b);
 uintptr_t cl_probe_address(void);
+uintptr_t cl_probe2_address(void);
 uintptr_t cl_probe_ex_address(void);
 int cl_abi_version(void);
 uintptr_t cl_checked_maker(void);

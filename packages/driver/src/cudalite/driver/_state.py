@@ -146,7 +146,7 @@ class Driver:
     # -- native libcuda for the launch path -----------------------------------
     def native(self, backend):
         """The libcuda handle for launch backend ``cffi`` or ``ctypes``, or for ``shim``
-        ``(Shim, cuLaunchKernel address, cuLaunchKernelEx address)`` or None
+        ``(Shim, cuLaunchKernel address, cuLaunchKernelEx address, cuGraphLaunch address)`` or None
         when the shim cannot be built here, or for ``stream_callback`` the C trampoline
         of stream callbacks (opened/built once per process)."""
         try:

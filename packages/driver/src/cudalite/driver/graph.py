@@ -18,7 +18,8 @@ from dataclasses import dataclass
 
 from ._cu import call, cu
 from ._state import get_driver
-from .stream import _destroy, as_custream
+from .errors import raise_for
+from .stream import _destroy, as_custream, stream_handle
 
 __all__ = ["Graph", "GraphExec", "KernelNode", "begin_capture", "end_capture", "is_capturing", "CAPTURE_MODES"]
 
@@ -49,8 +50,6 @@ def begin_capture(stream, mode="global"):
     ValueError
         ``stream`` is the legacy default stream (it cannot be captured), or ``mode`` is unknown.
     """
-    from .stream import stream_handle
-
     if stream_handle(stream) in (0, 1):
         raise ValueError("the legacy default stream cannot be captured: capture a stream made with Stream() "
                          "(cuda.stream())")
@@ -161,13 +160,14 @@ class Graph:
 class GraphExec:
     """An instantiated graph; ``launch(stream)`` runs it."""
 
-    __slots__ = ("_cu", "handle", "device_id", "_finalizer", "__weakref__")
+    __slots__ = ("_cu", "handle", "device_id", "_finalizer", "_native", "__weakref__")
 
     @classmethod
     def _own(cls, cuexec, device_id):
         self = cls.__new__(cls)
         self._cu, self.handle, self.device_id = cuexec, int(cuexec), device_id
         self._finalizer = weakref.finalize(self, _destroy, "cuGraphExecDestroy", cuexec, device_id)
+        self._native = _native_graph_launch()
         return self
 
     def launch(self, stream=None):
@@ -178,7 +178,13 @@ class GraphExec:
         stream : Stream, int or None
             Where to run it (``None``/``0``: the legacy default stream).
         """
-        call("cuGraphLaunch", self._cu, as_custream(stream))
+        native = self._native
+        if native is None:
+            call("cuGraphLaunch", self._cu, as_custream(stream))
+            return
+        rc = native[0](native[1], self.handle, stream if type(stream) is int else stream_handle(stream))
+        if rc:
+            raise_for(rc, "cuGraphLaunch")
 
     def update(self, graph: Graph) -> bool:
         """Take the node parameters of ``graph``, a graph of the same shape (the same
@@ -227,3 +233,14 @@ class GraphExec:
 
     def __repr__(self):
         return f"<cudalite.driver.GraphExec 0x{self.handle:x} on device {self.device_id}>"
+
+
+def _native_graph_launch():
+    """``(cl_call2, cuGraphLaunch's address)`` of the launch shim -- a graph launch without
+    cuda.bindings' per-call conversions -- or None (launch backend other than ``shim``,
+    or no shim here: cuda.bindings)."""
+    driver = get_driver()
+    if driver.config.launch_backend != "shim":
+        return None
+    native = driver.native("shim")
+    return None if native is None else (native[0].lib.cl_call2, native[3])

@@ -134,7 +134,7 @@ class Launcher:
         if backend == "shim":
             native = driver.native("shim")  # None: no compiler/headers -> bindings, silently
             if native is not None:
-                shim, entry, entry_ex = native
+                shim, entry, entry_ex, _graph_launch = native
                 self._kind, f, self._maker, self._direct = "shim", function.handle, shim.checked, shim.direct
                 self._plain = (shim.lib.cl_launch, entry)
                 self._ex = (shim.lib.cl_launch_ex, entry_ex)
