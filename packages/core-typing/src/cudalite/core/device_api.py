@@ -24,6 +24,7 @@ __all__ = [
     "match_all_sync", "activemask", "lanemask_lt", "popc", "brev", "clz", "ffs", "fma", "cbrt",
     "selp", "cg", "libdevice", "nanosleep", "literal_unroll", "ldca", "ldcg", "ldcs", "ldlu", "ldcv",
     "stcg", "stcs", "stwb", "stwt", "inline_ptx", "pipeline", "mma", "tma", "mbarrier",
+    "named_barrier", "griddepcontrol", "elect_sync", "fence_proxy_async",
     "VectorConstructor", "VECTOR_TYPE_NAMES",
     "DEVICE_API_NAMES",
     *vector_types, *VECTOR_ALIASES,  # vector types: numba-cuda's names, then the CUDA C aliases
@@ -214,6 +215,11 @@ mma = _namespace("mma", ("ldmatrix", "m16n8k16_f16_f32", "m16n8k16_bf16_f32", "m
 # -- bulk tensor copies (TMA) and the shared-memory barriers they complete (sm_90) ---------------
 tma = _namespace("tma", ("load",))
 mbarrier = _namespace("mbarrier", ("init", "fence_init", "arrive", "arrive_expect_tx", "wait"))
+# -- warp specialisation and programmatic dependent launch (sm_90) ---------------------------------
+named_barrier = _namespace("named_barrier", ("sync", "arrive"))
+griddepcontrol = _namespace("griddepcontrol", ("wait", "launch_dependents"))
+elect_sync = _fn("elect_sync")
+fence_proxy_async = _fn("fence_proxy_async")
 
 # -- inline PTX (``cuda.inline_ptx(ptx, constraints, result_type, *operands)``) --------------------
 inline_ptx = _fn("inline_ptx")

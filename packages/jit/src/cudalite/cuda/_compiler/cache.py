@@ -162,9 +162,8 @@ def _decode(blob: bytes):
 
 
 def _read_regular(path: str, limit: int = _MAX_ENTRY):
-    """The bytes of ``path`` if it is a regular file of at most ``limit`` bytes (a
-    FIFO, device or symlink is never opened for reading: no hang, no unbounded read);
-    None otherwise."""
+    """The bytes of ``path`` if it is a regular file of at most ``limit`` bytes, else None
+    (a FIFO, device or symlink is never opened for reading: no hang, no unbounded read)."""
 
     return read_regular(path, limit)
 
@@ -710,8 +709,9 @@ def _read_stamp(path):
     return tuple(tuple(v) for v in data)
 
 
-def _options_fp(opts):
-    return tuple((f.name, repr(getattr(opts, f.name))) for f in fields(opts) if f.name not in ("link", "cache"))
+def _options_fp(opts):  # link/cache: not code; programmatic_dependent_launch: a launch attribute
+    skip = ("link", "cache", "programmatic_dependent_launch")
+    return tuple((f.name, repr(getattr(opts, f.name))) for f in fields(opts) if f.name not in skip)
 
 
 class KernelProbe:

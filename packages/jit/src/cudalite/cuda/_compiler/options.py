@@ -29,6 +29,9 @@ class JitOptions:
     link: tuple = ()
     cache: bool = False
     boundscheck: bool = False  # check array indices (IndexError on the host after the launch)
+    # a launch attribute, no code change: every launch may start before the grid it follows on
+    # the stream has finished (the kernel orders itself with cuda.griddepcontrol.wait())
+    programmatic_dependent_launch: bool = False
 
     @property
     def lto(self) -> bool:

@@ -87,7 +87,10 @@ def jit(func_or_sig: Any = None, device: bool = False, inline: Any = "never", li
         per thread), ``launch_bounds`` (an int or a tuple of 1 to 3 ints: max
         threads per block, min blocks per SM, max blocks per cluster),
         ``forceinline`` (bool, as ``inline="always"``), ``lto`` (accepted for numba compatibility; LTO
-        follows from ``link``), ``boundscheck`` (bool: check array indices, docs/guide/debugging.md).
+        follows from ``link``), ``boundscheck`` (bool: check array indices, docs/guide/debugging.md),
+        ``cluster_dims`` (thread-block clusters, docs/graphs.md), ``programmatic_dependent_launch``
+        (bool: every launch may overlap the kernel before it on the stream, which the kernel
+        waits for with ``cuda.griddepcontrol.wait()``; docs/tensorcores.md).
 
     Returns
     -------

@@ -477,6 +477,8 @@ class CUDADispatcher(InspectMixin):
         """A launcher of ``config`` made by ``factory`` (the slow one when None, or for
         more than 48 KiB of dynamic shared memory)."""
         cfg, stream = parse_config(config)
+        if self.options.programmatic_dependent_launch:
+            cfg = cfg.replace(programmatic_dependent_launch=True)
         grid = cfg.grid
         check_cluster_grid(grid, self.options.cluster_dims, self.py_func.__name__)
         if grid[0] * grid[1] * grid[2] < MIN_GRID_SIZE:

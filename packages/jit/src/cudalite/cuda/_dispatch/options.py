@@ -19,7 +19,7 @@ from ..config import load_config
 __all__ = ["jit_options", "fastmath_enabled", "inline_choice", "mark_inline", "boundscheck_choice"]
 
 _KNOWN = {"fastmath", "max_registers", "launch_bounds", "cluster_dims", "forceinline", "lto", "extensions",
-          "boundscheck"}
+          "boundscheck", "programmatic_dependent_launch"}
 # options numba's jit takes and that change nothing on CUDA (accepted and ignored)
 _IGNORED = {"nopython", "nogil", "no_cpython_wrapper", "no_cfunc_wrapper", "error_model", "looplift",
             "shared_memory_carveout", "parallel", "target", "forceobj", "_nrt",
@@ -122,6 +122,12 @@ def jit_options(debug, opt, lineinfo, cache, link, inline, kws, device=False) ->
         for item in link:
             if not isinstance(item, (str, os.PathLike, LinkableCode)):
                 raise TypeError(f"link items must be paths or cudalite.linker code objects, not {item!r}")
+    pdl = kws.get("programmatic_dependent_launch", False)
+    if not is_bool(pdl):
+        raise TypeError(f"programmatic_dependent_launch must be True or False, not {pdl!r}")
+    if pdl and device:
+        raise TypeError("programmatic_dependent_launch applies to kernel launches: a device function (device=True) "
+                        "is not launched")
     inline_choice(inline)  # validated now
     fastmath = fastmath_enabled(kws.get("fastmath", False))
     cluster_dims = kws.get("cluster_dims")
@@ -132,7 +138,8 @@ def jit_options(debug, opt, lineinfo, cache, link, inline, kws, device=False) ->
     opts = JitOptions(debug=bool(debug), lineinfo=bool(lineinfo), opt=opt, fastmath=fastmath,
                       max_registers=max_registers, launch_bounds=kws.get("launch_bounds"),
                       cluster_dims=cluster_dims, forceinline=bool(kws.get("forceinline", False)),
-                      link=tuple(link), cache=bool(cache), boundscheck=boundscheck)
+                      link=tuple(link), cache=bool(cache), boundscheck=boundscheck,
+                      programmatic_dependent_launch=bool(pdl))
     # validates opt and launch_bounds now, GPU-less (cluster_dims was checked above; the target's
     # compute capability, known at the first compile, is checked then)
     nvvm_options(replace(opts, cluster_dims=None), None)

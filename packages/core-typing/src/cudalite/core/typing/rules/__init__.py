@@ -12,3 +12,4 @@ from . import array_ctypes, array_reshape, pointer_arrays  # noqa: F401  (arr.ct
 from . import bf16  # noqa: F401  (device API: numba.cuda.bf16)
 from . import instances  # noqa: F401  (isinstance)
 from . import fp8  # noqa: F401  (device API: cuda_fp8.h's conversions, numba-cuda's cuda_fp8 names)
+from . import warpspec  # noqa: F401  (device API: named barriers, elect, griddepcontrol, proxy fence; sm_90)
