@@ -40,6 +40,12 @@ def _compile_src(tmp_path, body, sig, cc=(9, 0)):
     (["cuda.pipeline.wait(3)"], "cp.async.wait_group 3;"),
     (["cuda.mbarrier.init(bar, 0, 2)"], "mbarrier.init.shared::cta.b64"),
     (["cuda.mbarrier.wait(bar, 0, 1)"], "mbarrier.try_wait.parity.shared::cta.b64"),
+    (["cuda.tma.store(s, b, (0, 16))"], "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%rd"),
+    (["cuda.tma.prefetch(b, (1, 2, 3))"], "cp.async.bulk.prefetch.tensor.3d.L2.global.tile [%rd"),
+    (["cuda.tma.store_commit()"], "cp.async.bulk.commit_group;"),
+    (["cuda.tma.store_wait(2)"], "cp.async.bulk.wait_group 2;"),
+    (["cuda.tma.store_wait()"], "cp.async.bulk.wait_group 0;"),
+    (["cuda.tma.store_wait_read()"], "cp.async.bulk.wait_group.read 0;"),
 ])
 def test_ptx(tmp_path, body, needle):
     ptx, _ = _compile_src(tmp_path, body, (A16, types.uint8[::1]))
@@ -75,6 +81,11 @@ def test_shared_operands_are_32_bit_and_hoisted(tmp_path):
     ("cuda.pipeline.wait(9)", "the number of groups left in flight must be a constant int from 0 to 7"),
     ("cuda.mbarrier.init(s, 0, 1)", "the barrier must be a 1-d shared array of uint64"),
     ("cuda.tma.load(s, b, (0, 0, 0, 0, 0, 0), bar, 0)", "the coordinates must be a tuple of 1 to 5 integers"),
+    ("cuda.tma.store(s, a, (0, 0))", "the tensor map must be the descriptor array cuda.make_tensor_map returns"),
+    ("cuda.tma.store(z, b, (0, 0))", "the source must be a shared array, not float32"),
+    ("cuda.tma.prefetch(b, (0.5, 0))", "the coordinates must be a tuple of 1 to 5 integers"),
+    ("cuda.tma.store_wait(8)", "the number of groups left in flight must be a constant int from 0 to 7, not 8"),
+    ("cuda.tma.store_commit(1)", "takes no arguments"),
 ])
 def test_misuse_is_located(tmp_path, line, message):
     with pytest.raises(TypingError) as info:
@@ -90,3 +101,24 @@ def test_old_targets_are_refused_at_the_line(tmp_path):
     with pytest.raises(CompilerError, match=r"cuda.tma.load needs compute capability 9.0 or newer \(the Tensor "
                                             "Memory Accelerator\\); the target is sm_80"):
         _compile_src(tmp_path, ["cuda.tma.load(s, b, (0, 0), bar, 0)"], (A16, types.uint8[::1]), cc=(8, 0))
+
+
+def test_tma_store_coordinates_are_innermost_first_and_it_assembles(tmp_path):
+    """PTX wants the innermost coordinate first (array index order reversed), and the
+    store, prefetch, commit and waits assemble for sm_90 (nvJitLink)."""
+    from cudalite.linker import Linker, PTXSource
+
+    ptx, _ = _compile_src(tmp_path, ["cuda.tma.store(s, b, (types.int32(7), types.int32(9)))"],
+                          (A16, types.uint8[::1]))
+    assert re.search(r"mov\.(?:b|u)32\s+(%r\d+), 9;.*mov\.(?:b|u)32\s+(%r\d+), 7;.*\[%rd\d+, \{\1, \2\}\], \[s\]",
+                     ptx, re.S), ptx
+    body = ["cuda.tma.prefetch(b, (0, 64))", "cuda.tma.store(s, b, (1, 2))", "cuda.tma.store_commit()",
+            "cuda.tma.store_wait_read(1)", "cuda.tma.store_wait()"]
+    ptx, _ = _compile_src(tmp_path, body, (A16, types.uint8[::1]))
+    assert Linker("sm_90").add(PTXSource(ptx, name="k.ptx")).link().arch == "sm_90"
+
+
+def test_tma_store_on_an_old_target_is_refused_at_the_line(tmp_path):
+    with pytest.raises(CompilerError, match=r"cuda.tma.store needs compute capability 9.0 or newer \(the Tensor "
+                                            "Memory Accelerator\\); the target is sm_80"):
+        _compile_src(tmp_path, ["cuda.tma.store(s, b, (0, 0))"], (A16, types.uint8[::1]), cc=(8, 0))

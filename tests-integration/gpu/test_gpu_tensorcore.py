@@ -265,3 +265,80 @@ def test_tma_tile_copies():
         cuda.make_tensor_map(da, (32, 3))
     with pytest.raises(ValueError, match="larger than the array"):
         cuda.make_tensor_map(da, (128, 64))
+
+
+@cuda.jit
+def tma_round_trip(src_map, dst_map):
+    """Each block: TMA-load a 32x64 tile, scale it in shared memory, TMA-store it to the
+    same place of the destination (fence, commit, wait until written)."""
+    tile = cuda.shared.array((32, 64), np.float32, alignment=128)
+    bar = cuda.shared.array(1, np.uint64)
+    r0, c0 = cuda.blockIdx.y * 32, cuda.blockIdx.x * 64
+    t = cuda.threadIdx.x
+    if t == 0:
+        cuda.mbarrier.init(bar, 0, 1)
+        cuda.mbarrier.fence_init()
+        cuda.tma.prefetch(src_map, (r0, c0))
+    cuda.syncthreads()
+    if t == 0:
+        cuda.mbarrier.arrive_expect_tx(bar, 0, 32 * 64 * 4)
+        cuda.tma.load(tile, src_map, (r0, c0), bar, 0)
+    cuda.mbarrier.wait(bar, 0, 0)
+    for k in range(t, 32 * 64, cuda.blockDim.x):
+        tile[k // 64, k % 64] = tile[k // 64, k % 64] * 3 + 1
+    cuda.fence_proxy_async()  # the threads' writes, visible to the copy engine
+    cuda.syncthreads()
+    if t == 0:
+        cuda.tma.store(tile, dst_map, (r0, c0))
+        cuda.tma.store_commit()
+        cuda.tma.store_wait_read()
+        cuda.tma.store_wait()
+
+
+def test_tma_store_round_trip():
+    if cuda.get_current_device().compute_capability < (9, 0):
+        pytest.skip("TMA needs cc >= 9.0")
+    a = np.random.default_rng(3).random((96, 256)).astype(np.float32)
+    da, dout = cuda.to_device(a), cuda.device_array((96, 256), np.float32)
+    tma_round_trip[(4, 3), 128](cuda.make_tensor_map(da, (32, 64)), cuda.make_tensor_map(dout, (32, 64)))
+    np.testing.assert_array_equal(dout.copy_to_host(), a * 3 + 1)
+
+
+def test_tensor_maps_of_bfloat16_and_fp8_arrays():
+    """bfloat16 and the 8-bit floats (ml_dtypes) get tensor maps (the copy engine moves fp8
+    as bytes): a TMA load of each copies the tile bit for bit."""
+    ml = pytest.importorskip("ml_dtypes")
+    if cuda.get_current_device().compute_capability < (9, 0):
+        pytest.skip("TMA needs cc >= 9.0")
+
+    @cuda.jit
+    def copy_bytes(tmap, out):
+        tile = cuda.shared.array((16, 64), np.uint8, alignment=128)
+        bar = cuda.shared.array(1, np.uint64)
+        t = cuda.threadIdx.x
+        if t == 0:
+            cuda.mbarrier.init(bar, 0, 1)
+            cuda.mbarrier.fence_init()
+        cuda.syncthreads()
+        if t == 0:
+            cuda.mbarrier.arrive_expect_tx(bar, 0, 16 * 64)
+            cuda.tma.load(tile, tmap, (0, 0), bar, 0)
+        cuda.mbarrier.wait(bar, 0, 0)
+        for k in range(t, 16 * 64, cuda.blockDim.x):
+            out[k // 64, k % 64] = tile[k // 64, k % 64]
+
+    rng = np.random.default_rng(5)
+    for dtype, box in ((ml.float8_e4m3fn, (16, 64)), (ml.float8_e5m2, (16, 64)), (ml.bfloat16, (16, 32))):
+        a = rng.standard_normal((32, 128)).astype(dtype)
+        tmap = cuda.make_tensor_map(_device_of(a), box)
+        out = cuda.to_device(np.zeros((16, 64), np.uint8))
+        copy_bytes[1, 128](tmap, out)
+        np.testing.assert_array_equal(out.copy_to_host(), a[:16].view(np.uint8)[:, :64])
+
+
+def _device_of(a):
+    """A device array of ``a`` (bfloat16/fp8) through its bytes, viewed as its own dtype."""
+    from cudalite.cuda.devicearray import DeviceNDArray
+
+    raw = cuda.to_device(a.view(np.uint8))
+    return DeviceNDArray(a.shape, a.strides, a.dtype, ptr=raw._ptr, owner=raw)

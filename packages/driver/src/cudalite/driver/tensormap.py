@@ -14,9 +14,11 @@ from ._cu import call, cu
 __all__ = ["encode_tensor_map", "TENSOR_MAP_DTYPES"]
 
 # NumPy dtype name -> CUtensorMapDataType suffix
-TENSOR_MAP_DTYPES = {"uint8": "UINT8", "int8": "UINT8", "uint16": "UINT16", "int16": "UINT16",
+# (bfloat16 and the 8-bit floats: ml_dtypes' names; the copy engine moves fp8 as bytes)
+TENSOR_MAP_DTYPES = {"uint8": "UINT8", "int8": "UINT8", "bool": "UINT8", "uint16": "UINT16", "int16": "UINT16",
                      "uint32": "UINT32", "int32": "INT32", "uint64": "UINT64", "int64": "INT64",
-                     "float16": "FLOAT16", "float32": "FLOAT32", "float64": "FLOAT64"}
+                     "float16": "FLOAT16", "bfloat16": "BFLOAT16", "float32": "FLOAT32", "float64": "FLOAT64",
+                     "float8_e4m3fn": "UINT8", "float8_e5m2": "UINT8"}
 
 
 def encode_tensor_map(address, dtype, shape, byte_strides, box, swizzle=0) -> bytes:

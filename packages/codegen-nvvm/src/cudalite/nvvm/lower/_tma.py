@@ -37,13 +37,67 @@ def _load(lc, node, args, info):
     dst = b.ptrtoint(b.extract_value(args[0], 0), I64)
     tmap = b.ptrtoint(b.extract_value(args[1], 0), I64)
     bar = _bar_address(lc, args[3], args[4])
-    coords = [b.extract_value(args[2], i) for i in range(n)][::-1]  # PTX: innermost first
+    coords = _coords(lc, info, args, 2)
     slots = ", ".join(f"${3 + i}" for i in range(n))
     ptx = ("{\n\t" + _TO_SHARED % ("d", "d", "$0") + _TO_SHARED % ("m", "m", "$2")
            + f"cp.async.bulk.tensor.{n}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
            + f"[d], [$1, {{{slots}}}], [m];\n\t}}")
     inline_asm(lc, ir.VoidType(), ptx, "l,l,l," + ",".join(["r"] * n) + ",~{memory}", [dst, tmap, bar] + coords)
     return ir.Constant(EMPTY, None)
+
+
+def _coords(lc, info, args, k):
+    """The coordinate values of argument ``k``, innermost first (PTX's order)."""
+    b = lc.builder
+    return [b.extract_value(args[k], i) for i in range(len(info.sig.args[k].types))][::-1]
+
+
+@lowerings.call(api.tma.store)
+def _store(lc, node, args, info):
+    _need_sm90(lc, node, "cuda.tma.store")
+    b = lc.builder
+    src = b.ptrtoint(b.extract_value(args[0], 0), I64)
+    tmap = b.ptrtoint(b.extract_value(args[1], 0), I64)
+    coords = _coords(lc, info, args, 2)
+    n = len(coords)
+    slots = ", ".join(f"${2 + i}" for i in range(n))
+    ptx = ("{\n\t" + _TO_SHARED % ("s", "s", "$0")
+           + f"cp.async.bulk.tensor.{n}d.global.shared::cta.tile.bulk_group [$1, {{{slots}}}], [s];\n\t}}")
+    inline_asm(lc, ir.VoidType(), ptx, "l,l," + ",".join(["r"] * n) + ",~{memory}", [src, tmap] + coords)
+    return ir.Constant(EMPTY, None)
+
+
+@lowerings.call(api.tma.prefetch)
+def _prefetch(lc, node, args, info):
+    _need_sm90(lc, node, "cuda.tma.prefetch")
+    tmap = lc.builder.ptrtoint(lc.builder.extract_value(args[0], 0), I64)
+    coords = _coords(lc, info, args, 1)
+    n = len(coords)
+    slots = ", ".join(f"${1 + i}" for i in range(n))
+    inline_asm(lc, ir.VoidType(), f"cp.async.bulk.prefetch.tensor.{n}d.L2.global.tile [$0, {{{slots}}}];",
+               "l," + ",".join(["r"] * n) + ",~{memory}", [tmap] + coords)
+    return ir.Constant(EMPTY, None)
+
+
+@lowerings.call(api.tma.store_commit)
+def _store_commit(lc, node, args, info):
+    _need_sm90(lc, node, "cuda.tma.store_commit")
+    inline_asm(lc, ir.VoidType(), "cp.async.bulk.commit_group;", "~{memory}")
+    return ir.Constant(EMPTY, None)
+
+
+def _store_wait(read, what):
+    def lower(lc, node, args, info):
+        _need_sm90(lc, node, what)
+        inline_asm(lc, ir.VoidType(), f"cp.async.bulk.wait_group{'.read' if read else ''} {int(info.payload)};",
+                   "~{memory}")
+        return ir.Constant(EMPTY, None)
+
+    return lower
+
+
+lowerings.call(api.tma.store_wait)(_store_wait(False, "cuda.tma.store_wait"))
+lowerings.call(api.tma.store_wait_read)(_store_wait(True, "cuda.tma.store_wait_read"))
 
 
 @lowerings.call(api.mbarrier.init)

@@ -5,6 +5,13 @@
   starting at ``coords`` (a tuple of 1 to 5 integers in array index order), copied
   into the shared array ``dst`` by the copy engine; completion is signalled on the
   ``mbarrier`` ``bar[bar_index]`` (a shared uint64 array) as transaction bytes;
+* ``cuda.tma.store(src, tensor_map, coords)``: the shared array ``src`` (one box)
+  copied by the copy engine into the tensor at ``coords``, in the current bulk async
+  group; ``cuda.tma.store_commit()`` closes the group, ``cuda.tma.store_wait(n=0)`` waits
+  until at most ``n`` (a constant, 0 to 7) groups are still writing, and
+  ``store_wait_read(n=0)`` only until they have read their shared-memory sources (which
+  may then be overwritten);
+* ``cuda.tma.prefetch(tensor_map, coords)``: the box at ``coords`` brought into L2;
 * ``cuda.mbarrier.init(bar, i, count)`` (``count`` arrivals complete a phase),
   ``fence_init()`` (makes an init visible to the copy engine), ``arrive(bar, i)``,
   ``arrive_expect_tx(bar, i, nbytes)`` (arrive and expect ``nbytes`` of copies), and
@@ -15,6 +22,7 @@ from __future__ import annotations
 
 from ... import device_api as api
 from ...registry import registry
+from .._records import Resolved
 from ...types import Array, Integer, Signature, Tuple, int32, none, uint32, uint64
 
 __all__ = []
@@ -38,18 +46,64 @@ def _arity(site, n, what):
 @registry.call(api.tma.load, params=("dst", "tensor_map", "coords", "bar", "bar_index"), name="cuda.tma.load")
 def _load(site):
     _arity(site, 5, "dst, tensor_map, coords, bar and bar_index")
-    dst, tmap, coords = site.args[0], site.args[1], site.args[2]
+    dst = site.args[0]
     if not isinstance(dst, Array) or dst.readonly:
         raise site.error(f"the destination must be a shared array, not {dst}")
+    tmap = _tensor_map(site, 1)
+    coords = _coords(site, 2)
+    bar = _bar(site, 3)
+    return Signature(none, (dst, tmap, coords, bar, int32))
+
+
+def _tensor_map(site, k):
+    tmap = site.args[k]
     if not (isinstance(tmap, Array) and tmap.ndim == 1 and isinstance(tmap.dtype, Integer)):
         raise site.error(f"the tensor map must be the descriptor array cuda.make_tensor_map returns, not {tmap}")
+    return tmap
+
+
+def _coords(site, k):
+    coords = site.args[k]
     if isinstance(coords, Integer):
         coords = Tuple((coords,))
     if not (isinstance(coords, Tuple) and 1 <= len(coords.types) <= 5
             and all(isinstance(t, Integer) for t in coords.types)):
         raise site.error(f"the coordinates must be a tuple of 1 to 5 integers (array index order), not {coords}")
-    bar = _bar(site, 3)
-    return Signature(none, (dst, tmap, Tuple((int32,) * len(coords.types)), bar, int32))
+    return Tuple((int32,) * len(coords.types))
+
+
+@registry.call(api.tma.store, params=("src", "tensor_map", "coords"), name="cuda.tma.store")
+def _store(site):
+    _arity(site, 3, "src, tensor_map and coords")
+    src = site.args[0]
+    if not isinstance(src, Array):
+        raise site.error(f"the source must be a shared array, not {src}")
+    return Signature(none, (src, _tensor_map(site, 1), _coords(site, 2)))
+
+
+@registry.call(api.tma.prefetch, params=("tensor_map", "coords"), name="cuda.tma.prefetch")
+def _prefetch(site):
+    _arity(site, 2, "tensor_map and coords")
+    return Signature(none, (_tensor_map(site, 0), _coords(site, 1)))
+
+
+@registry.call(api.tma.store_commit, name="cuda.tma.store_commit")
+def _store_commit(site):
+    _arity(site, 0, "no arguments")
+    return Signature(none, ())
+
+
+def _store_wait(site):
+    if len(site.args) > 1:
+        raise site.error(f"takes at most 1 argument ({len(site.args)} given)")
+    n = site.const(0, "number of groups") if site.args else 0
+    if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n <= 7:
+        raise site.error(f"the number of groups left in flight must be a constant int from 0 to 7, not {n!r}")
+    return Resolved(Signature(none, tuple(site.args)), n)
+
+
+registry.call(api.tma.store_wait, params=("n",), name="cuda.tma.store_wait")(_store_wait)
+registry.call(api.tma.store_wait_read, params=("n",), name="cuda.tma.store_wait_read")(_store_wait)
 
 
 def _bar_and_integer(param, what, rtype):
