@@ -201,7 +201,7 @@ class DeviceNDArray:
             "shape": self.shape,
             "strides": None if self._layout == "C" else self.strides,
             "data": (self._ptr, False),
-            "typestr": self.dtype.str,
+            "typestr": L.cai_typestr(self.dtype),
             "stream": handle or None,
             "version": 3,
         }

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from cudalite.core.layout import c_strides, f_strides, is_c_contiguous, is_f_contiguous, layout_of
 
 __all__ = [
-    "type_key",
+    "type_key", "cai_typestr",
     "normalize_shape", "c_strides", "f_strides", "is_c_contiguous", "is_f_contiguous", "layout_of",
     "extent", "index_view", "reshape_strides", "transpose_view", "dtype_view",
 ]
@@ -187,3 +187,18 @@ def type_key(dtype, ndim: int, layout: str) -> tuple:
     launch code tests ``a._type_key is K`` first (falling back to ``==``), measured
     ~15 ns per array less than the tuple comparison alone."""
     return (dtype, ndim, layout)
+
+
+@functools.lru_cache(maxsize=64)
+def cai_typestr(dtype) -> str:
+    """The ``typestr`` a device array exports in ``__cuda_array_interface__``: the dtype's
+    own, or ``|V<itemsize>`` (opaque bytes, as bfloat16's ``<V2``) when NumPy cannot read
+    it back (ml_dtypes' float8_e5m2 is ``<f1``); an importer that knows the type reads it
+    from the exporting object's ``dtype``."""
+    import numpy as np
+
+    try:
+        readable = np.dtype(dtype.str) == dtype or np.dtype(dtype.str).kind == "V"
+    except TypeError:
+        readable = False
+    return dtype.str if readable else f"|V{dtype.itemsize}"

@@ -50,8 +50,11 @@ def make_tensor_map(array: Any, box: tuple[int, ...], swizzle: int = 0) -> Devic
 
 
     arr = as_cuda_array(array)
+    dtype, own = arr.dtype, getattr(array, "dtype", None)
+    if dtype.kind == "V" and not dtype.fields and isinstance(own, np.dtype) and own.itemsize == dtype.itemsize:
+        dtype = own  # bfloat16, fp8 (ml_dtypes): the interface's typestr is "<V2"/"|V1", the array says which
     box = (box,) if isinstance(box, int) else tuple(int(b) for b in box)
-    raw = encode_tensor_map(arr._ptr, arr.dtype, arr.shape, arr.strides, box, swizzle)
+    raw = encode_tensor_map(arr._ptr, dtype, arr.shape, arr.strides, box, swizzle)
     desc = to_device(np.frombuffer(raw, np.uint8).copy())
     weakref.finalize(desc, _keep, arr)  # the described memory lives as long as the descriptor
     return desc
