@@ -42,6 +42,8 @@ def _compile_src(tmp_path, body, sig, cc=(9, 0)):
     (["cuda.mbarrier.wait(bar, 0, 1)"], "mbarrier.try_wait.parity.shared::cta.b64"),
     (["cuda.tma.store(s, b, (0, 16))"], "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%rd"),
     (["cuda.tma.prefetch(b, (1, 2, 3))"], "cp.async.bulk.prefetch.tensor.3d.L2.global.tile [%rd"),
+    (["cuda.tma.load_multicast(s, b, (0, 0), bar, 0, 3)"],
+     "mbarrier::complete_tx::bytes.multicast::cluster [d], [%rd"),
     (["cuda.tma.store_commit()"], "cp.async.bulk.commit_group;"),
     (["cuda.tma.store_wait(2)"], "cp.async.bulk.wait_group 2;"),
     (["cuda.tma.store_wait()"], "cp.async.bulk.wait_group 0;"),
@@ -86,6 +88,11 @@ def test_shared_operands_are_32_bit_and_hoisted(tmp_path):
     ("cuda.tma.prefetch(b, (0.5, 0))", "the coordinates must be a tuple of 1 to 5 integers"),
     ("cuda.tma.store_wait(8)", "the number of groups left in flight must be a constant int from 0 to 7, not 8"),
     ("cuda.tma.store_commit(1)", "takes no arguments"),
+    ("cuda.tma.load_multicast(s, b, (0, 0), bar, 0, 1 << 16)",
+     "the block mask must have bits among the 16 block ranks of a cluster, not 65536"),
+    ("cuda.tma.load_multicast(s, b, (0, 0), bar, 0, z)", "the block mask must be an integer"),
+    ("cuda.tma.load_multicast(s, b, (0, 0), bar, 0)", "takes dst, tensor_map, coords, bar, bar_index and cta_mask"),
+    ("cuda.tma.load_multicast(s, b, (0, 0), s, 0, 3)", "the barrier must be a 1-d shared array of uint64"),
 ])
 def test_misuse_is_located(tmp_path, line, message):
     with pytest.raises(TypingError) as info:

@@ -342,3 +342,36 @@ def _device_of(a):
 
     raw = cuda.to_device(a.view(np.uint8))
     return DeviceNDArray(a.shape, a.strides, a.dtype, ptr=raw._ptr, owner=raw)
+
+
+@cuda.jit(cluster_dims=(2, 1, 1))
+def tma_multicast(tmap, out):
+    """Clusters of 2 blocks along x: block rank 0 loads tile blockIdx.y once, multicast into
+    both blocks' shared memory; each block waits on its own barrier and writes its copy."""
+    tile = cuda.shared.array((32, 64), np.float32, alignment=128)
+    bar = cuda.shared.array(1, np.uint64)
+    cl = cuda.cg.this_cluster()
+    t = cuda.threadIdx.x
+    if t == 0:
+        cuda.mbarrier.init(bar, 0, 1)
+        cuda.mbarrier.fence_init()
+    cl.sync()  # every block's barrier is initialised before a copy signals it
+    if t == 0:
+        cuda.mbarrier.arrive_expect_tx(bar, 0, 32 * 64 * 4)
+        if cl.block_rank() == 0:
+            cuda.tma.load_multicast(tile, tmap, (cuda.blockIdx.y * 32, 0), bar, 0, 0b11)
+    cuda.mbarrier.wait(bar, 0, 0)
+    for k in range(t, 32 * 64, cuda.blockDim.x):
+        out[cuda.blockIdx.y, cuda.blockIdx.x, k // 64, k % 64] = tile[k // 64, k % 64]
+
+
+def test_tma_multicast_fills_every_block_of_the_cluster():
+    if cuda.get_current_device().compute_capability < (9, 0):
+        pytest.skip("TMA multicast needs cc >= 9.0")
+    a = np.random.default_rng(11).random((96, 64)).astype(np.float32)
+    out = cuda.to_device(np.zeros((3, 2, 32, 64), np.float32))
+    tma_multicast[(2, 3), 128](cuda.make_tensor_map(cuda.to_device(a), (32, 64)), out)
+    got = out.copy_to_host()
+    for y in range(3):
+        for x in range(2):  # both blocks of the cluster got tile y
+            np.testing.assert_array_equal(got[y, x], a[32 * y:32 * y + 32])

@@ -213,7 +213,8 @@ mma = _namespace("mma", ("ldmatrix", "m16n8k16_f16_f32", "m16n8k16_bf16_f32", "m
                          "m16n8k32_s8_s32", "m16n8k32_e4m3_f32", "m16n8k32_e5m2_f32", "pack_f16x2", "pack_bf16x2",
                          "to_tf32"))
 # -- bulk tensor copies (TMA) and the shared-memory barriers they complete (sm_90) ---------------
-tma = _namespace("tma", ("load", "store", "store_commit", "store_wait", "store_wait_read", "prefetch"))
+tma = _namespace("tma", ("load", "load_multicast", "store", "store_commit", "store_wait", "store_wait_read",
+                         "prefetch"))
 mbarrier = _namespace("mbarrier", ("init", "fence_init", "arrive", "arrive_expect_tx", "wait"))
 # -- warp specialisation and programmatic dependent launch (sm_90) ---------------------------------
 named_barrier = _namespace("named_barrier", ("sync", "arrive"))

@@ -29,9 +29,10 @@ def _bar_address(lc, bar, idx):
     return b.ptrtoint(b.gep(data, [b.sext(idx, I64) if idx.type.width < 64 else idx]), I64)
 
 
-@lowerings.call(api.tma.load)
+@lowerings.call(api.tma.load, api.tma.load_multicast)
 def _load(lc, node, args, info):
-    _need_sm90(lc, node, "cuda.tma.load")
+    multicast = info.key is api.tma.load_multicast
+    _need_sm90(lc, node, "cuda.tma.load_multicast" if multicast else "cuda.tma.load")
     b = lc.builder
     n = len(info.sig.args[2].types)
     dst = b.ptrtoint(b.extract_value(args[0], 0), I64)
@@ -39,10 +40,16 @@ def _load(lc, node, args, info):
     bar = _bar_address(lc, args[3], args[4])
     coords = _coords(lc, info, args, 2)
     slots = ", ".join(f"${3 + i}" for i in range(n))
+    ops, constraint = [dst, tmap, bar] + coords, "l,l,l," + ",".join(["r"] * n)
+    suffix, mask = "", ""
+    if multicast:  # the mask: a 16-bit operand, after the coordinates
+        suffix, mask = ".multicast::cluster", f", ${3 + n}"
+        ops.append(args[5])
+        constraint += ",h"
     ptx = ("{\n\t" + _TO_SHARED % ("d", "d", "$0") + _TO_SHARED % ("m", "m", "$2")
-           + f"cp.async.bulk.tensor.{n}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
-           + f"[d], [$1, {{{slots}}}], [m];\n\t}}")
-    inline_asm(lc, ir.VoidType(), ptx, "l,l,l," + ",".join(["r"] * n) + ",~{memory}", [dst, tmap, bar] + coords)
+           + f"cp.async.bulk.tensor.{n}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes{suffix} "
+           + f"[d], [$1, {{{slots}}}], [m]{mask};\n\t}}")
+    inline_asm(lc, ir.VoidType(), ptx, constraint + ",~{memory}", ops)
     return ir.Constant(EMPTY, None)
 
 

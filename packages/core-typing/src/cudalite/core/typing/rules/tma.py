@@ -5,6 +5,10 @@
   starting at ``coords`` (a tuple of 1 to 5 integers in array index order), copied
   into the shared array ``dst`` by the copy engine; completion is signalled on the
   ``mbarrier`` ``bar[bar_index]`` (a shared uint64 array) as transaction bytes;
+* ``cuda.tma.load_multicast(dst, tensor_map, coords, bar, bar_index, cta_mask)``: the
+  same box copied into ``dst`` of every block of the cluster whose rank has its bit set
+  in ``cta_mask`` (16 bits), each block's copy signalled on its own ``bar[bar_index]``
+  (the same shared-memory offsets in every block);
 * ``cuda.tma.store(src, tensor_map, coords)``: the shared array ``src`` (one box)
   copied by the copy engine into the tensor at ``coords``, in the current bulk async
   group; ``cuda.tma.store_commit()`` closes the group, ``cuda.tma.store_wait(n=0)`` waits
@@ -20,10 +24,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ... import device_api as api
 from ...registry import registry
 from .._records import Resolved
-from ...types import Array, Integer, Signature, Tuple, int32, none, uint32, uint64
+from ...types import Array, Integer, Signature, Tuple, int32, none, uint16, uint32, uint64
 
 __all__ = []
 
@@ -70,6 +76,19 @@ def _coords(site, k):
             and all(isinstance(t, Integer) for t in coords.types)):
         raise site.error(f"the coordinates must be a tuple of 1 to 5 integers (array index order), not {coords}")
     return Tuple((int32,) * len(coords.types))
+
+
+@registry.call(api.tma.load_multicast, params=("dst", "tensor_map", "coords", "bar", "bar_index", "cta_mask"),
+               name="cuda.tma.load_multicast")
+def _load_multicast(site):
+    _arity(site, 6, "dst, tensor_map, coords, bar, bar_index and cta_mask")
+    sig = _load(replace(site, args=site.args[:5], consts=site.consts[:5]))  # the load's checks, this name
+    mask = site.args[5]
+    if not isinstance(mask, Integer):
+        raise site.error(f"the block mask must be an integer (one bit per block rank of the cluster), not {mask}")
+    if site.is_const(5) and not 0 < site.consts[5] < 1 << 16:
+        raise site.error(f"the block mask must have bits among the 16 block ranks of a cluster, not {site.consts[5]}")
+    return Signature(none, (*sig.args, uint16))
 
 
 @registry.call(api.tma.store, params=("src", "tensor_map", "coords"), name="cuda.tma.store")
