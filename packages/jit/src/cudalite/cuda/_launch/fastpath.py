@@ -25,14 +25,13 @@ device exceptions; for CuPy arrays, CuPy's current stream is its null stream), t
 launcher is the driver's *direct* launch (``kernel.bind_direct``: checks, conversion,
 launch and the record of the last kernel, all in C) with the generated function as its
 fallback for every call it does not launch -- a new object at a cached position
-included: the generated code's miss path stores the entry C hits next time.  The slow path first hands the call to the
-launcher the dispatcher now keeps for the same configuration when that is not the
-caller, so a launcher the user holds (``cfg = kernel[g, b]``) made before a new
-argument type was seen takes the fast path after one slow call, as ``kernel[g, b]``
-does.  Making a launcher for a new configuration
-costs one closure creation, not a compilation.  No ``*args`` tuple and no
-per-argument function calls for device arrays, CuPy arrays, torch tensors and
-scalars.
+included: the generated code's miss path stores the entry C hits next time.  The slow
+path first hands the call to the launcher the dispatcher now keeps for the same
+configuration when that is not the caller, so a launcher the user holds (``cfg =
+kernel[g, b]``) made before a new argument type was seen takes the fast path after one
+slow call, as ``kernel[g, b]`` does.  Making a launcher for a new configuration costs
+one closure creation, not a compilation.  No ``*args`` tuple and no per-argument
+function calls for device arrays, CuPy arrays, torch tensors and scalars.
 """
 
 from __future__ import annotations
