@@ -375,3 +375,34 @@ def test_tma_multicast_fills_every_block_of_the_cluster():
     for y in range(3):
         for x in range(2):  # both blocks of the cluster got tile y
             np.testing.assert_array_equal(got[y, x], a[32 * y:32 * y + 32])
+
+
+@cuda.jit(cluster_dims=(2, 1, 1))
+def remote_arrive(out):
+    """Each block's barrier completes its phase with two arrivals: its own and the other
+    block's, made from there (``arrive_cluster``); ``try_wait`` sees the phase before and
+    after."""
+    bar = cuda.shared.array(1, np.uint64)
+    cl = cuda.cg.this_cluster()
+    rank = cl.block_rank()
+    if cuda.threadIdx.x == 0:
+        cuda.mbarrier.init(bar, 0, 2)
+        cuda.mbarrier.fence_init()
+    cl.sync()
+    if cuda.threadIdx.x == 0:
+        before = cuda.mbarrier.try_wait(bar, 0, 0)  # this block has not arrived: phase 0 is open
+        cuda.mbarrier.arrive(bar, 0)
+        cuda.mbarrier.arrive_cluster(bar, 0, 1 - rank)
+        cuda.mbarrier.wait(bar, 0, 0)
+        out[cuda.blockIdx.x, 0] = 1 if before else 0
+        out[cuda.blockIdx.x, 1] = 1 if cuda.mbarrier.try_wait(bar, 0, 0) else 0  # phase 0 complete
+        out[cuda.blockIdx.x, 2] = 1 if cuda.mbarrier.try_wait(bar, 0, 1) else 0  # phase 1 open
+    cl.sync()  # no block leaves while the other may still arrive on its barrier
+
+
+def test_mbarrier_arrive_from_another_block_of_the_cluster():
+    if cuda.get_current_device().compute_capability < (9, 0):
+        pytest.skip("clusters and mbarrier need cc >= 9.0")
+    out = cuda.to_device(np.full((4, 3), -1, np.int32))
+    remote_arrive[4, 32](out)
+    assert out.copy_to_host().tolist() == [[0, 1, 0]] * 4

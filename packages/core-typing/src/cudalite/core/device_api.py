@@ -215,7 +215,8 @@ mma = _namespace("mma", ("ldmatrix", "m16n8k16_f16_f32", "m16n8k16_bf16_f32", "m
 # -- bulk tensor copies (TMA) and the shared-memory barriers they complete (sm_90) ---------------
 tma = _namespace("tma", ("load", "load_multicast", "store", "store_commit", "store_wait", "store_wait_read",
                          "prefetch"))
-mbarrier = _namespace("mbarrier", ("init", "fence_init", "arrive", "arrive_expect_tx", "wait"))
+mbarrier = _namespace("mbarrier", ("init", "fence_init", "arrive", "arrive_expect_tx", "wait", "try_wait",
+                                   "arrive_cluster"))
 # -- warp specialisation and programmatic dependent launch (sm_90) ---------------------------------
 named_barrier = _namespace("named_barrier", ("sync", "arrive"))
 griddepcontrol = _namespace("griddepcontrol", ("wait", "launch_dependents"))

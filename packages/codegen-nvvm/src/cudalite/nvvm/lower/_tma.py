@@ -137,6 +137,25 @@ def _arrive_expect_tx(lc, node, args, info):
     return inline_asm(lc, I64, ptx, "=l,l,r,~{memory}", [_bar_address(lc, args[0], args[1]), args[2]])
 
 
+@lowerings.call(api.mbarrier.try_wait)
+def _try_wait(lc, node, args, info):
+    _need_sm90(lc, node, "cuda.mbarrier.try_wait")
+    ptx = ("{\n\t.reg .pred p;\n\t" + _TO_SHARED % ("a", "a", "$1")
+           + "mbarrier.try_wait.parity.shared::cta.b64 p, [a], $2;\n\tselp.u32 $0, 1, 0, p;\n\t}")
+    ready = inline_asm(lc, I32, ptx, "=r,l,r,~{memory}", [_bar_address(lc, args[0], args[1]), args[2]])
+    return lc.builder.icmp_unsigned("!=", ready, ir.Constant(I32, 0))
+
+
+@lowerings.call(api.mbarrier.arrive_cluster)
+def _arrive_cluster(lc, node, args, info):
+    _need_sm90(lc, node, "cuda.mbarrier.arrive_cluster")
+    ptx = ("{\n\t.reg .u32 l, r;\n\t" + _TO_SHARED % ("a", "a", "$0") + "cvt.u32.u64 l, a;\n\t"
+           + "mapa.shared::cluster.u32 r, l, $1;\n\t"
+           + "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [r];\n\t}")
+    inline_asm(lc, ir.VoidType(), ptx, "l,r,~{memory}", [_bar_address(lc, args[0], args[1]), args[2]])
+    return ir.Constant(EMPTY, None)
+
+
 @lowerings.call(api.mbarrier.wait)
 def _wait(lc, node, args, info):
     _need_sm90(lc, node, "cuda.mbarrier.wait")

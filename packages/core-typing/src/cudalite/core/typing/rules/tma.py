@@ -19,7 +19,11 @@
 * ``cuda.mbarrier.init(bar, i, count)`` (``count`` arrivals complete a phase),
   ``fence_init()`` (makes an init visible to the copy engine), ``arrive(bar, i)``,
   ``arrive_expect_tx(bar, i, nbytes)`` (arrive and expect ``nbytes`` of copies), and
-  ``wait(bar, i, phase)`` (until the phase of parity ``phase`` has completed).
+  ``wait(bar, i, phase)`` (until the phase of parity ``phase`` has completed),
+  ``try_wait(bar, i, phase)`` (whether it has, waiting a bounded time: a bool), and
+  ``arrive_cluster(bar, i, cta_rank)`` (arrive on ``bar[i]`` of the cluster's block
+  ``cta_rank``, with release semantics at cluster scope: a consumer freeing a stage of
+  another block's pipeline).
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from dataclasses import replace
 from ... import device_api as api
 from ...registry import registry
 from .._records import Resolved
-from ...types import Array, Integer, Signature, Tuple, int32, none, uint16, uint32, uint64
+from ...types import Array, Integer, Signature, Tuple, boolean, int32, none, uint16, uint32, uint64
 
 __all__ = []
 
@@ -159,3 +163,9 @@ registry.call(api.mbarrier.arrive_expect_tx, params=("bar", "i", "nbytes"), name
     _bar_and_integer("nbytes", "the byte count", uint64))
 registry.call(api.mbarrier.wait, params=("bar", "i", "phase"), name="cuda.mbarrier.wait")(
     _bar_and_integer("phase", "the phase parity (0 or 1)", none))
+
+
+registry.call(api.mbarrier.try_wait, params=("bar", "i", "phase"), name="cuda.mbarrier.try_wait")(
+    _bar_and_integer("phase", "the phase parity (0 or 1)", boolean))
+registry.call(api.mbarrier.arrive_cluster, params=("bar", "i", "cta_rank"), name="cuda.mbarrier.arrive_cluster")(
+    _bar_and_integer("cta_rank", "the block rank", none))
