@@ -62,7 +62,9 @@ def _commit(site):
 
 
 @registry.call(api.pipeline.wait, params=("n",), name="cuda.pipeline.wait")
-def _wait(site):
+def group_wait(site):
+    """The typer of a wait for committed asynchronous groups (``cuda.pipeline.wait``,
+    ``cuda.tma.store_wait``): an optional constant count, 0 to 7, as the payload."""
     if len(site.args) > 1:
         raise site.error(f"takes at most 1 argument ({len(site.args)} given)")
     n = site.const(0, "number of groups") if site.args else 0

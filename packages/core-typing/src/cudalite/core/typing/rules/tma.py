@@ -32,7 +32,7 @@ from dataclasses import replace
 
 from ... import device_api as api
 from ...registry import registry
-from .._records import Resolved
+from .async_copy import group_wait
 from ...types import Array, Integer, Signature, Tuple, boolean, int32, none, uint16, uint32, uint64
 
 __all__ = []
@@ -116,17 +116,8 @@ def _store_commit(site):
     return Signature(none, ())
 
 
-def _store_wait(site):
-    if len(site.args) > 1:
-        raise site.error(f"takes at most 1 argument ({len(site.args)} given)")
-    n = site.const(0, "number of groups") if site.args else 0
-    if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n <= 7:
-        raise site.error(f"the number of groups left in flight must be a constant int from 0 to 7, not {n!r}")
-    return Resolved(Signature(none, tuple(site.args)), n)
-
-
-registry.call(api.tma.store_wait, params=("n",), name="cuda.tma.store_wait")(_store_wait)
-registry.call(api.tma.store_wait_read, params=("n",), name="cuda.tma.store_wait_read")(_store_wait)
+registry.call(api.tma.store_wait, params=("n",), name="cuda.tma.store_wait")(group_wait)
+registry.call(api.tma.store_wait_read, params=("n",), name="cuda.tma.store_wait_read")(group_wait)
 
 
 def _bar_and_integer(param, what, rtype):
