@@ -51,6 +51,10 @@ class CompileOptions:
     boundscheck : bool, optional
         Check every array index; an out-of-bounds one records an ``IndexError`` in the
         module's exception record (read by the launching runtime) and returns.
+    auto_arch_suffix : bool, optional
+        A 9.0 target becomes ``sm_90a`` where the code needs it (wgmma, setmaxnreg); without
+        it such code is refused unless ``arch_suffix`` is ``"a"`` (the jit sets it: it
+        compiles for the device in hand).
     """
 
     cc: tuple = (7, 5)
@@ -64,6 +68,7 @@ class CompileOptions:
     cluster_dims: tuple | None = None
     arch_suffix: str = ""
     boundscheck: bool = False
+    auto_arch_suffix: bool = False
 
     @property
     def target(self) -> ComputeCapability:

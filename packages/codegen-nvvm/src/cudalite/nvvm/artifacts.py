@@ -247,3 +247,8 @@ class LoweredModule:
     uses_grid_sync: bool = False  # needs a cooperative launch
     link_items: tuple = ()  # code the module's foreign calls need (paths or cudalite.linker objects)
     uses_libdevice: bool = False
+    # "a": the code uses arch-specific instructions (wgmma, setmaxnreg: sm_90a only)
+    arch_suffix: str = ""
+    # the kernel reallocates registers (setmaxnreg): ptxas honours that only when it sees the
+    # whole program, so the code is compiled to LTO-IR and linked with -lto
+    needs_lto: bool = False

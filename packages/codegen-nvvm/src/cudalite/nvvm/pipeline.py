@@ -143,7 +143,8 @@ def _lower(job: CompileJob, state: State):
     options, entry, tf = job.options, job.entry, state.typed
     lopts = LowerOptions(debug=options.debug, lineinfo=options.lineinfo, fastmath=options.fastmath,
                          forceinline=options.forceinline, nvvm_ir_version=libnvvm.ir_version(), cc=options.cc,
-                         boundscheck=options.boundscheck)
+                         boundscheck=options.boundscheck, arch_suffix=options.arch_suffix,
+                         auto_arch_suffix=options.auto_arch_suffix)
     name = _entry_name(job, state.fir)
     mb = ModuleBuilder(state.fir.qualname, lopts, lowerings=job.lowerings, exc_symbol=f"{name}__cudalite_exc")
     if not entry.device:
@@ -161,7 +162,10 @@ def _lower(job: CompileJob, state: State):
 def _nvvm(job: CompileJob, state: State):
     output = state.output or job.options.output
     module: Any = state.module  # made by the lower stage
-    code = compile_nvvm_ir(module.text, job.options, output, uses_libdevice=module.uses_libdevice)
+    options = job.options
+    if module.arch_suffix != options.arch_suffix:  # the code needs sm_90a (auto_arch_suffix allowed it)
+        options = replace(options, arch_suffix=module.arch_suffix)
+    code = compile_nvvm_ir(module.text, options, output, uses_libdevice=module.uses_libdevice)
     return replace(state, code=code, output=output), {output: code}
 
 
@@ -231,6 +235,16 @@ class PipelineResult:
     @property
     def uses_grid_sync(self) -> bool:
         return bool(self.state.module and self.state.module.uses_grid_sync)
+
+    @property
+    def arch_suffix(self) -> str:
+        """``"a"`` when the code was compiled for the arch-specific target (sm_90a), else ``""``."""
+        return "" if self.state.module is None else self.state.module.arch_suffix
+
+    @property
+    def needs_lto(self) -> bool:
+        """Whether the code must be linked as LTO-IR (setmaxnreg: see ``LoweredModule``)."""
+        return bool(self.state.module and self.state.module.needs_lto)
 
     @property
     def link_items(self) -> tuple:

@@ -24,7 +24,7 @@ __all__ = [
     "match_all_sync", "activemask", "lanemask_lt", "popc", "brev", "clz", "ffs", "fma", "cbrt",
     "selp", "cg", "libdevice", "nanosleep", "literal_unroll", "ldca", "ldcg", "ldcs", "ldlu", "ldcv",
     "stcg", "stcs", "stwb", "stwt", "inline_ptx", "pipeline", "mma", "tma", "mbarrier",
-    "named_barrier", "griddepcontrol", "elect_sync", "fence_proxy_async",
+    "named_barrier", "griddepcontrol", "elect_sync", "fence_proxy_async", "wgmma", "setmaxnreg",
     "VectorConstructor", "VECTOR_TYPE_NAMES",
     "DEVICE_API_NAMES",
     *vector_types, *VECTOR_ALIASES,  # vector types: numba-cuda's names, then the CUDA C aliases
@@ -222,6 +222,10 @@ named_barrier = _namespace("named_barrier", ("sync", "arrive"))
 griddepcontrol = _namespace("griddepcontrol", ("wait", "launch_dependents"))
 elect_sync = _fn("elect_sync")
 fence_proxy_async = _fn("fence_proxy_async")
+# -- warpgroup matrix multiply-accumulate and register reallocation (sm_90a) ----------------------
+wgmma = _namespace("wgmma", ("make_desc", "zeros", "mma_async", "fence", "commit_group", "wait_group",
+                             "accumulator_coords", "store"))
+setmaxnreg = _namespace("setmaxnreg", ("inc", "dec"))
 
 # -- inline PTX (``cuda.inline_ptx(ptx, constraints, result_type, *operands)``) --------------------
 inline_ptx = _fn("inline_ptx")

@@ -7,6 +7,7 @@ from . import _atomics, _intrinsics, _memory, _vectors, _warp  # noqa: F401  (de
 from . import _builtins, _complexmath, _math, _numpy_math, _operators  # noqa: F401  (registers lowerings)
 from . import _cache_hints, _fp16math, _hints, _inline_ptx, _libdevice, _tensorcore, _tma  # noqa: F401  (device API: numba.cuda names)
 from . import _warpspec  # noqa: F401  (device API: named barriers, elect, griddepcontrol, proxy fence)
+from . import _wgmma  # noqa: F401  (device API: cuda.wgmma, cuda.setmaxnreg; sm_90a)
 from . import _array_ctypes, _array_reshape, _pointer_arrays  # noqa: F401  (arr.ctypes.data; carray / farray)
 from . import _bf16  # noqa: F401  (device API: numba.cuda.bf16)
 from . import _fp8  # noqa: F401  (device API: cuda.fp8's conversions)

@@ -61,6 +61,21 @@ def require_cc(lc, node, what, need, feature=""):
                        f"sm_{cc[0]}{cc[1]}", node.loc)
 
 
+def require_arch_specific(lc, node, what):
+    """A located error unless the target is sm_90a -- or is sm_90 and may become sm_90a
+    (``LowerOptions.auto_arch_suffix``: the module then records that it needs it).
+    ``what`` (wgmma, setmaxnreg) exists only on the arch-specific Hopper target."""
+    mb = lc.module
+    cc = tuple(mb.options.cc)
+    if cc != (9, 0):
+        raise lc.error(f"{what} exists only on sm_90a (Hopper: H100/H200, compute capability 9.0); the target "
+                       f"is sm_{cc[0]}{cc[1]}{mb.options.arch_suffix}", node.loc)
+    if mb.arch_suffix != "a" and not mb.options.auto_arch_suffix:
+        raise lc.error(f"{what} needs the arch-specific target sm_90a; the target is sm_90 (compile with "
+                       "cc='sm_90a'; @cuda.jit kernels choose it themselves on a 9.0 device)", node.loc)
+    mb.arch_suffix = "a"
+
+
 # Value ranges of the special registers (PTX ISA limits), as [lo, hi) for !range
 # metadata: the optimizer then knows thread indices are non-negative, so index
 # arithmetic built from them needs no negative-index wraparound.

@@ -54,8 +54,11 @@ def _static_array(lc, aty, data, shape):
     return array_struct(lc.builder, aty, data, consts, strides)
 
 
-def _dynamic_shared(lc, aty):
-    """The extern dynamic shared array; its length is ``%dynamic_smem_size // itemsize``."""
+def _dynamic_shared(lc, aty, alignment=None):
+    """The extern dynamic shared array; its length is ``%dynamic_smem_size // itemsize``.
+    ``alignment=`` raises the alignment of the one extern array (every view of the dynamic
+    shared memory starts there): the largest asked for in the module, at least 16 (a
+    128-byte-swizzled TMA/wgmma tile wants 1024)."""
     b = lc.builder
     m = lc.module.ir_module
     gv = m.globals.get(DYNAMIC_SHARED_NAME)
@@ -63,6 +66,8 @@ def _dynamic_shared(lc, aty):
         gv = ir.GlobalVariable(m, ir.ArrayType(I8, 0), DYNAMIC_SHARED_NAME, addrspace=ADDRSPACE_SHARED)
         gv.linkage = "external"
         gv.align = _ALIGN
+    if alignment and alignment > gv.align:
+        gv.align = alignment
     elem = memory_type(aty.dtype)
     data = b.addrspacecast(b.bitcast(gv, ptr(elem, ADDRSPACE_SHARED)), ptr(elem))
     nbytes = inline_asm(lc, I32, "mov.u32 $0, %dynamic_smem_size;", "=r", side_effect=False)
@@ -76,7 +81,7 @@ def _shared_array(lc, node, args, info):
     aty = info.sig.return_type
     shape = info.payload.shape
     if not shape:
-        return _dynamic_shared(lc, aty)
+        return _dynamic_shared(lc, aty, info.payload.alignment)
     elem = memory_type(aty.dtype)
     lty = ir.ArrayType(elem, math.prod(shape))
     gv = ir.GlobalVariable(lc.module.ir_module, lty, lc.module.unique("_cudapy_smem").replace(".", "_"),

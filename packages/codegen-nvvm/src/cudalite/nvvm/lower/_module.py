@@ -32,6 +32,10 @@ class LowerOptions:
     nvvm_ir_version: tuple = (2, 0, 3, 2)
     cc: tuple = (7, 5)
     boundscheck: bool = False  # check array indices (lower/_boundscheck.py)
+    arch_suffix: str = ""  # "a": the target is arch-specific (sm_90a)
+    # the target may become arch-specific where the code needs it (the jit: a kernel using wgmma
+    # is compiled for sm_90a on a 9.0 device); else such code is refused for a plain sm_90 target
+    auto_arch_suffix: bool = False
 
 
 class ModuleBuilder:
@@ -53,6 +57,9 @@ class ModuleBuilder:
         self.exceptions: list = []  # debug mode: ExceptionInfo per raise site (index + 1 is stored)
         self.exc_symbol = exc_symbol  # the debug status global (named after the entry point)
         self.uses_grid_sync = False  # set by cg grid sync: the kernel needs a cooperative launch
+        self.arch_suffix = options.arch_suffix  # "a" once code needs sm_90a (require_arch_specific)
+        self.needs_lto = False  # set by setmaxnreg: whole-program register allocation
+        self.setmaxnreg_loc = None  # the first setmaxnreg's location (the launch-bounds check)
         self.link_items: list = []  # code foreign calls need, deduplicated by content
         self._link_keys: set = set()
         self._used: list = []  # kernels (and the exception global) kept in LTO links: @llvm.used
@@ -109,6 +116,13 @@ class ModuleBuilder:
     # -- annotations ---------------------------------------------------------------------
     def mark_kernel(self, fn, launch_bounds=None, cluster_dims=None):
         m = self.ir_module
+        if self.setmaxnreg_loc is not None and not (launch_bounds and len(launch_bounds) >= 2
+                                                    and launch_bounds[0] and launch_bounds[1] == 1):
+            from cudalite.core.errors import LoweringError
+
+            raise LoweringError("cuda.setmaxnreg needs the kernel to declare its block size and one block per "
+                                "SM: @cuda.jit(launch_bounds=(threads_per_block, 1)); without them ptxas ignores "
+                                "it (C7508: the register count at entry is unknown)", self.setmaxnreg_loc)
         items = [("kernel", 1)]
         if launch_bounds:
             names = ("maxntidx", "minctasm", "cluster_max_blocks")  # libNVVM's names (PTX .maxclusterrank)
@@ -150,4 +164,5 @@ class ModuleBuilder:
         return LoweredModule(
             text=str(m), entry_name=entry_name, abi=abi, exceptions=ExceptionTable(tuple(self.exceptions)),
             exc_symbol=self.exc_symbol if self.exceptions else None, uses_grid_sync=self.uses_grid_sync,
-            link_items=tuple(self.link_items), uses_libdevice=self.uses_libdevice)
+            link_items=tuple(self.link_items), uses_libdevice=self.uses_libdevice, arch_suffix=self.arch_suffix,
+            needs_lto=self.needs_lto)

@@ -139,7 +139,7 @@ def read_carried(bundle, qualname):
         shown = f"{qualname}({', '.join(map(str, argtypes))})"
         try:
             art = KernelArtifact.from_payload(payload, argtypes)
-            if art.arch != f"sm_{cc[0]}{cc[1]}":
+            if art.arch not in (f"sm_{cc[0]}{cc[1]}", f"sm_{cc[0]}{cc[1]}a"):  # "a": code that needs sm_90a
                 raise PayloadError(f"code for {art.arch} labelled compute capability {cc[0]}.{cc[1]}")
         except PayloadError as e:
             warnings.warn(f"the compiled code carried in the pickle of kernel {shown} is not valid ({e}); "

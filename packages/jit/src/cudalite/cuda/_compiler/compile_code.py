@@ -33,9 +33,10 @@ def compile_code(pyfunc, argtypes, opts: JitOptions, cc, *, device=False, until=
     for ``cc``; compile errors are raised with their source location and without
     compiler-internal frames.
 
-    ``until`` None: to PTX, or to LTO-IR when the kernel or any callee links LTO-IR
-    (decided after lowering, so libNVVM runs once).  ``context``: a typing context
-    that already typed the function (the cache's probe); typing is not repeated."""
+    ``until`` None: to PTX, or to LTO-IR when the kernel or any callee links LTO-IR or the
+    code reallocates registers (setmaxnreg: decided after lowering, so libNVVM runs once).
+    ``context``: a typing context that already typed the function (the cache's probe);
+    typing is not repeated."""
     try:
         options = compile_options_of(opts, cc)
     except CudaliteError as e:
@@ -58,7 +59,7 @@ def compile_with(pyfunc, argtypes, opts: JitOptions, options, *, device=False, u
         res = run_pipeline(pyfunc, tuple(argtypes), EntrySpec(device=device), options,
                            until=until or "nvvm-ir", context=context)
         if until is None:
-            lto = opts.lto or any(is_ltoir(item) for item in res.link_items)
+            lto = opts.lto or res.needs_lto or any(is_ltoir(item) for item in res.link_items)
             res = resume(res, "ltoir" if lto else "ptx")
         return res
     except CudaliteError as e:

@@ -47,7 +47,8 @@ def compile_options_of(opts: JitOptions, cc):
                      fastmath=opts.fastmath, debug=opts.debug, lineinfo=opts.lineinfo,
                      launch_bounds=opts.launch_bounds, cluster_dims=opts.cluster_dims,
                      boundscheck=opts.boundscheck)
-    return replace(o, forceinline=opts.forceinline) if opts.forceinline else o
+    # the jit compiles for the device in hand: code that needs sm_90a (wgmma) gets it on a 9.0 device
+    return replace(o, forceinline=opts.forceinline, auto_arch_suffix=True)
 
 
 def is_ltoir(item) -> bool:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from time import perf_counter
 from types import MappingProxyType
 
-from cudalite.core.errors import CudaliteError
+from cudalite.core.errors import CompilerError, CudaliteError
 from cudalite.driver import current_device, load_module
 from cudalite.linker import LinkerOptions, make_fatbin, normalize_arch
 
@@ -124,7 +124,7 @@ def _cache(job: BuildJob, state: BuildState):
     if probe is None or probe.key is None:
         return state, None
     artifact = state.store.load_artifact(probe.key, job.argtypes, probe.links)
-    if artifact is None or artifact.arch != job.archs[0]:
+    if artifact is None or artifact.arch not in (job.archs[0], job.archs[0] + "a"):  # "a": code that needs sm_90a
         return state, None
     return replace(state, artifact=artifact, status="hit"), None
 
@@ -146,11 +146,24 @@ def _link(job: BuildJob, state: BuildState):
         return state, None
 
     cubins, items = [], ()
-    for arch in job.archs:
+    for arch in _link_archs(job, state.result):
         cubin, items = link_cubin(state.result, job.pyfunc, job.options, job.link_options, arch)
         cubins.append((arch, cubin))
-    artifact = KernelArtifact.from_compile(state.result, cubins[0][1], job.archs[0], items)
+    artifact = KernelArtifact.from_compile(state.result, cubins[0][1], cubins[0][0], items)
     return replace(state, cubins=tuple(cubins), items=items, artifact=artifact), None
+
+
+def _link_archs(job: BuildJob, result) -> tuple:
+    """The architectures to link for: the job's, or ``sm_90a`` for code compiled for it
+    (wgmma, setmaxnreg), which no other architecture runs."""
+    suffix = result.arch_suffix
+    if not suffix:
+        return job.archs
+    others = [a for a in job.archs if a.rstrip("af") != "sm_90"]
+    if others:
+        raise CompilerError(f"{job.pyfunc.__qualname__} uses sm_90a-only instructions (wgmma or setmaxnreg), so "
+                            f"it cannot be built for {', '.join(others)}; build it for sm_90a alone")
+    return ("sm_90" + suffix,)
 
 
 def _fatbin(job: BuildJob, state: BuildState):

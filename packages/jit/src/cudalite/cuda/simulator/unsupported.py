@@ -44,6 +44,8 @@ UNSUPPORTED_NAMESPACES = {
     "mbarrier": "shared-memory transaction barriers (cuda.mbarrier)",
     "named_barrier": "named barriers (cuda.named_barrier, sm_90)",
     "griddepcontrol": "programmatic dependent launch (cuda.griddepcontrol, sm_90)",
+    "wgmma": "warpgroup tensor-core MMA (cuda.wgmma, sm_90a)",
+    "setmaxnreg": "register reallocation (cuda.setmaxnreg, sm_90a)",
     "bf16": "bfloat16 arithmetic (cuda.bf16)",
     "fp8": "8-bit float conversions (cuda.fp8)",
     "cache": "the on-disk kernel cache (cuda.cache)",
