@@ -112,7 +112,9 @@ def _check_product(dtype, n, swz, rs=False, trans_b=False, lbo=16):
     out = cuda.to_device(np.zeros((64, n), np.float32))
     kernel[1, 128](ta, tb, cuda.to_device(a.astype(np.float32)), out)
     ref = a.astype(np.float32) @ b.astype(np.float32).T
-    tol = 2e-3 if dtype == "tf32" else 1e-5  # tf32 rounds the inputs; the others are exact in float32
+    # tf32 rounds the inputs; the fp8 MMA adds its products at reduced precision (measured: 2-4e-4 of
+    # the largest |D| on an H200); f16/bf16 products are exact in float32
+    tol = {"tf32": 2e-3, "e4m3": 2e-3, "e5m2": 2e-3}.get(dtype, 1e-5)
     np.testing.assert_allclose(out.copy_to_host(), ref, rtol=tol, atol=tol * np.abs(ref).max())
 
 
