@@ -224,7 +224,7 @@ elect_sync = _fn("elect_sync")
 fence_proxy_async = _fn("fence_proxy_async")
 # -- warpgroup matrix multiply-accumulate and register reallocation (sm_90a) ----------------------
 wgmma = _namespace("wgmma", ("make_desc", "zeros", "mma_async", "fence", "commit_group", "wait_group",
-                             "accumulator_coords", "store"))
+                             "accumulator_coords", "store", "scale_rows"))
 setmaxnreg = _namespace("setmaxnreg", ("inc", "dec"))
 
 # -- inline PTX (``cuda.inline_ptx(ptx, constraints, result_type, *operands)``) --------------------

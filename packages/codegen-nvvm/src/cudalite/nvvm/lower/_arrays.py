@@ -10,13 +10,14 @@ from llvmlite import ir
 from cudalite.core.types import (
     Array, CPointer, NestedArray, Record, Signature, SliceType, Tuple,
 )
-from cudalite.core.typing import ArrayView, TupleIndex
+from cudalite.core.typing import ArrayView, TupleIndex, TupleSlice
 
 from ._abi import itemsize
 from ._boundscheck import check_indices
 from ._constants import array_struct
 from ._elements import element_pointer, load_mem, store_mem, wrap_index
 from ._exceptions import raise_if
+from ._intrinsics import tuple_value
 from ._irtypes import EMPTY, I64, memory_type, ptr, value_type
 from ._registry import lowerings
 from ._slices import slice_view, store_into_view
@@ -127,6 +128,8 @@ def _tuple_getitem(lc, node, args, info):
     tup, idx = args
     if isinstance(info.payload, TupleIndex):
         return b.extract_value(tup, info.payload.index)
+    if isinstance(info.payload, TupleSlice):
+        return tuple_value(lc, info.sig.return_type, [b.extract_value(tup, i) for i in info.payload.indices])
     tty = info.recv
     n = len(tty.types)
     elem = value_type(tty.types[0])

@@ -175,6 +175,16 @@ def _store(lc, node, args, info):
     return ir.Constant(EMPTY, None)
 
 
+@lowerings.call(api.wgmma.scale_rows)
+def _scale_rows(lc, node, args, info):
+    """Element i belongs to the thread's first row when bit 1 of i is clear (the layout of
+    :func:`_coords`), to its second row otherwise."""
+    b = lc.builder
+    acc, lo, hi = args
+    out = [b.fmul(b.extract_value(acc, i), hi if (i >> 1) & 1 else lo) for i in range(len(info.sig.args[0].types))]
+    return tuple_value(lc, info.sig.return_type, out)
+
+
 def _setmaxnreg(op):
     def lower(lc, node, args, info):
         _need_90a(lc, node, f"cuda.setmaxnreg.{op}")

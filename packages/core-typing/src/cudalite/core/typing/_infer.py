@@ -481,7 +481,7 @@ class _Inference:
             if version is not None and version.const is not ir.NOTCONST:
                 return version.const  # this use reads an assignment of a literal
             return self.param_consts.get(version, self.fir.constants.get(e.name, ir.NOTCONST))
-        if not isinstance(e, (ir.TupleExpr, ir.Index, ir.UnaryOp, ir.BinOp, ir.Compare, ir.Call)):
+        if not isinstance(e, (ir.TupleExpr, ir.Index, ir.UnaryOp, ir.BinOp, ir.Compare, ir.Call, ir.SliceExpr)):
             return ir.NOTCONST
         value = self.const_memo.get(e, _NO_VALUE)  # compound nodes: once each (chains stay linear)
         if value is _NO_VALUE:
@@ -489,6 +489,11 @@ class _Inference:
         return value
 
     def _compound_const(self, e):
+        if isinstance(e, ir.SliceExpr):  # 1:, ::2 (a constant slice: what slicing a tuple needs)
+            parts = [None if p is None else self.const_of(p) for p in (e.lower, e.upper, e.step)]
+            if any(p is ir.NOTCONST or not (p is None or type(p) is int) for p in parts) or parts[2] == 0:
+                return ir.NOTCONST
+            return slice(*parts)
         if isinstance(e, ir.TupleExpr):
             items = [self.const_of(i) for i in e.items]
             return ir.NOTCONST if any(i is ir.NOTCONST for i in items) else tuple(items)

@@ -20,7 +20,7 @@ from ..types import Array, Signature, Tuple, Type
 __all__ = [
     "CallKind", "CallInfo", "Resolved", "Implementation", "Comparison",
     "IterPlan", "ArrayIter", "TupleIter", "RangeIter", "EnumerateIter", "ZipIter",
-    "AtomicOp", "GridDims", "Fp16Op", "ArrayView", "TupleIndex", "RecordField", "ArraySpec", "ConstArray",
+    "AtomicOp", "GridDims", "Fp16Op", "ArrayView", "TupleIndex", "TupleSlice", "RecordField", "ArraySpec", "ConstArray",
     "UfuncLoop",
 ]
 
@@ -188,6 +188,13 @@ class TupleIndex:
     """``t[i]`` with a constant ``i``: the item's index, already wrapped (0 <= index < len)."""
 
     index: int
+
+
+@dataclass(frozen=True, slots=True)
+class TupleSlice:
+    """``t[a:b:c]`` with constant bounds: the indices of the items kept, in order."""
+
+    indices: tuple
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,7 @@ from ...types import (
     Array, Boolean, CPointer, DType, Integer, NestedArray, NoneType, Record, Signature, SliceType, StringLiteral, Tuple,
     UniTuple, int64, none,
 )
-from .._records import ArrayView, RecordField, Resolved, TupleIndex
+from .._records import ArrayView, RecordField, Resolved, TupleIndex, TupleSlice
 from .casts import can_convert
 from .fp8conv import fp8_hint
 
@@ -101,6 +101,12 @@ def _array_setitem(site):
 @registry.method(Tuple, "__getitem__")
 def _tuple_getitem(site):
     tup, (index,) = site.recv, site.args
+    if isinstance(index, SliceType):  # t[1:], t[::2]: with constant bounds, a tuple of those items
+        s = site.consts[0] if site.is_const(0) else None
+        if not isinstance(s, slice):
+            raise site.error(f"a tuple can only be sliced with constant bounds, not {index}")
+        picked = tuple(range(*s.indices(len(tup.types))))
+        return Resolved(Signature(Tuple(tup.types[i] for i in picked), (index,)), TupleSlice(picked))
     if not _is_index(index):
         raise site.error(f"tuple indices must be integers, not {index}")
     if site.is_const(0):

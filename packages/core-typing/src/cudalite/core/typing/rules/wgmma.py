@@ -32,6 +32,9 @@ held in registers spread over the 128 threads -- N/2 float32 per thread, a tuple
   to its dtype), unrolled, with constant register indices (a loop over ``acc[i]`` with a
   runtime ``i`` would put the accumulator in local memory); the tile must lie inside the
   array (``row``, ``col`` >= 0: no wraparound, no bounds check);
+* ``scale_rows(acc, lo, hi)``: the accumulator with this thread's elements of its first
+  row (``accumulator_coords`` row ``16w + l//4``) multiplied by ``lo`` and those of its
+  second row (8 below) by ``hi`` -- the rescaling of an online softmax;
 * ``cuda.setmaxnreg.inc(n)`` / ``.dec(n)``: the warpgroup's registers per thread raised /
   lowered to ``n`` (a constant multiple of 8 from 24 to 256).
 
@@ -206,6 +209,17 @@ def _store(site):
         if not isinstance(site.args[k], Integer):
             raise site.error(f"{what} must be an integer, not {site.args[k]}")
     return Signature(none, (acc, arr, uint64, uint64))
+
+
+@registry.call(api.wgmma.scale_rows, params=("acc", "lo", "hi"), name="cuda.wgmma.scale_rows")
+def _scale_rows(site):
+    if len(site.args) != 3:
+        raise site.error(f"takes acc, lo, hi: {len(site.args)} argument(s) given")
+    acc = _accumulator(site, 0)
+    for k, what in ((1, "lo"), (2, "hi")):
+        if not isinstance(site.args[k], (Float, Integer)):
+            raise site.error(f"{what} must be a real number, not {site.args[k]}")
+    return Signature(acc, (acc, float32, float32))
 
 
 def _setmaxnreg(site):
