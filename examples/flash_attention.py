@@ -30,6 +30,7 @@ import math
 import numpy as np
 
 from cudalite import cuda, types
+from cudalite.cuda import tma_pipeline as pipe
 
 BM = BN = 128  # query rows per block, keys per tile
 STAGES = 2
@@ -60,16 +61,13 @@ def make_attention(head_dim=128, causal=False, dtype="f16"):
         qbar = cuda.shared.array(1, np.uint64, alignment=8)
         t = cuda.threadIdx.x
         wg = t // 128
-        qt = cuda.blockIdx.x  # query tile
+        qt = cuda.gridDim.x - 1 - cuda.blockIdx.x if causal else cuda.blockIdx.x  # causal: longest rows first
         bh = cuda.blockIdx.y  # batch * heads + head
         row0 = bh * seq + qt * BM  # the block's first row in the (batch * heads * seq, head_dim) views
         n_tiles = qt + 1 if causal else seq // BN
         if t == 0:
-            for s in range(STAGES):
-                cuda.mbarrier.init(full, s, 1)
-                cuda.mbarrier.init(empty, s, CONSUMERS)
             cuda.mbarrier.init(qbar, 0, 1)
-            cuda.mbarrier.fence_init()
+            pipe.init(full, empty, CONSUMERS)  # (its fence covers qbar's init too)
         cuda.syncthreads()
         if wg == 0:
             cuda.setmaxnreg.dec(24)
@@ -78,10 +76,9 @@ def make_attention(head_dim=128, causal=False, dtype="f16"):
                 for h in range(halves):
                     cuda.tma.load(smem[h * tile:(h + 1) * tile], tq, (row0, 64 * h), qbar, 0)
                 for j in range(n_tiles):
-                    s = j % STAGES
-                    cuda.mbarrier.wait(empty, s, ((j // STAGES) & 1) ^ 1)
+                    s = pipe.producer_acquire(empty, j)
                     base = q_bytes + s * stage_bytes
-                    cuda.mbarrier.arrive_expect_tx(full, s, stage_bytes)
+                    pipe.producer_commit(full, s, stage_bytes)
                     krow = bh * seq + j * BN
                     for h in range(halves):
                         cuda.tma.load(smem[base + h * tile:base + (h + 1) * tile], tk, (krow, 64 * h), full, s)
@@ -99,8 +96,7 @@ def make_attention(head_dim=128, causal=False, dtype="f16"):
             qrow = qt * BM + cw * 64 + r_lo  # the query of the thread's first row (the second: + 8)
             cuda.mbarrier.wait(qbar, 0, 0)
             for j in range(n_tiles):
-                s = j % STAGES
-                cuda.mbarrier.wait(full, s, (j // STAGES) & 1)
+                s = pipe.consumer_wait(full, j)
                 kbase = q_bytes + s * stage_bytes
                 cuda.wgmma.fence()
                 sc = cuda.wgmma.zeros(BN)
@@ -159,7 +155,7 @@ def make_attention(head_dim=128, causal=False, dtype="f16"):
                     o = cuda.wgmma.mma_async(o, fa, dv, dtype, True, False, True)
                 cuda.wgmma.commit_group()
                 o = cuda.wgmma.wait_group(0, o)
-                cuda.mbarrier.arrive(empty, s)
+                pipe.consumer_release(empty, s)
             l0 += cuda.shfl_xor_sync(0xFFFFFFFF, l0, 1)
             l0 += cuda.shfl_xor_sync(0xFFFFFFFF, l0, 2)
             l1 += cuda.shfl_xor_sync(0xFFFFFFFF, l1, 1)

@@ -14,7 +14,7 @@ The structure of CUTLASS's warp-specialised kernels, written as a cudalite kerne
   and one of its threads streams tiles of A (128 rows) and B (256 rows) into a ring of 4
   shared-memory stages (16-bit inputs: 128 x 64 and 256 x 64) with the Tensor Memory
   Accelerator (``cuda.tma.load``, 128-byte swizzle), each stage's arrival signalled on
-  its ``full`` mbarrier;
+  its ``full`` mbarrier (the ring's phases: ``cudalite.cuda.tma_pipeline``);
 * warpgroups 1 and 2 are *consumers* (``cuda.setmaxnreg.inc(232)``): each owns 64 rows
   of the tile, a 64 x 256 float32 accumulator (128 registers per thread), and runs
   ``cuda.wgmma.mma_async`` (m64n256k16; k32 for 8-bit floats) on the stage's tiles
@@ -32,6 +32,7 @@ M must be a multiple of 128, N of 256, K of 64 (128 for 8-bit floats).
 import numpy as np
 
 from cudalite import cuda
+from cudalite.cuda import tma_pipeline as pipe
 
 BM, BN = 128, 256
 ROW_BYTES = 128  # of K per stage and row: the 128-byte swizzle's width
@@ -67,10 +68,7 @@ def make_gemm(dtype="f16"):
         t = cuda.threadIdx.x
         wg = t // 128
         if t == 0:
-            for s in range(STAGES):
-                cuda.mbarrier.init(full, s, 1)
-                cuda.mbarrier.init(empty, s, CONSUMERS)
-            cuda.mbarrier.fence_init()
+            pipe.init(full, empty, CONSUMERS)
         cuda.syncthreads()
         ntiles = m_tiles * n_tiles
         in_group = GROUP_M * n_tiles
@@ -84,10 +82,9 @@ def make_gemm(dtype="f16"):
                     tm = first_m + (tile % in_group) % size_m
                     tn = (tile % in_group) // size_m
                     for kt in range(k_tiles):
-                        s = it % STAGES
-                        cuda.mbarrier.wait(empty, s, ((it // STAGES) & 1) ^ 1)
+                        s = pipe.producer_acquire(empty, it)
                         base = s * STAGE_BYTES
-                        cuda.mbarrier.arrive_expect_tx(full, s, STAGE_BYTES)
+                        pipe.producer_commit(full, s, STAGE_BYTES)
                         cuda.tma.load(smem[base:base + A_BYTES], ta, (tm * BM, kt * BK), full, s)
                         cuda.tma.load(smem[base + A_BYTES:base + STAGE_BYTES], tb, (tn * BN, kt * BK), full, s)
                         it += 1
@@ -102,8 +99,7 @@ def make_gemm(dtype="f16"):
                 tn = (tile % in_group) // size_m
                 acc = cuda.wgmma.zeros(BN)
                 for kt in range(k_tiles):
-                    s = it % STAGES
-                    cuda.mbarrier.wait(full, s, (it // STAGES) & 1)
+                    s = pipe.consumer_wait(full, it)
                     base = s * STAGE_BYTES
                     cuda.wgmma.fence()
                     for kk in range(steps):  # four m64n256k16 (k32) steps, 32 bytes of K each
@@ -113,10 +109,10 @@ def make_gemm(dtype="f16"):
                     cuda.wgmma.commit_group()
                     acc = cuda.wgmma.wait_group(1, acc)  # the previous stage's MMAs are done ...
                     if kt > 0:
-                        cuda.mbarrier.arrive(empty, (it - 1) % STAGES)  # ... so the producer may refill it
+                        pipe.consumer_release(empty, (it - 1) % STAGES)  # ... so the producer may refill it
                     it += 1
                 acc = cuda.wgmma.wait_group(0, acc)
-                cuda.mbarrier.arrive(empty, (it - 1) % STAGES)
+                pipe.consumer_release(empty, (it - 1) % STAGES)
                 cuda.wgmma.store(acc, c, tm * BM + (wg - 1) * 64, tn * BN)
 
     return gemm
