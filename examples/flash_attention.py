@@ -39,8 +39,10 @@ CONSUMERS = 256
 LOG2E = 1.4426950408889634
 
 
-def make_attention(head_dim=128, causal=False, dtype="f16"):
-    """The kernel for ``head_dim`` (64 or 128), causal or not, ``dtype`` "f16"/"bf16"."""
+def make_attention(head_dim=128, causal=False, dtype="f16", overlap=True):
+    """The kernel for ``head_dim`` (64 or 128), causal or not, ``dtype`` "f16"/"bf16";
+    ``overlap``: the softmax of a tile overlaps the MMAs of the previous one (FlashAttention-3's
+    intra-warpgroup pipelining; False: one tile after the other, for comparison)."""
     if head_dim not in (64, 128):
         raise ValueError(f"head_dim must be 64 or 128, not {head_dim}")
     halves = head_dim // 64  # 64-column boxes: a 128-byte swizzle row holds 64 16-bit values
@@ -52,6 +54,81 @@ def make_attention(head_dim=128, causal=False, dtype="f16"):
     ksteps = head_dim // 16  # MMAs of S = Q K^T (k16 each)
     pack = cuda.mma.pack_f16x2 if dtype == "f16" else cuda.mma.pack_bf16x2
     neg = types.float32(-math.inf)
+    zero = types.float32(0)
+
+    @cuda.jit(device=True, forceinline=True, fastmath=True)
+    def issue_qk(smem, kbase, cw):
+        """S = Q K^T of this warpgroup's 64 rows and the stage at ``kbase``, issued (not
+        committed): 32 bytes of head_dim per m64n128k16 MMA."""
+        dq = cuda.wgmma.make_desc(smem, cw * 64 * 128, 128, 16, 1024)
+        dk = cuda.wgmma.make_desc(smem, kbase, 128, 16, 1024)
+        sc = cuda.wgmma.mma_async(cuda.wgmma.zeros(BN), dq, dk, dtype, False)  # S = Q K^T: no accumulator read
+        for kk in range(1, ksteps):
+            h, off = kk // 4, (kk % 4) * 32
+            dq = cuda.wgmma.make_desc(smem, h * tile + cw * 64 * 128 + off, 128, 16, 1024)
+            dk = cuda.wgmma.make_desc(smem, kbase + h * tile + off, 128, 16, 1024)
+            sc = cuda.wgmma.mma_async(sc, dq, dk, dtype)
+        return sc
+
+    @cuda.jit(device=True, forceinline=True, fastmath=True)
+    def issue_pv(o, p, smem, vbase):
+        """O += P V, issued: P from registers (16 keys per MMA), V MN-major at ``vbase``."""
+        for kk in range(BN // 16):
+            dv = cuda.wgmma.make_desc(smem, vbase + kk * 2048, 128, tile, 1024)
+            o = cuda.wgmma.mma_async(o, p[kk], dv, dtype, True, False, True)
+        return o
+
+    @cuda.jit(device=True, forceinline=True, fastmath=True)
+    def row_max(sc, m0, m1, diag, kcol, qrow):
+        """The running maxima of the thread's two rows with this tile (masked keys skipped
+        on the causal diagonal), over the 4 threads holding each row."""
+        for i in range(0, BN // 2, 4):
+            kc = kcol + 8 * (i // 4)
+            m0 = max(m0, sc[i] if not diag or kc <= qrow else neg, sc[i + 1] if not diag or kc + 1 <= qrow else neg)
+            m1 = max(m1, sc[i + 2] if not diag or kc <= qrow + 8 else neg,
+                     sc[i + 3] if not diag or kc + 1 <= qrow + 8 else neg)
+        m0 = max(m0, cuda.shfl_xor_sync(0xFFFFFFFF, m0, 1))
+        m0 = max(m0, cuda.shfl_xor_sync(0xFFFFFFFF, m0, 2))
+        m1 = max(m1, cuda.shfl_xor_sync(0xFFFFFFFF, m1, 1))
+        m1 = max(m1, cuda.shfl_xor_sync(0xFFFFFFFF, m1, 2))
+        return m0, m1
+
+    @cuda.jit(device=True, forceinline=True, fastmath=True)
+    def frag(sc, e, b0, b1, sl, diag, kc, qrow):
+        """The A fragment of 16 keys (S elements e..e+7): exp2(s * sl - b), masked keys 0,
+        packed in pairs; and the sums of the two rows' probabilities."""
+        p0 = cuda.libdevice.exp2f(sc[e] * sl - b0)
+        p1 = cuda.libdevice.exp2f(sc[e + 1] * sl - b0)
+        p2 = cuda.libdevice.exp2f(sc[e + 2] * sl - b1)
+        p3 = cuda.libdevice.exp2f(sc[e + 3] * sl - b1)
+        p4 = cuda.libdevice.exp2f(sc[e + 4] * sl - b0)
+        p5 = cuda.libdevice.exp2f(sc[e + 5] * sl - b0)
+        p6 = cuda.libdevice.exp2f(sc[e + 6] * sl - b1)
+        p7 = cuda.libdevice.exp2f(sc[e + 7] * sl - b1)
+        if diag:  # masked keys weigh nothing
+            p0 = p0 if kc <= qrow else zero
+            p1 = p1 if kc + 1 <= qrow else zero
+            p2 = p2 if kc <= qrow + 8 else zero
+            p3 = p3 if kc + 1 <= qrow + 8 else zero
+            p4 = p4 if kc + 8 <= qrow else zero
+            p5 = p5 if kc + 9 <= qrow else zero
+            p6 = p6 if kc + 8 <= qrow + 8 else zero
+            p7 = p7 if kc + 9 <= qrow + 8 else zero
+        return (pack(p0, p1), pack(p2, p3), pack(p4, p5), pack(p6, p7)), p0 + p1 + p4 + p5, p2 + p3 + p6 + p7
+
+    @cuda.jit(device=True, forceinline=True, fastmath=True)
+    def probs(sc, b0, b1, sl, diag, kcol, qrow):
+        """P of the whole tile (8 A fragments of 16 keys) and the two rows' sums."""
+        f0, x0, y0 = frag(sc, 0, b0, b1, sl, diag, kcol, qrow)
+        f1, x1, y1 = frag(sc, 8, b0, b1, sl, diag, kcol + 16, qrow)
+        f2, x2, y2 = frag(sc, 16, b0, b1, sl, diag, kcol + 32, qrow)
+        f3, x3, y3 = frag(sc, 24, b0, b1, sl, diag, kcol + 48, qrow)
+        f4, x4, y4 = frag(sc, 32, b0, b1, sl, diag, kcol + 64, qrow)
+        f5, x5, y5 = frag(sc, 40, b0, b1, sl, diag, kcol + 80, qrow)
+        f6, x6, y6 = frag(sc, 48, b0, b1, sl, diag, kcol + 96, qrow)
+        f7, x7, y7 = frag(sc, 56, b0, b1, sl, diag, kcol + 112, qrow)
+        return ((f0, f1, f2, f3, f4, f5, f6, f7), x0 + x1 + x2 + x3 + x4 + x5 + x6 + x7,
+                y0 + y1 + y2 + y3 + y4 + y5 + y6 + y7)
 
     @cuda.jit(launch_bounds=(THREADS, 1), fastmath=True)
     def attention(tq, tk, tv, out, seq, scale_log2):
@@ -88,71 +165,70 @@ def make_attention(head_dim=128, causal=False, dtype="f16"):
             cuda.setmaxnreg.inc(240)
             cw = wg - 1
             sl = types.float32(scale_log2)  # softmax scale * log2(e): exp(x * scale) = exp2(x * sl)
-            zero = types.float32(0)
             m0 = m1 = neg  # running row maxima of this thread's two rows
             l0 = l1 = zero  # running row sums (of this thread's elements)
             o = cuda.wgmma.zeros(head_dim)
             r_lo, c_lo = cuda.wgmma.accumulator_coords(0)  # this thread's first row and column in a tile
             qrow = qt * BM + cw * 64 + r_lo  # the query of the thread's first row (the second: + 8)
             cuda.mbarrier.wait(qbar, 0, 0)
-            for j in range(n_tiles):
-                s = pipe.consumer_wait(full, j)
+            if not overlap:
+                for j in range(n_tiles):
+                    s = pipe.consumer_wait(full, j)
+                    kbase = q_bytes + s * stage_bytes
+                    cuda.wgmma.fence()
+                    sc = issue_qk(smem, kbase, cw)
+                    cuda.wgmma.commit_group()
+                    sc = cuda.wgmma.wait_group(0, sc)
+                    diag = causal and j == qt
+                    kcol = j * BN + c_lo
+                    n0, n1 = row_max(sc, m0, m1, diag, kcol, qrow)
+                    a0 = cuda.libdevice.exp2f((m0 - n0) * sl)
+                    a1 = cuda.libdevice.exp2f((m1 - n1) * sl)
+                    m0, m1 = n0, n1
+                    p, s0, s1 = probs(sc, n0 * sl, n1 * sl, sl, diag, kcol, qrow)
+                    l0, l1 = l0 * a0 + s0, l1 * a1 + s1
+                    o = cuda.wgmma.scale_rows(o, a0, a1)
+                    cuda.wgmma.fence()
+                    o = issue_pv(o, p, smem, kbase + kv_bytes)
+                    cuda.wgmma.commit_group()
+                    o = cuda.wgmma.wait_group(0, o)
+                    pipe.consumer_release(empty, s)
+            else:
+                # FlashAttention-3's intra-warpgroup overlap: the softmax of tile j runs while
+                # the tensor cores compute O += P V of tile j - 1
+                s = pipe.consumer_wait(full, 0)
                 kbase = q_bytes + s * stage_bytes
                 cuda.wgmma.fence()
-                sc = cuda.wgmma.zeros(BN)
-                for kk in range(ksteps):  # S = Q K^T: 32 bytes of head_dim per MMA
-                    h, off = kk // 4, (kk % 4) * 32
-                    dq = cuda.wgmma.make_desc(smem, h * tile + cw * 64 * 128 + off, 128, 16, 1024)
-                    dk = cuda.wgmma.make_desc(smem, kbase + h * tile + off, 128, 16, 1024)
-                    sc = cuda.wgmma.mma_async(sc, dq, dk, dtype, kk > 0)
+                sc = issue_qk(smem, kbase, cw)
                 cuda.wgmma.commit_group()
                 sc = cuda.wgmma.wait_group(0, sc)
-                diag = causal and j == qt  # the diagonal tile: keys after the query are masked
-                kcol = j * BN + c_lo  # the key of the thread's element 0 (element i: + 8*(i//4) + i%2)
-                n0, n1 = m0, m1
-                for i in range(0, BN // 2, 4):
-                    kc = kcol + 8 * (i // 4)
-                    n0 = max(n0, sc[i] if not diag or kc <= qrow else neg,
-                             sc[i + 1] if not diag or kc + 1 <= qrow else neg)
-                    n1 = max(n1, sc[i + 2] if not diag or kc <= qrow + 8 else neg,
-                             sc[i + 3] if not diag or kc + 1 <= qrow + 8 else neg)
-                n0 = max(n0, cuda.shfl_xor_sync(0xFFFFFFFF, n0, 1))
-                n0 = max(n0, cuda.shfl_xor_sync(0xFFFFFFFF, n0, 2))
-                n1 = max(n1, cuda.shfl_xor_sync(0xFFFFFFFF, n1, 1))
-                n1 = max(n1, cuda.shfl_xor_sync(0xFFFFFFFF, n1, 2))
-                a0 = cuda.libdevice.exp2f((m0 - n0) * sl)
-                a1 = cuda.libdevice.exp2f((m1 - n1) * sl)
-                m0, m1 = n0, n1
-                b0, b1 = n0 * sl, n1 * sl
-                l0, l1 = l0 * a0, l1 * a1
-                o = cuda.wgmma.scale_rows(o, a0, a1)
-                vbase = kbase + kv_bytes
+                diag = causal and qt == 0
+                m0, m1 = row_max(sc, m0, m1, diag, c_lo, qrow)
+                p, l0, l1 = probs(sc, m0 * sl, m1 * sl, sl, diag, c_lo, qrow)
+                for j in range(1, n_tiles):
+                    s_prev, vbase = s, kbase + kv_bytes
+                    s = pipe.consumer_wait(full, j)
+                    kbase = q_bytes + s * stage_bytes
+                    cuda.wgmma.fence()
+                    sc = issue_qk(smem, kbase, cw)
+                    cuda.wgmma.commit_group()
+                    p_prev = p
+                    o = issue_pv(o, p_prev, smem, vbase)
+                    cuda.wgmma.commit_group()
+                    sc = cuda.wgmma.wait_group(1, sc)  # S of tile j; O += P V of tile j - 1 still running
+                    diag = causal and j == qt
+                    kcol = j * BN + c_lo
+                    n0, n1 = row_max(sc, m0, m1, diag, kcol, qrow)
+                    a0 = cuda.libdevice.exp2f((m0 - n0) * sl)
+                    a1 = cuda.libdevice.exp2f((m1 - n1) * sl)
+                    m0, m1 = n0, n1
+                    p, s0, s1 = probs(sc, n0 * sl, n1 * sl, sl, diag, kcol, qrow)
+                    l0, l1 = l0 * a0 + s0, l1 * a1 + s1
+                    o, p_prev = cuda.wgmma.wait_group(0, o, p_prev)  # (P of tile j - 1 is read until here)
+                    pipe.consumer_release(empty, s_prev)
+                    o = cuda.wgmma.scale_rows(o, a0, a1)
                 cuda.wgmma.fence()
-                for kk in range(BN // 16):  # O += P V: P from registers, 16 keys per MMA
-                    e = kk * 8
-                    p0 = cuda.libdevice.exp2f(sc[e] * sl - b0)
-                    p1 = cuda.libdevice.exp2f(sc[e + 1] * sl - b0)
-                    p2 = cuda.libdevice.exp2f(sc[e + 2] * sl - b1)
-                    p3 = cuda.libdevice.exp2f(sc[e + 3] * sl - b1)
-                    p4 = cuda.libdevice.exp2f(sc[e + 4] * sl - b0)
-                    p5 = cuda.libdevice.exp2f(sc[e + 5] * sl - b0)
-                    p6 = cuda.libdevice.exp2f(sc[e + 6] * sl - b1)
-                    p7 = cuda.libdevice.exp2f(sc[e + 7] * sl - b1)
-                    if diag:  # masked keys weigh nothing
-                        kc = kcol + 16 * kk
-                        p0 = p0 if kc <= qrow else zero
-                        p1 = p1 if kc + 1 <= qrow else zero
-                        p2 = p2 if kc <= qrow + 8 else zero
-                        p3 = p3 if kc + 1 <= qrow + 8 else zero
-                        p4 = p4 if kc + 8 <= qrow else zero
-                        p5 = p5 if kc + 9 <= qrow else zero
-                        p6 = p6 if kc + 8 <= qrow + 8 else zero
-                        p7 = p7 if kc + 9 <= qrow + 8 else zero
-                    l0 += p0 + p1 + p4 + p5
-                    l1 += p2 + p3 + p6 + p7
-                    fa = (pack(p0, p1), pack(p2, p3), pack(p4, p5), pack(p6, p7))
-                    dv = cuda.wgmma.make_desc(smem, vbase + kk * 2048, 128, tile, 1024)
-                    o = cuda.wgmma.mma_async(o, fa, dv, dtype, True, False, True)
+                o = issue_pv(o, p, smem, kbase + kv_bytes)
                 cuda.wgmma.commit_group()
                 o = cuda.wgmma.wait_group(0, o)
                 pipe.consumer_release(empty, s)

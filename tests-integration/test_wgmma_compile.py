@@ -101,6 +101,42 @@ def test_accumulators_are_read_after_the_wait(tmp_path):
     assert ptx.index("wgmma.wait_group") < ptx.index("st.global")
 
 
+def test_an_overwriting_mma_reads_no_accumulator(tmp_path):
+    """scale_d the constant False: the accumulator's registers get no value before the MMA
+    (zeros moved into them inside the MMA pipeline would make ptxas serialise it)."""
+    body = TILE + ["acc = cuda.wgmma.mma_async(cuda.wgmma.zeros(64), da, db, 'f16', False)",
+                   "cuda.wgmma.commit_group()", "acc = cuda.wgmma.wait_group(0, acc)",
+                   "cuda.wgmma.store(acc, out, 0, 0)"]
+    ptx = _ptx(tmp_path, body)
+    assert not re.search(r"mov\.f32\s+%f\d+, 0f00000000", ptx[:ptx.index("wgmma.mma_async")])
+    ptx = _ptx(tmp_path, body[:-4] + ["acc = cuda.wgmma.mma_async(cuda.wgmma.zeros(64), da, db, 'f16', n > 0)"]
+               + body[-3:])
+    assert re.search(r"mov\.(f32|b32)\s+%f\d+, 0f00000000", ptx)  # a runtime scale_d may read the zeros
+
+
+def test_wait_group_passes_a_fragments_and_scale_rows(tmp_path):
+    """A fragments (uint32, nested) pass through the wait tied to their registers; scale_rows
+    multiplies the first row's elements by lo, the second's by hi."""
+    body = TILE + ["p = ((types.uint32(n), types.uint32(1), types.uint32(2), types.uint32(3)),)",
+                   "acc = cuda.wgmma.zeros(16)", "cuda.wgmma.fence()",
+                   "acc = cuda.wgmma.mma_async(acc, p[0], db, 'f16')", "cuda.wgmma.commit_group()",
+                   "acc, p = cuda.wgmma.wait_group(0, acc, p)",
+                   "acc = cuda.wgmma.scale_rows(acc, types.float32(n), types.float32(2 * n))",
+                   "cuda.wgmma.store(acc, out, 0, p[0][0])"]
+    ptx = _ptx(tmp_path, body)
+    wait = ptx.index("wgmma.wait_group")
+    assert "wgmma.wait_group.sync.aligned 0;" in ptx and ptx.count("mul.f32", wait) >= 8  # 8 elements scaled
+
+
+def test_constant_tuple_slices(tmp_path):
+    ptx = _ptx(tmp_path, ["t = (n, n + 1, n + 2, n + 3)", "u = t[1:] + t[::2]", "out[0, 0] = u[0] + u[3] + len(u)"])
+    assert "st.global.f32" in ptx
+    fn, path = _load(tmp_path, ["t = (n, n + 1)", "out[0, 0] = t[n:][0]"])
+    with pytest.raises(TypingError, match="a tuple can only be sliced with constant bounds") as info:
+        compile_ptx(fn, SIG, cc=(8, 0))
+    assert info.value.loc.filename == path and info.value.loc.line == 7
+
+
 def test_dynamic_shared_memory_alignment(tmp_path):
     ptx = _ptx(tmp_path, ["s = cuda.shared.array(0, np.uint8, alignment=1024)", "t = cuda.shared.array(0, np.float32)",
                           "out[0, 0] = s[n] + t[n]"], cc=(8, 0))
@@ -186,7 +222,10 @@ def test_serialised_wgmma_is_a_performance_warning(tmp_path):
     ("cuda.wgmma.mma_async((types.float32(0), types.float32(1)), da, db, 'f16')",
      "accumulator must be a tuple of N/2 float32"),
     ("cuda.wgmma.mma_async(cuda.wgmma.zeros(64), da, db, 'f32')", "dtype must be one of"),
-    ("cuda.wgmma.mma_async(cuda.wgmma.zeros(64), da, db, 'tf32', True, False, True)", "tf32 tiles cannot be transposed"),
+    ("cuda.wgmma.mma_async(cuda.wgmma.zeros(64), da, db, 'tf32', True, False, True)",
+     "tf32 tiles cannot be transposed"),
+    ("cuda.wgmma.wait_group(0, (n, n))", "argument 1 must be a fragment"),
+    ("cuda.wgmma.scale_rows(cuda.wgmma.zeros(64), sa, 1.0)", "lo must be a real number"),
     ("cuda.wgmma.mma_async(cuda.wgmma.zeros(64), (n, n), db, 'f16')", "A from registers must be a tuple of 4 uint32"),
     ("cuda.wgmma.mma_async(cuda.wgmma.zeros(64), 1.5, db, 'f16')", "a must be a shared-memory descriptor"),
     ("cuda.wgmma.zeros(12)", "N must be a constant multiple of 8 from 8 to 256"),

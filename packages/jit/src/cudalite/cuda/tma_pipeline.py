@@ -26,8 +26,8 @@ completed, so it fills every stage before it waits for the consumers::
             ...                                    # compute on tile_of(s)
             pipe.consumer_release(empty, s)        # every consumer thread, once
 
-The functions are ``@cuda.jit(device=True)`` functions; the compiler inlines them (a
-call left inside a wgmma pipeline would make ptxas serialise it, which the jit reports
+The functions are ``@cuda.jit(device=True, forceinline=True)`` functions: always inlined
+(a call left inside a wgmma pipeline would make ptxas serialise it, which the jit reports
 as a warning).  ``examples/wgmma_gemm.py`` and ``examples/flash_attention.py`` use them.
 """
 
@@ -38,7 +38,7 @@ from cudalite import cuda
 __all__ = ["init", "producer_acquire", "producer_commit", "consumer_wait", "consumer_release"]
 
 
-@cuda.jit(device=True)
+@cuda.jit(device=True, forceinline=True)
 def init(full, empty, consumers):
     """Initialise every stage's barriers (one thread): ``full[s]`` expects the producer's
     one arrival, ``empty[s]`` ``consumers`` arrivals; then the barrier-init fence."""
@@ -48,7 +48,7 @@ def init(full, empty, consumers):
     cuda.mbarrier.fence_init()
 
 
-@cuda.jit(device=True)
+@cuda.jit(device=True, forceinline=True)
 def producer_acquire(empty, it):
     """Wait until the stage of step ``it`` is free (its previous contents consumed) and
     return its index."""
@@ -58,14 +58,14 @@ def producer_acquire(empty, it):
     return s
 
 
-@cuda.jit(device=True)
+@cuda.jit(device=True, forceinline=True)
 def producer_commit(full, s, nbytes):
     """Arrive on stage ``s``'s full barrier expecting ``nbytes`` from the copies issued
     next (``cuda.tma.load(..., full, s)``)."""
     cuda.mbarrier.arrive_expect_tx(full, s, nbytes)
 
 
-@cuda.jit(device=True)
+@cuda.jit(device=True, forceinline=True)
 def consumer_wait(full, it):
     """Wait until the data of step ``it`` has landed and return its stage index."""
     stages = full.shape[0]
@@ -74,7 +74,7 @@ def consumer_wait(full, it):
     return s
 
 
-@cuda.jit(device=True)
+@cuda.jit(device=True, forceinline=True)
 def consumer_release(empty, s):
     """This thread is done with stage ``s`` (each consumer thread calls it once per step)."""
     cuda.mbarrier.arrive(empty, s)

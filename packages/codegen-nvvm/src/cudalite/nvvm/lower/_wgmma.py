@@ -23,7 +23,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from cudalite.core import device_api as api
-from cudalite.core.types import float32, uint64
+from cudalite.core.types import Tuple, float32, uint64
 from cudalite.core.typing.rules.wgmma import WGMMA_KINDS
 
 from ._elements import element_pointer, store_mem
@@ -93,7 +93,9 @@ def _mma_async(lc, node, args, info):
     b, call = lc.builder, info.payload
     k = call.n // 2
     kdim, ptype, transposable = WGMMA_KINDS[call.dtype]
-    acc = _items(b, args[0], k)
+    # scale_d the constant False: D = A @ B reads no accumulator, so its registers get no value
+    # (zeros would be moves into them inside the MMA pipeline, which ptxas serialises: C7513)
+    acc = [ir.Constant(_F32, ir.Undefined)] * k if call.overwrite else _items(b, args[0], k)
     ops, cons = list(acc), _tied(k)
     if call.rs:
         ops += _items(b, args[1], 4)
@@ -117,21 +119,48 @@ def _mma_async(lc, node, args, info):
     return tuple_value(lc, info.sig.return_type, out)
 
 
+def _flatten(b, ty, value, out):
+    """The registers of a fragment (a tuple of float32/uint32 or of such tuples), in order."""
+    for i, t in enumerate(ty.types):
+        item = b.extract_value(value, i)
+        if isinstance(t, Tuple):
+            _flatten(b, t, item, out)
+        else:
+            out.append(item)
+    return out
+
+
+def _rebuild(lc, ty, regs, at):
+    """``ty``'s value from ``regs[at:]``; (value, next index)."""
+    items = []
+    for t in ty.types:
+        if isinstance(t, Tuple):
+            item, at = _rebuild(lc, t, regs, at)
+        else:
+            item, at = regs[at], at + 1
+        items.append(item)
+    return tuple_value(lc, ty, items), at
+
+
 @lowerings.call(api.wgmma.wait_group)
 def _wait_group(lc, node, args, info):
     _need_90a(lc, node, "cuda.wgmma.wait_group")
     b = lc.builder
     ptx = f"wgmma.wait_group.sync.aligned {info.payload};"
-    accs = info.sig.args[1:]
-    if not accs:
+    frags = info.sig.args[1:]
+    if not frags:
         inline_asm(lc, ir.VoidType(), ptx, "~{memory}")
         return ir.Constant(EMPTY, None)
-    values = [v for t, a in zip(accs, args[1:]) for v in _items(b, a, len(t.types))]
-    out = inline_asm_outputs(lc, [_F32] * len(values), ptx, ",".join(_tied(len(values)) + ["~{memory}"]), values)
+    regs = []
+    for t, a in zip(frags, args[1:]):
+        _flatten(b, t, a, regs)
+    outs = ["=f" if r.type == _F32 else "=r" for r in regs]
+    out = inline_asm_outputs(lc, [r.type for r in regs], ptx,
+                             ",".join(outs + [str(i) for i in range(len(regs))] + ["~{memory}"]), regs)
     made, at = [], 0
-    for t in accs:
-        made.append(tuple_value(lc, t, out[at:at + len(t.types)]))
-        at += len(t.types)
+    for t in frags:
+        value, at = _rebuild(lc, t, out, at)
+        made.append(value)
     return made[0] if len(made) == 1 else tuple_value(lc, info.sig.return_type, made)
 
 

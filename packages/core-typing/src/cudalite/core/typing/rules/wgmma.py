@@ -22,9 +22,11 @@ held in registers spread over the 128 threads -- N/2 float32 per thread, a tuple
 * ``fence()``, ``commit_group()``: ``wgmma.fence`` (before the first mma_async, and after
   the accumulator was written by other code), ``wgmma.commit_group`` (closes the group of
   mma_async issued since the last commit);
-* ``wait_group(n, *accs)``: waits until at most ``n`` (a constant 0-7) groups are in
-  flight and returns the accumulators passed (one: it, several: a tuple), now safe to
-  read -- code reading them is ordered after the wait;
+* ``wait_group(n, *frags)``: waits until at most ``n`` (a constant 0-7) groups are in
+  flight and returns the fragments passed (one: it, several: a tuple), now safe to read
+  -- code reading them is ordered after the wait.  Accumulators, and also A fragments
+  (uint32 tuples, nested tuples of them) an in-flight MMA still reads from registers:
+  passing those keeps their registers from being reused before the wait;
 * ``accumulator_coords(i)``: the (row, column) of element ``i`` of this thread's
   accumulator in the 64 x N tile (``i`` an integer; the warpgroup from ``threadIdx.x``);
 * ``store(acc, array, row, col)``: the accumulator's 64 x N tile written to
@@ -45,7 +47,9 @@ from __future__ import annotations
 
 from ... import device_api as api
 from ...registry import registry
-from ...types import Array, BFloat16, Boolean, Float, Integer, Signature, Tuple, UniTuple, float32, int32, none, uint32, uint64
+from ...types import (
+    Array, BFloat16, Boolean, Float, Integer, Signature, Tuple, UniTuple, float32, int32, none, uint32, uint64,
+)
 from .._records import Resolved
 
 __all__ = ["WGMMA_KINDS", "WgmmaCall", "SWIZZLE_MODES"]
@@ -60,12 +64,14 @@ SWIZZLE_MODES = {0: 0, 128: 1, 64: 2, 32: 3}
 
 
 class WgmmaCall:
-    """The payload of ``mma_async``: dtype, N, A from registers, transposes."""
+    """The payload of ``mma_async``: dtype, N, A from registers, transposes, and whether
+    ``scale_d`` is the constant False (the accumulator's values are then not read)."""
 
-    __slots__ = ("dtype", "n", "rs", "trans_a", "trans_b")
+    __slots__ = ("dtype", "n", "rs", "trans_a", "trans_b", "overwrite")
 
-    def __init__(self, dtype, n, rs, trans_a, trans_b):
+    def __init__(self, dtype, n, rs, trans_a, trans_b, overwrite=False):
         self.dtype, self.n, self.rs, self.trans_a, self.trans_b = dtype, n, rs, trans_a, trans_b
+        self.overwrite = overwrite
 
 
 def _uniform(t, dtype) -> int:
@@ -121,7 +127,8 @@ def _mma_async(site):
         raise site.error("trans_a is for A in shared memory; A from registers has one layout")
     args = (acc, a if rs else uint64, uint64, site.args[3]) + ((int32,) if scale is not None else ()) + \
         tuple(site.args[5:])
-    return Resolved(Signature(acc, args), WgmmaCall(dtype, len(acc.types) * 2, rs, trans_a, trans_b))
+    overwrite = scale is not None and site.is_const(4) and not site.consts[4]
+    return Resolved(Signature(acc, args), WgmmaCall(dtype, len(acc.types) * 2, rs, trans_a, trans_b, overwrite))
 
 
 @registry.call(api.wgmma.make_desc, params=("array", "index", "swizzle", "leading_bytes", "stride_bytes"),
@@ -175,18 +182,36 @@ registry.call(api.wgmma.fence, name="cuda.wgmma.fence")(_no_args("cuda.wgmma.fen
 registry.call(api.wgmma.commit_group, name="cuda.wgmma.commit_group")(_no_args("cuda.wgmma.commit_group"))
 
 
+def _leaves(t):
+    """The number of registers of a fragment tuple (float32 accumulators, uint32 A
+    fragments, nested tuples of those), or 0 for anything else."""
+    if not isinstance(t, Tuple) or not t.types:
+        return 0
+    total = 0
+    for x in t.types:
+        n = 1 if x in (float32, uint32) else _leaves(x)
+        if not n:
+            return 0
+        total += n
+    return total
+
+
 @registry.call(api.wgmma.wait_group, name="cuda.wgmma.wait_group")
 def _wait_group(site):
     if not site.args:
-        raise site.error("takes n (groups left in flight) and the accumulators to wait for")
+        raise site.error("takes n (groups left in flight) and the fragments to wait for")
     n = site.const(0, "group count")
     if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= 7:
         raise site.error(f"the group count must be a constant from 0 to 7, not {n!r}")
-    accs = tuple(_accumulator(site, k, f"accumulator {k}") for k in range(1, len(site.args)))
-    if sum(len(t.types) for t in accs) > 256:
-        raise site.error("waits for at most 256 accumulator registers at once (two m64n256 accumulators)")
-    ret = none if not accs else accs[0] if len(accs) == 1 else Tuple(accs)
-    return Resolved(Signature(ret, (site.args[0],) + accs), n)
+    frags = site.args[1:]
+    for k, t in enumerate(frags, 1):
+        if not _leaves(t):
+            raise site.error(f"argument {k} must be a fragment: a tuple of float32 (an accumulator) or of uint32 "
+                             f"(A from registers), or a tuple of such tuples, not {t}")
+    if sum(_leaves(t) for t in frags) > 256:
+        raise site.error("waits for at most 256 registers at once (two m64n256 accumulators)")
+    ret = none if not frags else frags[0] if len(frags) == 1 else Tuple(frags)
+    return Resolved(Signature(ret, (site.args[0],) + tuple(frags)), n)
 
 
 @registry.call(api.wgmma.accumulator_coords, params=("i",), name="cuda.wgmma.accumulator_coords")
