@@ -39,10 +39,13 @@ CONSUMERS = 256
 LOG2E = 1.4426950408889634
 
 
-def make_attention(head_dim=128, causal=False, dtype="f16", overlap=True):
+def make_attention(head_dim=128, causal=False, dtype="f16", overlap=False):
     """The kernel for ``head_dim`` (64 or 128), causal or not, ``dtype`` "f16"/"bf16";
-    ``overlap``: the softmax of a tile overlaps the MMAs of the previous one (FlashAttention-3's
-    intra-warpgroup pipelining; False: one tile after the other, for comparison)."""
+    ``overlap``: the softmax of a tile overlaps the MMAs of the previous one within each
+    consumer warpgroup (FlashAttention-3's intra-warpgroup pipelining).  Measured slower
+    on an H200 (525-529 against 559-568 TFLOP/s at head_dim 128, seq 8k: the two consumer
+    warpgroups already overlap each other's softmax and MMAs), so off by default; kept for
+    ``benchmarks/flash_attention.py``'s comparison."""
     if head_dim not in (64, 128):
         raise ValueError(f"head_dim must be 64 or 128, not {head_dim}")
     halves = head_dim // 64  # 64-column boxes: a 128-byte swizzle row holds 64 16-bit values
