@@ -130,6 +130,68 @@ def test_a_from_registers():
     _check_product("f16", 64, 128, rs=True)
 
 
+def _rs_kernel(dtype, n, esize):
+    """One warpgroup: A (64 x K, raw bits) from registers in PTX's A-fragment layout -- per
+    k-step of 32 bytes, register j of lane l in warp w holds row 16w + l//4 + 8*(j%2) and
+    the 4 bytes of consecutive elements from column (16 bytes) * (j//2) + (4 bytes) * (l%4)
+    (the accumulator's layout for 16-bit types); B from shared memory by TMA (128-byte
+    swizzle)."""
+    per_reg = 4 // esize  # elements per 32-bit register
+    span = 16 // esize  # columns between register pairs
+
+    @cuda.jit
+    def product(tb, a, out):
+        sb = cuda.shared.array(256 * 128, np.uint8, alignment=1024)
+        bar = cuda.shared.array(1, np.uint64, alignment=8)
+        t = cuda.threadIdx.x
+        if t == 0:
+            cuda.mbarrier.init(bar, 0, 1)
+            cuda.mbarrier.fence_init()
+        cuda.syncthreads()
+        if t == 0:
+            cuda.mbarrier.arrive_expect_tx(bar, 0, n * 128)
+            cuda.tma.load(sb, tb, (0, 0), bar, 0)
+        cuda.mbarrier.wait(bar, 0, 0)
+        lane, w = t % 32, t // 32
+        r = 16 * w + lane // 4
+        acc = cuda.wgmma.zeros(n)
+        cuda.wgmma.fence()
+        for s in range(4):
+            o = s * (32 // esize) + per_reg * (lane % 4)
+            v0 = v1 = v2 = v3 = types.uint64(0)
+            for e in range(per_reg):
+                sh = types.uint64(8 * esize * e)
+                v0 |= types.uint64(a[r, o + e]) << sh
+                v1 |= types.uint64(a[r + 8, o + e]) << sh
+                v2 |= types.uint64(a[r, o + span + e]) << sh
+                v3 |= types.uint64(a[r + 8, o + span + e]) << sh
+            db = cuda.wgmma.make_desc(sb, 32 * s, 128, 16, 1024)
+            fa = (types.uint32(v0), types.uint32(v1), types.uint32(v2), types.uint32(v3))
+            acc = cuda.wgmma.mma_async(acc, fa, db, dtype, s > 0)
+        cuda.wgmma.commit_group()
+        acc = cuda.wgmma.wait_group(0, acc)
+        cuda.wgmma.store(acc, out, 0, 0)
+
+    return product
+
+
+@pytest.mark.parametrize("dtype, n", [("bf16", 64), ("tf32", 128), ("e4m3", 64)])
+def test_a_from_registers_other_types(dtype, n):
+    esize = ESIZE[dtype]
+    np_dtype = _numpy_dtype(dtype)
+    bits = {1: np.uint8, 2: np.uint16, 4: np.uint32}[esize]
+    k = 128 // esize
+    rng = np.random.default_rng(n)
+    a = rng.standard_normal((64, k)).astype(np_dtype)
+    b = rng.standard_normal((n, k)).astype(np_dtype)
+    tb = cuda.make_tensor_map(_device_of(b), (n, k), swizzle=128)
+    out = cuda.to_device(np.zeros((64, n), np.float32))
+    _rs_kernel(dtype, n, esize)[1, 128](tb, cuda.to_device(np.ascontiguousarray(a).view(bits)), out)
+    ref = a.astype(np.float32) @ b.astype(np.float32).T
+    tol = 1e-5 if dtype == "bf16" else 2e-3
+    np.testing.assert_allclose(out.copy_to_host(), ref, rtol=tol, atol=tol * np.abs(ref).max())
+
+
 def test_b_transposed():
     _check_product("f16", 64, 128, trans_b=True)
 
