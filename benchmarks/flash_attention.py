@@ -47,12 +47,16 @@ def run_case(cuda, torch, fa, batch, heads, seq, d, causal, reps):
     flat = (batch * heads * seq, d)
     maps = fa.tensor_maps(dq.reshape(flat), dk.reshape(flat), dv.reshape(flat))
     kernel, overlapped = fa.make_attention(d, causal), fa.make_attention(d, causal, overlap=True)
+    variants = {"pingpong": fa.make_attention(d, causal, pingpong=True),
+                "overlap+pingpong": fa.make_attention(d, causal, overlap=True, pingpong=True)}
     ev = (torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
 
     def torch_time(run):
         return _median_seconds(run, reps, ev[0], ev[1], lambda s, e: s.elapsed_time(e))
 
     overlap = torch_time(lambda: fa.attention_forward(overlapped, dq, dk, dv, dout, maps))
+    others = {name: torch_time(lambda k=k: fa.attention_forward(k, dq, dk, dv, dout, maps))
+              for name, k in variants.items()}
     ours = torch_time(lambda: fa.attention_forward(kernel, dq, dk, dv, dout, maps))
     with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
         flash_out = sdpa(q, k, v, is_causal=causal)
@@ -62,6 +66,7 @@ def run_case(cuda, torch, fa, batch, heads, seq, d, causal, reps):
     flops = 4.0 * batch * heads * seq * seq * d / (2 if causal else 1)
     return {"batch": batch, "heads": heads, "seq": seq, "head_dim": d, "causal": causal,
             "cudalite_tflops": flops / ours / 1e12, "overlap_tflops": flops / overlap / 1e12,
+            **{f"{name}_tflops": flops / t / 1e12 for name, t in others.items()},
             "flash_tflops": flops / flash / 1e12,
             "default_tflops": flops / default / 1e12, "vs_flash": flash / ours, "vs_default": default / ours,
             "max_abs_err": err}
@@ -98,6 +103,8 @@ def main(argv=None):
     print("|---|---:|---:|")
     print(f"| cudalite (examples/flash_attention.py) | {r['cudalite_tflops']:.0f} | |")
     print(f"| cudalite, softmax overlapped within a warpgroup (overlap=True) | {r['overlap_tflops']:.0f} | |")
+    print(f"| cudalite, warpgroups taking turns (pingpong=True) | {r['pingpong_tflops']:.0f} | |")
+    print(f"| cudalite, overlap=True, pingpong=True | {r['overlap+pingpong_tflops']:.0f} | |")
     print(f"| torch SDPA, flash backend | {r['flash_tflops']:.0f} | {r['vs_flash']:.3f} |")
     print(f"| torch SDPA, default backend | {r['default_tflops']:.0f} | {r['vs_default']:.3f} |")
     print(f"max |cudalite - torch flash| = {r['max_abs_err']:.2e}")

@@ -39,13 +39,15 @@ CONSUMERS = 256
 LOG2E = 1.4426950408889634
 
 
-def make_attention(head_dim=128, causal=False, dtype="f16", overlap=False):
+def make_attention(head_dim=128, causal=False, dtype="f16", overlap=False, pingpong=False):
     """The kernel for ``head_dim`` (64 or 128), causal or not, ``dtype`` "f16"/"bf16";
     ``overlap``: the softmax of a tile overlaps the MMAs of the previous one within each
     consumer warpgroup (FlashAttention-3's intra-warpgroup pipelining).  Measured slower
     on an H200 (525-529 against 559-568 TFLOP/s at head_dim 128, seq 8k: the two consumer
     warpgroups already overlap each other's softmax and MMAs), so off by default; kept for
-    ``benchmarks/flash_attention.py``'s comparison."""
+    ``benchmarks/flash_attention.py``'s comparison.  ``pingpong``: the two consumer
+    warpgroups take turns at issuing MMAs (named barriers 1 and 2), so one's softmax runs
+    while the other's MMAs do (FlashAttention-3's inter-warpgroup schedule)."""
     if head_dim not in (64, 128):
         raise ValueError(f"head_dim must be 64 or 128, not {head_dim}")
     halves = head_dim // 64  # 64-column boxes: a 128-byte swizzle row holds 64 16-bit values
@@ -174,13 +176,19 @@ def make_attention(head_dim=128, causal=False, dtype="f16", overlap=False):
             r_lo, c_lo = cuda.wgmma.accumulator_coords(0)  # this thread's first row and column in a tile
             qrow = qt * BM + cw * 64 + r_lo  # the query of the thread's first row (the second: + 8)
             cuda.mbarrier.wait(qbar, 0, 0)
+            if pingpong and cw == 1:
+                cuda.named_barrier.arrive(1, 256)  # the first turn at the tensor cores is warpgroup 1's
             if not overlap:
                 for j in range(n_tiles):
                     s = pipe.consumer_wait(full, j)
                     kbase = q_bytes + s * stage_bytes
+                    if pingpong:
+                        cuda.named_barrier.sync(1 + cw, 256)  # this warpgroup's turn to issue MMAs
                     cuda.wgmma.fence()
                     sc = issue_qk(smem, kbase, cw)
                     cuda.wgmma.commit_group()
+                    if pingpong:
+                        cuda.named_barrier.arrive(2 - cw, 256)  # the other warpgroup's turn
                     sc = cuda.wgmma.wait_group(0, sc)
                     diag = causal and j == qt
                     kcol = j * BN + c_lo
@@ -191,9 +199,13 @@ def make_attention(head_dim=128, causal=False, dtype="f16", overlap=False):
                     p, s0, s1 = probs(sc, n0 * sl, n1 * sl, sl, diag, kcol, qrow)
                     l0, l1 = l0 * a0 + s0, l1 * a1 + s1
                     o = cuda.wgmma.scale_rows(o, a0, a1)
+                    if pingpong:
+                        cuda.named_barrier.sync(1 + cw, 256)
                     cuda.wgmma.fence()
                     o = issue_pv(o, p, smem, kbase + kv_bytes)
                     cuda.wgmma.commit_group()
+                    if pingpong and (cw == 0 or j < n_tiles - 1):  # (warpgroup 2's last turn hands on nothing)
+                        cuda.named_barrier.arrive(2 - cw, 256)
                     o = cuda.wgmma.wait_group(0, o)
                     pipe.consumer_release(empty, s)
             else:
@@ -201,9 +213,13 @@ def make_attention(head_dim=128, causal=False, dtype="f16", overlap=False):
                 # the tensor cores compute O += P V of tile j - 1
                 s = pipe.consumer_wait(full, 0)
                 kbase = q_bytes + s * stage_bytes
+                if pingpong:
+                    cuda.named_barrier.sync(1 + cw, 256)
                 cuda.wgmma.fence()
                 sc = issue_qk(smem, kbase, cw)
                 cuda.wgmma.commit_group()
+                if pingpong:
+                    cuda.named_barrier.arrive(2 - cw, 256)
                 sc = cuda.wgmma.wait_group(0, sc)
                 diag = causal and qt == 0
                 m0, m1 = row_max(sc, m0, m1, diag, c_lo, qrow)
@@ -212,12 +228,16 @@ def make_attention(head_dim=128, causal=False, dtype="f16", overlap=False):
                     s_prev, vbase = s, kbase + kv_bytes
                     s = pipe.consumer_wait(full, j)
                     kbase = q_bytes + s * stage_bytes
+                    if pingpong:
+                        cuda.named_barrier.sync(1 + cw, 256)
                     cuda.wgmma.fence()
                     sc = issue_qk(smem, kbase, cw)
                     cuda.wgmma.commit_group()
                     p_prev = p
                     o = issue_pv(o, p_prev, smem, vbase)
                     cuda.wgmma.commit_group()
+                    if pingpong:
+                        cuda.named_barrier.arrive(2 - cw, 256)
                     sc = cuda.wgmma.wait_group(1, sc)  # S of tile j; O += P V of tile j - 1 still running
                     diag = causal and j == qt
                     kcol = j * BN + c_lo
@@ -230,9 +250,13 @@ def make_attention(head_dim=128, causal=False, dtype="f16", overlap=False):
                     o, p_prev = cuda.wgmma.wait_group(0, o, p_prev)  # (P of tile j - 1 is read until here)
                     pipe.consumer_release(empty, s_prev)
                     o = cuda.wgmma.scale_rows(o, a0, a1)
+                if pingpong:
+                    cuda.named_barrier.sync(1 + cw, 256)
                 cuda.wgmma.fence()
                 o = issue_pv(o, p, smem, kbase + kv_bytes)
                 cuda.wgmma.commit_group()
+                if pingpong and cw == 0:
+                    cuda.named_barrier.arrive(2 - cw, 256)
                 o = cuda.wgmma.wait_group(0, o)
                 pipe.consumer_release(empty, s)
             l0 += cuda.shfl_xor_sync(0xFFFFFFFF, l0, 1)

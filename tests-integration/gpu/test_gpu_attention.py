@@ -39,11 +39,13 @@ def _device_of(a):
     return DeviceNDArray(a.shape, a.strides, a.dtype, ptr=raw._ptr, owner=raw)
 
 
-@pytest.mark.parametrize("d, causal, dtype, overlap", [
-    (128, False, "f16", False), (128, True, "f16", False), (64, False, "bf16", False), (64, True, "f16", False),
-    (128, True, "bf16", False), (128, False, "f16", True), (64, True, "f16", True),
+@pytest.mark.parametrize("d, causal, dtype, overlap, pingpong", [
+    (128, False, "f16", False, False), (128, True, "f16", False, False), (64, False, "bf16", False, False),
+    (64, True, "f16", False, False), (128, True, "bf16", False, False), (128, False, "f16", True, False),
+    (64, True, "f16", True, False), (128, False, "f16", False, True), (128, True, "bf16", False, True),
+    (128, False, "f16", True, True), (64, True, "f16", True, True),
 ])
-def test_attention_forward(fa, d, causal, dtype, overlap):
+def test_attention_forward(fa, d, causal, dtype, overlap, pingpong):
     if dtype == "bf16":
         np_dtype = pytest.importorskip("ml_dtypes").bfloat16
     else:
@@ -51,7 +53,7 @@ def test_attention_forward(fa, d, causal, dtype, overlap):
     rng = np.random.default_rng(d + causal)
     q, k, v = (rng.standard_normal((2, 2, 384, d)).astype(np_dtype) for _ in range(3))
     out = _device_of(np.zeros(q.shape, np_dtype))
-    fa.attention_forward(fa.make_attention(d, causal, dtype, overlap), _device_of(q), _device_of(k), _device_of(v), out)
+    fa.attention_forward(fa.make_attention(d, causal, dtype, overlap, pingpong), _device_of(q), _device_of(k), _device_of(v), out)
     got = out.copy_to_host().astype(np.float32)
     tol = 4e-3 if dtype == "f16" else 3e-2  # the output's rounding (P rounded to 16 bits as well)
     np.testing.assert_allclose(got, fa.reference(q, k, v, causal), atol=tol, rtol=tol)
