@@ -48,6 +48,7 @@ def run_case(cuda, torch, fa, batch, heads, seq, d, causal, reps):
     maps = fa.tensor_maps(dq.reshape(flat), dk.reshape(flat), dv.reshape(flat))
     kernel, overlapped = fa.make_attention(d, causal), fa.make_attention(d, causal, overlap=True)
     variants = {"pingpong": fa.make_attention(d, causal, pingpong=True),
+                "stages3": fa.make_attention(d, causal, stages=3),
                 "overlap+pingpong": fa.make_attention(d, causal, overlap=True, pingpong=True)}
     ev = (torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
 
@@ -105,6 +106,7 @@ def main(argv=None):
     print(f"| cudalite, softmax overlapped within a warpgroup (overlap=True) | {r['overlap_tflops']:.0f} | |")
     print(f"| cudalite, warpgroups taking turns (pingpong=True) | {r['pingpong_tflops']:.0f} | |")
     print(f"| cudalite, overlap=True, pingpong=True | {r['overlap+pingpong_tflops']:.0f} | |")
+    print(f"| cudalite, 3 stages of K and V (stages=3) | {r['stages3_tflops']:.0f} | |")
     print(f"| torch SDPA, flash backend | {r['flash_tflops']:.0f} | {r['vs_flash']:.3f} |")
     print(f"| torch SDPA, default backend | {r['default_tflops']:.0f} | {r['vs_default']:.3f} |")
     print(f"max |cudalite - torch flash| = {r['max_abs_err']:.2e}")

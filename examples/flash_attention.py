@@ -39,7 +39,7 @@ CONSUMERS = 256
 LOG2E = 1.4426950408889634
 
 
-def make_attention(head_dim=128, causal=False, dtype="f16", overlap=False, pingpong=False):
+def make_attention(head_dim=128, causal=False, dtype="f16", overlap=False, pingpong=False, stages=STAGES):
     """The kernel for ``head_dim`` (64 or 128), causal or not, ``dtype`` "f16"/"bf16";
     ``overlap``: the softmax of a tile overlaps the MMAs of the previous one within each
     consumer warpgroup (FlashAttention-3's intra-warpgroup pipelining).  Measured slower
@@ -47,7 +47,8 @@ def make_attention(head_dim=128, causal=False, dtype="f16", overlap=False, pingp
     warpgroups already overlap each other's softmax and MMAs), so off by default; kept for
     ``benchmarks/flash_attention.py``'s comparison.  ``pingpong``: the two consumer
     warpgroups take turns at issuing MMAs (named barriers 1 and 2), so one's softmax runs
-    while the other's MMAs do (FlashAttention-3's inter-warpgroup schedule)."""
+    while the other's MMAs do (FlashAttention-3's inter-warpgroup schedule).  ``stages``:
+    shared-memory stages of K and V (2 or 3)."""
     if head_dim not in (64, 128):
         raise ValueError(f"head_dim must be 64 or 128, not {head_dim}")
     halves = head_dim // 64  # 64-column boxes: a 128-byte swizzle row holds 64 16-bit values
@@ -55,7 +56,7 @@ def make_attention(head_dim=128, causal=False, dtype="f16", overlap=False, pingp
     q_bytes = halves * tile  # the block's Q tile (both consumers' rows)
     kv_bytes = halves * tile  # one tile of K (or V)
     stage_bytes = 2 * kv_bytes  # K then V
-    smem_bytes = q_bytes + STAGES * stage_bytes
+    smem_bytes = q_bytes + stages * stage_bytes  # 160 KiB with 2 stages, 224 KiB with 3
     ksteps = head_dim // 16  # MMAs of S = Q K^T (k16 each)
     pack = cuda.mma.pack_f16x2 if dtype == "f16" else cuda.mma.pack_bf16x2
     neg = types.float32(-math.inf)
@@ -138,8 +139,8 @@ def make_attention(head_dim=128, causal=False, dtype="f16", overlap=False, pingp
     @cuda.jit(launch_bounds=(THREADS, 1), fastmath=True)
     def attention(tq, tk, tv, out, seq, scale_log2):
         smem = cuda.shared.array(0, np.uint8, alignment=1024)
-        full = cuda.shared.array(STAGES, np.uint64, alignment=8)
-        empty = cuda.shared.array(STAGES, np.uint64, alignment=8)
+        full = cuda.shared.array(stages, np.uint64, alignment=8)
+        empty = cuda.shared.array(stages, np.uint64, alignment=8)
         qbar = cuda.shared.array(1, np.uint64, alignment=8)
         t = cuda.threadIdx.x
         wg = t // 128
