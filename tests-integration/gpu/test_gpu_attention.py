@@ -39,13 +39,14 @@ def _device_of(a):
     return DeviceNDArray(a.shape, a.strides, a.dtype, ptr=raw._ptr, owner=raw)
 
 
-@pytest.mark.parametrize("d, causal, dtype, overlap, pingpong", [
-    (128, False, "f16", False, False), (128, True, "f16", False, False), (64, False, "bf16", False, False),
-    (64, True, "f16", False, False), (128, True, "bf16", False, False), (128, False, "f16", True, False),
-    (64, True, "f16", True, False), (128, False, "f16", False, True), (128, True, "bf16", False, True),
-    (128, False, "f16", True, True), (64, True, "f16", True, True),
+@pytest.mark.parametrize("d, causal, dtype, options", [
+    (128, False, "f16", {}), (128, True, "f16", {}), (64, False, "bf16", {}), (64, True, "f16", {}),
+    (128, True, "bf16", {}), (128, False, "f16", {"overlap": True}), (64, True, "f16", {"overlap": True}),
+    (128, False, "f16", {"pingpong": True}), (128, True, "bf16", {"pingpong": True}),
+    (128, False, "f16", {"overlap": True, "pingpong": True}), (64, True, "f16", {"overlap": True, "pingpong": True}),
+    (128, True, "f16", {"stages": 3}), (64, False, "bf16", {"stages": 3}),
 ])
-def test_attention_forward(fa, d, causal, dtype, overlap, pingpong):
+def test_attention_forward(fa, d, causal, dtype, options):
     if dtype == "bf16":
         np_dtype = pytest.importorskip("ml_dtypes").bfloat16
     else:
@@ -53,7 +54,8 @@ def test_attention_forward(fa, d, causal, dtype, overlap, pingpong):
     rng = np.random.default_rng(d + causal)
     q, k, v = (rng.standard_normal((2, 2, 384, d)).astype(np_dtype) for _ in range(3))
     out = _device_of(np.zeros(q.shape, np_dtype))
-    fa.attention_forward(fa.make_attention(d, causal, dtype, overlap, pingpong), _device_of(q), _device_of(k), _device_of(v), out)
+    kernel = fa.make_attention(d, causal, dtype, **options)
+    fa.attention_forward(kernel, _device_of(q), _device_of(k), _device_of(v), out)
     got = out.copy_to_host().astype(np.float32)
     tol = 4e-3 if dtype == "f16" else 3e-2  # the output's rounding (P rounded to 16 bits as well)
     np.testing.assert_allclose(got, fa.reference(q, k, v, causal), atol=tol, rtol=tol)
