@@ -247,3 +247,13 @@ def test_misuse_is_located(tmp_path, line, message):
         compile_ptx(fn, SIG, cc="sm_90a")
     assert info.value.loc.filename == path and info.value.loc.line == 10
 
+
+
+def test_store_is_bounds_checked_under_boundscheck(tmp_path):
+    """With boundscheck the store checks the thread's last row and column (an IndexError
+    record naming the index), without it no check is emitted."""
+    fn, _ = _load(tmp_path, ["cuda.wgmma.store(cuda.wgmma.zeros(64), out, n, 0)"])
+    checked = cuda.jit(boundscheck=True)(fn).compile_ptx_for(SIG, cc=(8, 0))
+    plain = cuda.jit(fn).compile_ptx_for(SIG, cc=(8, 0))
+    assert "setp.lt.u64" in checked and "__cudalite_exc" in checked  # the compare, the IndexError record
+    assert "setp" not in plain and "__cudalite_exc" not in plain

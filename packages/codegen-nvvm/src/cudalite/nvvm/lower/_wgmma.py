@@ -26,6 +26,7 @@ from cudalite.core import device_api as api
 from cudalite.core.types import Tuple, float32, uint64
 from cudalite.core.typing.rules.wgmma import WGMMA_KINDS
 
+from ._boundscheck import check_indices
 from ._elements import element_pointer, store_mem
 from ._intrinsics import inline_asm, inline_asm_outputs, read_sreg, require_arch_specific, tuple_value
 from ._irtypes import EMPTY, I32, I64
@@ -184,7 +185,9 @@ def _coords(lc, node, args, info):
 @lowerings.call(api.wgmma.store)
 def _store(lc, node, args, info):
     """The accumulator tile stored element by element (constant register indices), each
-    float32 converted to the array's dtype; rows/columns from :func:`_coords`' layout."""
+    float32 converted to the array's dtype; rows/columns from :func:`_coords`' layout.
+    Under ``boundscheck`` the thread's last row and column are checked (an
+    ``IndexError`` on the host, nothing stored)."""
     b = lc.builder
     acc_t, aty = info.sig.args[0], info.sig.args[1]
     acc, arr, row0, col0 = args
@@ -196,7 +199,11 @@ def _store(lc, node, args, info):
     lane, warp = b.and_(tid, c(31)), b.and_(b.lshr(tid, c(5)), c(3))
     r = b.add(row0, b.zext(b.add(b.shl(warp, c(4)), b.lshr(lane, c(2))), I64))
     col = b.add(col0, b.zext(b.shl(b.and_(lane, c(3)), c(1)), I64))
-    for i in range(len(acc_t.types)):
+    n = len(acc_t.types)
+    # boundscheck: this thread's last row and column (a negative row or col is huge unsigned)
+    check_indices(lc, aty, arr, [(b.add(r, c(8, I64)), uint64), (b.add(col, c(8 * (n // 4 - 1) + 1, I64)), uint64)],
+                  node.loc)
+    for i in range(n):
         ri = b.add(r, c(8 * ((i >> 1) & 1), I64))
         ci = b.add(col, c(8 * (i >> 2) + (i & 1), I64))
         p = element_pointer(b, aty, arr, [(ri, uint64), (ci, uint64)])

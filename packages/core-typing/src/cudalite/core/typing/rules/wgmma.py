@@ -33,7 +33,7 @@ held in registers spread over the 128 threads -- N/2 float32 per thread, a tuple
   ``array[row:row + 64, col:col + N]`` (a 2-d array of real numbers; each value converted
   to its dtype), unrolled, with constant register indices (a loop over ``acc[i]`` with a
   runtime ``i`` would put the accumulator in local memory); the tile must lie inside the
-  array (``row``, ``col`` >= 0: no wraparound, no bounds check);
+  array (``row``, ``col`` >= 0, no wraparound; checked under ``boundscheck=True``);
 * ``scale_rows(acc, lo, hi)``: the accumulator with this thread's elements of its first
   row (``accumulator_coords`` row ``16w + l//4``) multiplied by ``lo`` and those of its
   second row (8 below) by ``hi`` -- the rescaling of an online softmax;
