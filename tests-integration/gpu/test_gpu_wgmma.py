@@ -329,3 +329,16 @@ def test_warp_specialised_gemm(wgmma_gemm, dtype):
     with pytest.raises(ValueError, match="K of"):
         wgmma_gemm.matmul(wgmma_gemm.make_gemm(dtype), _device_of(a[:, :100]), _device_of(b[:, :100]), c,
                           dtype=dtype)
+
+
+def test_store_out_of_bounds_raises_under_boundscheck():
+    @cuda.jit(boundscheck=True)
+    def place(out, row):
+        cuda.wgmma.store(cuda.wgmma.zeros(16), out, row, 0)
+
+    out = cuda.to_device(np.full((64, 16), 5, np.float32))
+    place[1, 128](out, 0)
+    np.testing.assert_array_equal(out.copy_to_host(), 0)
+    with pytest.raises(IndexError):
+        place[1, 128](out, 8)  # rows 8..71 of a 64-row array
+        cuda.synchronize()
