@@ -131,10 +131,34 @@ def test_wait_group_passes_a_fragments_and_scale_rows(tmp_path):
 def test_constant_tuple_slices(tmp_path):
     ptx = _ptx(tmp_path, ["t = (n, n + 1, n + 2, n + 3)", "u = t[1:] + t[::2]", "out[0, 0] = u[0] + u[3] + len(u)"])
     assert "st.global.f32" in ptx
+    from cudalite.nvvm import compile_stages  # the typed IR: the slices' types, Python's semantics
+
+    fn, _ = _load(tmp_path, ["t = (n, 1.5, n > 0, n + 3)", "out[0, 0] = len(t[::-1]) + len(t[-2:]) + len(t[5:])",
+                             "u = t[::-1]", "out[0, 1] = u[0]", "v = t[-3:-1]", "out[0, 2] = v[1]"])
+    typed = compile_stages(fn, SIG, device=False, cc=(8, 0))["typed-ir"].data
+    assert "Tuple(int64, bool, float64, int32)" in typed  # t[::-1]
+    assert "Tuple(float64, bool)" in typed  # t[-3:-1]
     fn, path = _load(tmp_path, ["t = (n, n + 1)", "out[0, 0] = t[n:][0]"])
     with pytest.raises(TypingError, match="a tuple can only be sliced with constant bounds") as info:
         compile_ptx(fn, SIG, cc=(8, 0))
     assert info.value.loc.filename == path and info.value.loc.line == 7
+
+
+def test_the_pipeline_helper_is_inlined(tmp_path):
+    """cudalite.cuda.tma_pipeline's functions leave no call in the kernel (a call inside an
+    MMA pipeline would serialise it)."""
+    body = ["full = cuda.shared.array(3, np.uint64)", "empty = cuda.shared.array(3, np.uint64)",
+            "if cuda.threadIdx.x == 0:", "    pipe.init(full, empty, 128)", "cuda.syncthreads()",
+            "for it in range(n):", "    s = pipe.producer_acquire(empty, it)", "    pipe.producer_commit(full, s, 64)",
+            "    s = pipe.consumer_wait(full, it)", "    pipe.consumer_release(empty, s)"]
+    src = tmp_path / "user_kernel.py"
+    src.write_text("import numpy as np\nfrom cudalite import cuda\nfrom cudalite.cuda import tma_pipeline as pipe\n\n\n"
+                   "def k(out, n):\n" + "".join(f"    {line}\n" for line in body))
+    ns = {}
+    exec(compile(src.read_text(), str(src), "exec"), ns)
+    ptx = cuda.jit(ns["k"]).compile_ptx_for(SIG, cc=(9, 0))
+    assert "call" not in ptx.replace("callseq", "") and "mbarrier.try_wait.parity" in ptx
+    assert "mbarrier.arrive.expect_tx" in ptx and ptx.count("mbarrier.init") >= 1
 
 
 def test_dynamic_shared_memory_alignment(tmp_path):
