@@ -17,22 +17,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples"))
 
-
-def _median_seconds(run, reps, start, end, elapsed):
-    run()
-    times = []
-    for _ in range(reps):
-        start.record()
-        run()
-        end.record()
-        end.synchronize()
-        times.append(elapsed(start, end) / 1e3)
-    return statistics.median(times)
+from bench_util import gpu_ms, gpu_or_skip  # noqa: E402
 
 
 def run_case(cuda, torch, fa, batch, heads, seq, d, causal, reps):
@@ -50,10 +39,10 @@ def run_case(cuda, torch, fa, batch, heads, seq, d, causal, reps):
     variants = {"pingpong": fa.make_attention(d, causal, pingpong=True),
                 "stages3": fa.make_attention(d, causal, stages=3),
                 "overlap+pingpong": fa.make_attention(d, causal, overlap=True, pingpong=True)}
-    ev = (torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
 
-    def torch_time(run):
-        return _median_seconds(run, reps, ev[0], ev[1], lambda s, e: s.elapsed_time(e))
+    def torch_time(run):  # seconds: torch's events on its (the legacy default) stream, where both launch
+        return gpu_ms(run, reps, 1, lambda: torch.cuda.Event(enable_timing=True), lambda s, e: s.elapsed_time(e),
+                      torch.cuda.synchronize) / 1e3
 
     overlap = torch_time(lambda: fa.attention_forward(overlapped, dq, dk, dv, dout, maps))
     others = {name: torch_time(lambda k=k: fa.attention_forward(k, dq, dk, dv, dout, maps))
@@ -83,11 +72,12 @@ def main(argv=None):
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--json", metavar="PATH")
     args = ap.parse_args(argv)
-    from cudalite import cuda
-
-    dev = cuda.get_current_device()
-    if dev.compute_capability != (9, 0):
-        print(f"attention benchmark skipped: needs an sm_90 GPU, not {dev.name}")
+    found = gpu_or_skip("attention", (9, 0))
+    if found is None:
+        return
+    cuda, dev = found
+    if tuple(dev.compute_capability) != (9, 0):
+        print(f"attention benchmark skipped: wgmma exists only on sm_90a (H100/H200), not {dev.name}")
         return
     try:
         import torch

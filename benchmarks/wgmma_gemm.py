@@ -16,24 +16,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import sys
 
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples"))
 
-
-def _median_seconds(run, reps, start, end, elapsed):
-    run()
-    times = []
-    for _ in range(reps):
-        start.record()
-        run()
-        end.record()
-        end.synchronize()
-        times.append(elapsed(start, end) / 1e3)
-    return statistics.median(times)
+from bench_util import gpu_ms, gpu_or_skip  # noqa: E402
 
 
 def _device_of(cuda, a):
@@ -62,8 +51,8 @@ def run_case(cuda, torch, wg, name, size, reps):
     maps = wg.tensor_maps(da, db, name)
     ta = torch.from_numpy(a.view(bits)).to("cuda").view(t_in)  # the same bits
     tb = torch.from_numpy(b.view(bits)).to("cuda").view(t_in)
-    ours = _median_seconds(lambda: wg.matmul(gemm, da, db, dc, maps, dtype=name), reps, cuda.event(),
-                           cuda.event(), cuda.event_elapsed_time)
+    ours = gpu_ms(lambda: wg.matmul(gemm, da, db, dc, maps, dtype=name), reps, 1, cuda.event,
+                  cuda.event_elapsed_time, cuda.synchronize) / 1e3
     if name == "e4m3":
         one = torch.ones((), device="cuda")
 
@@ -73,8 +62,8 @@ def run_case(cuda, torch, wg, name, size, reps):
         def peer():
             return torch.nn.functional.linear(ta, tb)
     tc = peer()
-    ev = (torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
-    theirs = _median_seconds(peer, reps, ev[0], ev[1], lambda s, e: s.elapsed_time(e))
+    theirs = gpu_ms(peer, reps, 1, lambda: torch.cuda.Event(enable_timing=True), lambda s, e: s.elapsed_time(e),
+                    torch.cuda.synchronize) / 1e3
     got = dc.copy_to_host().astype(np.float32)
     ref = tc.float().cpu().numpy()
     err = float(np.abs(got - ref).max() / np.abs(ref).max())
@@ -94,11 +83,12 @@ def main(argv=None):
     ap.add_argument("--dtypes", default="f16,bf16,e4m3")
     ap.add_argument("--json", metavar="PATH")
     args = ap.parse_args(argv)
-    from cudalite import cuda
-
-    dev = cuda.get_current_device()
-    if dev.compute_capability != (9, 0):
-        print(f"wgmma GEMM benchmark skipped: needs an sm_90 GPU, not {dev.name}")
+    found = gpu_or_skip("wgmma GEMM", (9, 0))
+    if found is None:
+        return
+    cuda, dev = found
+    if tuple(dev.compute_capability) != (9, 0):
+        print(f"wgmma GEMM benchmark skipped: wgmma exists only on sm_90a (H100/H200), not {dev.name}")
         return
     try:
         import torch
