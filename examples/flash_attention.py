@@ -47,10 +47,13 @@ def make_attention(head_dim=128, causal=False, dtype="f16", overlap=False, pingp
     warpgroups already overlap each other's softmax and MMAs), so off by default; kept for
     ``benchmarks/flash_attention.py``'s comparison.  ``pingpong``: the two consumer
     warpgroups take turns at issuing MMAs (named barriers 1 and 2), so one's softmax runs
-    while the other's MMAs do (FlashAttention-3's inter-warpgroup schedule).  ``stages``:
-    shared-memory stages of K and V (2 or 3)."""
+    while the other's MMAs do (FlashAttention-3's inter-warpgroup schedule; also measured
+    slower, 525-531).  ``stages``: shared-memory stages of K and V (2 or 3: 160 or 224 KiB
+    with head_dim 128)."""
     if head_dim not in (64, 128):
         raise ValueError(f"head_dim must be 64 or 128, not {head_dim}")
+    if stages not in (2, 3):
+        raise ValueError(f"stages must be 2 or 3 (shared memory holds at most 3 stages of K and V), not {stages}")
     halves = head_dim // 64  # 64-column boxes: a 128-byte swizzle row holds 64 16-bit values
     tile = BN * 128  # bytes of one 128-row, 64-column box
     q_bytes = halves * tile  # the block's Q tile (both consumers' rows)

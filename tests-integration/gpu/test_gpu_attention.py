@@ -67,6 +67,8 @@ def test_attention_shape_checks(fa):
         fa.attention_forward(fa.make_attention(64), q, q, q, q)
     with pytest.raises(ValueError, match="head_dim must be 64 or 128"):
         fa.make_attention(96)
+    with pytest.raises(ValueError, match="stages must be 2 or 3"):
+        fa.make_attention(128, stages=4)
 
 
 def test_pipeline_ring_phases():
