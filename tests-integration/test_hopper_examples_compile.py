@@ -86,3 +86,10 @@ def test_benchmarks_skip_without_a_gpu(script):
                           text=True, env=env, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "benchmark skipped: no usable GPU" in proc.stdout
+
+
+def test_attention_options_checked(examples):
+    with pytest.raises(ValueError, match="stages must be 2 or 3"):
+        examples[1].make_attention(128, stages=4)
+    with pytest.raises(ValueError, match="head_dim must be 64 or 128"):
+        examples[1].make_attention(96)
