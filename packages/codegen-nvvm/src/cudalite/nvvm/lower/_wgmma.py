@@ -38,10 +38,6 @@ __all__ = []
 _F32 = ir.FloatType()
 
 
-def _need_90a(lc, node, what):
-    require_arch_specific(lc, node, what)
-
-
 def _items(b, value, n):
     return [b.extract_value(value, i) for i in range(n)]
 
@@ -69,28 +65,28 @@ def _zeros(lc, node, args, info):
     return tuple_value(lc, ret, [ir.Constant(_F32, 0.0)] * len(ret.types))
 
 
-@lowerings.call(api.wgmma.fence)
-def _fence(lc, node, args, info):
-    _need_90a(lc, node, "cuda.wgmma.fence")
-    inline_asm(lc, ir.VoidType(), "wgmma.fence.sync.aligned;", "~{memory}")
+_SIMPLE = {
+    api.wgmma.fence: ("wgmma.fence.sync.aligned;", "cuda.wgmma.fence"),
+    api.wgmma.commit_group: ("wgmma.commit_group.sync.aligned;", "cuda.wgmma.commit_group"),
+}
+
+
+@lowerings.call(*_SIMPLE)
+def _simple(lc, node, args, info):
+    ptx, what = _SIMPLE[info.key]
+    require_arch_specific(lc, node, what)
+    inline_asm(lc, ir.VoidType(), ptx, "~{memory}")
     return ir.Constant(EMPTY, None)
 
 
-@lowerings.call(api.wgmma.commit_group)
-def _commit(lc, node, args, info):
-    _need_90a(lc, node, "cuda.wgmma.commit_group")
-    inline_asm(lc, ir.VoidType(), "wgmma.commit_group.sync.aligned;", "~{memory}")
-    return ir.Constant(EMPTY, None)
-
-
-def _tied(k, first_output=0):
+def _tied(k):
     """Constraints of ``k`` float outputs and ``k`` inputs tied to them."""
-    return ["=f"] * k + [str(first_output + i) for i in range(k)]
+    return ["=f"] * k + [str(i) for i in range(k)]
 
 
 @lowerings.call(api.wgmma.mma_async)
 def _mma_async(lc, node, args, info):
-    _need_90a(lc, node, "cuda.wgmma.mma_async")
+    require_arch_specific(lc, node, "cuda.wgmma.mma_async")
     b, call = lc.builder, info.payload
     k = call.n // 2
     kdim, ptype, transposable = WGMMA_KINDS[call.dtype]
@@ -145,7 +141,7 @@ def _rebuild(lc, ty, regs, at):
 
 @lowerings.call(api.wgmma.wait_group)
 def _wait_group(lc, node, args, info):
-    _need_90a(lc, node, "cuda.wgmma.wait_group")
+    require_arch_specific(lc, node, "cuda.wgmma.wait_group")
     b = lc.builder
     ptx = f"wgmma.wait_group.sync.aligned {info.payload};"
     frags = info.sig.args[1:]
@@ -223,7 +219,7 @@ def _scale_rows(lc, node, args, info):
 
 def _setmaxnreg(op):
     def lower(lc, node, args, info):
-        _need_90a(lc, node, f"cuda.setmaxnreg.{op}")
+        require_arch_specific(lc, node, f"cuda.setmaxnreg.{op}")
         mb = lc.module
         mb.needs_lto = True
         if mb.setmaxnreg_loc is None:
