@@ -314,3 +314,49 @@ def test_new_outputs_take_the_fast_path(add, monkeypatch):
     r = add(cx, cy)
     np.testing.assert_array_equal(r.copy_to_host(), x + y)
     assert general == []
+
+
+_SPIN_FILL = r"""
+extern "C" __global__ void spin_fill(float* a, int n, float v) {
+    long long t0 = clock64();
+    while (clock64() - t0 < 100000000LL) {}  // ~50 ms: a later launch not ordered after it reads old data
+    for (int i = threadIdx.x; i < n; i += blockDim.x) a[i] = v;
+}
+"""
+
+
+@pytest.mark.nosim("the compiled ufunc's fast path (the simulator runs ufuncs its own way)")
+def test_cupy_arrays_seen_again_launch_as_views_and_stay_ordered(add, monkeypatch):
+    """CuPy arrays read again launch as kept device-array views on CuPy's null stream
+    (the fast path; the result follows their memory, written in place between calls);
+    under another CuPy stream the launch still waits for work queued there (a slow
+    kernel that fills the input): the same values as NumPy either way, for new outputs
+    and for a CuPy out=."""
+    cp = pytest.importorskip("cupy")
+    spin = cp.RawKernel(_SPIN_FILL, "spin_fill")
+    n = 5000
+    y = (np.arange(n) % 7).astype(np.float32)
+    cx, cy, cout = cp.asarray(np.arange(n, dtype=np.float32)), cp.asarray(y), cp.zeros(n, cp.float32)
+    add(cx, cy)  # the first call of a key may compile, on the general path
+    add(cx, cy, out=cout)
+    general = []
+    run = add._run
+    monkeypatch.setattr(add, "_run", lambda *a, **k: general.append(1) or run(*a, **k))
+    for v in (1.0, 2.0, 3.0):
+        cx.fill(v)  # in place, on CuPy's null stream: the kept view sees it
+        np.testing.assert_array_equal(add(cx, cy).copy_to_host(), np.float32(v) + y)
+        r = add(cx, cy, out=cout)
+        assert r.device_ctypes_pointer.value == cout.data.ptr
+        np.testing.assert_array_equal(cp.asnumpy(cout), np.float32(v) + y)
+    s = cp.cuda.Stream(non_blocking=True)
+    for v in (4.0, 5.0):
+        with s:
+            spin((1,), (256,), (cx, np.int32(n), np.float32(v)))  # queued on s, ~50 ms
+            new = add(cx, cy)
+            spin((1,), (256,), (cx, np.int32(n), np.float32(v + 10)))
+            add(cx, cy, out=cout)
+        s.synchronize()
+        cuda.synchronize()
+        np.testing.assert_array_equal(new.copy_to_host(), np.float32(v) + y)
+        np.testing.assert_array_equal(cp.asnumpy(cout), np.float32(v + 10) + y)
+    assert general == []

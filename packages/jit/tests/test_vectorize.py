@@ -344,7 +344,8 @@ def test_fast_path_without_out_allocates_the_loops_dtype(monkeypatch):
     monkeypatch.setattr(f, "_multiprocessors", lambda: 132)
     made = []
 
-    def fake_alloc(n, dtype, stream=0):  # new_vector: the fast path's device_array((n,), dtype, stream=...)
+    def fake_alloc(n, dtype, stream=0, key=None):  # new_vector: the fast path's device_array((n,), dtype, stream=...)
+        assert key == (np.dtype(dtype), 1, "C")  # the interned type key the ufunc keeps
         made.append(((n,), np.dtype(dtype), stream))
         return _dev((n,), dtype, base=0x7F0000100000)
 
@@ -386,3 +387,51 @@ def test_fast_path_keeps_the_last_configuration(monkeypatch):
     cfg_stream = (*V.launch_config(1000, 132), stream)
     assert [c[0] for c in rec.calls] == [cfg_long] * 2 + [cfg_short, cfg_long] + [cfg_stream] * 2
     assert [c[1] for c in rec.calls] == [(out, a, b)] * 2 + [(out2, c, d)] + [(out, a, b)] * 3
+
+
+def test_fast_path_launches_cupy_arrays_seen_before_as_kept_views(monkeypatch):
+    """A CuPy array (a stand-in of its class, with a stand-in ``cupy`` module) launches as
+    itself the first time and as one kept DeviceNDArray view over its memory after; a
+    CuPy out= is returned as that view; under another CuPy current stream every array
+    launches as itself (the CuPy launch path orders after that stream)."""
+    import sys
+    import types
+
+    from cudalite.cuda import DeviceNDArray
+
+    null, other = object(), object()
+    current = [null]
+    fake = types.ModuleType("cupy")
+    fake.cuda = types.SimpleNamespace(get_current_stream=lambda: current[0], Stream=types.SimpleNamespace(null=null))
+    monkeypatch.setitem(sys.modules, "cupy", fake)
+
+    class Ptr:
+        def __init__(self, ptr):
+            self.ptr = ptr
+
+    ndarray = type("ndarray", (), {"__module__": "cupy._core.core"})
+
+    def cupy_like(ptr):
+        a = ndarray()
+        a.data, a.shape, a.strides, a.dtype, a.ndim, a._c_contiguous = Ptr(ptr), (300,), (4,), np.dtype("f4"), 1, True
+        a.__cuda_array_interface__ = {"version": 3, "data": (ptr, False), "shape": (300,), "typestr": "<f4",
+                                      "strides": None}
+        return a
+
+    f = cuda.vectorize(["float32(float32, float32)"])(_add)
+    rec = _Recorder()
+    monkeypatch.setattr(f, "_kernel", lambda index, ndim, scalars: rec)
+    monkeypatch.setattr(f, "_multiprocessors", lambda: 132)
+    x, y, out = cupy_like(0x7F0000100000), cupy_like(0x7F0000200000), cupy_like(0x7F0000300000)
+    first = f._fast_call((x, y), out, 0)
+    assert rec.calls[-1][1] == (out, x, y) and type(first) is DeviceNDArray
+    second = f._fast_call((x, y), out, 0)
+    launched = rec.calls[-1][1]
+    assert all(type(v) is DeviceNDArray for v in launched) and launched[0] is second
+    assert [v.device_ctypes_pointer.value for v in launched] == [0x7F0000300000, 0x7F0000100000, 0x7F0000200000]
+    assert f._fast_call((x, y), out, 0) is second and all(a is b for a, b in zip(rec.calls[-1][1], launched))
+    current[0] = other  # another CuPy stream is current: the arrays themselves
+    assert type(f._fast_call((x, y), out, 0)) is DeviceNDArray and rec.calls[-1][1] == (out, x, y)
+    x.ndim, x.shape = 2, (1, 300)  # reshaped in place: no longer the fast path's
+    current[0] = null
+    assert f._fast_call((x, y), out, 0) is None

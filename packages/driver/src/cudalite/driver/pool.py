@@ -45,6 +45,7 @@ MAX_BLOCK = 16 << 20  # bytes: a larger allocation is a plain cuMemAlloc, freed 
 PENDING_BLOCKS = 64  # pending frees that make the next allocation flush
 PENDING_BYTES = 128 << 20  # pending bytes that make the next allocation flush
 CACHE_BYTES = 256 << 20  # cached bytes kept after a flush (the rest goes back to the driver)
+_ROUND_MASK = BLOCK_ROUNDING - 1  # a power of two: sizes round up with a mask
 
 
 def memory_pool(device_id: int | None = None, create: bool = True) -> DevicePool | None:
@@ -117,7 +118,7 @@ class DevicePool:
             The device is out of memory even with the cached blocks given back, or an
             earlier kernel's error surfaced in the flush's synchronization.
         """
-        size = -(-nbytes // BLOCK_ROUNDING) * BLOCK_ROUNDING
+        size = (nbytes + _ROUND_MASK) & ~_ROUND_MASK
         if len(self._pending) >= PENDING_BLOCKS or self._pending_bytes >= PENDING_BYTES:
             self.flush()
         with self._lock:

@@ -152,11 +152,12 @@ def device_array(shape: int | Sequence[int], dtype: Any = float, strides: Sequen
     return DeviceNDArray(shape, strides, dtype, stream=stream, gpu_data=mem)
 
 
-def new_vector(n: int, dtype: Any, stream: Any = 0) -> DeviceNDArray:
+def new_vector(n: int, dtype: Any, stream: Any = 0, key: Any = None) -> DeviceNDArray:
     """``device_array((n,), dtype, stream=stream)`` for ``n > 0`` and a NumPy dtype, with
     the array's fields set directly (the ufunc fast path's new output: ~2 us less than
     the general constructor on the dev machine); the same array in every field
-    (packages/jit/tests/test_new_vector.py)."""
+    (packages/jit/tests/test_new_vector.py).  ``key``: the interned type key of
+    ``(dtype, 1, "C")`` (``layout.type_key``) when the caller keeps it."""
     itemsize = dtype.itemsize
     mem = device_alloc(n * itemsize)
     a = DeviceNDArray.__new__(DeviceNDArray)
@@ -168,7 +169,7 @@ def new_vector(n: int, dtype: Any, stream: Any = 0) -> DeviceNDArray:
         a._device = None
     a.shape, a.strides, a.dtype, a.ndim, a.size = (n,), (itemsize,), dtype, 1, n
     a.stream, a.gpu_data, a._layout = stream, mem, "C"
-    a._kernel_params, a._type_key = (ptr, n), L.type_key(dtype, 1, "C")
+    a._kernel_params, a._type_key = (ptr, n), L.type_key(dtype, 1, "C") if key is None else key
     return a
 
 

@@ -32,7 +32,6 @@ import warnings
 from typing import Any
 
 from cudalite.core import device_api
-from cudalite.core.layout import is_c_contiguous
 from cudalite.core.numpy_support import lazy_numpy as np  # NumPy loads on first use
 from cudalite.core.types import dtype_of, parse_signature, type_from_dtype
 
@@ -43,15 +42,16 @@ from .._dispatch.decorator import jit
 from .._dispatch.device import DeviceDispatcher
 from .._dispatch.kernel import CUDADispatcher
 from .._dispatch.pickling import reduce_ufunc, ufunc_reduction
-from .._launch.arrays import CupyKind
 from .._launch.arrays import needs_wait as _needs_wait
 from .._launch.arrays import stream_wait as _stream_wait
 from .._launch.config import stream_handle_of
 from .._launch.devices import current_id
+from .._memory.layout import type_key
 from .._memory.api import as_cuda_array, device_array, is_cuda_array, new_vector, to_device
 from ..config import load_config
 from .._runtime.api import get_current_device
-from ..devicearray import DeviceNDArray, _cai_dtype, is_device_array
+from ..devicearray import DeviceNDArray, is_device_array
+from .keys import key_reader
 from .reduce import Reduce
 
 __all__ = ["CUDAUFunc", "vectorize", "elementwise_source", "select_loop", "broadcast_shape",
@@ -133,81 +133,6 @@ def classify(obj: Any) -> Arg:
     if arr.ndim == 0:
         return Arg("scalar", arr[()], arr.dtype, ())
     return Arg("host", arr, arr.dtype, tuple(arr.shape))
-
-
-def _cai_key(obj):
-    """``((dtype, ndim, "C"), shape, data pointer)`` of a foreign CUDA array that is
-    C-contiguous (its ``__cuda_array_interface__``: no strides, or the contiguous ones),
-    None for anything else (no interface, a mask, another layout, an object whose
-    interface fails)."""
-    try:
-        cai = obj.__cuda_array_interface__
-        shape, strides = tuple(cai["shape"]), cai.get("strides")
-        if cai.get("mask") is not None:
-            return None
-        dtype = _cai_dtype(cai)  # the dtype from_cuda_array_interface gives the same object
-        ptr = int(cai["data"][0])
-        if strides is not None and not is_c_contiguous(shape, tuple(strides), dtype.itemsize):
-            return None
-    except Exception:  # no interface, or a broken one: the general path reports it
-        return None
-    if not dtype.isnative:  # another byte order: the general path decides
-        return None
-    return (dtype, len(shape), "C"), shape, ptr
-
-
-def _cupy_key(a):
-    """:func:`_cai_key` of a 1-d CuPy array, read from its own attributes (C-level reads,
-    ~0.2 us; its ``__cuda_array_interface__`` builds a dict, ~2 us); None when it is not
-    1-d and C-contiguous (the fast path takes nothing else) or not in native byte order."""
-    try:
-        if a.ndim != 1 or not a._c_contiguous:
-            return None
-        dtype = a.dtype
-        if not dtype.isnative:
-            return None
-        return (dtype, 1, "C"), a.shape, a.data.ptr
-    except Exception:  # not the CuPy array it looked like: the general path reports it
-        return None
-
-
-def _no_key(a):
-    return None
-
-
-def _cupy_keys(size):
-    """:func:`_cupy_key` with an identity cache of the last ``size`` arrays read (a
-    ufunc's last call; the reader's ``seen``): a 1-d CuPy array keeps its data pointer,
-    dtype and strides, and its shape can only be set to another of the same size --
-    ``(n,)`` again while it stays 1-d (the launch code's identity cache relies on the
-    same, ``CupyKind``) -- so the same object still 1-d has the same key.  Holds the
-    arrays (as that cache does).  A closure: cheaper to call than an object."""
-    seen = {}  # id -> (array, key)
-
-    def read(a):
-        hit = seen.get(id(a))
-        if hit is not None and hit[0] is a and a.ndim == 1:
-            return hit[1]
-        found = _cupy_key(a)
-        if found is not None:
-            if len(seen) >= size:
-                del seen[next(iter(seen))]  # the oldest
-            seen[id(a)] = (a, found)
-        return found
-
-    read.seen = seen
-    return read
-
-
-def _key_reader(t, a, size):
-    """How the fast path reads the key of a foreign array of class ``t`` (``a`` is one):
-    NumPy arrays never (host data: the general path), CuPy arrays by their attributes
-    (the last ``size`` kept: :func:`_cupy_keys`), anything else by its CUDA array interface."""
-    if t is np.ndarray:
-        return _no_key
-    if CupyKind.recognise(t, a) and hasattr(a, "_c_contiguous") and hasattr(a, "ndim"):
-        return _cupy_keys(size)
-    return _cai_key
 
 
 def _fits(arg, dtype, casting):
@@ -408,11 +333,12 @@ class CUDAUFunc:
         self._kernels: dict = {}  # (loop index, ndim, scalar mask) -> CUDADispatcher
         self._sms: dict = {}  # device id -> multiprocessor count (the grid-stride loop's grid)
         self._fast: dict = {}  # (args' and out's _type_key, ...) -> loop kernel of the fast path (_fast_call)
-        self._fast_new: dict = {}  # (args' keys, ...) -> (loop kernel, out dtype): the fast path without out=
-        self._last_out = None  # (foreign out=, its _cai_key, the device array over it) of the last fast call
+        self._fast_new: dict = {}  # (args' keys, ...) -> (loop kernel, out dtype, its type key): without out=
+        self._last_out = None  # (foreign out=, its key/shape/pointer, the device array over it) of the last fast call
         self._last_config = None  # (n, stream, (blocks, threads, stream)) of the last fast call
         self._scalar_classes = None  # numpy_scalar_classes(), on the first call (NumPy loads on first use)
-        self._key_readers: dict = {}  # class of a foreign array -> how the fast path reads its key (_key_reader)
+        self._key_readers: dict = {}  # class of a foreign array -> how the fast path reads its key (keys.key_reader)
+        self._held = None  # per input position: (CuPy array, its reading, reader) when it launched as a kept view
         self._reducers: dict = {}  # loop index -> Reduce
         self._carried: dict = {}  # (loop argtypes, ndim, scalar mask) -> _carry.CarriedCode (from a pickle)
         self._loops = []
@@ -561,14 +487,21 @@ class CUDAUFunc:
         length, the other inputs Python floats or NumPy number scalars -- launched
         straight away with the loop and kernel the general path (:meth:`_run`) chose the
         first time, without classifying, broadcasting or choosing again (the kernel
-        launch orders it after a foreign array's stream, as the general path does).
-        Without ``out`` the result is a new device array of the loop's dtype, as on
-        the general path.  ``out`` (a device array over it when it is a foreign array, as
-        the general path and numba return), the new array, or None when the call is not
-        such a call (the general path then takes it)."""
+        launch orders it after a foreign array's stream, as the general path does; a
+        CuPy array seen before launches as its kept device-array view while CuPy's
+        current stream is its null stream: :mod:`.keys`).  Without ``out`` the result is
+        a new device array of the loop's dtype, as on the general path.  ``out`` (a
+        device array over it when it is a foreign array, as the general path and numba
+        return), the new array, or None when the call is not such a call (the general
+        path then takes it)."""
         if len(args) != self.nin:
             return None
         readers = self._key_readers
+        held = self._held
+        if held is None or len(held) != len(args):
+            held = self._held = [None] * len(args)
+        views = None  # the reader whose kept views stand for CuPy arrays in this launch
+        launch_out = out
         if out is None:
             out_key = shape = None  # the shape: the first array input's
         elif type(out) is DeviceNDArray:
@@ -577,16 +510,19 @@ class CUDAUFunc:
             t = type(out)
             reader = readers.get(t)
             if reader is None:
-                reader = readers[t] = _key_reader(t, out, self.nin + 1)
+                reader = readers[t] = key_reader(t, out, self.nin + 1)
             out_found = reader(out)
             if out_found is None:
                 return None
-            out_key, shape = out_found[0], out_found[1]
+            out_key, shape, launch_out = out_found[0], out_found[1], out_found[3]
+            if launch_out is not out:
+                views = reader
         scalars = self._scalar_classes
         if scalars is None:
             scalars = self._scalar_classes = numpy_scalar_classes()
         key = []
-        for a in args:
+        largs = None  # the launch values, when a view stands for an argument
+        for i, a in enumerate(args):
             t = type(a)
             if t is DeviceNDArray:
                 if shape is None:
@@ -597,17 +533,27 @@ class CUDAUFunc:
             elif t is float or t in scalars:
                 key.append(t)
             else:
-                reader = readers.get(t)
-                if reader is None:
-                    reader = readers[t] = _key_reader(t, a, self.nin + 1)
-                found = reader(a)
-                if found is None:
-                    return None
+                hit = held[i]  # (the CuPy array launched as its view here last time, its reading, reader)
+                if hit is not None and hit[0] is a and a.ndim == 1:  # (a CuPy array's rule: keys.cupy_keys)
+                    found, reader = hit[1], hit[2]
+                else:
+                    reader = readers.get(t)
+                    if reader is None:
+                        reader = readers[t] = key_reader(t, a, self.nin + 1)
+                    found = reader(a)
+                    if found is None:
+                        return None
+                    if found[3] is not a:
+                        held[i] = (a, found, reader)
                 if shape is None:
                     shape = found[1]
                 elif found[1] != shape:
                     return None
                 key.append(found[0])
+                if found[3] is not a:
+                    if largs is None:
+                        largs = list(args)
+                    largs[i], views = found[3], reader
         n = shape[0] if shape is not None and len(shape) == 1 else 0
         if not n:
             return None
@@ -617,7 +563,8 @@ class CUDAUFunc:
                 made = self._fast_new_kernel(tuple(key))
                 if made is None:
                     return None
-            kernel, out = made[0], new_vector(n, made[1], stream)
+            kernel, out = made[0], new_vector(n, made[1], stream, made[2])
+            launch_out = out
         else:
             key.append(out_key)
             key = tuple(key)
@@ -632,19 +579,23 @@ class CUDAUFunc:
         else:
             config = (*launch_config(n, self._multiprocessors()), stream)
             self._last_config = (n, stream, config)
-        kernel[config](out, *args)
+        if views is not None and (views.current_stream is None or views.current_stream() is not views.null_stream):
+            largs, launch_out = None, out  # CuPy's current stream is another: the CuPy launch path orders
+        kernel[config](launch_out, *(args if largs is None else largs))
         if type(out) is not DeviceNDArray:  # a foreign out=: a device array over it, as numba returns
+            if type(launch_out) is DeviceNDArray:
+                return launch_out  # the reader's kept view
             # (the last one kept: the same object with the same memory and shape gets the same view)
             last = self._last_out
-            if last is not None and last[0] is out and last[1] == out_found:
+            if last is not None and last[0] is out and last[1] == out_found[:3]:
                 return last[2]
             view = as_cuda_array(out, sync=False)
-            self._last_out = (out, out_found, view)
+            self._last_out = (out, out_found[:3], view)
             return view
         return out
 
     def _fast_new_kernel(self, key):
-        """``(loop kernel, out dtype)`` of a :meth:`_fast_call` without ``out`` (``key``:
+        """``(loop kernel, out dtype, its interned type key)`` of a :meth:`_fast_call` without ``out`` (``key``:
         the inputs' keys), kept; None as :meth:`_fast_kernel`."""
         probe = [Arg("scalar", 0.0, np.dtype(np.float64), (), weak=float) if k is float
                  else Arg("scalar", None, np.dtype(k), ()) if type(k) is not tuple
@@ -656,7 +607,7 @@ class CUDAUFunc:
         kernel = self._fast_kernel(key + ((out_dtype, 1, "C"),))
         if kernel is None:
             return None
-        self._fast_new[key] = made = (kernel, out_dtype)
+        self._fast_new[key] = made = (kernel, out_dtype, type_key(out_dtype, 1, "C"))
         return made
 
     def _fast_kernel(self, key):
