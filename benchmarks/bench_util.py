@@ -120,6 +120,25 @@ def host_us(run, calls, rounds, sync):
     return best * 1e6
 
 
+def host_us_pair(run_a, run_b, calls, rounds, sync):
+    """:func:`host_us` of two callables measured in alternating loops (a, b, a, b, ...):
+    ``(us per call of a, us per call of b)``, each the best of its ``rounds`` loops, so a
+    change of the host's speed during the run reaches both sides alike."""
+    run_a()
+    run_b()
+    sync()
+    best = [float("inf"), float("inf")]
+    for _ in range(rounds):
+        for i, run in enumerate((run_a, run_b)):
+            t0 = time.perf_counter()
+            for _ in range(calls):
+                run()
+            t1 = time.perf_counter()
+            sync()
+            best[i] = min(best[i], (t1 - t0) / calls)
+    return best[0] * 1e6, best[1] * 1e6
+
+
 def ratio(peer, mine):
     """``peer / mine`` as ``"1.23x"`` (above 1: cudalite faster), ``"-"`` if either is missing."""
     return f"{peer / mine:.2f}x" if peer and mine else "-"

@@ -8,9 +8,10 @@ Element-wise functions: ``axpy(a, x, y) = a * x + y`` (``a`` a scalar) and
 * GPU time per call (CUDA events around back-to-back calls, median of ``--reps``) and
   bandwidth, device arrays with a preallocated ``out=`` (at 1e3 elements the GPU waits
   for the host: this is the sustained call rate);
-* host time per call at the smallest size (enqueue cost: what the launch overhead is),
-  for four ways of calling: cudalite device arrays or CuPy arrays (through the CUDA array
-  interface) as inputs, with ``out=`` or a new output per call;
+* host time per call at the smallest size (enqueue cost: what the launch overhead is;
+  cudalite's and CuPy's loops alternate, best of 7 each), for four ways of calling:
+  cudalite device arrays or CuPy arrays (through the CUDA array interface) as inputs,
+  with ``out=`` or a new output per call;
 * broadcasting: ``gauss`` of an (N, 1) and a (1, N) array into (N, N);
 * ``@cuda.guvectorize`` row sums ``'(n)->()'`` against a CuPy RawKernel of the same
   algorithm (one thread per row) and a CuPy ReductionKernel over axis 1.
@@ -34,7 +35,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from bench_util import gpu_ms, host_us, peers_or_skip, ratio, table  # noqa: E402
+from bench_util import gpu_ms, host_us, host_us_pair, peers_or_skip, ratio, table  # noqa: E402
 
 SIGS2 = ["float32(float32, float32)", "float64(float64, float64)"]
 SIGS3 = ["float32(float32, float32, float32)", "float64(float64, float64, float64)"]
@@ -138,6 +139,10 @@ class Timers:
     def host(self, run, calls):
         return host_us(run, calls, 5, self.sync)
 
+    def host_pair(self, run, peer, calls):
+        """Host us per call of ``run`` and of ``peer``, in alternating loops (7 rounds)."""
+        return host_us_pair(run, peer, calls, 7, self.sync)
+
 
 def inner_calls(n):
     """Back-to-back calls per timed interval: many for small sizes (launch-bound)."""
@@ -191,7 +196,7 @@ def host_rows(cuda, cp, uf, peers, timers, n, calls):
                         ("CuPy arrays, new out", lambda: f(*cp_in), lambda: k(*cp_in))]
             check = close(cp, f(*cp_in), k(*cp_in), dtype)
             for label, lite, peer in variants:
-                h_l, h_c = timers.host(lite, calls), timers.host(peer, calls)
+                h_l, h_c = timers.host_pair(lite, peer, calls)
                 g_l, g_c = timers.lite_ms(lite, 100) * 1e3, timers.cupy_ms(peer, 100) * 1e3
                 rows.append([f"{name} {dtype}", label, f"{h_l:.1f}", f"{h_c:.1f}", ratio(h_c, h_l),
                              f"{g_l:.1f}", f"{g_c:.1f}", ratio(g_c, g_l), check])
