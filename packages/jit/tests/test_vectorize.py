@@ -435,3 +435,6 @@ def test_fast_path_launches_cupy_arrays_seen_before_as_kept_views(monkeypatch):
     x.ndim, x.shape = 2, (1, 300)  # reshaped in place: no longer the fast path's
     current[0] = null
     assert f._fast_call((x, y), out, 0) is None
+    z = cupy_like(0x7F0000400000)
+    assert f._fast_call((z, y), out, 0) is not None and rec.calls[-1][1][1] is z  # new: launched as itself
+    assert f._held[0] is None and f._held[1][0] is y  # and x is no longer held

@@ -543,8 +543,7 @@ class CUDAUFunc:
                     found = reader(a)
                     if found is None:
                         return None
-                    if found[3] is not a:
-                        held[i] = (a, found, reader)
+                    held[i] = (a, found, reader) if found[3] is not a else None  # (no array held longer)
                 if shape is None:
                     shape = found[1]
                 elif found[1] != shape:
