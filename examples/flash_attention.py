@@ -139,6 +139,17 @@ def make_attention(head_dim=128, causal=False, dtype="f16", overlap=False, pingp
         return ((f0, f1, f2, f3, f4, f5, f6, f7), x0 + x1 + x2 + x3 + x4 + x5 + x6 + x7,
                 y0 + y1 + y2 + y3 + y4 + y5 + y6 + y7)
 
+    @cuda.jit(device=True, forceinline=True, fastmath=True)
+    def softmax_step(sc, m0, m1, l0, l1, sl, diag, kcol, qrow):
+        """The online softmax of one tile of S: the new row maxima, the factors that rescale
+        what O and the row sums hold (exp2 of the maxima's change), P, and the new sums:
+        ``(p, m0, m1, l0, l1, a0, a1)``."""
+        n0, n1 = row_max(sc, m0, m1, diag, kcol, qrow)
+        a0 = cuda.libdevice.exp2f((m0 - n0) * sl)
+        a1 = cuda.libdevice.exp2f((m1 - n1) * sl)
+        p, s0, s1 = probs(sc, n0 * sl, n1 * sl, sl, diag, kcol, qrow)
+        return p, n0, n1, l0 * a0 + s0, l1 * a1 + s1, a0, a1
+
     @cuda.jit(launch_bounds=(THREADS, 1), fastmath=True)
     def attention(tq, tk, tv, out, seq, scale_log2):
         smem = cuda.shared.array(0, np.uint8, alignment=1024)
@@ -194,14 +205,8 @@ def make_attention(head_dim=128, causal=False, dtype="f16", overlap=False, pingp
                     if pingpong:
                         cuda.named_barrier.arrive(2 - cw, 256)  # the other warpgroup's turn
                     sc = cuda.wgmma.wait_group(0, sc)
-                    diag = causal and j == qt
-                    kcol = j * BN + c_lo
-                    n0, n1 = row_max(sc, m0, m1, diag, kcol, qrow)
-                    a0 = cuda.libdevice.exp2f((m0 - n0) * sl)
-                    a1 = cuda.libdevice.exp2f((m1 - n1) * sl)
-                    m0, m1 = n0, n1
-                    p, s0, s1 = probs(sc, n0 * sl, n1 * sl, sl, diag, kcol, qrow)
-                    l0, l1 = l0 * a0 + s0, l1 * a1 + s1
+                    p, m0, m1, l0, l1, a0, a1 = softmax_step(sc, m0, m1, l0, l1, sl, causal and j == qt,
+                                                             j * BN + c_lo, qrow)
                     o = cuda.wgmma.scale_rows(o, a0, a1)
                     if pingpong:
                         cuda.named_barrier.sync(1 + cw, 256)
@@ -243,14 +248,8 @@ def make_attention(head_dim=128, causal=False, dtype="f16", overlap=False, pingp
                     if pingpong:
                         cuda.named_barrier.arrive(2 - cw, 256)
                     sc = cuda.wgmma.wait_group(1, sc)  # S of tile j; O += P V of tile j - 1 still running
-                    diag = causal and j == qt
-                    kcol = j * BN + c_lo
-                    n0, n1 = row_max(sc, m0, m1, diag, kcol, qrow)
-                    a0 = cuda.libdevice.exp2f((m0 - n0) * sl)
-                    a1 = cuda.libdevice.exp2f((m1 - n1) * sl)
-                    m0, m1 = n0, n1
-                    p, s0, s1 = probs(sc, n0 * sl, n1 * sl, sl, diag, kcol, qrow)
-                    l0, l1 = l0 * a0 + s0, l1 * a1 + s1
+                    p, m0, m1, l0, l1, a0, a1 = softmax_step(sc, m0, m1, l0, l1, sl, causal and j == qt,
+                                                             j * BN + c_lo, qrow)
                     o, p_prev = cuda.wgmma.wait_group(0, o, p_prev)  # (P of tile j - 1 is read until here)
                     pipe.consumer_release(empty, s_prev)
                     o = cuda.wgmma.scale_rows(o, a0, a1)

@@ -55,6 +55,16 @@ def bk_of(dtype):
     return ROW_BYTES // ITEM[dtype]
 
 
+@cuda.jit(device=True, forceinline=True)
+def tile_coords(tile, m_tiles, in_group):
+    """The (row, column) tile of C that persistent tile number ``tile`` computes: tiles go
+    column by column within groups of GROUP_M tile rows (``in_group`` = GROUP_M * n_tiles
+    tiles), so the blocks running at once share A's rows and B's columns in L2."""
+    first_m = (tile // in_group) * GROUP_M
+    size_m = min(m_tiles - first_m, GROUP_M)
+    return first_m + (tile % in_group) % size_m, (tile % in_group) // size_m
+
+
 def make_gemm(dtype="f16"):
     """The kernel for ``dtype`` inputs ("f16", "bf16", "e4m3", "e5m2")."""
     BK = bk_of(dtype)
@@ -77,10 +87,7 @@ def make_gemm(dtype="f16"):
             if t == 0:
                 it = 0
                 for tile in range(cuda.blockIdx.x, ntiles, cuda.gridDim.x):
-                    first_m = (tile // in_group) * GROUP_M
-                    size_m = min(m_tiles - first_m, GROUP_M)
-                    tm = first_m + (tile % in_group) % size_m
-                    tn = (tile % in_group) // size_m
+                    tm, tn = tile_coords(tile, m_tiles, in_group)
                     for kt in range(k_tiles):
                         s = pipe.producer_acquire(empty, it)
                         base = s * STAGE_BYTES
@@ -93,10 +100,7 @@ def make_gemm(dtype="f16"):
             half = (wg - 1) * (64 * 128)  # this warpgroup's 64 rows of the A tile (128-byte rows)
             it = 0
             for tile in range(cuda.blockIdx.x, ntiles, cuda.gridDim.x):
-                first_m = (tile // in_group) * GROUP_M
-                size_m = min(m_tiles - first_m, GROUP_M)
-                tm = first_m + (tile % in_group) % size_m
-                tn = (tile % in_group) // size_m
+                tm, tn = tile_coords(tile, m_tiles, in_group)
                 acc = cuda.wgmma.zeros(BN)
                 for kt in range(k_tiles):
                     s = pipe.consumer_wait(full, it)
