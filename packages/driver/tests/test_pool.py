@@ -234,3 +234,47 @@ def test_new_blocks_are_allocated_in_the_devices_context(monkeypatch):
     with pytest.raises(CudaDriverError):
         pool.alloc(10)
     assert stack == []  # balanced on the error path too
+
+
+def test_alloc_pooled_takes_a_cached_block_as_alloc_would_and_defers_the_rest(monkeypatch):
+    """``alloc_pooled``: None before the driver exists, before the thread's device is known,
+    with no pool, with no cached block of the size, when a flush is due and with the pool
+    off (``alloc`` then does it); otherwise the cached block ``take`` would hand out, with
+    the same accounting, given back by its death."""
+    from cudalite.driver import _state, alloc, alloc_pooled, memory as M
+
+    calls = Calls(monkeypatch)
+    tls = threading.local()
+    fake = types.SimpleNamespace(captures=0, push=lambda i: None, pop=lambda: None, current=lambda: 0,
+                                 current_id=lambda: 0, config=types.SimpleNamespace(memory_pool=True), _pools={},
+                                 _lock=threading.Lock(), _tls=tls)
+    monkeypatch.setattr(_state, "_DRIVER", None)
+    assert alloc_pooled(1000) is None  # no driver yet
+    monkeypatch.setattr(_state, "_DRIVER", fake)
+    assert alloc_pooled(1000) is None  # this thread's device not known yet
+    tls.device = 0
+    assert alloc_pooled(1000) is None  # no pool yet
+    monkeypatch.setattr(M, "get_driver", lambda: fake)
+    monkeypatch.setattr(_state, "get_driver", lambda: fake)
+    first = alloc(1000, pool=True)  # a new block through alloc
+    ptr = first.ptr
+    assert alloc_pooled(1000) is None  # nothing cached yet
+    del first
+    pool = fake._pools[0]
+    assert pool.pending == 1 and alloc_pooled(1000) is None  # pending, not reusable before a flush
+    assert pool.flush() and pool.cached_bytes == 1024
+    got = alloc_pooled(1000)
+    assert (got.ptr, got.size, got.device_id, got.stream) == (ptr, 1000, 0, None) and got._give
+    assert pool.outstanding == 1 and pool.cached_bytes == 0 and calls.count("alloc") == 1
+    assert alloc_pooled(1000) is None  # the only cached block is out
+    del got
+    assert pool.pending == 1 and pool.outstanding == 0
+    assert pool.flush() and alloc_pooled(0) is None and alloc_pooled(P.MAX_BLOCK + 1) is None
+    fake.config.memory_pool = False
+    assert alloc_pooled(1000) is None
+    fake.config.memory_pool = True
+    monkeypatch.setattr(P, "PENDING_BLOCKS", 0)
+    from cudalite.driver import pooled
+
+    monkeypatch.setattr(pooled, "PENDING_BLOCKS", 0)  # a flush is due: alloc's business
+    assert alloc_pooled(1000) is None and pool.cached_bytes == 1024

@@ -425,11 +425,11 @@ def test_defer_cleanup_enters_the_plugins(plugin):
 
 # -- no allocation bypasses the memory manager ------------------------------------------------------
 SRC = pathlib.Path(cuda.__file__).parent
-ALLOCATORS = {"alloc", "alloc_host", "alloc_managed", "register_host", "cuMemAlloc", "cuMemAllocManaged",
-              "cuMemHostAlloc", "cuMemHostRegister", "cuMemAllocAsync"}
+ALLOCATORS = {"alloc", "alloc_pooled", "alloc_host", "alloc_managed", "register_host", "cuMemAlloc",
+              "cuMemAllocManaged", "cuMemHostAlloc", "cuMemHostRegister", "cuMemAllocAsync"}
 # the one place deciding (its default branch) and the built-in manager's implementations
 # (at their present paths, and where the package layout of issue 23 moves them)
-_DEFAULT_BRANCHES = {"alloc"}, {"alloc_host", "alloc_managed", "register_host"}
+_DEFAULT_BRANCHES = {"alloc", "alloc_pooled"}, {"alloc_host", "alloc_managed", "register_host"}
 ALLOWED = {"_context_api.py": _DEFAULT_BRANCHES[0], "_runtime/context.py": _DEFAULT_BRANCHES[0],
            "_memory_api.py": _DEFAULT_BRANCHES[1], "_memory/api.py": _DEFAULT_BRANCHES[1],
            "_emm.py": _DEFAULT_BRANCHES[0] | _DEFAULT_BRANCHES[1],

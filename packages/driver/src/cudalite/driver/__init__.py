@@ -34,6 +34,7 @@ from .memory import (
 from .fill import memset, memset_d32
 from .peer import can_access_peer, copy_peer, enable_peer_access
 from .pool import DevicePool, memory_pool
+from .pooled import alloc_pooled
 from .module import Function, Module, load_module
 from .params import ParamLayout, pack_params, param_layout
 from .pointer import PointerAttributes, pointer_attributes
@@ -48,7 +49,8 @@ __all__ = [
     "profile_start", "profile_stop", "driver_version",
     "Device", "device_count", "get_device", "set_current_device", "current_device", "current_device_id",
     "current_device_reader", "memory_info", "synchronize", "can_access_peer", "enable_peer_access",
-    "DeviceMemory", "HostMemory", "ManagedMemory", "alloc", "alloc_host", "alloc_managed", "memset", "memset_d32",
+    "DeviceMemory", "HostMemory", "ManagedMemory", "alloc", "alloc_host", "alloc_managed", "alloc_pooled",
+    "memset", "memset_d32",
     "DevicePool", "memory_pool",
     "copy_host_to_device", "copy_device_to_host", "copy_device_to_device", "copy_peer", "device_pointer",
     "HostRegistration", "register_host", "host_device_pointer",

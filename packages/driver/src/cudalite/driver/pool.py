@@ -185,12 +185,18 @@ class DevicePool:
             raise
         extra = []
         with self._lock:
+            cached, total = self._cached, self._cached_bytes  # (locals: a flush per 64 new outputs)
             for ptr, size in pending:
-                if self._cached_bytes + size > CACHE_BYTES:
+                if total + size > CACHE_BYTES:
                     extra.append(ptr)
                     continue
-                self._cached.setdefault(size, []).append(ptr)
-                self._cached_bytes += size
+                blocks = cached.get(size)
+                if blocks is None:
+                    cached[size] = [ptr]
+                else:
+                    blocks.append(ptr)
+                total += size
+            self._cached_bytes = total
         self._free(extra)
         return True
 

@@ -327,6 +327,7 @@ def device_alloc(nbytes: Any) -> Any:
     """
     rt = jit_runtime()
     if nbytes == 0 or (rt.memory_manager is None and not rt.contexts):  # the default path: no plugin anywhere
-        return _drv.alloc(nbytes, pool=True)
+        mem = _drv.alloc_pooled(nbytes) if type(nbytes) is int else None  # a cached block, in one frame
+        return _drv.alloc(nbytes, pool=True) if mem is None else mem
     mm = memory_plugin()
     return _drv.alloc(nbytes, pool=True) if mm is None else mm.memalloc(nbytes)
