@@ -15,6 +15,8 @@ interleaved rounds (best of 5, 200 launches between synchronizations):
 * ``shim``    -- the driver package's compiled shim, prebuilt parameters;
 * ``cupy``    -- ``kernel[1, 1](a, b, c, 1.5)`` with three CuPy arrays (if installed);
 * ``devarr``  -- the same with DeviceNDArrays;
+* ``torch`` / ``core`` -- the same with three torch tensors / three cuda.core ``Buffer`` s
+  (256-byte ``uint8`` arrays to the kernel), where installed;
 * ``floor+work`` / ``work`` -- the floor loop with a trivial Python call (a dict
   read and store) between driver calls, and that call alone: does *any* work between
   launches take the floor out of its fast state?
@@ -118,6 +120,39 @@ def _child() -> dict:
             kernel[1, 1](da, db, dc, 1.5)
 
     rows["devarr"] = devarr
+    try:
+        import torch
+
+        ta, tb, tc = (torch.zeros(64, device="cuda", dtype=torch.float32) for _ in range(3))
+        torch.cuda.synchronize()
+        kernel[1, 1](ta, tb, tc, 1.5)
+
+        def torch_rows(n):
+            for _ in range(n):
+                kernel[1, 1](ta, tb, tc, 1.5)
+
+        rows["torch"] = torch_rows
+    except Exception as exc:  # no torch (or no CUDA build of it): the row is left out
+        print(f"# torch row skipped: {type(exc).__name__}: {exc}", file=sys.stderr)
+    try:
+        try:
+            from cuda.core import Device
+        except ImportError:
+            from cuda.core.experimental import Device
+        core_dev = Device(cuda.get_current_device().id)
+        core_dev.set_current()
+        cs = core_dev.default_stream  # uint8 arrays of 256 bytes to a kernel:
+        ba, bb, bc = (core_dev.allocate(256, stream=cs) for _ in range(3))
+        cs.sync()
+        kernel[1, 1](ba, bb, bc, 1.5)
+
+        def core(n):
+            for _ in range(n):
+                kernel[1, 1](ba, bb, bc, 1.5)
+
+        rows["core"] = core
+    except Exception as exc:  # no cuda.core: the row is left out
+        print(f"# cuda.core row skipped: {type(exc).__name__}: {exc}", file=sys.stderr)
     sync, best = cuda.synchronize, {}
     for _ in range(5):
         for name, run in rows.items():
@@ -150,6 +185,10 @@ def main(argv=None) -> None:
             print(f"launch floor benchmark skipped: the child failed:\n{p.stderr.strip()[-2000:]}")
             return
         results.append(json.loads(p.stdout.strip().splitlines()[-1]))
+        if len(results) == 1:  # the rows the first process left out, and why
+            for line in p.stderr.splitlines():
+                if line.startswith("# "):
+                    print(line)
     names = list(results[0])
     print("| process | " + " | ".join(f"{n} µs" for n in names) + " | "
           + " | ".join(f"{n} / floor" for n in names[1:]) + " |")
@@ -163,7 +202,7 @@ def main(argv=None) -> None:
         fw = [r["floor+work"] - r["work"] for r in results]
         print(f"floor with ~{statistics.median(r['work'] for r in results):.2f} µs of Python between driver calls: "
               f"{min(fw):.2f} to {max(fw):.2f} µs per launch (work subtracted)")
-    for n in ("cupy", "devarr", "cupy_raw"):
+    for n in ("cupy", "devarr", "torch", "core", "cupy_raw"):
         if "shim" in names and n in names:
             above = [r[n] - r["shim"] for r in results]
             print(f"{n}: {statistics.median(above):.2f} µs above the shim's prebuilt launch (median; "

@@ -26,9 +26,19 @@ _new = object.__new__
 
 
 def alloc_pooled(nbytes: int) -> Any:
-    """A cached block of the current device's pool for ``nbytes`` (an int), as a
-    :class:`~cudalite.driver.DeviceMemory` equal to what ``alloc(nbytes, pool=True)``
-    returns, or None when ``alloc`` must do it (see the module docstring)."""
+    """A cached block of the current device's pool, as ``alloc(nbytes, pool=True)``
+    would return it, or None when ``alloc`` must do it (see the module docstring).
+
+    Parameters
+    ----------
+    nbytes : int
+        The bytes needed (an int: no conversion or sign check here).
+
+    Returns
+    -------
+    DeviceMemory or None
+        The block (its death gives it back to the pool), or None: call ``alloc``.
+    """
     d = _state._DRIVER
     if d is None or not 0 < nbytes <= MAX_BLOCK or not d.config.memory_pool:
         return None

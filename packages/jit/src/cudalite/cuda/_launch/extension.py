@@ -45,7 +45,9 @@ class ExtensionKind(ArgKind):
 
     @classmethod
     def make(cls, pycls, sample, resolve):
-        return cls(resolve)
+        made = cls(resolve)
+        made.pycls = pycls
+        return made
 
     def __init__(self, resolve):
         self.resolve = resolve

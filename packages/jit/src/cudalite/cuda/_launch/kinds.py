@@ -61,11 +61,17 @@ class ArgKind:
         """Whether objects of class ``pycls`` (``sample`` is one) are of this kind."""
         return False
 
+    #: the class the instance was made for (:meth:`make`), or None: the default
+    #: :meth:`source` guard checks it before anything else
+    pycls = None
+
     @classmethod
     def make(cls, pycls, sample, resolve):
         """The kind's instance for class ``pycls``; ``resolve(cls, obj)`` finds the
         kind of other values (tuple items)."""
-        return cls()
+        made = cls()
+        made.pycls = pycls
+        return made
 
     # -- type ---------------------------------------------------------------------------
     def key(self, arg):
@@ -78,11 +84,16 @@ class ArgKind:
         ``spec`` (its ``ArgABI``) and type key ``key``: ``(guard, prelude lines, values)``
         where ``guard`` is true when ``a`` has this kind and key, and ``values`` the
         comma-separated value expressions in slot order (``SH`` is the stream handle).
-        ``ns`` collects the names the source uses.  Default: a call of :meth:`flat`."""
+        ``ns`` collects the names the source uses.  Default: a call of :meth:`flat`,
+        guarded by the argument's class (:attr:`pycls`) and then its key."""
         if type(self).flat is ArgKind.flat:
             raise TypeError(f"{type(self).__name__} defines neither source() nor flat()")
         ns[f"H{i}"], ns[f"K{i}"], ns[f"P{i}"] = self, key, spec
-        return f"H{i}.key({a}) == K{i}", [f"_cl_v{i} = H{i}.flat({a}, P{i}, SH)"], f"*_cl_v{i}"
+        guard = f"H{i}.key({a}) == K{i}"
+        if self.pycls is not None:  # the class first: key() may read what only this class has
+            ns[f"C{i}"] = self.pycls
+            guard = f"type({a}) is C{i} and {guard}"
+        return guard, [f"_cl_v{i} = H{i}.flat({a}, P{i}, SH)"], f"*_cl_v{i}"
 
     def checked(self, spec, key):
         """How the driver's checked launch (``Launcher.bind_checked``) may take this
