@@ -56,10 +56,18 @@ def _fill(a, x):
 @pytest.fixture(scope="module")
 def fake_libs():
     """One fake torch/CuPy for the module (a torch kind keeps the dtypes of the module it
-    was made with, per tensor class)."""
+    was made with, per tensor class): the runtime's kinds are made anew for the module
+    and dropped after it, so tests with their own fake modules, before or after, make theirs."""
+    from cudalite.cuda._runtime.record import jit_runtime
+
+    kinds = jit_runtime().kinds
+    saved = dict(kinds)
+    kinds.clear()  # (kinds made before, with other fake modules, are not this module's)
     with pytest.MonkeyPatch.context() as mp:
         install_fake_libs(mp)
         yield
+    kinds.clear()
+    kinds.update(saved)
 
 
 @pytest.mark.parametrize("first, second", list(itertools.permutations(KINDS, 2)))
@@ -76,3 +84,30 @@ def test_a_launcher_takes_only_its_own_kind(first, second, fake_libs, monkeypatc
         k[1, 1](_make(kind, ptr), 1.0)
         launched.append(ptr)
     assert [c[0] for c in calls] == launched
+
+
+class _NoTypestr:
+    __cuda_array_interface__ = {"version": 3, "shape": (4,), "data": (BASE, False)}
+
+
+class _CupyWithoutDtype:
+    __module__ = "cupy"
+
+    def __init__(self):
+        self.data, self.strides, self.shape, self.ndim = None, (4,), (4,), 1
+
+
+@pytest.mark.parametrize("obj, what", [(_NoTypestr(), "KeyError: 'typestr'"),
+                                       (_CupyWithoutDtype(), "AttributeError")])
+def test_a_malformed_foreign_array_is_a_type_error_naming_the_argument(obj, what, fake_libs, monkeypatch):
+    """Reading a broken array interface raises a TypeError that names the kernel, the
+    parameter and the object's class, with what failed -- not the KeyError/AttributeError
+    from inside the launch code."""
+    import cudalite.cuda._dispatch.kernel as D
+
+    monkeypatch.setattr(D, "current_cc", lambda: (9, 0))
+    k = cuda.jit(_fill)
+    k._compiler = lambda pyfunc, argtypes, opts, cc: FakeKernel(argtypes, [])
+    with pytest.raises(TypeError, match=r"_fill\(\): argument 'a' \(a .*" + type(obj).__qualname__) as err:
+        k[1, 1](obj, 1.0)
+    assert what in str(err.value) and isinstance(err.value.__cause__, (KeyError, AttributeError))

@@ -22,7 +22,6 @@ from cudalite.driver import CudaDriverError, Stream
 from .._launch.devices import current_id, launch_target, multi_gpu, on_device
 from .._launch.fastpath import make_factory
 from .._launch.hints import ArgHint, prepare_hints
-from .._launch.kinds import flatten
 from .._runtime.faults import kernel_fault
 from .extensions import apply_extensions
 from ..config import load_config
@@ -91,13 +90,14 @@ def launch_slow(disp, cfg, args, key=None, caller=None):
     if any(k.needs_copy(a) for k, a in zip(kinds, args)):
         args, kinds, copies = _stage_in(rt, kinds, args, sh)
         after, staged = copies + after, True
-    keys = tuple(k.key(a) for k, a in zip(kinds, args))
+    keys = _read_each(disp, args, lambda i: kinds[i].key(args[i]))
     kernel = disp._kernel_for(keys)
     if multi:
         kernel = kernel.on_device(current_id())  # loaded (compiled for its cc) there on first use
     if not staged and cfg.shared_mem <= _BIG_SHARED:
         _keep_fast_path(disp, kinds, keys, args, kernel, cfg, key, multi, getattr(caller, "stream", None))
-    values = flatten(kinds, args, kernel.abi.args, sh)
+    specs = kernel.abi.args
+    values = [v for vals in _read_each(disp, args, lambda i: kinds[i].flat(args[i], specs[i], sh)) for v in vals]
     try:
         kernel.launch(cfg, *values)
     except CudaDriverError as e:  # a fault of an earlier kernel reported here
@@ -113,6 +113,27 @@ def launch_slow(disp, cfg, args, key=None, caller=None):
         kernel.check_exceptions(sh)
     except CudaDriverError as e:
         raise kernel_fault(e, kernel.device_id) from None
+
+
+# what reading a malformed foreign object (a broken __cuda_array_interface__, a cuda.core
+# look-alike without its attributes) raises from inside a kind: reported as the argument's
+_UNREADABLE = (AttributeError, KeyError, IndexError)
+
+
+def _read_each(disp, args, read):
+    """``(read(0), read(1), ...)`` over the arguments; an internal exception from reading
+    argument ``i`` becomes a TypeError naming the kernel, the argument and its class."""
+    out = []
+    for i in range(len(args)):
+        try:
+            out.append(read(i))
+        except _UNREADABLE as exc:
+            a = args[i]
+            name = disp._names[i] if i < len(disp._names) else str(i)
+            raise TypeError(f"{disp.py_func.__name__}(): argument {name!r} (a {type(a).__module__}."
+                            f"{type(a).__qualname__}) cannot be passed to a kernel: reading it failed with "
+                            f"{type(exc).__name__}: {exc} (a malformed array interface?)") from exc
+    return tuple(out)
 
 
 def _keep_fast_path(disp, kinds, keys, args, kernel, cfg, key, multi, stream):
