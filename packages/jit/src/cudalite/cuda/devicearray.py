@@ -748,25 +748,25 @@ def from_cuda_array_interface(desc: Any, owner: Any = None, sync: bool = True) -
     Returns
     -------
     DeviceNDArray"""
-    version = desc.get("version")
-    if version is None or version < 1:
+    version = desc.get("version") if isinstance(desc, dict) else "(not a dict)"
+    if not isinstance(version, (int, np.integer)) or version < 1:
         raise ValueError(f"unsupported __cuda_array_interface__ version {version!r}")
     if desc.get("mask") is not None:
         raise NotImplementedError("Masked arrays are not supported")
-    shape = tuple(desc["shape"])
-    dtype = _cai_dtype(desc)
+    try:  # the required fields, of the kinds the interface names
+        shape, dtype, ptr = tuple(desc["shape"]), _cai_dtype(desc), desc["data"][0] or 0
+    except (KeyError, IndexError, TypeError) as exc:
+        raise TypeError(f"malformed __cuda_array_interface__ (needs shape, typestr, data): {exc!r}") from None
     strides = desc.get("strides")
     strides = L.c_strides(shape, dtype.itemsize) if strides is None else tuple(strides)
-    ptr = desc["data"][0] or 0
     stream_ptr = desc.get("stream") if version >= 3 else None
     stream: Any = 0
     if stream_ptr is not None:
         if stream_ptr == 0:
             raise ValueError("stream 0 is not allowed by __cuda_array_interface__ v3")
         stream = external_stream(int(stream_ptr))
-        if sync:
-            if load_config().cuda_array_interface_sync:
-                stream.synchronize()
+        if sync and load_config().cuda_array_interface_sync:
+            stream.synchronize()
     arr = DeviceNDArray(shape, strides, dtype, stream, ptr=ptr, owner=owner)
     arr._device = dlpack_device_of(owner)
     return arr
