@@ -111,3 +111,13 @@ def test_a_malformed_foreign_array_is_a_type_error_naming_the_argument(obj, what
     with pytest.raises(TypeError, match=r"_fill\(\): argument 'a' \(a .*" + type(obj).__qualname__) as err:
         k[1, 1](obj, 1.0)
     assert what in str(err.value) and isinstance(err.value.__cause__, (KeyError, AttributeError))
+
+
+@pytest.mark.parametrize("obj, what", [(_NoTypestr(), "KeyError: 'typestr'"),
+                                       (_CupyWithoutDtype(), "AttributeError")])
+def test_typeof_of_a_malformed_foreign_array_is_a_type_error(obj, what, fake_libs):
+    """``cuda.typeof`` of a broken array interface: a TypeError naming the class and what
+    failed, not the KeyError/AttributeError of reading it."""
+    with pytest.raises(TypeError, match="cannot determine the cudalite type of .*" + type(obj).__qualname__) as err:
+        cuda.typeof(obj)
+    assert what in str(err.value)

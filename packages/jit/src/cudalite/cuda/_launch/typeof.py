@@ -37,12 +37,16 @@ def typeof(value: object) -> Type:
     Raises
     ------
     TypeError
-        If cudalite has no type for ``value``.
+        If cudalite has no type for ``value``, or reading it as an array failed (a
+        malformed ``__cuda_array_interface__``, say).
     """
     try:
         key = _resolve(type(value), value).key(value)
     except TypeError:
         key = None
+    except (KeyError, AttributeError, IndexError) as exc:  # a malformed array interface
+        raise TypeError(f"cannot determine the cudalite type of {value!r} (of class {type(value).__qualname__}): "
+                        f"reading it as a kernel argument failed with {type(exc).__name__}: {exc}") from exc
     if key is not None:
         return key_to_type(key)
     t = typeof_constant(value)
