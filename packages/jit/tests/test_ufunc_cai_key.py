@@ -163,3 +163,5 @@ def test_views_launch_only_on_cupy_s_null_stream(monkeypatch):
     fake.cuda.Stream = types.SimpleNamespace()  # no null stream object: a sentinel nothing returns
     reader = _cupy_keys(2)
     assert reader.current_stream() is not reader.null_stream
+    del fake.cuda  # a module without cupy.cuda: no query, no views (and no AttributeError)
+    assert _cupy_keys(2).current_stream is None

@@ -105,11 +105,12 @@ def cupy_keys(size: int) -> Any:
             seen[id(a)] = [a, found, False]
         return found
 
-    cupy = sys.modules.get("cupy")  # loaded when one of its arrays is here (jit does not import cupy)
+    # CuPy's module is loaded when one of its arrays is here (jit does not import cupy);
+    # no current-stream query (no module: a stand-in class) means views are never launched
+    cuda = getattr(sys.modules.get("cupy"), "cuda", None)
     read.seen = seen  # type: ignore[attr-defined]
-    # None (no CuPy module: a stand-in class) means views are never launched
-    read.current_stream = None if cupy is None else cupy.cuda.get_current_stream  # type: ignore[attr-defined]
-    null = getattr(cupy.cuda.Stream, "null", None) if cupy is not None else None
+    read.current_stream = getattr(cuda, "get_current_stream", None)  # type: ignore[attr-defined]
+    null = getattr(getattr(cuda, "Stream", None), "null", None)
     read.null_stream = object() if null is None else null  # type: ignore[attr-defined]
     return read
 
