@@ -86,6 +86,28 @@ def test_a_launcher_takes_only_its_own_kind(first, second, fake_libs, monkeypatc
     assert [c[0] for c in calls] == launched
 
 
+def _fill2(a, x):
+    a[0, 0] = x
+
+
+@pytest.mark.parametrize("first, second", list(itertools.permutations(KINDS[:5], 2)))
+@pytest.mark.parametrize("strides", [(32, 4), (4, 16), (64, 8)])  # C, F, neither (every other column)
+def test_2d_float_arrays_of_every_kind_keep_their_own_launcher(first, second, strides, fake_libs, monkeypatch):
+    """The same for 2-d float32 arrays in each layout (the kinds with strides)."""
+    import cudalite.cuda._dispatch.kernel as D
+
+    monkeypatch.setattr(D, "current_cc", lambda: (9, 0))
+    calls = []
+    k = cuda.jit(_fill2)
+    k._compiler = lambda pyfunc, argtypes, opts, cc: FakeKernel(argtypes, calls)
+    launched = []
+    for i, kind in enumerate((first, first, second, first, second)):
+        ptr = BASE + 4096 * i
+        k[1, 1](make_source(kind, ptr, (4, 8), strides, np.float32), 1.0)
+        launched.append(ptr)
+    assert [c[0] for c in calls] == launched
+
+
 class _NoTypestr:
     __cuda_array_interface__ = {"version": 3, "shape": (4,), "data": (BASE, False)}
 
