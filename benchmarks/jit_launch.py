@@ -14,7 +14,11 @@ Everything launches on the legacy default stream (what ``kernel[grid, block]``
 uses).  The floor is ``cuda.bindings.driver.cuLaunchKernel`` of the same compiled
 function with a prebuilt parameter array.  Ratios are to the floor; target <= 1.3x.
 The floor has two states between processes (~1.8 µs or ~3.4-4.1 µs on an H200, same
-code; see ``benchmarks/launch_floor.py``), so compare rows of one run only.
+code; see ``benchmarks/launch_floor.py``), so compare rows of one run only.  The fast
+state is not one a launch API can reach: in a process where this floor measured 3.1 µs,
+the same raw call (the shim's, an unchanged prebuilt parameter array) of a second
+compiled copy of the kernel took 4.6 µs, and cudalite's launch of either 4.3-4.4 µs
+(H200, 2026-11-29); ``launch_floor.py``'s cost above the driver call is the figure to use.
 Run on a GPU host: ``python benchmarks/jit_launch.py``.
 """
 
