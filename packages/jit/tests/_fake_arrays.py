@@ -135,6 +135,28 @@ def install_fake_libs(monkeypatch):
     monkeypatch.setitem(sys.modules, "cupy", cupy)
 
 
+class CoreBuffer:
+    """A cuda.core ``Buffer`` look-alike (a 1-d ``uint8`` array of ``size`` bytes to a kernel)."""
+
+    def __init__(self, handle, size):
+        self.handle, self.size, self.device_id = handle, size, 0
+
+
+CoreBuffer.__module__ = "cuda.core._memory"
+CoreBuffer.__name__ = CoreBuffer.__qualname__ = "Buffer"  # (the kinds recognise cuda.core's classes by name)
+
+
+class CoreView:
+    """A cuda.core ``StridedMemoryView`` look-alike of a 1-d C-contiguous ``uint8`` array."""
+
+    def __init__(self, ptr, n):
+        self.ptr, self.shape, self.strides, self.dtype = ptr, (n,), None, np.dtype(np.uint8)
+        self.is_device_accessible, self.device_id = True, 0
+
+
+CoreView.__module__ = "cuda.core.utils"
+CoreView.__name__ = CoreView.__qualname__ = "StridedMemoryView"
+
 SOURCES = ("device", "cai", "cai-nostrides", "dlpack", "cupy", "torch", "numpy")
 
 

@@ -139,36 +139,6 @@ def test_cuda_core_objects_get_their_handlers():
     assert isinstance(hb, BufferHandler) and hb.key(buf) == (np.dtype(np.uint8), 1, "C")
 
 
-def test_the_generated_launcher_checks_cuda_core_classes(monkeypatch):
-    """A launcher made for cuda.core Buffers (uint8 arrays) or views does not take an
-    argument of another class with the same type key, nor read a view's attributes from
-    it: a DeviceNDArray after them takes its own handler (before, the Buffer guard, the
-    key alone, let it through to ``arg.handle``: an AttributeError)."""
-
-    class Buffer:
-        __module__ = "cuda.core._memory"
-
-        def __init__(self, handle, size):
-            self.handle, self.size, self.device_id = handle, size, 0
-
-    class StridedMemoryView:
-        __module__ = "cuda.core.utils"
-
-        def __init__(self, ptr, n):
-            self.ptr, self.shape, self.strides, self.dtype = ptr, (n,), None, np.dtype(np.uint8)
-            self.is_device_accessible, self.device_id = True, 0
-
-    for first in (lambda i: Buffer(BASE + 64 * i, 64), lambda i: StridedMemoryView(BASE + 64 * i, 64)):
-        calls = []
-        k = _fake_kernel(_fill, calls, monkeypatch)
-        for i, x in enumerate((1.0, 2.0, 3.0)):  # the later launches run the generated launcher
-            k[1, 1](first(i), x)
-        assert [c[0] for c in calls] == [BASE, BASE + 64, BASE + 128]
-        d = DeviceNDArray((64,), None, np.uint8, ptr=BASE + 4096, owner=FakeMemory())
-        k[1, 1](d, 4.0)  # the same key (uint8, 1, "C"), another class
-        assert calls[-1][0] == BASE + 4096
-
-
 # -- DLPack 1.x export ------------------------------------------------------------------------
 def test_versioned_export_when_the_consumer_asks_for_dlpack_1():
     import ctypes

@@ -13,28 +13,9 @@ import itertools
 
 import numpy as np
 import pytest
-from _fake_arrays import BASE, FakeKernel, install_fake_libs, make_source
+from _fake_arrays import BASE, CoreBuffer, CoreView, FakeKernel, install_fake_libs, make_source
 
 from cudalite import cuda
-
-
-class Buffer:
-    """A cuda.core ``Buffer`` look-alike."""
-
-    __module__ = "cuda.core._memory"
-
-    def __init__(self, handle, size):
-        self.handle, self.size, self.device_id = handle, size, 0
-
-
-class StridedMemoryView:
-    """A cuda.core ``StridedMemoryView`` look-alike (1-d, C-contiguous)."""
-
-    __module__ = "cuda.core.utils"
-
-    def __init__(self, ptr, n):
-        self.ptr, self.shape, self.strides, self.dtype = ptr, (n,), None, np.dtype(np.uint8)
-        self.is_device_accessible, self.device_id = True, 0
 
 
 N = 64
@@ -43,9 +24,9 @@ KINDS = ("device", "cai", "dlpack", "cupy", "torch", "core-buffer", "core-view")
 
 def _make(kind, ptr):
     if kind == "core-buffer":
-        return Buffer(ptr, N)
+        return CoreBuffer(ptr, N)
     if kind == "core-view":
-        return StridedMemoryView(ptr, N)
+        return CoreView(ptr, N)
     return make_source(kind, ptr, (N,), (1,), np.uint8)
 
 
