@@ -183,3 +183,30 @@ def test_cudalite_graph_replays_on_a_cuda_core_stream():
     graph.launch(stream)
     stream.sync()
     np.testing.assert_array_equal(d.copy_to_host(), np.full(128, 3, np.int32))
+
+
+def test_one_kernel_alternates_buffers_cupy_and_device_arrays():
+    """The launcher made for cuda.core Buffers takes only Buffers: the same kernel then
+    given CuPy uint8 arrays and device arrays (the same type key) launches each with its
+    own memory (a Buffer launcher once read ``.handle`` from them: AttributeError)."""
+    dev = _device()
+    stream = dev.create_stream()
+    bufs = [dev.allocate(300, stream=stream) for _ in range(2)]
+    stream.sync()
+    cps = [cp.zeros(300, cp.uint8) for _ in range(2)]
+    devs = [cuda.device_array(300, np.uint8) for _ in range(2)]
+    for _round in range(2):  # the second round runs every generated launcher again
+        for arrays in (bufs, cps, devs):
+            for a in arrays:
+                _iota_bytes[2, 256](a)
+    cuda.synchronize()
+    want = (np.arange(300) % 251).astype(np.uint8)
+    for a in cps:
+        np.testing.assert_array_equal(cp.asnumpy(a), want)
+    for a in devs:
+        np.testing.assert_array_equal(a.copy_to_host(), want)
+    for b in bufs:
+        out = cuda.device_array(300, np.uint8)
+        _copy[2, 256](out, b)
+        np.testing.assert_array_equal(out.copy_to_host(), want)
+        b.close(stream)
