@@ -25,19 +25,18 @@ from ...types import Integer, Signature, boolean, none, uint32
 __all__ = []
 
 
-def _no_args(name):
-    def typer(site):
-        if site.args:
-            raise site.error("takes no arguments")
-        return Signature(none, ())
-
-    return typer
+def no_args(site):
+    """The typer of a device function taking no arguments and returning nothing (also
+    ``cuda.wgmma``'s fence and commit_group)."""
+    if site.args:
+        raise site.error("takes no arguments")
+    return Signature(none, ())
 
 
 for _fn, _name in ((api.griddepcontrol.wait, "cuda.griddepcontrol.wait"),
                    (api.griddepcontrol.launch_dependents, "cuda.griddepcontrol.launch_dependents"),
                    (api.fence_proxy_async, "cuda.fence_proxy_async")):
-    registry.call(_fn, name=_name)(_no_args(_name))
+    registry.call(_fn, name=_name)(no_args)
 
 
 @registry.call(api.elect_sync, name="cuda.elect_sync")

@@ -51,6 +51,7 @@ from ...types import (
     Array, BFloat16, Boolean, Float, Integer, Signature, Tuple, UniTuple, float32, int32, none, uint32, uint64,
 )
 from .._records import Resolved
+from .warpspec import no_args
 
 __all__ = ["WGMMA_KINDS", "WgmmaCall", "SWIZZLE_MODES"]
 
@@ -169,17 +170,8 @@ def _zeros(site):
     return Resolved(Signature(UniTuple(float32, n // 2), (site.args[0],)), n)
 
 
-def _no_args(name):
-    def typer(site):
-        if site.args:
-            raise site.error("takes no arguments")
-        return Signature(none, ())
-
-    return typer
-
-
-registry.call(api.wgmma.fence, name="cuda.wgmma.fence")(_no_args("cuda.wgmma.fence"))
-registry.call(api.wgmma.commit_group, name="cuda.wgmma.commit_group")(_no_args("cuda.wgmma.commit_group"))
+registry.call(api.wgmma.fence, name="cuda.wgmma.fence")(no_args)
+registry.call(api.wgmma.commit_group, name="cuda.wgmma.commit_group")(no_args)
 
 
 def _leaves(t):
