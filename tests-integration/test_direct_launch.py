@@ -364,3 +364,85 @@ def test_a_subclass_of_a_fixed_class_is_not_kept(shim):
     a._kernel_params = (0x5000, 4)
     launch(a)
     assert _values(rec, 2) == [0x5000, 4]
+
+
+# -- the kept buffer: numbers that are the very objects of the last launch convert no more --
+
+def _doubles(rec, n):
+    return list(struct.unpack(f"@{n}d", struct.pack(f"@{n}Q", *rec[13:13 + n])))
+
+
+def test_numbers_of_the_last_launch_are_not_converted_again(shim):
+    """C leaves the converted numbers in its kept buffer: the same int/float/bool object
+    at a position launches with the bytes already there; any other object is converted
+    (equal values included), and the kept object is the only reference C holds."""
+    launch, kernel, record, slow, rec = _launcher(shim, [1.5, 2.5, 3.5])
+    rec[12] = 24
+    x, y, z = float("1.25"), float("-2e300"), float("0.5")
+    launch(x, y, z)
+    assert _doubles(rec, 3) == [1.25, -2e300, 0.5]
+    launch(x, y, z)
+    assert _doubles(rec, 3) == [1.25, -2e300, 0.5]
+    launch(z, y, x)  # the same objects at other positions: converted
+    assert _doubles(rec, 3) == [0.5, -2e300, 1.25]
+    w = float("7.75")
+    before = sys.getrefcount(w)
+    launch(w, y, 0.125)
+    assert _doubles(rec, 3) == [7.75, -2e300, 0.125]
+    assert sys.getrefcount(w) == before + 1  # kept: C's one reference
+    launch(1.0, y, 0.125)
+    assert sys.getrefcount(w) == before and _doubles(rec, 3) == [1.0, -2e300, 0.125]
+    assert slow == [] and record == {0: kernel}
+
+
+def test_kept_ints_and_bools_follow_their_conversions(shim):
+    launch, kernel, record, slow, rec = _launcher(shim, [7, True])
+    rec[12] = 16
+    big = 2**64 + 5
+    launch(big, True)
+    assert list(rec[13:15]) == [5, 1]
+    launch(big, True)
+    assert list(rec[13:15]) == [5, 1]
+    launch(-1, False)
+    assert list(rec[13:15]) == [2**64 - 1, 0]
+    launch(1.5, False)  # a float for an int: C does not launch it, the slow path does
+    assert len(slow) == 1
+    launch(-1, False)  # the kept bytes were not touched by the refused call
+    assert list(rec[13:15]) == [2**64 - 1, 0] and len(slow) == 1
+
+
+def test_a_launch_made_while_the_kept_buffer_is_in_use_does_not_touch_it(shim):
+    """Python code run by a check (here: an array's ``_type_key`` property) that launches
+    the same kernel again gets a buffer of its own: the outer launch's values already in
+    the kept buffer stay its own."""
+
+    class Hooked:
+        """A device-array stand-in whose key read runs a hook once."""
+
+        def __init__(self, ptr, n):
+            self.ptr, self.n, self.hook = ptr, n, None
+
+        @property
+        def _type_key(self):
+            hook, self.hook = self.hook, None
+            if hook is not None:
+                hook()
+            return KEY
+
+        _kernel_params = property(lambda self: (self.ptr, self.n))
+
+    a, b, c = Arr(0x1000, 64), Hooked(0x2000, 32), Arr(0x3000, 16)
+    launch, kernel, record, slow, rec = _launcher(shim, [a, b])
+    rec[12] = 24
+    inner = []
+
+    def hook():
+        launch(c, c)  # a launch inside the outer one, before the outer's second group is read
+        inner.append(list(rec[13:16]))
+
+    b.hook = hook
+    launch(a, b)
+    assert inner == [[0x3000, 16, 0x3000]]
+    assert list(rec[13:16]) == [0x1000, 64, 0x2000] and slow == []
+    launch(a, b)
+    assert list(rec[13:16]) == [0x1000, 64, 0x2000]

@@ -28,7 +28,8 @@ def _part(module: str, name: str) -> str:
     return runpy.run_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), module + ".py"))[name]
 
 
-CHECKED_SOURCE = _part("_shim_source_checked", "CHECKED_SOURCE") + _part("_shim_source_direct", "DIRECT_SOURCE")
+CHECKED_SOURCE = (_part("_shim_source_checked", "CHECKED_SOURCE") + _part("_shim_source_groups", "GROUPS_SOURCE")
+                  + _part("_shim_source_direct", "DIRECT_SOURCE"))
 
 
 C_SOURCE = r"""

@@ -1,31 +1,14 @@
-"""The C source of the direct launch (docs/driver.md, "The checked launch"): a whole
+"""The C source of the direct launch (docs/driver.md, "The direct launch"): a whole
 configured launch in C in front of a fallback, part of the launch shim's source
 (:mod:`._shim_source` joins the parts; it follows the checked launch's source, whose
-state and conversions it uses).  Standard library only, no imports.
+state and conversions it uses, and the argument groups' :mod:`._shim_source_groups`).
+Standard library only, no imports.
 """
 
 __all__ = ["DIRECT_SOURCE"]
 
 DIRECT_SOURCE = r"""
 /* ---- The direct launch: a whole configured launch in C, in front of a fallback ---- */
-#define CL_GROUP_VALUE 0  /* one argument, one parameter (its slot's class check) */
-#define CL_GROUP_ATTRS 1  /* getattr(arg, key_attr) is/== key; getattr(arg, values_attr): n values */
-#define CL_GROUP_CACHED 2 /* holder[name] = (arg, fields..., n values), its checks hold: those values */
-#define CL_VISIT(o) do { if ((o) != NULL) { int r_ = visit((PyObject *)(o), arg); if (r_) return r_; } } while (0)
-
-typedef struct {
-    int kind;
-    Py_ssize_t first, n;
-    /* ATTRS: key_attr, key, values_attr; CACHED: holder (a dict), name, checks (a tuple of
-       (attribute, call, index): getattr(arg, attribute), called if call, == entry[index]) */
-    PyObject *key_attr, *key, *values_attr;
-    /* ATTRS: the class (or NULL) whose objects' key and values never change: for them, weak
-       references to the last two objects seen and their values' bytes as converted */
-    PyObject *stable, *seen[2];
-    char *bytes;
-    Py_ssize_t span, next;
-} cl_group;
-
 typedef struct {
     PyObject_HEAD
     PyObject *capsule;   /* the checked launch's state: configuration, slots */
@@ -34,6 +17,15 @@ typedef struct {
     PyObject *pre_call, *pre_value;  /* when set: launch only if pre_call() is pre_value */
     Py_ssize_t ngroups;
     cl_group *groups;
+    /* The kept buffer: parameter values left in place between launches, with their slot
+       pointers (fixed); last[i]: the int, float or bool whose bytes fill argument i's slot
+       there (a strong reference), else NULL.  busy: a launch is using it (another call --
+       another thread while the driver runs, or Python code run by a check -- takes the
+       stack buffer instead). */
+    char *kept_mem, *kept;
+    void **kept_ptrs;
+    PyObject **last;
+    int busy;
 } cl_direct_obj;
 
 static int cl_direct_traverse(PyObject *self, visitproc visit, void *arg)
@@ -45,6 +37,7 @@ static int cl_direct_traverse(PyObject *self, visitproc visit, void *arg)
     for (i = 0; i < d->ngroups; i++) {
         CL_VISIT(d->groups[i].key_attr); CL_VISIT(d->groups[i].key); CL_VISIT(d->groups[i].values_attr);
         CL_VISIT(d->groups[i].stable); CL_VISIT(d->groups[i].seen[0]); CL_VISIT(d->groups[i].seen[1]);
+        if (d->last != NULL) CL_VISIT(d->last[i]);
     }
     CL_VISIT(Py_TYPE(self));
     return 0;
@@ -59,6 +52,7 @@ static int cl_direct_clear(PyObject *self)
     for (i = 0; i < d->ngroups; i++) {
         Py_CLEAR(d->groups[i].key_attr); Py_CLEAR(d->groups[i].key); Py_CLEAR(d->groups[i].values_attr);
         Py_CLEAR(d->groups[i].stable); Py_CLEAR(d->groups[i].seen[0]); Py_CLEAR(d->groups[i].seen[1]);
+        if (d->last != NULL) Py_CLEAR(d->last[i]);
     }
     return 0;
 }
@@ -72,6 +66,8 @@ static void cl_direct_dealloc(PyObject *self)
     cl_direct_clear(self);
     for (i = 0; d->groups != NULL && i < d->ngroups; i++) PyMem_Free(d->groups[i].bytes);
     PyMem_Free(d->groups);
+    PyMem_Free(d->kept_mem);
+    PyMem_Free(d->last);
     PyObject_GC_Del(self);
     Py_DECREF(tp);
 }
@@ -84,99 +80,6 @@ static PyType_Slot cl_direct_slots[] = {
 };
 static PyType_Spec cl_direct_spec = {"cudalite.driver.DirectLaunchState", sizeof(cl_direct_obj), 0,
                                      Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, cl_direct_slots};
-
-/* 1: the n items of tuple vals from index at converted into the group's slots; 0: not */
-static int cl_fill_values(const cl_state *st, const cl_group *g, PyObject *vals, Py_ssize_t at, char *buf,
-                          void **ptrs)
-{
-    Py_ssize_t j;
-    for (j = 0; j < g->n; j++) {
-        const cl_slot *s = &st->slots[g->first + j];
-        if (cl_convert(s, PyTuple_GetItem(vals, at + j), buf + s->offset) < 0) {
-            PyErr_Clear();
-            return 0;
-        }
-        ptrs[g->first + j] = buf + s->offset;
-    }
-    return 1;
-}
-
-/* CACHED: 1 when holder[name] is (a, fields..., values...) and every check holds */
-static int cl_fill_cached(const cl_state *st, const cl_group *g, PyObject *a, char *buf, void **ptrs)
-{
-    PyObject *entry = PyDict_GetItem(g->key_attr, g->key);  /* borrowed; no exception */
-    Py_ssize_t j, size, nchecks = PyTuple_Size(g->values_attr);
-    int ok = 1;
-    if (entry == NULL || !PyTuple_Check(entry) || (size = PyTuple_Size(entry)) < 1 + g->n
-            || PyTuple_GetItem(entry, 0) != a)
-        return 0;
-    Py_INCREF(entry);  /* a check may run Python code that replaces holder[name] */
-    for (j = 0; ok && j < nchecks; j++) {
-        PyObject *check = PyTuple_GetItem(g->values_attr, j), *v;
-        Py_ssize_t index = PyLong_AsSsize_t(PyTuple_GetItem(check, 2));
-        v = PyObject_GetAttr(a, PyTuple_GetItem(check, 0));
-        if (v != NULL && PyObject_IsTrue(PyTuple_GetItem(check, 1))) {
-            PyObject *r = PyObject_CallObject(v, NULL);
-            Py_DECREF(v);
-            v = r;
-        }
-        ok = v != NULL && index > 0 && index < size
-             && PyObject_RichCompareBool(v, PyTuple_GetItem(entry, index), Py_EQ) == 1;
-        Py_XDECREF(v);
-    }
-    if (ok) ok = cl_fill_values(st, g, entry, size - g->n, buf, ptrs);
-    else PyErr_Clear();
-    Py_DECREF(entry);
-    return ok;
-}
-
-/* 1: the group's values are in the buffer; 0: it does not match (no exception set) */
-static int cl_fill_group(const cl_state *st, cl_group *g, PyObject *a, char *buf, void **ptrs)
-{
-    Py_ssize_t j;
-    if (g->kind == CL_GROUP_CACHED) return cl_fill_cached(st, g, a, buf, ptrs);
-    if (g->kind == CL_GROUP_VALUE) {
-        const cl_slot *s = &st->slots[g->first];
-        if (s->cls != NULL && (PyObject *)Py_TYPE(a) != s->cls) return 0;
-        if (cl_convert(s, a, buf + s->offset) < 0) { PyErr_Clear(); return 0; }
-        ptrs[g->first] = buf + s->offset;
-        return 1;
-    } else {
-        PyObject *k, *vals;
-        int same, stable = g->stable != NULL && (PyObject *)Py_TYPE(a) == g->stable;
-        char *region = buf + st->slots[g->first].offset;
-        if (stable) {
-            int e = g->seen[0] != NULL && PyWeakref_GetObject(g->seen[0]) == a ? 0
-                    : g->seen[1] != NULL && PyWeakref_GetObject(g->seen[1]) == a ? 1 : -1;
-            if (e >= 0) {  /* an object seen before: its values' bytes */
-                memcpy(region, g->bytes + e * g->span, (size_t)g->span);
-                for (j = 0; j < g->n; j++) ptrs[g->first + j] = buf + st->slots[g->first + j].offset;
-                return 1;
-            }
-        }
-        k = PyObject_GetAttr(a, g->key_attr);
-        if (k == NULL) { PyErr_Clear(); return 0; }
-        same = k == g->key ? 1 : PyObject_RichCompareBool(k, g->key, Py_EQ);
-        Py_DECREF(k);
-        if (same != 1) { PyErr_Clear(); return 0; }
-        vals = PyObject_GetAttr(a, g->values_attr);
-        if (vals == NULL) { PyErr_Clear(); return 0; }
-        same = PyTuple_Check(vals) && PyTuple_Size(vals) == g->n && cl_fill_values(st, g, vals, 0, buf, ptrs);
-        Py_DECREF(vals);
-        if (same && stable) {  /* remember it, in place of the older of the two */
-            PyObject *ref = PyWeakref_NewRef(a, NULL);
-            if (ref == NULL) {
-                PyErr_Clear();
-            } else {
-                Py_XDECREF(g->seen[g->next]);
-                g->seen[g->next] = ref;
-                memcpy(g->bytes + g->next * g->span, region, (size_t)g->span);
-                g->next = 1 - g->next;
-            }
-        }
-        return same;
-    }
-}
 
 static PyObject *cl_direct_fallback(cl_direct_obj *d, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
@@ -226,16 +129,44 @@ static PyObject *cl_direct_call(PyObject *self, PyObject *const *args, Py_ssize_
             return cl_direct_fallback(d, args, nargs, kwnames);
         }
     }
-    st = cl_get(d->capsule, &heap, &buf, &ptrs, stack_buf, stack_ptrs);
-    if (st == NULL) return NULL;
-    memset(buf, 0, (size_t)st->size);
-    for (i = 0; i < nargs; i++)
-        if (!cl_fill_group(st, &d->groups[i], args[i], buf, ptrs)) {
-            PyMem_Free(heap);
-            return cl_direct_fallback(d, args, nargs, kwnames);
+    if (!d->busy && d->kept != NULL) {
+        /* the kept buffer: an int, float or bool that is the very object whose bytes are
+           there needs nothing (immutable, its conversion a function of its value) */
+        st = (cl_state *)PyCapsule_GetPointer(d->capsule, CL_CAPSULE);
+        if (st == NULL) return NULL;
+        d->busy = 1;
+        for (i = 0; i < nargs; i++) {
+            PyObject *a = args[i];
+            if (a == d->last[i]) continue;
+            if (!cl_fill_group(st, &d->groups[i], a, d->kept, d->kept_ptrs)) {
+                d->busy = 0;
+                return cl_direct_fallback(d, args, nargs, kwnames);
+            }
+            if (d->groups[i].kind == CL_GROUP_VALUE) {  /* its bytes are a's now */
+                PyObject *old = d->last[i];
+                if (PyFloat_CheckExact(a) || PyLong_CheckExact(a) || PyBool_Check(a)) {
+                    Py_INCREF(a);
+                    d->last[i] = a;
+                } else {
+                    d->last[i] = NULL;
+                }
+                Py_XDECREF(old);  /* a number: no Python code runs */
+            }
         }
-    rc = cl_driver_launch(st, ptrs);
-    PyMem_Free(heap);
+        rc = cl_driver_launch(st, d->kept_ptrs);
+        d->busy = 0;
+    } else {
+        st = cl_get(d->capsule, &heap, &buf, &ptrs, stack_buf, stack_ptrs);
+        if (st == NULL) return NULL;
+        memset(buf, 0, (size_t)st->size);
+        for (i = 0; i < nargs; i++)
+            if (!cl_fill_group(st, &d->groups[i], args[i], buf, ptrs)) {
+                PyMem_Free(heap);
+                return cl_direct_fallback(d, args, nargs, kwnames);
+            }
+        rc = cl_driver_launch(st, ptrs);
+        PyMem_Free(heap);
+    }
     if (rc != 0)  /* nothing was launched: the fallback launches again, and reports */
         return cl_direct_fallback(d, args, nargs, kwnames);
     if (d->rec_map != NULL && PyObject_SetItem(d->rec_map, d->rec_key, d->rec_val) < 0) return NULL;
@@ -321,6 +252,18 @@ static PyObject *cl_make_direct(PyObject *unused, PyObject *args)
     if (expect != st->count) {
         PyErr_SetString(PyExc_ValueError, "direct launch: the groups do not cover the parameters");
         Py_DECREF(d); return NULL;
+    }
+    {   /* the kept buffer, zeroed (padding stays zero), its slot pointers fixed */
+        size_t nptr = (size_t)(st->count ? st->count : 1);
+        d->kept_mem = (char *)PyMem_Malloc(sizeof(void *) * nptr + (size_t)st->size + 16);
+        d->last = (PyObject **)PyMem_Malloc(sizeof(PyObject *) * (size_t)(n ? n : 1));
+        if (d->kept_mem == NULL || d->last == NULL) { Py_DECREF(d); return PyErr_NoMemory(); }
+        memset(d->kept_mem, 0, sizeof(void *) * nptr + (size_t)st->size + 16);
+        memset(d->last, 0, sizeof(PyObject *) * (size_t)(n ? n : 1));
+        d->kept_ptrs = (void **)d->kept_mem;
+        d->kept = d->kept_mem + sizeof(void *) * nptr;
+        d->kept += (16 - ((uintptr_t)d->kept & 15)) & 15;
+        for (i = 0; i < st->count; i++) d->kept_ptrs[i] = d->kept + st->slots[i].offset;
     }
     Py_INCREF(fallback); d->fallback = fallback;
     if (rec_map != Py_None) {
