@@ -446,3 +446,47 @@ def test_a_launch_made_while_the_kept_buffer_is_in_use_does_not_touch_it(shim):
     assert list(rec[13:16]) == [0x1000, 64, 0x2000] and slow == []
     launch(a, b)
     assert list(rec[13:16]) == [0x1000, 64, 0x2000]
+
+
+# -- cuda.core Buffers and StridedMemoryViews: identity cache entries C reads --
+
+def _core_class(name, module, **attrs):
+    """A class named like cuda.core's ``name`` (the kinds recognise them by module and name)."""
+    return type(name, (), {"__module__": module, **attrs})
+
+
+def test_cuda_core_buffers_launch_in_c_from_the_identity_cache(shim):
+    Buffer = _core_class("Buffer", "cuda.core._memory._buffer", device_id=0)
+    a, b = Buffer(), Buffer()
+    a.handle, a.size, b.handle, b.size = 0x1000, 256, 0x2000, 64
+    launch, kernel, record, slow, rec = _launcher(shim, [a, b])
+    assert kernel.groups == (("cached", kernel.groups[0][1], "_CL_M0", (("handle", False, 1),), 2),
+                             ("cached", kernel.groups[0][1], "_CL_M1", (("handle", False, 1),), 2))
+    assert launch.__name__ == "direct_launch"
+    rec[12] = 24
+    launch(a, b)  # new objects: the generated code launches and stores the entries
+    holder = kernel.groups[0][1]
+    assert holder["_CL_M0"] == (a, 0x1000, 0x1000, 256) and list(rec[13:16]) == [0x1000, 256, 0x2000]
+    rec[13] = rec[14] = rec[15] = 0
+    launch(a, b)  # C, from the entries
+    assert list(rec[13:16]) == [0x1000, 256, 0x2000] and slow == []
+    a.handle = 0  # closed: another handle, the entry is not used
+    launch(a, b)
+    assert list(rec[13:16]) == [0, 256, 0x2000] and holder["_CL_M0"][1:] == (0, 0, 256)
+    launch(b, a)
+    assert list(rec[13:16]) == [0x2000, 64, 0] and slow == []
+
+
+def test_cuda_core_views_launch_in_c_from_the_identity_cache(shim):
+    View = _core_class("StridedMemoryView", "cuda.core.utils", device_id=0, is_device_accessible=True)
+    v = View()
+    v.ptr, v.shape, v.strides, v.dtype = 0x3000, (4, 8), (16, 1), np.dtype(np.float32)  # strides: elements
+    launch, kernel, record, slow, rec = _launcher(shim, [v])
+    assert kernel.groups[0][3] == (("ptr", False, 1),) and launch.__name__ == "direct_launch"
+    rec[12] = 24
+    launch(v)
+    launch(v)
+    assert list(rec[13:16]) == [0x3000, 4, 8] and slow == []
+    v.ptr = 0x4000  # (a view's pointer never changes; a look-alike's can: the entry is not used)
+    launch(v)
+    assert list(rec[13:16]) == [0x4000, 4, 8] and slow == []

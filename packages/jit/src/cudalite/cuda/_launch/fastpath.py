@@ -19,7 +19,8 @@ falling back to the dispatcher's slow path (first call, another specialization,
 NumPy arrays) when the guard fails or the checked launch returns False (a number of
 another class).  When every argument is a number or a device array in its own layout
 (``ArgKind.direct_group``) or an object with an identity cache (CuPy arrays, torch
-tensors: C reads the cache entry this code keeps, ``ArgKind.direct_cache_checks``) and
+tensors, cuda.core Buffers and views: C reads the cache entry this code keeps,
+``ArgKind.direct_cache_checks``) and
 the launch needs nothing else of the generated code (one GPU, no after-launch work, no
 device exceptions; for CuPy arrays, CuPy's current stream is its null stream), the
 launcher is the driver's *direct* launch (``kernel.bind_direct``: checks, conversion,

@@ -32,7 +32,7 @@ from cudalite.driver import graph as _graph
 
 from .._memory import layout as L
 from .._memory.dlpack import read_dlpack
-from .arrays import array_flat
+from .arrays import array_flat, slot_source
 from .kinds import ArgKind
 
 __all__ = ["CoreViewKind", "CoreBufferKind", "DLPackKind", "KeepUntilDone", "import_dlpack", "KINDS"]
@@ -180,6 +180,16 @@ class CoreViewKind(ArgKind):
         ptr, shape, strides, _dtype = _view_layout(arg)
         return array_flat(ptr, shape, strides, spec)
 
+    # Identity cache: a view's pointer, shape, strides and dtype are fixed when it is made
+    # (cuda.core gives them no setter); ``ptr`` is checked as well, a C-level read.
+    cache_fields = 1
+
+    def cache_snippet(self, a, fields, values, ns, key):
+        return [f"{a}.ptr == {fields[0]}"], [f"{a}.ptr"]
+
+    def direct_cache_checks(self, key):
+        return (("ptr", False, ("field", 0)),)
+
 
 class CoreBufferKind(ArgKind):
     """cuda.core ``Buffer`` arguments: ``size`` bytes as a 1-d ``uint8`` array."""
@@ -197,9 +207,22 @@ class CoreBufferKind(ArgKind):
     def key(self, arg):
         return (np.dtype(np.uint8), 1, "C")
 
-    def flat(self, arg, spec, sh):
-        size = int(arg.size)
-        return array_flat(int(arg.handle or 0), (size,), (1,), spec)
+    def source(self, i, a, spec, key, ns):
+        # every Buffer has the one key: its class is the whole guard; ``handle`` may be an int or a
+        # driver pointer object (int() of it), 0/None once the buffer is closed
+        ns[f"C{i}"] = self.pycls
+        vals = slot_source(spec, f"int({a}.handle or 0)", lambda d: f"{a}.size", lambda d: "1")
+        return f"type({a}) is C{i}", [], vals
+
+    # Identity cache: a Buffer's size never changes and its handle only when it is closed
+    # (then 0 or None): the same object with the same handle has the same values.
+    cache_fields = 1
+
+    def cache_snippet(self, a, fields, values, ns, key):
+        return [f"{a}.handle == {fields[0]}"], [f"{a}.handle"]
+
+    def direct_cache_checks(self, key):
+        return (("handle", False, ("field", 0)),)
 
 
 KINDS = (CoreViewKind, CoreBufferKind, DLPackKind)
