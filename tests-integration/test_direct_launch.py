@@ -289,7 +289,8 @@ def test_torch_tensors_launch_in_c_from_the_identity_cache(shim, fake_libs):
     _cupy, _ndarray, Tensor = fake_libs
     t = Tensor(0x3000, (16,))
     launch, kernel, record, slow, rec = _launcher(shim, [t, 7])
-    assert kernel.groups[0][2:] == ("_CL_M0", (("_version", False, 1), ("data_ptr", True, 2)), 2)
+    # the class's data_ptr, called with the tensor (no bound method per launch)
+    assert kernel.groups[0][2:] == ("_CL_M0", (("_version", False, 1), (Tensor.data_ptr, True, 2)), 2)
     rec[12] = 16
     launch(t, 1)
     launch(t, 1)
@@ -490,3 +491,37 @@ def test_cuda_core_views_launch_in_c_from_the_identity_cache(shim):
     v.ptr = 0x4000  # (a view's pointer never changes; a look-alike's can: the entry is not used)
     launch(v)
     assert list(rec[13:16]) == [0x4000, 4, 8] and slow == []
+
+
+def test_cached_checks_by_attribute_or_function(shim):
+    """A cached group's check reads an attribute (called when ``call``) or, given a
+    callable and ``call`` true, calls it with the object; anything else is refused when
+    the launch is made."""
+
+    class Obj:
+        def __init__(self, ptr):
+            self.ptr = ptr
+
+        def where(self):
+            return self.ptr
+
+    rec = shim.ffi.new("uint64_t[16]")
+    kernel = ProbeKernel(shim, [key_to_type(KEY)], rec)
+    cfg = LaunchConfig((1, 1, 1), (1, 1, 1), 0, 0)
+    o, holder, fell = Obj(0x1000), {}, []
+    holder["M"] = (o, 0x1000, 0x1000, 64)
+    for check in (("ptr", False, 1), ("where", True, 1), (Obj.where, True, 1), (lambda a: a.ptr, True, 1)):
+        launch = kernel._launcher().bind_direct(cfg, [("cached", holder, "M", (check,), 2)],
+                                                lambda *a: fell.append(a))
+        rec[12], rec[13] = 16, 0
+        launch(o)
+        assert fell == [] and list(rec[13:15]) == [0x1000, 64], check
+        o.ptr = 0x2000  # the check now differs: the fallback gets the call
+        launch(o)
+        assert fell == [(o,)], check
+        o.ptr, fell[:] = 0x1000, []
+    for bad, message in (((Obj.where, False, 1), r"argument 0: a cached group's check is \(attribute name"),
+                         ((7, True, 1), r"argument 0: a cached group's check is .* not \(7, True, \.\.\.\)"),
+                         (("ptr", False, 0), "direct launch: bad argument group 0")):  # (index 0: the object)
+        with pytest.raises(ValueError, match=message):
+            kernel._launcher().bind_direct(cfg, [("cached", holder, "M", (bad,), 2)], print)

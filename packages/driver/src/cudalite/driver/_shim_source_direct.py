@@ -178,15 +178,18 @@ static PyMethodDef cl_direct_def = {"direct_launch", (PyCFunction)(void (*)(void
                                     METH_FASTCALL | METH_KEYWORDS,
                                     "Launch with these arguments, or call the fallback with them."};
 
-/* A CACHED group's (holder, name, checks): a dict, a str, and (str, bool, int > 0) triples */
+/* A CACHED group's (holder, name, checks): a dict, a str, and (str, bool, int > 0) triples
+   (or (callable, True, int > 0)) */
 static int cl_cached_ok(PyObject *holder, PyObject *name, PyObject *checks)
 {
     Py_ssize_t j;
     if (!PyDict_Check(holder) || !PyUnicode_Check(name) || !PyTuple_Check(checks)) return 0;
     for (j = 0; j < PyTuple_Size(checks); j++) {
         PyObject *c = PyTuple_GetItem(checks, j);
-        if (!PyTuple_Check(c) || PyTuple_Size(c) != 3 || !PyUnicode_Check(PyTuple_GetItem(c, 0))
-                || !PyBool_Check(PyTuple_GetItem(c, 1)) || !PyLong_Check(PyTuple_GetItem(c, 2))
+        if (!PyTuple_Check(c) || PyTuple_Size(c) != 3 || !PyBool_Check(PyTuple_GetItem(c, 1))
+                || !(PyUnicode_Check(PyTuple_GetItem(c, 0))
+                     || (PyCallable_Check(PyTuple_GetItem(c, 0)) && PyTuple_GetItem(c, 1) == Py_True))
+                || !PyLong_Check(PyTuple_GetItem(c, 2))
                 || PyLong_AsSsize_t(PyTuple_GetItem(c, 2)) < 1) {
             PyErr_Clear();
             return 0;

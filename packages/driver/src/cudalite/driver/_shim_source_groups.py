@@ -18,7 +18,8 @@ typedef struct {
     int kind;
     Py_ssize_t first, n;
     /* ATTRS: key_attr, key, values_attr; CACHED: holder (a dict), name, checks (a tuple of
-       (attribute, call, index): getattr(arg, attribute), called if call, == entry[index]) */
+       (attribute, call, index): getattr(arg, attribute), called if call -- or, when attribute
+       is a callable and call is true, attribute(arg) -- == entry[index]) */
     PyObject *key_attr, *key, *values_attr;
     /* ATTRS: the class (or NULL) whose objects' key and values never change: for them, weak
        references to the last two objects seen and their values' bytes as converted */
@@ -54,13 +55,17 @@ static int cl_fill_cached(const cl_state *st, const cl_group *g, PyObject *a, ch
         return 0;
     Py_INCREF(entry);  /* a check may run Python code that replaces holder[name] */
     for (j = 0; ok && j < nchecks; j++) {
-        PyObject *check = PyTuple_GetItem(g->values_attr, j), *v;
+        PyObject *check = PyTuple_GetItem(g->values_attr, j), *what = PyTuple_GetItem(check, 0), *v;
         Py_ssize_t index = PyLong_AsSsize_t(PyTuple_GetItem(check, 2));
-        v = PyObject_GetAttr(a, PyTuple_GetItem(check, 0));
-        if (v != NULL && PyObject_IsTrue(PyTuple_GetItem(check, 1))) {
-            PyObject *r = PyObject_CallObject(v, NULL);
-            Py_DECREF(v);
-            v = r;
+        if (!PyUnicode_Check(what)) {  /* a function of the object: what(a), no bound method made */
+            v = PyObject_CallFunctionObjArgs(what, a, NULL);
+        } else {
+            v = PyObject_GetAttr(a, what);
+            if (v != NULL && PyTuple_GetItem(check, 1) == Py_True) {
+                PyObject *r = PyObject_CallObject(v, NULL);
+                Py_DECREF(v);
+                v = r;
+            }
         }
         ok = v != NULL && index > 0 && index < size
              && PyObject_RichCompareBool(v, PyTuple_GetItem(entry, index), Py_EQ) == 1;

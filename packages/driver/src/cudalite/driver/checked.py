@@ -191,7 +191,12 @@ def bind_direct(launcher: Any, config: Any, groups: Any, fallback: Any, record: 
         elif group[0] == "cached":
             _, holder, name, tests, n = group
             checks.extend([None] * n)
-            table.append((2, first, n, holder, name, tuple((str(a), bool(c), int(j)) for a, c, j in tests), None))
+            for a, c, _j in tests:
+                if not (isinstance(a, str) or (c and callable(a))):
+                    raise ValueError(f"argument {i}: a cached group's check is (attribute name, call, index) or "
+                                     f"(function, True, index), not ({a!r}, {c!r}, ...)")
+            tests = tuple((a, bool(c), int(j)) for a, c, j in tests)
+            table.append((2, first, n, holder, name, tests, None))
             first += n
         else:
             raise ValueError(f"argument {i}: unknown group {group[0]!r} (\"value\", \"attrs\" or \"cached\")")

@@ -251,8 +251,9 @@ class Launcher:
             changes: the values of the last two seen are kept) -- or
             ``("cached", holder, name, checks, n)``: ``holder[name]`` (a dict's item)
             must be ``(argument, fields..., n values)`` and, for each ``(attr, call,
-            index)`` of ``checks``, ``getattr(argument, attr)`` (called when ``call``)
-            must equal ``holder[name][index]``.
+            index)`` of ``checks``, ``getattr(argument, attr)`` (called when ``call``;
+            when ``attr`` is a callable and ``call`` true: ``attr(argument)``, e.g. an
+            unbound method) must equal ``holder[name][index]``.
         fallback : callable
             Called with the call's own arguments when the launch is not made here.
         record : tuple, optional

@@ -406,7 +406,8 @@ class TorchKind(ArgKind):
         return [f"{a}._version == {fields[0]}", f"{a}.data_ptr() == {values[0]}"], [f"TVER({a})"]
 
     def direct_cache_checks(self, key):
-        return (("_version", False, ("field", 0)), ("data_ptr", True, ("value", 0)))
+        # the class's own data_ptr called with the tensor: C makes no bound method per launch
+        return (("_version", False, ("field", 0)), (self.cls.data_ptr, True, ("value", 0)))
 
 
 KINDS = (DeviceArrayKind, TorchKind, CupyKind, CAIKind)
