@@ -236,17 +236,60 @@ def test_mixed_cached_and_plain_positions(fake_libs, monkeypatch):
         k[1, 1](t, None)
 
 
-def test_held_launcher_hands_new_argument_kinds_to_the_fast_launcher(fake_libs, monkeypatch):
-    """``cfg = kernel[g, b]`` kept by the user before CuPy arrays were seen: after one
-    slow call its misses go to the launcher the dispatcher now keeps for that
-    configuration (the fast path), and it never loops between the two."""
+def test_held_launcher_made_before_compiling_becomes_the_fast_launcher(fake_libs, monkeypatch):
+    """``cfg = kernel[g, b]`` kept by the user before the kernel was compiled: its first
+    call compiles and makes that very object the fast launcher of the configuration (no
+    hand-off through the slow path per call); its attributes stay."""
     _, ndarray = fake_libs
     calls = []
     k, D = _kernel(add_one, calls)
     monkeypatch.setattr(D, "current_cc", lambda: (9, 0))
     held = k[1, 32]  # made before any specialization: the slow launcher
+    assert held.func.cudalite_slow
     a = ndarray(0x100, (8,))
-    held(a, 1.0)  # slow: compiles, and keeps a fast launcher for [1, 32]
+    held(a, 1.0)  # slow: compiles, and makes `held` the fast launcher for [1, 32]
+    assert k[1, 32] is held and not getattr(held.func, "cudalite_slow", False)
+    assert (held.griddim, held.blockdim, held.dispatcher) == ((1, 1, 1), (32, 1, 1), k)
+    full = []  # calls of the slow path's own work
+    real = k._kernel_for
+    monkeypatch.setattr(k, "_kernel_for", lambda keys: (full.append(keys), real(keys))[1])
+    for x in (2.0, 3.0):
+        held(a, x)
+    assert calls[-3:] == [(0x100, 8, 1.0), (0x100, 8, 2.0), (0x100, 8, 3.0)] and full == []
+    b = ndarray(0x200, (4,), dtype=np.float64)  # another type: the slow path, a launcher of its own
+    held(b, 4.0)
+    assert calls[-1][0] == 0x200 and calls[-1][-1] == 4.0 and len(full) == 1 and k[1, 32] is not held
+    held(a, 5.0)  # still the launcher of its own kinds
+    assert calls[-1] == (0x100, 8, 5.0) and len(full) == 1
+
+
+def test_held_launcher_with_callbacks_is_not_replaced(fake_libs, monkeypatch):
+    """A configured launch with pre-launch callbacks keeps its wrapper: the callbacks run
+    on every launch, before and after compiling."""
+    _, ndarray = fake_libs
+    calls, seen = [], []
+    k, D = _kernel(add_one, calls)
+    monkeypatch.setattr(D, "current_cc", lambda: (9, 0))
+    held = k[1, 32]
+    held.pre_launch_callbacks.append(lambda kernel, cfg: seen.append(cfg))
+    a = ndarray(0x100, (8,))
+    for x in (1.0, 2.0, 3.0):
+        held(a, x)
+    assert seen == [held] * 3 and [c[-1] for c in calls] == [1.0, 2.0, 3.0]
+
+
+def test_held_launcher_hands_new_argument_kinds_to_the_fast_launcher(fake_libs, monkeypatch):
+    """``cfg = kernel[g, b]`` kept by the user before CuPy arrays were seen (made for
+    other kinds): its misses go to the launcher the dispatcher now keeps for that
+    configuration (the fast path), and it never loops between the two."""
+    _, ndarray = fake_libs
+    calls = []
+    k, D = _kernel(add_one, calls)
+    monkeypatch.setattr(D, "current_cc", lambda: (9, 0))
+    k[1, 32](ndarray(0x300, (8,), dtype=np.float64), 0.0)
+    held = k[1, 32]  # the fast launcher of float64 CuPy arrays
+    a = ndarray(0x100, (8,))
+    held(a, 1.0)  # float32: compiled, another launcher kept for [1, 32]
     fast = k[1, 32]
     assert fast is not held
     full = []  # calls of the slow path's own work (after the hand-off check)

@@ -14,6 +14,7 @@ fails.  :func:`launch_slow` does, reading only the argument-kind table:
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 from cudalite.core.errors import NumbaPerformanceWarning
@@ -23,6 +24,7 @@ from .._launch.devices import current_id, launch_target, multi_gpu, on_device
 from .._launch.fastpath import make_factory
 from .._launch.hints import ArgHint, prepare_hints
 from .._runtime.faults import kernel_fault
+from .configured import ConfiguredLaunch
 from .extensions import apply_extensions
 from ..config import load_config
 
@@ -95,7 +97,7 @@ def launch_slow(disp, cfg, args, key=None, caller=None):
     if multi:
         kernel = kernel.on_device(current_id())  # loaded (compiled for its cc) there on first use
     if not staged and cfg.shared_mem <= _BIG_SHARED:
-        _keep_fast_path(disp, kinds, keys, args, kernel, cfg, key, multi, getattr(caller, "stream", None))
+        _keep_fast_path(disp, kinds, keys, args, kernel, cfg, key, multi, caller)
     specs = kernel.abi.args
     values = [v for vals in _read_each(disp, args, lambda i: kinds[i].flat(args[i], specs[i], sh)) for v in vals]
     try:
@@ -136,7 +138,7 @@ def _read_each(disp, args, read):
     return tuple(out)
 
 
-def _keep_fast_path(disp, kinds, keys, args, kernel, cfg, key, multi, stream):
+def _keep_fast_path(disp, kinds, keys, args, kernel, cfg, key, multi, caller):
     """Generate (once) the launcher factory of these argument kinds and keys, and keep
     its launcher for this configuration: later launches take the fast path."""
     table = disp._table
@@ -150,20 +152,45 @@ def _keep_fast_path(disp, kinds, keys, args, kernel, cfg, key, multi, stream):
         table.last_factory = factory
         if key is not None:
             try:
-                disp._store_config(key, _launcher_of(disp, table, factory, fkey, cfg, key, stream))
+                disp._store_config(key, _launcher_of(disp, table, factory, fkey, cfg, key, caller))
             except TypeError:  # an unhashable configuration
                 pass
 
 
-def _launcher_of(disp, table, factory, fkey, cfg, key, stream):
+def _upgrade(caller):
+    """``wrap(fn)`` for a launcher factory that makes ``caller`` -- a configured launch
+    of the slow path's launcher -- call ``fn`` itself (ConfiguredLaunch is a partial: its
+    function is replaced in place; the replaced one, which is running, stays referenced),
+    or None when ``caller`` is not such an object or has pre-launch callbacks."""
+    if (type(caller) is not ConfiguredLaunch or "_callbacks" in caller.__dict__
+            or not getattr(caller.func, "cudalite_slow", False)):
+        return None
+
+    def wrap(fn):
+        state = caller.__dict__
+        state["_slow"] = caller.func
+        functools.partial.__setstate__(caller, (fn, (), None, state))
+        return caller
+
+    return wrap
+
+
+def _launcher_of(disp, table, factory, fkey, cfg, key, caller):
     """The configured launcher of ``factory`` for configuration ``key``: the one made
     before when the arguments switch back to these kinds (a ufunc called with device
     arrays, then CuPy arrays, then device arrays again), else a new one, kept (at most
-    ``_MAX_LAUNCHERS``, then the table starts again)."""
+    ``_MAX_LAUNCHERS``, then the table starts again).  The new one is ``caller`` itself
+    when that is a configured launch of the slow path's launcher (``cfg = kernel[g, b]``
+    made before the kernel was compiled): the object the user holds then launches
+    through the fast path with no hand-off per call."""
     made = table.launchers
     launcher = made.get((fkey, key))
     if launcher is None:
-        launcher = disp._launcher(factory, cfg, key, stream)
+        upgrade = _upgrade(caller)
+        if upgrade is not None:
+            launcher = factory(cfg, key, upgrade)
+        else:
+            launcher = disp._launcher(factory, cfg, key, getattr(caller, "stream", None))
         if len(made) >= _MAX_LAUNCHERS:
             made.clear()
         made[(fkey, key)] = launcher

@@ -26,11 +26,12 @@ device exceptions; for CuPy arrays, CuPy's current stream is its null stream), t
 launcher is the driver's *direct* launch (``kernel.bind_direct``: checks, conversion,
 launch and the record of the last kernel, all in C) with the generated function as its
 fallback for every call it does not launch -- a new object at a cached position
-included: the generated code's miss path stores the entry C hits next time.  The slow
-path first hands the call to the launcher the dispatcher now keeps for the same
-configuration when that is not the caller, so a launcher the user holds (``cfg =
-kernel[g, b]``) made before a new argument type was seen takes the fast path after one
-slow call, as ``kernel[g, b]`` does.  Making a launcher for a new configuration costs
+included: the generated code's miss path stores the entry C hits next time.  A
+configured launch the user holds that was made before the kernel was compiled (``cfg =
+kernel[g, b]`` first) *becomes* the fast launcher on its first call (the slow path's
+``_launcher_of`` replaces its function in place); one made for other argument kinds
+has the slow path hand each call it misses to the launcher the dispatcher now keeps for
+the same configuration, as ``kernel[g, b]`` would give.  Making a launcher for a new configuration costs
 one closure creation, not a compilation.  No ``*args`` tuple and no per-argument
 function calls for device arrays, CuPy arrays, torch tensors and scalars.
 """
@@ -71,6 +72,7 @@ def slow_factory(disp):
             slow(CFG, args, KEY, me)
 
         launch.__name__ = launch.__qualname__ = _name(disp)
+        launch.cudalite_slow = True  # a configured launch calling it is upgraded in place (slowpath._launcher_of)
         me = launch if WRAP is None else WRAP(launch)
         return me
 
