@@ -520,6 +520,15 @@ def test_cached_checks_by_attribute_or_function(shim):
         launch(o)
         assert fell == [(o,)], check
         o.ptr, fell[:] = 0x1000, []
+    # C keeps the converted values of the entry it launched last: another entry (a new tuple)
+    # for the same object is converted, and so is the first one again
+    launch = kernel._launcher().bind_direct(cfg, [("cached", holder, "M", (("ptr", False, 1),), 2)], print)
+    first = holder["M"]
+    for entry, want in ((first, 64), (first, 64), ((o, 0x1000, 0x1000, 32), 32), (first, 64)):
+        holder["M"] = entry
+        rec[13] = rec[14] = 0
+        launch(o)
+        assert list(rec[13:15]) == [0x1000, want]
     for bad, message in (((Obj.where, False, 1), r"argument 0: a cached group's check is \(attribute name"),
                          ((7, True, 1), r"argument 0: a cached group's check is .* not \(7, True, \.\.\.\)"),
                          (("ptr", False, 0), "direct launch: bad argument group 0")):  # (index 0: the object)

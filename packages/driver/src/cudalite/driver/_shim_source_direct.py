@@ -12,6 +12,7 @@ DIRECT_SOURCE = r"""
 typedef struct {
     PyObject_HEAD
     PyObject *capsule;   /* the checked launch's state: configuration, slots */
+    cl_state *st;        /* the capsule's pointer (valid while capsule is set) */
     PyObject *fallback;  /* called with the call's own arguments whenever this cannot launch */
     PyObject *rec_map, *rec_key, *rec_val;  /* rec_map[rec_key] = rec_val after each launch */
     PyObject *pre_call, *pre_value;  /* when set: launch only if pre_call() is pre_value */
@@ -132,13 +133,12 @@ static PyObject *cl_direct_call(PyObject *self, PyObject *const *args, Py_ssize_
     if (!d->busy && d->kept != NULL) {
         /* the kept buffer: an int, float or bool that is the very object whose bytes are
            there needs nothing (immutable, its conversion a function of its value) */
-        st = (cl_state *)PyCapsule_GetPointer(d->capsule, CL_CAPSULE);
-        if (st == NULL) return NULL;
+        st = d->st;
         d->busy = 1;
         for (i = 0; i < nargs; i++) {
             PyObject *a = args[i];
             if (a == d->last[i]) continue;
-            if (!cl_fill_group(st, &d->groups[i], a, d->kept, d->kept_ptrs)) {
+            if (!cl_fill_group(st, &d->groups[i], a, d->kept, d->kept_ptrs, 1)) {
                 d->busy = 0;
                 return cl_direct_fallback(d, args, nargs, kwnames);
             }
@@ -160,7 +160,7 @@ static PyObject *cl_direct_call(PyObject *self, PyObject *const *args, Py_ssize_
         if (st == NULL) return NULL;
         memset(buf, 0, (size_t)st->size);
         for (i = 0; i < nargs; i++)
-            if (!cl_fill_group(st, &d->groups[i], args[i], buf, ptrs)) {
+            if (!cl_fill_group(st, &d->groups[i], args[i], buf, ptrs, 0)) {
                 PyMem_Free(heap);
                 return cl_direct_fallback(d, args, nargs, kwnames);
             }
@@ -220,6 +220,7 @@ static PyObject *cl_make_direct(PyObject *unused, PyObject *args)
     d = (cl_direct_obj *)PyType_GenericAlloc((PyTypeObject *)type, 0);
     if (d == NULL) { Py_DECREF(capsule); return NULL; }
     d->capsule = capsule;
+    d->st = st;
     d->groups = (cl_group *)PyMem_Malloc(sizeof(cl_group) * (size_t)(n ? n : 1));
     if (d->groups == NULL) { Py_DECREF(d); return PyErr_NoMemory(); }
     memset(d->groups, 0, sizeof(cl_group) * (size_t)(n ? n : 1));

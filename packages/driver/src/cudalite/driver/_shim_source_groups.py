@@ -22,7 +22,8 @@ typedef struct {
        is a callable and call is true, attribute(arg) -- == entry[index]) */
     PyObject *key_attr, *key, *values_attr;
     /* ATTRS: the class (or NULL) whose objects' key and values never change: for them, weak
-       references to the last two objects seen and their values' bytes as converted */
+       references to the last two objects seen and their values' bytes as converted.
+       CACHED: seen[0], the entry whose values are in the kept buffer (a strong reference) */
     PyObject *stable, *seen[2];
     char *bytes;
     Py_ssize_t span, next;
@@ -44,8 +45,10 @@ static int cl_fill_values(const cl_state *st, const cl_group *g, PyObject *vals,
     return 1;
 }
 
-/* CACHED: 1 when holder[name] is (a, fields..., values...) and every check holds */
-static int cl_fill_cached(const cl_state *st, const cl_group *g, PyObject *a, char *buf, void **ptrs)
+/* CACHED: 1 when holder[name] is (a, fields..., values...) and every check holds.  ``kept``:
+   buf is the direct launch's kept buffer, where the values of the entry g->seen[0] (a strong
+   reference) already are: that entry's values are not converted again */
+static int cl_fill_cached(const cl_state *st, cl_group *g, PyObject *a, char *buf, void **ptrs, int kept)
 {
     PyObject *entry = PyDict_GetItem(g->key_attr, g->key);  /* borrowed; no exception */
     Py_ssize_t j, size, nchecks = PyTuple_Size(g->values_attr);
@@ -71,17 +74,27 @@ static int cl_fill_cached(const cl_state *st, const cl_group *g, PyObject *a, ch
              && PyObject_RichCompareBool(v, PyTuple_GetItem(entry, index), Py_EQ) == 1;
         Py_XDECREF(v);
     }
-    if (ok) ok = cl_fill_values(st, g, entry, size - g->n, buf, ptrs);
-    else PyErr_Clear();
+    if (!ok) {
+        PyErr_Clear();
+    } else if (!kept) {
+        ok = cl_fill_values(st, g, entry, size - g->n, buf, ptrs);
+    } else if (g->seen[0] != entry) {
+        PyObject *old = g->seen[0];
+        g->seen[0] = NULL;  /* the bytes are no entry's until all are written */
+        ok = cl_fill_values(st, g, entry, size - g->n, buf, ptrs);
+        if (ok) { Py_INCREF(entry); g->seen[0] = entry; }
+        Py_XDECREF(old);
+    }
     Py_DECREF(entry);
     return ok;
 }
 
-/* 1: the group's values are in the buffer; 0: it does not match (no exception set) */
-static int cl_fill_group(const cl_state *st, cl_group *g, PyObject *a, char *buf, void **ptrs)
+/* 1: the group's values are in the buffer; 0: it does not match (no exception set); ``kept``:
+   buf is the direct launch's kept buffer */
+static int cl_fill_group(const cl_state *st, cl_group *g, PyObject *a, char *buf, void **ptrs, int kept)
 {
     Py_ssize_t j;
-    if (g->kind == CL_GROUP_CACHED) return cl_fill_cached(st, g, a, buf, ptrs);
+    if (g->kind == CL_GROUP_CACHED) return cl_fill_cached(st, g, a, buf, ptrs, kept);
     if (g->kind == CL_GROUP_VALUE) {
         const cl_slot *s = &st->slots[g->first];
         if (s->cls != NULL && (PyObject *)Py_TYPE(a) != s->cls) return 0;

@@ -39,6 +39,7 @@ function calls for device arrays, CuPy arrays, torch tensors and scalars.
 from __future__ import annotations
 
 import keyword
+import sys
 
 from cudalite.driver import CudaDriverError, stream_device
 
@@ -146,7 +147,8 @@ def _direct_groups(kinds, keys, specs, kernel, ns, multi, cached, after):
             # the entry: (object, fields..., values...); indices into it
             start = {"field": 1, "value": 1 + k.cache_fields}
             tests = tuple((attr, call, start[part] + j) for attr, call, (part, j) in checks)
-            group = ("cached", ns, f"_CL_M{i}", tests, spec.count)
+            # the interned name: the very key object of ns (C's lookup then compares pointers)
+            group = ("cached", ns, sys.intern(f"_CL_M{i}"), tests, spec.count)
         else:
             group = k.direct_group(spec, key)
         if group is None:
@@ -229,7 +231,7 @@ def make_factory(disp, names, kinds, keys, kernel, record, multi=False):
                 continue
             fields = [f"_cl_k{i}_{j}" for j in range(k.cache_fields)]
             vals = [f"_cl_c{i}_{j}" for j in range(spec.count)]
-            ns[f"_CL_M{i}"] = (_EMPTY,) + (None,) * (len(fields) + len(vals))
+            ns[sys.intern(f"_CL_M{i}")] = (_EMPTY,) + (None,) * (len(fields) + len(vals))
             body.append(f"{ind}_cl_l{i}, {', '.join(fields + vals)} = _CL_M{i}")
             checks, store_exprs = k.cache_snippet(a, fields, vals, ns, keys[i])
             hit_guards.append(" and ".join([f"{a} is _cl_l{i}"] + checks))
