@@ -17,7 +17,7 @@ import sys
 import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_util import host_us  # noqa: E402
+from bench_util import gpu_or_skip, host_us  # noqa: E402
 
 BATCH, BATCHES, ROUNDS = 200, 30, 5
 
@@ -61,13 +61,10 @@ def kinds(cuda):
 
 def main(argv=None):
     warnings.simplefilter("ignore")
-    from cudalite import cuda
-
-    try:
-        dev = cuda.get_current_device()
-    except Exception as e:
-        print(f"launch kinds skipped: no usable GPU ({e})")
+    got = gpu_or_skip("launch kinds")
+    if got is None:
         return
+    cuda, dev = got
     rows = kinds(cuda)
     cfgs = {}
     for name, args in rows.items():
