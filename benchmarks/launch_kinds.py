@@ -5,7 +5,10 @@ configured launch held (``cfg = kernel[1, 1]; cfg(*args)``), rounds interleaved,
 per kind.  What it shows: each kind's own cost above the device arrays' (whose values the
 direct launch keeps in C), the libraries' attribute reads included (issue 26's part 3;
 ``benchmarks/launch_floor.py`` gives the same kinds against the driver's floor in fresh
-processes).  Kinds whose library is missing are left out, with the reason printed.
+processes).  Kinds whose library is missing are left out, with the reason printed.  The
+driver call itself can differ between two kernels of one process (the floor's two states,
+``launch_floor.py``'s docstring): a kind measuring *below* the device arrays is such a case;
+compare a kind across runs.
 
     python benchmarks/launch_kinds.py
 """
