@@ -89,3 +89,58 @@ def test_local_intrinsic_in_a_pickled_kernel_runs():
     again[1, 1](r2, 5)
     assert r[0] == r2[0] == 15
     assert pickle.loads(pickle.dumps(identity)) is identity
+
+
+def test_a_launcher_held_before_the_first_call_launches_every_value():
+    """``cfg = kernel[g, b]`` taken before compiling becomes the fast launcher on its first
+    call; the numbers of each launch reach the kernel whether they are the objects of the
+    last launch (kept in C) or new ones."""
+
+    @cuda.jit
+    def put(out, i, x, flag):
+        if cuda.grid(1) == 0:
+            out[i] = x if flag else -x
+
+    cfg = put[1, 32]
+    out = cuda.to_device(np.zeros(64))
+    x = 2.5
+    for i in range(64):
+        cfg(out, i, x if i % 3 else float(i), i % 2 == 0)
+    want = np.array([(2.5 if i % 3 else float(i)) * (1 if i % 2 == 0 else -1) for i in range(64)])
+    np.testing.assert_array_equal(out.copy_to_host(), want)
+    assert put[1, 32] is cfg
+
+
+def test_threads_sharing_one_launcher_launch_their_own_numbers():
+    """Threads launching through the same configured launch with numbers of their own:
+    while one thread's launch is in the driver (the GIL released) the others fill their
+    own parameter buffers, so every launch writes the value it was given."""
+    import threading
+
+    @cuda.jit
+    def put(out, i, x):
+        if cuda.grid(1) == 0:
+            out[i] = x
+
+    n_threads, per = 4, 200
+    out = cuda.to_device(np.zeros(n_threads * per))
+    cfg = put[1, 32]
+    cfg(out, 0, 0.0)
+    errors = []
+
+    def work(t):
+        try:
+            for j in range(per):
+                cfg(out, t * per + j, float(t * 1000 + j))
+        except Exception as exc:  # reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(n_threads)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    cuda.synchronize()
+    assert errors == []
+    want = np.array([float(t * 1000 + j) for t in range(n_threads) for j in range(per)])
+    np.testing.assert_array_equal(out.copy_to_host(), want)
