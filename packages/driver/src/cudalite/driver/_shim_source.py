@@ -12,7 +12,7 @@ __all__ = ["ABI_VERSION", "PREBUILT_MODULE", "C_SOURCE", "CDEF"]
 
 ABI_VERSION = 5  # 2: cl_launch_ex (cuLaunchKernelEx) replaced cl_launch_coop; 3: the checked and direct launches;
 #                 4: the direct launch's cached groups and precondition, cl_call2 (graph launches);
-#                 5: a cached group's check may be a function of the object; its read program
+#                 5: a cached group's check may be a function of the object
 PREBUILT_MODULE = "cudalite.driver._launch_shim"  # what setup.py builds into the wheel
 
 

@@ -178,37 +178,6 @@ static PyMethodDef cl_direct_def = {"direct_launch", (PyCFunction)(void (*)(void
                                     METH_FASTCALL | METH_KEYWORDS,
                                     "Launch with these arguments, or call the fallback with them."};
 
-/* A read of a check or program item: a str (an attribute, called when call), or a callable
-   called with the object (call true) */
-static int cl_what_ok(PyObject *what, PyObject *call)
-{
-    return PyBool_Check(call) && (PyUnicode_Check(what) || (PyCallable_Check(what) && call == Py_True));
-}
-
-/* A CACHED group's read program (see cl_fill_program): (type, guards, values, fields), guards
-   (what, call, 0 | 1, expect), values (what, call, k >= 0), fields (what, call) */
-static int cl_program_ok(PyObject *prog)
-{
-    Py_ssize_t j, part, widths[4] = {0, 4, 3, 2};
-    if (!PyTuple_Check(prog) || PyTuple_Size(prog) != 4 || !PyType_Check(PyTuple_GetItem(prog, 0))) return 0;
-    for (part = 1; part < 4; part++) {
-        PyObject *items = PyTuple_GetItem(prog, part);
-        if (!PyTuple_Check(items)) return 0;
-        for (j = 0; j < PyTuple_Size(items); j++) {
-            PyObject *it = PyTuple_GetItem(items, j);
-            long k;
-            if (!PyTuple_Check(it) || PyTuple_Size(it) != widths[part]
-                    || !cl_what_ok(PyTuple_GetItem(it, 0), PyTuple_GetItem(it, 1)))
-                return 0;
-            if (part == 3) continue;
-            if (!PyLong_Check(PyTuple_GetItem(it, 2))) return 0;
-            k = PyLong_AsLong(PyTuple_GetItem(it, 2));
-            if ((part == 1 && k != 0 && k != 1) || (part == 2 && k < 0)) { PyErr_Clear(); return 0; }
-        }
-    }
-    return 1;
-}
-
 /* A CACHED group's (holder, name, checks): a dict, a str, and (str, bool, int > 0) triples
    (or (callable, True, int > 0)) */
 static int cl_cached_ok(PyObject *holder, PyObject *name, PyObject *checks)
@@ -217,7 +186,9 @@ static int cl_cached_ok(PyObject *holder, PyObject *name, PyObject *checks)
     if (!PyDict_Check(holder) || !PyUnicode_Check(name) || !PyTuple_Check(checks)) return 0;
     for (j = 0; j < PyTuple_Size(checks); j++) {
         PyObject *c = PyTuple_GetItem(checks, j);
-        if (!PyTuple_Check(c) || PyTuple_Size(c) != 3 || !cl_what_ok(PyTuple_GetItem(c, 0), PyTuple_GetItem(c, 1))
+        if (!PyTuple_Check(c) || PyTuple_Size(c) != 3 || !PyBool_Check(PyTuple_GetItem(c, 1))
+                || !(PyUnicode_Check(PyTuple_GetItem(c, 0))
+                     || (PyCallable_Check(PyTuple_GetItem(c, 0)) && PyTuple_GetItem(c, 1) == Py_True))
                 || !PyLong_Check(PyTuple_GetItem(c, 2))
                 || PyLong_AsSsize_t(PyTuple_GetItem(c, 2)) < 1) {
             PyErr_Clear();
@@ -265,9 +236,7 @@ static PyObject *cl_make_direct(PyObject *unused, PyObject *args)
                 || (g->kind == CL_GROUP_VALUE && g->n != 1)
                 || (g->kind == CL_GROUP_ATTRS && (!PyUnicode_Check(ka) || !PyUnicode_Check(va)))
                 || (g->kind == CL_GROUP_CACHED && !cl_cached_ok(ka, k, va))
-                || (stable != Py_None && g->kind == CL_GROUP_ATTRS && (g->n < 1 || !PyType_Check(stable)))
-                || (stable != Py_None && g->kind == CL_GROUP_CACHED && !cl_program_ok(stable))
-                || (stable != Py_None && g->kind == CL_GROUP_VALUE)
+                || (stable != Py_None && (g->kind != CL_GROUP_ATTRS || g->n < 1 || !PyType_Check(stable)))
                 || (g->kind != CL_GROUP_VALUE && g->kind != CL_GROUP_ATTRS && g->kind != CL_GROUP_CACHED)) {
             PyErr_Format(PyExc_ValueError, "direct launch: bad argument group %zd", i);
             Py_DECREF(d); return NULL;
@@ -276,9 +245,7 @@ static PyObject *cl_make_direct(PyObject *unused, PyObject *args)
         if (g->kind != CL_GROUP_VALUE) {
             Py_INCREF(ka); g->key_attr = ka; Py_INCREF(k); g->key = k; Py_INCREF(va); g->values_attr = va;
         }
-        if (stable != Py_None && g->kind == CL_GROUP_CACHED) {
-            Py_INCREF(stable); g->stable = stable;
-        } else if (stable != Py_None) {
+        if (stable != Py_None) {
             const cl_slot *last = &st->slots[g->first + g->n - 1];
             g->span = (Py_ssize_t)(last->offset + last->size - st->slots[g->first].offset);
             g->bytes = (char *)PyMem_Malloc((size_t)(2 * g->span));

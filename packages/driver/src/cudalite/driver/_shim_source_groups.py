@@ -23,8 +23,7 @@ typedef struct {
     PyObject *key_attr, *key, *values_attr;
     /* ATTRS: the class (or NULL) whose objects' key and values never change: for them, weak
        references to the last two objects seen and their values' bytes as converted.
-       CACHED: seen[0], the entry whose values are in the kept buffer (a strong reference), and
-       stable, the read program of a miss (cl_fill_program) or NULL */
+       CACHED: seen[0], the entry whose values are in the kept buffer (a strong reference) */
     PyObject *stable, *seen[2];
     char *bytes;
     Py_ssize_t span, next;
@@ -46,91 +45,6 @@ static int cl_fill_values(const cl_state *st, const cl_group *g, PyObject *vals,
     return 1;
 }
 
-/* getattr(a, what), called when call -- or what(a) when what is not a str (and call is true):
-   a new reference, or NULL with an exception set */
-static PyObject *cl_read(PyObject *a, PyObject *what, int call)
-{
-    PyObject *v, *r;
-    if (!PyUnicode_Check(what)) return PyObject_CallFunctionObjArgs(what, a, NULL);
-    v = PyObject_GetAttr(a, what);
-    if (v == NULL || !call) return v;
-    r = PyObject_CallObject(v, NULL);
-    Py_DECREF(v);
-    return r;
-}
-
-/* CACHED with a read program (g->stable = (cls, guards, values, fields)), for an object the
-   cache entry does not vouch for: what the generated code's guard and miss path do, in C.
-   type(a) is cls; each guard (what, call, op, expect): read(a) is expect (op 0) or == expect
-   (op 1); each value (what, call, k): one value (k == 0) or a tuple of exactly k (k > 0), in
-   slot order; then the fields (what, call) -- when all read, holder[name] = (a, fields...,
-   values...) is the new entry.  1: the values are in buf; 0: a guard or value failed. */
-static int cl_fill_program(const cl_state *st, cl_group *g, PyObject *a, char *buf, void **ptrs, int kept)
-{
-    PyObject *prog = g->stable, *guards, *values, *fields, *vals = NULL, *entry = NULL;
-    Py_ssize_t j, at = 0, nf;
-    int ok = 1;
-    if ((PyObject *)Py_TYPE(a) != PyTuple_GetItem(prog, 0)) return 0;
-    guards = PyTuple_GetItem(prog, 1); values = PyTuple_GetItem(prog, 2); fields = PyTuple_GetItem(prog, 3);
-    for (j = 0; ok && j < PyTuple_Size(guards); j++) {
-        PyObject *gd = PyTuple_GetItem(guards, j), *expect = PyTuple_GetItem(gd, 3);
-        PyObject *v = cl_read(a, PyTuple_GetItem(gd, 0), PyTuple_GetItem(gd, 1) == Py_True);
-        ok = v != NULL && (PyLong_AsLong(PyTuple_GetItem(gd, 2)) == 0 ? v == expect
-                           : PyObject_RichCompareBool(v, expect, Py_EQ) == 1);
-        Py_XDECREF(v);
-    }
-    if (ok) ok = (vals = PyTuple_New(g->n)) != NULL;
-    for (j = 0; ok && j < PyTuple_Size(values); j++) {
-        PyObject *vd = PyTuple_GetItem(values, j), *v;
-        Py_ssize_t k = PyLong_AsSsize_t(PyTuple_GetItem(vd, 2)), m;
-        v = cl_read(a, PyTuple_GetItem(vd, 0), PyTuple_GetItem(vd, 1) == Py_True);
-        if (v == NULL) { ok = 0; break; }
-        if (k == 0) {
-            ok = at < g->n;
-            if (ok) { PyTuple_SetItem(vals, at++, v); v = NULL; }
-        } else {
-            ok = PyTuple_Check(v) && PyTuple_Size(v) == k && at + k <= g->n;
-            for (m = 0; ok && m < k; m++) {
-                PyObject *item = PyTuple_GetItem(v, m);
-                Py_INCREF(item);
-                PyTuple_SetItem(vals, at++, item);
-            }
-        }
-        Py_XDECREF(v);
-    }
-    ok = ok && at == g->n && cl_fill_values(st, g, vals, 0, buf, ptrs);
-    if (ok) {  /* the new cache entry, when every field reads */
-        nf = PyTuple_Size(fields);
-        entry = PyTuple_New(1 + nf + g->n);
-        for (j = 0; entry != NULL && j < nf; j++) {
-            PyObject *fd = PyTuple_GetItem(fields, j);
-            PyObject *v = cl_read(a, PyTuple_GetItem(fd, 0), PyTuple_GetItem(fd, 1) == Py_True);
-            if (v == NULL) { Py_CLEAR(entry); break; }
-            PyTuple_SetItem(entry, 1 + j, v);
-        }
-        if (entry != NULL) {
-            Py_INCREF(a);
-            PyTuple_SetItem(entry, 0, a);
-            for (j = 0; j < g->n; j++) {
-                PyObject *item = PyTuple_GetItem(vals, j);
-                Py_INCREF(item);
-                PyTuple_SetItem(entry, 1 + nf + j, item);
-            }
-            if (PyDict_SetItem(g->key_attr, g->key, entry) < 0) Py_CLEAR(entry);
-        }
-        if (kept) {  /* the bytes now in the kept buffer are this entry's (or no entry's) */
-            PyObject *old = g->seen[0];
-            g->seen[0] = entry;
-            entry = NULL;
-            Py_XDECREF(old);
-        }
-    }
-    PyErr_Clear();
-    Py_XDECREF(entry);
-    Py_XDECREF(vals);
-    return ok;
-}
-
 /* CACHED: 1 when holder[name] is (a, fields..., values...) and every check holds.  ``kept``:
    buf is the direct launch's kept buffer, where the values of the entry g->seen[0] (a strong
    reference) already are: that entry's values are not converted again */
@@ -141,22 +55,27 @@ static int cl_fill_cached(const cl_state *st, cl_group *g, PyObject *a, char *bu
     int ok = 1;
     if (entry == NULL || !PyTuple_Check(entry) || (size = PyTuple_Size(entry)) < 1 + g->n
             || PyTuple_GetItem(entry, 0) != a)
-        return g->stable != NULL ? cl_fill_program(st, g, a, buf, ptrs, kept) : 0;
+        return 0;
     Py_INCREF(entry);  /* a check may run Python code that replaces holder[name] */
     for (j = 0; ok && j < nchecks; j++) {
-        PyObject *check = PyTuple_GetItem(g->values_attr, j);
+        PyObject *check = PyTuple_GetItem(g->values_attr, j), *what = PyTuple_GetItem(check, 0), *v;
         Py_ssize_t index = PyLong_AsSsize_t(PyTuple_GetItem(check, 2));
-        PyObject *v = cl_read(a, PyTuple_GetItem(check, 0), PyTuple_GetItem(check, 1) == Py_True);
+        if (!PyUnicode_Check(what)) {  /* a function of the object: what(a), no bound method made */
+            v = PyObject_CallFunctionObjArgs(what, a, NULL);
+        } else {
+            v = PyObject_GetAttr(a, what);
+            if (v != NULL && PyTuple_GetItem(check, 1) == Py_True) {
+                PyObject *r = PyObject_CallObject(v, NULL);
+                Py_DECREF(v);
+                v = r;
+            }
+        }
         ok = v != NULL && index > 0 && index < size
              && PyObject_RichCompareBool(v, PyTuple_GetItem(entry, index), Py_EQ) == 1;
         Py_XDECREF(v);
     }
     if (!ok) {
         PyErr_Clear();
-        if (g->stable != NULL) {  /* the same object, changed (e.g. a torch tensor written in place) */
-            Py_DECREF(entry);
-            return cl_fill_program(st, g, a, buf, ptrs, kept);
-        }
     } else if (!kept) {
         ok = cl_fill_values(st, g, entry, size - g->n, buf, ptrs);
     } else if (g->seen[0] != entry) {

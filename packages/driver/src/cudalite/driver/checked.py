@@ -189,14 +189,14 @@ def bind_direct(launcher: Any, config: Any, groups: Any, fallback: Any, record: 
             table.append((1, first, n, key_attr, key, values_attr, stable[0] if stable else None))
             first += n
         elif group[0] == "cached":
-            _, holder, name, tests, n, *program = group
+            _, holder, name, tests, n = group
             checks.extend([None] * n)
             for a, c, _j in tests:
                 if not (isinstance(a, str) or (c and callable(a))):
                     raise ValueError(f"argument {i}: a cached group's check is (attribute name, call, index) or "
                                      f"(function, True, index), not ({a!r}, {c!r}, ...)")
             tests = tuple((a, bool(c), int(j)) for a, c, j in tests)
-            table.append((2, first, n, holder, name, tests, program[0] if program else None))
+            table.append((2, first, n, holder, name, tests, None))
             first += n
         else:
             raise ValueError(f"argument {i}: unknown group {group[0]!r} (\"value\", \"attrs\" or \"cached\")")

@@ -253,12 +253,7 @@ class Launcher:
             must be ``(argument, fields..., n values)`` and, for each ``(attr, call,
             index)`` of ``checks``, ``getattr(argument, attr)`` (called when ``call``;
             when ``attr`` is a callable and ``call`` true: ``attr(argument)``, e.g. an
-            unbound method) must equal ``holder[name][index]``.  An optional sixth item,
-            ``(cls, guards, values, fields)``, is read when the entry does not vouch for
-            the argument: ``type(argument) is cls``, each guard ``(attr, call, op,
-            expect)`` reads ``is`` (op 0) or ``==`` (op 1) ``expect``, each value ``(attr,
-            call, k)`` is one parameter value (k 0) or a tuple of k, and the fields
-            ``(attr, call)`` with the values make the new ``holder[name]``.
+            unbound method) must equal ``holder[name][index]``.
         fallback : callable
             Called with the call's own arguments when the launch is not made here.
         record : tuple, optional

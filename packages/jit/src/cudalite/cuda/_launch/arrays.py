@@ -20,7 +20,6 @@ their CAI dict) keep a device-side wait of the launch stream for CuPy's current 
 from __future__ import annotations
 
 import functools
-import operator
 import sys
 
 from cudalite.core.abi import Role, kernel_abi
@@ -80,13 +79,6 @@ def _unpack(prefix, n, expr) -> list:
 
 def _has_strides(spec) -> bool:
     return any(s.role is Role.STRIDE for s in spec.slots)
-
-
-def _pointer_then_extents(spec, ndim) -> bool:
-    """Whether ``spec``'s slots are the data pointer then the ``ndim`` extents in order
-    (a C- or F-contiguous array's parameter): what a read program's values give."""
-    want = [(Role.DATA, None)] + [(Role.SHAPE, d) for d in range(ndim)]
-    return [(s.role, s.dim if s.role is Role.SHAPE else None) for s in spec.slots] == want
 
 
 def is_device_array_like(obj) -> bool:
@@ -316,15 +308,6 @@ class CupyKind(CAIKind):
     def direct_cache_checks(self, key):
         return (("ndim" if key[1] <= 1 else "shape", False, ("field", 0)),)
 
-    def direct_read_program(self, spec, key):
-        # a 'C' array's guard and values (source()), and the cache field (cache_snippet)
-        dtype, ndim, layout = key
-        if layout != "C" or not self.has_flags or not _pointer_then_extents(spec, ndim):
-            return None
-        guards = (("dtype", False, 1, dtype), ("ndim", False, 1, ndim), ("_c_contiguous", False, 0, True))
-        values = ((operator.attrgetter("data.ptr"), True, 0),) + ((("shape", False, ndim),) if ndim else ())
-        return (self.cls, guards, values, (("ndim" if ndim <= 1 else "shape", False),))
-
 
 def _torch_version(t):
     """A tensor's version counter (bumped by every in-place op, including resize_,
@@ -425,17 +408,6 @@ class TorchKind(ArgKind):
     def direct_cache_checks(self, key):
         # the class's own data_ptr called with the tensor: C makes no bound method per launch
         return (("_version", False, ("field", 0)), (self.cls.data_ptr, True, ("value", 0)))
-
-    def direct_read_program(self, spec, key):
-        # a 'C' tensor's guard and values (source()) and its version (cache_snippet), read in C
-        dtype, ndim, layout = key
-        if layout != "C" or not _pointer_then_extents(spec, ndim):
-            return None
-        torch_dtype = next(t for t, d in self.dtypes.items() if d == dtype)
-        guards = (("dtype", False, 0, torch_dtype), ("is_cuda", False, 0, True), ("dim", True, 1, ndim),
-                  ("is_contiguous", True, 0, True))
-        values = ((self.cls.data_ptr, True, 0),) + ((("shape", False, ndim),) if ndim else ())
-        return (self.cls, guards, values, (("_version", False),))
 
 
 KINDS = (DeviceArrayKind, TorchKind, CupyKind, CAIKind)

@@ -148,7 +148,7 @@ def _direct_groups(kinds, keys, specs, kernel, ns, multi, cached, after):
             start = {"field": 1, "value": 1 + k.cache_fields}
             tests = tuple((attr, call, start[part] + j) for attr, call, (part, j) in checks)
             # the interned name: the very key object of ns (C's lookup then compares pointers)
-            group = ("cached", ns, sys.intern(f"_CL_M{i}"), tests, spec.count, k.direct_read_program(spec, key))
+            group = ("cached", ns, sys.intern(f"_CL_M{i}"), tests, spec.count)
         else:
             group = k.direct_group(spec, key)
         if group is None:

@@ -164,14 +164,6 @@ class ArgKind:
         saved as ``fields`` (one yielding None: do not cache this object)."""
         raise NotImplementedError
 
-    def direct_read_program(self, spec, key):
-        """For the driver's direct launch, what the generated code's guard and miss path
-        read of an object the identity cache does not vouch for (a new one, or one changed
-        in place), so C reads it itself and stores the new cache entry: ``(cls, guards,
-        values, fields)`` (``Launcher.bind_direct``'s cached groups), or None (the
-        default: such a call goes to the generated code)."""
-        return None
-
     def direct_cache_checks(self, key):
         """The checks of :meth:`cache_snippet` for the driver's direct launch, which
         reads the same cache entry in C: one ``(attr, call, ("field" | "value", j))`` per
