@@ -20,20 +20,21 @@ NumPy arrays) when the guard fails or the checked launch returns False (a number
 another class).  When every argument is a number or a device array in its own layout
 (``ArgKind.direct_group``) or an object with an identity cache (CuPy arrays, torch
 tensors, cuda.core Buffers and views: C reads the cache entry this code keeps,
-``ArgKind.direct_cache_checks``) and
-the launch needs nothing else of the generated code (one GPU, no after-launch work, no
-device exceptions; for CuPy arrays, CuPy's current stream is its null stream), the
-launcher is the driver's *direct* launch (``kernel.bind_direct``: checks, conversion,
-launch and the record of the last kernel, all in C) with the generated function as its
+``ArgKind.direct_cache_checks``) and the launch needs nothing else of the generated
+code (one GPU, no after-launch work, no device exceptions; for CuPy arrays, CuPy's
+current stream is its null stream), the launcher is the driver's *direct* launch
+(``kernel.bind_direct``: checks, conversion, launch and the record of the last kernel,
+all in C) with the generated function as its
 fallback for every call it does not launch -- a new object at a cached position
 included: the generated code's miss path stores the entry C hits next time.  A
 configured launch the user holds that was made before the kernel was compiled (``cfg =
 kernel[g, b]`` first) *becomes* the fast launcher on its first call (the slow path's
 ``_launcher_of`` replaces its function in place); one made for other argument kinds
 has the slow path hand each call it misses to the launcher the dispatcher now keeps for
-the same configuration, as ``kernel[g, b]`` would give.  Making a launcher for a new configuration costs
-one closure creation, not a compilation.  No ``*args`` tuple and no per-argument
-function calls for device arrays, CuPy arrays, torch tensors and scalars.
+the same configuration, as ``kernel[g, b]`` would give.  Making a launcher for a new
+configuration costs one closure creation, not a compilation.  No ``*args`` tuple and
+no per-argument function calls for device arrays, CuPy arrays, torch tensors and
+scalars.
 """
 
 from __future__ import annotations
